@@ -1,0 +1,292 @@
+//! The CUDA side: context, stream, the embedded PTX module, device buffers, events.
+//!
+//! Everything goes through cudarc's driver API with the driver library loaded at run
+//! time, so this crate builds and runs on machines without CUDA; there `Gpu::open`
+//! returns [`Error::NoDevice`].
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
+
+use crate::Element;
+use crate::error::{DriverContext, Error, Result};
+
+/// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+/// What the library needs to know about the device to configure launches.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub ordinal: usize,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: u32,
+    /// Shared memory a block gets without opting in (48 KiB on every current GPU).
+    pub shared_mem_per_block: u32,
+    /// Shared memory a block can get after raising its limit (227 KiB on Hopper).
+    pub shared_mem_per_block_optin: u32,
+    pub total_mem: u64,
+    pub l2_bytes: u32,
+    pub max_threads_per_block: u32,
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (sm_{}{}, {} SMs, {:.1} GiB)",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.multiprocessors,
+            self.total_mem as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
+/// An open CUDA device with the kernel module loaded. Owns one stream; every
+/// operation of the library is ordered on it.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    info: DeviceInfo,
+    sync_each_launch: bool,
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads the kernels. Fails with [`Error::NoDevice`]
+    /// when there is no driver library, no device, or the device can't be used.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        // cudarc panics when the driver library is missing; ask first.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDevice("the NVIDIA driver library (libcuda) is not installed".into()));
+        }
+        let count = CudaContext::device_count().map_err(|e| Error::NoDevice(format!("cuInit failed: {e}")))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::NoDevice(format!("device {ordinal} requested, {count} present")));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice(format!("opening device {ordinal}: {e}")))?;
+        // One stream only: cudarc's cross-stream event tracking would add an event
+        // record per buffer access for nothing.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().call("cuStreamCreate")?;
+        let module =
+            ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX)).call("cuModuleLoadData (loading the kernels' PTX)")?;
+        let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
+        let info = DeviceInfo {
+            name: ctx.name().call("cuDeviceGetName")?,
+            ordinal,
+            compute_capability: ctx.compute_capability().call("cuDeviceGetAttribute")?,
+            multiprocessors: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            shared_mem_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_mem_per_block_optin: attr(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            total_mem: ctx.total_mem().call("cuDeviceTotalMem")? as u64,
+            l2_bytes: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            max_threads_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        };
+        Ok(Gpu {
+            ctx,
+            stream,
+            module,
+            functions: Mutex::new(HashMap::new()),
+            info,
+            sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// `(free, total)` device memory in bytes.
+    pub fn mem_info(&self) -> Result<(u64, u64)> {
+        let (free, total) = self.ctx.mem_get_info().call("cuMemGetInfo")?;
+        Ok((free as u64, total as u64))
+    }
+
+    /// The kernel entry point `name`, looked up once and cached.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut map = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = map.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name).map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+        map.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    /// Called after every launch by [`launch!`]: with `SORT_SYNC_LAUNCHES=1` it waits
+    /// for the kernel so that a fault is reported with the kernel's name.
+    pub fn after_launch(&self, kernel: &str) -> Result<()> {
+        if self.sync_each_launch {
+            self.stream.synchronize().map_err(|source| Error::Launch { kernel: kernel.to_string(), source })?;
+        }
+        Ok(())
+    }
+
+    /// Waits for all queued work. A kernel fault surfaces here (named after `what`)
+    /// unless `SORT_SYNC_LAUNCHES=1` caught it at its launch.
+    pub fn synchronize(&self, what: &str) -> Result<()> {
+        self.stream.synchronize().map_err(|source| Error::Launch {
+            kernel: format!("{what} (reported asynchronously; rerun with SORT_SYNC_LAUNCHES=1 to name the kernel)"),
+            source,
+        })
+    }
+
+    /// Allocates an uninitialised device buffer of `len` elements, checking free
+    /// memory first so that a too-large request is [`Error::OutOfMemory`].
+    pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| Error::BadArgument(format!("{len} elements overflow the address space")))?;
+        let (free, _) = self.mem_info()?;
+        if bytes as u64 > free {
+            return Err(Error::OutOfMemory { needed: bytes as u64, free });
+        }
+        // Zero-length buffers still get a real (1-byte) allocation: cuMemAlloc(0) fails.
+        let raw = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| self.map_oom(e, bytes as u64, "cuMemAlloc"))?;
+        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc(data.len())?;
+        buf.copy_from_host(self, data)?;
+        Ok(buf)
+    }
+
+    fn map_oom(&self, e: DriverError, needed: u64, call: &'static str) -> Error {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            let free = self.mem_info().map(|m| m.0).unwrap_or(0);
+            Error::OutOfMemory { needed, free }
+        } else {
+            Error::Driver { call, source: e }
+        }
+    }
+
+    /// Times `work` on the stream with CUDA events; returns milliseconds.
+    pub fn time_ms(&self, work: impl FnOnce() -> Result<()>) -> Result<f64> {
+        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(flags).call("cuEventRecord")?;
+        work()?;
+        let end = self.stream.record_event(flags).call("cuEventRecord")?;
+        self.synchronize("timed work")?;
+        Ok(start.elapsed_ms(&end).call("cuEventElapsedTime")? as f64)
+    }
+}
+
+/// Launches kernel `$name` on `$gpu`'s stream with config `$cfg` and the given
+/// arguments (each a reference to a `DeviceRepr` value such as `u64` or `u32`).
+/// Evaluates to `Result<()>` with launch errors named after the kernel.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! launch {
+    ($gpu:expr, $name:expr, $cfg:expr, $($arg:expr),* $(,)?) => {{
+        use cudarc::driver::PushKernelArg as _;
+        let gpu: &$crate::device::Gpu = $gpu;
+        let name: &str = &$name;
+        let func = gpu.function(name)?;
+        let mut builder = gpu.stream().launch_builder(&func);
+        $( builder.arg($arg); )*
+        match unsafe { builder.launch($cfg) } {
+            Ok(_) => gpu.after_launch(name),
+            Err(source) => Err($crate::Error::Launch { kernel: name.to_string(), source }),
+        }
+    }};
+}
+
+/// Elements of type `T` in device memory, owned. Kernels receive its address as a
+/// plain `u64` ([`DeviceBuffer::ptr`]).
+pub struct DeviceBuffer<T> {
+    raw: CudaSlice<u8>,
+    len: usize,
+    _elem: PhantomData<T>,
+}
+
+impl<T: Element> DeviceBuffer<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Device address of the first element.
+    pub fn ptr(&self) -> u64 {
+        let (p, _sync) = self.raw.device_ptr(self.raw.stream());
+        p
+    }
+
+    /// Device address of element `i` (may be one past the end).
+    pub fn ptr_at(&self, i: usize) -> u64 {
+        self.ptr() + (i * size_of::<T>()) as u64
+    }
+
+    pub fn copy_from_host(&mut self, gpu: &Gpu, data: &[T]) -> Result<()> {
+        if data.len() != self.len {
+            return Err(Error::BadArgument(format!(
+                "copying {} elements into a device buffer of {}",
+                data.len(),
+                self.len
+            )));
+        }
+        if self.len > 0 {
+            let bytes: &[u8] = bytemuck::cast_slice(data);
+            let mut dst = self.raw.slice_mut(..bytes.len());
+            gpu.stream.memcpy_htod(bytes, &mut dst).call("cuMemcpyHtoD")?;
+        }
+        Ok(())
+    }
+
+    pub fn copy_to_host(&self, gpu: &Gpu, out: &mut [T]) -> Result<()> {
+        if out.len() != self.len {
+            return Err(Error::BadArgument(format!(
+                "copying a device buffer of {} elements into {}",
+                self.len,
+                out.len()
+            )));
+        }
+        if self.len > 0 {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+            let n = bytes.len();
+            gpu.stream.memcpy_dtoh(&self.raw.slice(..n), bytes).call("cuMemcpyDtoH")?;
+        }
+        gpu.synchronize("device-to-host copy")
+    }
+
+    pub fn to_vec(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        let mut v = vec![T::zeroed(); self.len];
+        self.copy_to_host(gpu, &mut v)?;
+        Ok(v)
+    }
+
+    /// Device-to-device copy of all of `src` into `self` (same length).
+    pub fn copy_from_device(&mut self, gpu: &Gpu, src: &DeviceBuffer<T>) -> Result<()> {
+        if src.len != self.len {
+            return Err(Error::BadArgument("device copy between buffers of different lengths".into()));
+        }
+        if self.len > 0 {
+            let n = self.len * size_of::<T>();
+            gpu.stream.memcpy_dtod(&src.raw.slice(..n), &mut self.raw.slice_mut(..n)).call("cuMemcpyDtoD")?;
+        }
+        Ok(())
+    }
+}
+
+impl<T> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
+    }
+}

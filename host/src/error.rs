@@ -1,0 +1,59 @@
+use std::fmt;
+
+/// Everything that can go wrong when sorting. No function of this crate panics on bad
+/// input or a missing device; they return one of these.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No usable CUDA device or driver (the message says which).
+    #[error("no CUDA device: {0}")]
+    NoDevice(String),
+    /// The device has too little free memory for the request.
+    #[error("out of device memory: needed {} but only {} free", Bytes(*needed), Bytes(*free))]
+    OutOfMemory { needed: u64, free: u64 },
+    /// The arguments can't be honoured (bad block size, variant not available for this
+    /// input, ...).
+    #[error("bad argument: {0}")]
+    BadArgument(String),
+    /// A kernel launch failed or a launched kernel faulted.
+    #[error("kernel `{kernel}` failed: {source}")]
+    Launch { kernel: String, source: cudarc::driver::DriverError },
+    /// Any other CUDA driver call failed.
+    #[error("CUDA driver call `{call}` failed: {source}")]
+    Driver { call: &'static str, source: cudarc::driver::DriverError },
+    /// Reading or writing a file (the CLI's `sort`).
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+    /// An input file's contents are not what its format requires.
+    #[error("{0}")]
+    BadInput(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Byte counts printed for people: `1.50 GiB (1610612736 bytes)`.
+pub struct Bytes(pub u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+        let mut v = self.0 as f64;
+        let mut u = 0;
+        while v >= 1024.0 && u + 1 < UNITS.len() {
+            v /= 1024.0;
+            u += 1;
+        }
+        if u == 0 { write!(f, "{} B", self.0) } else { write!(f, "{v:.2} {} ({} bytes)", UNITS[u], self.0) }
+    }
+}
+
+/// Attaches the driver call's name to a cudarc error, mapping out-of-memory to
+/// [`Error::OutOfMemory`] where the caller knows the size.
+pub(crate) trait DriverContext<T> {
+    fn call(self, call: &'static str) -> Result<T>;
+}
+
+impl<T> DriverContext<T> for std::result::Result<T, cudarc::driver::DriverError> {
+    fn call(self, call: &'static str) -> Result<T> {
+        self.map_err(|source| Error::Driver { call, source })
+    }
+}

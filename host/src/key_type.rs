@@ -1,0 +1,85 @@
+//! Element types chosen at run time (command line, benchmark lists).
+
+/// The element types the library sorts, by command-line name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum KeyType {
+    #[default]
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+    /// The Catania report's game entity (20 bytes), sorted by `distance_from_player`.
+    Entity,
+}
+
+impl KeyType {
+    pub const ALL: &'static [KeyType] =
+        &[KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64, KeyType::I64, KeyType::F64, KeyType::Entity];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::U32 => "u32",
+            KeyType::I32 => "i32",
+            KeyType::F32 => "f32",
+            KeyType::U64 => "u64",
+            KeyType::I64 => "i64",
+            KeyType::F64 => "f64",
+            KeyType::Entity => "entity",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
+            KeyType::U64 | KeyType::I64 | KeyType::F64 => 8,
+            KeyType::Entity => size_of::<crate::Entity>(),
+        }
+    }
+}
+
+impl std::fmt::Display for KeyType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Runs a generic expression with `$T` bound to the Rust type of a [`KeyType`]:
+/// `with_key_type!(kt, T => run::<T>(args))`.
+#[macro_export]
+macro_rules! with_key_type {
+    ($kt:expr, $T:ident => $body:expr) => {
+        match $kt {
+            $crate::KeyType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::KeyType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::KeyType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::KeyType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::KeyType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::KeyType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::KeyType::Entity => {
+                type $T = $crate::Entity;
+                $body
+            }
+        }
+    };
+}

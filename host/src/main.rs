@@ -1,0 +1,187 @@
+//! Command-line front end: a thin layer over the `host` library.
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use host::inputs::{self, Random};
+use host::measure::{gkeys_per_s, time_sort};
+use host::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
+
+/// Sort random data on the GPU with a chosen algorithm, time it and check it.
+///
+/// Without a subcommand, runs one variant: `host --variant naive --n 16777216 --check`.
+#[derive(Parser, Debug)]
+#[command(name = "host", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run, time and check one variant (the default when no subcommand is given).
+    Run(RunArgs),
+    /// List the variants, key types and distributions.
+    List,
+}
+
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    /// Sorting algorithm.
+    #[arg(long, value_enum, default_value_t = Variant::default())]
+    variant: Variant,
+    /// Number of elements (any n >= 0; no power of two needed).
+    #[arg(long, default_value_t = 1 << 24, value_parser = parse_count)]
+    n: usize,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// Sort direction.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+    /// Input distribution.
+    #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+    dist: Distribution,
+    /// Seed of the random input (same seed, same input).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Timed repeats after one warm-up; median and minimum are reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Threads per block (power of two, 32..=1024).
+    #[arg(long, default_value_t = 256)]
+    block_size: u32,
+    /// Verify the result against the CPU reference (order, permutation, stability).
+    #[arg(long)]
+    check: bool,
+    /// Sort on the CPU even if a GPU is present.
+    #[arg(long)]
+    cpu: bool,
+    /// Fail instead of falling back to the CPU when there is no GPU.
+    #[arg(long, conflicts_with = "cpu")]
+    require_gpu: bool,
+}
+
+/// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
+fn parse_count(s: &str) -> Result<usize, String> {
+    let t = s.trim().replace('_', "");
+    let bad = || format!("`{s}` is not a count (examples: 1000, 2^24, 1<<20, 16M)");
+    if let Some((a, b)) = t.split_once("<<") {
+        let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        return a.checked_shl(b).filter(|v| v >> b == a).ok_or_else(bad);
+    }
+    if let Some((a, b)) = t.split_once('^') {
+        let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        return a.checked_pow(b).ok_or_else(bad);
+    }
+    let (digits, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (&t[..], 1),
+    };
+    digits.parse::<usize>().ok().and_then(|d| d.checked_mul(mult)).ok_or_else(bad)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::List) => {
+            list();
+            Ok(true)
+        }
+        Some(Command::Run(args)) => run(&args),
+        None => run(&cli.run),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn list() {
+    println!("variants:");
+    for v in Variant::ALL {
+        println!("  {:<12} {}", v.name(), if v.is_stable() { "stable" } else { "unstable" });
+    }
+    let types: Vec<_> = KeyType::ALL.iter().map(|k| k.name()).collect();
+    println!("types: {}", types.join(", "));
+    let dists: Vec<_> = Distribution::ALL.iter().map(|d| d.name()).collect();
+    println!("distributions: {}", dists.join(", "));
+}
+
+fn open_sorter(cpu: bool, require_gpu: bool) -> host::Result<Sorter> {
+    if cpu {
+        Ok(Sorter::cpu())
+    } else if require_gpu {
+        Sorter::new()
+    } else {
+        Ok(Sorter::with_fallback())
+    }
+}
+
+/// Returns Ok(false) when the check failed.
+fn run(args: &RunArgs) -> host::Result<bool> {
+    let sorter = open_sorter(args.cpu, args.require_gpu)?;
+    match sorter.gpu() {
+        Some(gpu) => println!("device:     {}", gpu.info()),
+        None => println!("device:     {}", sorter.backend()),
+    }
+    with_key_type!(args.key_type, T => run_typed::<T>(&sorter, args))
+}
+
+fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> host::Result<bool> {
+    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size);
+    let on_gpu = sorter.gpu().is_some();
+    println!(
+        "variant:    {}{}",
+        args.variant,
+        if on_gpu { format!(" (block size {})", args.block_size) } else { " (CPU backend: std stable sort)".into() }
+    );
+    println!(
+        "input:      n = {}, type {}, order {}, dist {}, seed {}",
+        args.n, args.key_type, args.order, args.dist, args.seed
+    );
+    let input: Vec<T> = inputs::generate(args.n, args.dist, args.seed);
+    let timing = time_sort(sorter, &input, &opts, args.repeat)?;
+    let (med, min) = (timing.median_ms(), timing.min_ms());
+    println!(
+        "time:       median {med:.3} ms, min {min:.3} ms over {} repeats ({})",
+        timing.times_ms.len(),
+        if on_gpu { "CUDA events, sort only" } else { "wall clock" }
+    );
+    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(args.n, med));
+    if args.check {
+        let stable = !on_gpu || args.variant.is_stable();
+        match verify::check(&input, &timing.output, args.order, stable) {
+            Ok(c) => println!("check:      {c}"),
+            Err(m) => {
+                println!("check:      FAILED: {m}");
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_count;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("1000"), Ok(1000));
+        assert_eq!(parse_count("10_000_019"), Ok(10_000_019));
+        assert_eq!(parse_count("2^24"), Ok(1 << 24));
+        assert_eq!(parse_count("1<<20"), Ok(1 << 20));
+        assert_eq!(parse_count("16M"), Ok(16 << 20));
+        assert!(parse_count("-5").is_err());
+        assert!(parse_count("abc").is_err());
+        assert!(parse_count("1<<70").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! Checks a sort's output against its input: ordered, a permutation of the input
+//! (nothing lost, nothing duplicated, compared bit for bit), and, where the variant
+//! promises it, stable.
+use crate::{Element, Order, cpu};
+
+/// Why an output is wrong, with the first offending index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch(pub String);
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// What [`check`] verified, for printing.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked {
+    pub stable: bool,
+}
+
+impl std::fmt::Display for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ok (ordered, permutation of the input")?;
+        if self.stable {
+            write!(f, ", stable")?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// Verifies `output` as a sort of `input` in `order`; with `stable`, also that equal
+/// keys kept their input order (the output must then equal the stable reference).
+pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) -> Result<Checked, Mismatch> {
+    if input.len() != output.len() {
+        return Err(Mismatch(format!("output has {} elements, input {}", output.len(), input.len())));
+    }
+    let desc = order.is_descending();
+    if let Some(i) = output.windows(2).position(|w| w[0].ord_bits(desc) > w[1].ord_bits(desc)) {
+        return Err(Mismatch(format!("not ordered ({order}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
+    }
+    let mut expect = input.to_vec();
+    cpu::reference_sort(&mut expect, order);
+    if stable {
+        if let Some(i) = first_difference(&expect, output) {
+            return Err(Mismatch(format!(
+                "differs from the stable reference at index {i}: expected {:?}, got {:?} \
+                 (lost/duplicated elements or equal keys out of input order)",
+                expect[i], output[i]
+            )));
+        }
+    } else {
+        // Same multiset: both sorted by (key, raw bytes) must be identical.
+        let mut got = output.to_vec();
+        let by_key_then_bytes = |a: &T, b: &T| {
+            a.ord_bits(desc).cmp(&b.ord_bits(desc)).then_with(|| bytemuck::bytes_of(a).cmp(bytemuck::bytes_of(b)))
+        };
+        expect.sort_by(by_key_then_bytes);
+        got.sort_by(by_key_then_bytes);
+        if let Some(i) = first_difference(&expect, &got) {
+            return Err(Mismatch(format!(
+                "not a permutation of the input: element {:?} expected, {:?} found in its place",
+                expect[i], got[i]
+            )));
+        }
+    }
+    Ok(Checked { stable })
+}
+
+fn first_difference<T: Element>(a: &[T], b: &[T]) -> Option<usize> {
+    let ab: &[u8] = bytemuck::cast_slice(a);
+    let bb: &[u8] = bytemuck::cast_slice(b);
+    if ab == bb {
+        return None;
+    }
+    let byte = ab.iter().zip(bb).position(|(x, y)| x != y).unwrap_or(0);
+    Some(byte / size_of::<T>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Entity;
+
+    fn e(d: f32, id: u32) -> Entity {
+        Entity { distance_from_player: d, id, position: [0.0; 3] }
+    }
+
+    #[test]
+    fn accepts_correct_sorts() {
+        let input = [3u32, 1, 2, 1];
+        check(&input, &[1, 1, 2, 3], Order::Ascending, true).unwrap();
+        check(&input, &[3, 2, 1, 1], Order::Descending, true).unwrap();
+    }
+
+    #[test]
+    fn rejects_unordered_lost_and_duplicated() {
+        let input = [3u32, 1, 2];
+        assert!(check(&input, &[1, 3, 2], Order::Ascending, false).is_err());
+        assert!(check(&input, &[1, 2, 2], Order::Ascending, false).is_err());
+        assert!(check(&input, &[1, 2], Order::Ascending, false).is_err());
+    }
+
+    #[test]
+    fn stability_is_checked_only_when_promised() {
+        let input = [e(1.0, 0), e(1.0, 1)];
+        let swapped = [e(1.0, 1), e(1.0, 0)];
+        assert!(check(&input, &swapped, Order::Ascending, true).is_err());
+        check(&input, &swapped, Order::Ascending, false).unwrap();
+    }
+
+    #[test]
+    fn payload_corruption_is_caught() {
+        let input = [e(1.0, 0), e(2.0, 1)];
+        assert!(check(&input, &[e(1.0, 0), e(2.0, 7)], Order::Ascending, false).is_err());
+    }
+}

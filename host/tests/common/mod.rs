@@ -1,0 +1,50 @@
+//! Shared by the GPU test files: opening the device, or skipping visibly.
+#![allow(dead_code)]
+use std::io::Write;
+use std::sync::OnceLock;
+
+use host::inputs::{Random, generate};
+use host::{Distribution, Element, Order, SortOptions, Sorter, Variant, verify};
+
+/// The GPU sorter (opened once per test binary: loading the module JIT-compiles the
+/// PTX), or `None` after printing `<test>: skipped: no CUDA device` on a machine
+/// without one. With `SORT_REQUIRE_GPU=1` a missing device fails the test instead, so
+/// a GPU run proves the tests really ran there.
+pub fn gpu_sorter(test: &str) -> Option<&'static Sorter> {
+    static SORTER: OnceLock<Result<Sorter, String>> = OnceLock::new();
+    match SORTER.get_or_init(|| Sorter::new().map_err(|e| e.to_string())) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            if std::env::var("SORT_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("{test}: SORT_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            // Straight to the process's stderr: libtest would swallow eprintln!.
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e})");
+            None
+        }
+    }
+}
+
+/// Sizes every variant must handle: tiny, around block boundaries, odd, large.
+pub const SIZES: &[usize] = &[0, 1, 2, 3, 31, 255, 256, 257, 1000, 4097, (1 << 20) + 13];
+
+/// Sorts a generated input on the GPU and verifies it (order, permutation and, for
+/// stable variants, stability); panics with the configuration on failure.
+pub fn check_variant<T: Random + Element>(
+    sorter: &Sorter,
+    variant: Variant,
+    n: usize,
+    order: Order,
+    dist: Distribution,
+    block: u32,
+) {
+    let input: Vec<T> = generate(n, dist, n as u64 ^ 0xfeed);
+    let mut out = input.clone();
+    let opts = SortOptions::new(variant).order(order).block_size(block);
+    if let Err(e) = sorter.sort(&mut out, &opts) {
+        panic!("{variant} {} n={n} {order} {dist} block {block}: {e}", T::NAME);
+    }
+    if let Err(m) = verify::check(&input, &out, order, variant.is_stable()) {
+        panic!("{variant} {} n={n} {order} {dist} block {block}: {m}", T::NAME);
+    }
+}

@@ -1,0 +1,33 @@
+//! GPU sorting kernels written in Rust.
+//!
+//! This crate is `#![no_std]` and is compiled twice:
+//!
+//! * for `nvptx64-nvidia-cuda`, as a `cdylib`, into the PTX module that `host` loads
+//!   (`cargo xtask build-ptx`). Only that build contains the `extern "ptx-kernel"`
+//!   entry points (in [`entry`]), which are thin wrappers over generic kernel bodies.
+//! * for the host, as an ordinary library. Everything that is not tied to the GPU (the
+//!   key encoding in [`key`], the searches in [`search`], the per-element index math of
+//!   each algorithm) is plain Rust that `host` reuses and that `cargo test -p kernels`
+//!   checks against slices on the CPU.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
+
+pub mod key;
+pub mod naive;
+pub mod search;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod gpu;
+
+#[cfg(target_arch = "nvptx64")]
+mod entry;
+
+pub use key::{Entity, SortKey};
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A panic in a kernel (only reachable through a bug: kernels index through raw
+    // pointers) aborts the whole launch; the host sees it as a launch failure.
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,94 @@
+//! The Catania report's basic parallel merge (section 3.1, `parallelMergeSortDesc`):
+//! one pass per chunk width, every element independently finds its place in the
+//! merged pair of chunks by a binary search in the neighbouring chunk.
+//!
+//! Unlike the report, any `n` works: the last pair may be incomplete (a short right
+//! chunk, or a left chunk with no partner, which is copied through). Chunk widths are
+//! powers of two, passed as `log2`, so the index math needs no 64-bit division.
+use crate::search::{count_less, count_less_eq};
+
+/// Destination of element `i` in the pass that merges chunk pairs of width
+/// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`.
+///
+/// Stability: an element of the left (even) chunk counts the right chunk's elements
+/// strictly below its key, one of the right (odd) chunk those below *or equal*, so
+/// equal keys keep their input order.
+#[inline(always)]
+pub fn merge_target<B: Ord + Copy>(i: u64, n: u64, log_chunk: u32, at: impl Fn(u64) -> B) -> u64 {
+    let chunk = 1u64 << log_chunk;
+    let chunk_idx = i >> log_chunk;
+    let odd = chunk_idx & 1;
+    let pair_start = (chunk_idx - odd) << log_chunk;
+    let rank_in_own = i - (chunk_idx << log_chunk);
+    let key = at(i);
+    let other_rank = if odd == 0 {
+        let other_start = pair_start + chunk;
+        if other_start >= n {
+            // Left chunk without a partner: already in place.
+            return i;
+        }
+        let other_len = if n - other_start < chunk { n - other_start } else { chunk };
+        count_less(other_len, key, |j| at(other_start + j))
+    } else {
+        count_less_eq(chunk, key, |j| at(pair_start + j))
+    };
+    pair_start + rank_in_own + other_rank
+}
+
+/// Number of passes for `n` elements: chunk widths 1, 2, 4, ... while a chunk is
+/// shorter than the array.
+#[inline(always)]
+pub fn pass_count(n: u64) -> u32 {
+    if n <= 1 { 0 } else { 64 - (n - 1).leading_zeros() }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// Runs every pass on the CPU with `merge_target`, as the GPU does.
+    fn simulate(mut v: Vec<(u32, usize)>) -> Vec<(u32, usize)> {
+        let n = v.len() as u64;
+        for log_chunk in 0..pass_count(n) {
+            let mut out = v.clone();
+            let mut written = std::vec![false; v.len()];
+            for i in 0..n {
+                let t = merge_target(i, n, log_chunk, |j| v[j as usize].0) as usize;
+                assert!(!written[t], "two elements sent to {t}");
+                written[t] = true;
+                out[t] = v[i as usize];
+            }
+            v = out;
+        }
+        v
+    }
+
+    #[test]
+    fn any_length_sorts_stably() {
+        let mut state = 7u64;
+        for n in (0..300usize).chain([511, 512, 513, 1000, 1023, 1025]) {
+            let input: Vec<(u32, usize)> = (0..n)
+                .map(|i| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (((state >> 40) % 17) as u32, i)
+                })
+                .collect();
+            let mut expect = input.clone();
+            expect.sort_by_key(|e| e.0);
+            assert_eq!(simulate(input), expect, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn pass_counts() {
+        assert_eq!(pass_count(0), 0);
+        assert_eq!(pass_count(1), 0);
+        assert_eq!(pass_count(2), 1);
+        assert_eq!(pass_count(3), 2);
+        assert_eq!(pass_count(256), 8);
+        assert_eq!(pass_count(257), 9);
+        assert_eq!(pass_count(1 << 40), 40);
+    }
+}

@@ -1,0 +1,245 @@
+//! `cargo xtask <task>`: build-ptx, bundle. Run `cargo xtask help` for details.
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use xtask::ptx;
+
+const HELP: &str = "\
+usage: cargo xtask <task> [options]
+
+tasks:
+  build-ptx [--check]   Compile kernels/ to PTX at target/ptx/kernels.ptx and list its
+                        entry points. With --check, also run `ptxas -arch=sm_90 -v`
+                        (from $PTXAS, PATH, or the venv .ci/run installs under
+                        target/ptxas-venv) and print registers, shared memory, stack
+                        and spills per kernel.
+  bundle                Build the release CLI and the release test binaries into
+                        bundle/ with run-gpu-tests.sh, for a GPU machine without Rust.
+  help                  This text.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("build-ptx") => build_ptx(args[1..].iter().any(|a| a == "--check")),
+        Some("bundle") => bundle(),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn cargo() -> PathBuf {
+    std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| "cargo".into())
+}
+
+fn build_ptx(check: bool) -> Result<(), String> {
+    let ws = workspace();
+    let built = ptx::build(&ws, &ws.join("target/ptx-build"), &cargo())?;
+    let dest_dir = ws.join("target/ptx");
+    std::fs::create_dir_all(&dest_dir).map_err(|e| e.to_string())?;
+    let dest = dest_dir.join("kernels.ptx");
+    std::fs::copy(&built, &dest).map_err(|e| format!("copying the PTX: {e}"))?;
+    let text = std::fs::read_to_string(&dest).map_err(|e| e.to_string())?;
+    let entries = ptx::entry_points(&text);
+    println!("wrote {} ({} bytes, {} entry points)", dest.display(), text.len(), entries.len());
+    for e in &entries {
+        println!("  {e}");
+    }
+    if check {
+        check_with_ptxas(&ws, &dest)?;
+    }
+    Ok(())
+}
+
+fn find_ptxas(ws: &Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(p.into());
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Some("ptxas".into());
+    }
+    let lib = ws.join("target/ptxas-venv/lib");
+    for py in std::fs::read_dir(lib).ok()?.flatten() {
+        let p = py.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Resource use of one kernel as ptxas reports it.
+#[derive(Default)]
+struct Resources {
+    name: String,
+    registers: String,
+    smem: String,
+    stack: String,
+    spills: String,
+}
+
+fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
+    let Some(ptxas) = find_ptxas(ws) else {
+        println!(
+            "ptxas not found: skipping the sm_90 check (set $PTXAS, put ptxas on PATH, or let .ci/run \
+             install nvidia-cuda-nvcc-cu12 into target/ptxas-venv)"
+        );
+        return Ok(());
+    };
+    let out = Command::new(&ptxas)
+        .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+        .arg(ptx_file)
+        .output()
+        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let log = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("ptxas rejected the PTX:\n{log}"));
+    }
+    let mut kernels: Vec<Resources> = Vec::new();
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            kernels.push(Resources { name: rest.split('\'').next().unwrap_or("").to_string(), ..Default::default() });
+        } else if let Some(k) = kernels.last_mut() {
+            if let Some(i) = line.find("bytes stack frame") {
+                k.stack = field_before(&line[..i]);
+                if let Some(s) = line.split(", ").find(|s| s.contains("spill stores")) {
+                    k.spills = s.trim().split(' ').next().unwrap_or("").to_string();
+                }
+            }
+            if let Some(i) = line.find(" registers") {
+                k.registers = field_before(&line[..i]);
+                if let Some(s) = line.split(", ").find(|s| s.contains("bytes smem")) {
+                    k.smem = s.trim().split(' ').next().unwrap_or("").to_string();
+                }
+            }
+        }
+    }
+    println!("ptxas -arch=sm_90 ({}): OK", ptxas.display());
+    println!("{:<40} {:>5} {:>10} {:>7} {:>7}", "kernel", "regs", "smem(B)", "stack", "spills");
+    for k in &kernels {
+        println!("{:<40} {:>5} {:>10} {:>7} {:>7}", k.name, k.registers, k.smem, k.stack, k.spills);
+    }
+    if kernels.iter().any(|k| !k.spills.is_empty() && k.spills != "0") {
+        println!("warning: some kernels spill registers to local memory");
+    }
+    Ok(())
+}
+
+fn field_before(s: &str) -> String {
+    s.split_whitespace().last().unwrap_or("").to_string()
+}
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("running {cmd:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Release CLI + release test binaries of `host` + a script, in bundle/.
+fn bundle() -> Result<(), String> {
+    let ws = workspace();
+    let dir = ws.join("bundle");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tests")).map_err(|e| e.to_string())?;
+    println!("building the release CLI ...");
+    run(Command::new(cargo()).current_dir(&ws).args(["build", "--release", "-p", "host", "--bin", "host"]))?;
+    copy_stripped(&ws.join("target/release/host"), &dir.join("host"))?;
+    println!("building the release test binaries ...");
+    let json = run(Command::new(cargo()).current_dir(&ws).args([
+        "test",
+        "--release",
+        "-p",
+        "host",
+        "--no-run",
+        "--message-format=json",
+    ]))?;
+    let mut names = Vec::new();
+    let is_test_build = |l: &str| {
+        l.split("\"profile\":{").nth(1).and_then(|p| p.split('}').next()).is_some_and(|p| p.contains("\"test\":true"))
+    };
+    for line in json.lines().filter(|l| is_test_build(l)) {
+        let Some(exe) = line.split("\"executable\":\"").nth(1).and_then(|s| s.split('"').next()) else {
+            continue;
+        };
+        // Name by target and kind: `host-lib`, `host-bin`, `gpu_naive-test`.
+        let field = |key: &str| line.split(key).nth(1).and_then(|s| s.split('"').nth(1)).unwrap_or("?");
+        let name = format!("{}-{}", field("\"name\":"), field("\"kind\":["));
+        copy_stripped(Path::new(exe), &dir.join("tests").join(&name))?;
+        names.push(name);
+    }
+    names.sort();
+    std::fs::write(dir.join("run-gpu-tests.sh"), RUN_SCRIPT).map_err(|e| e.to_string())?;
+    make_executable(&dir.join("run-gpu-tests.sh"))?;
+    let size: u64 = walk_size(&dir);
+    println!(
+        "bundle/: host + {} test binaries ({}) + run-gpu-tests.sh, {:.1} MiB",
+        names.len(),
+        names.join(", "),
+        size as f64 / (1 << 20) as f64
+    );
+    Ok(())
+}
+
+const RUN_SCRIPT: &str = r#"#!/usr/bin/env bash
+# Runs every GPU test binary of the bundle with SORT_REQUIRE_GPU=1 (a missing device
+# fails instead of skipping). Usage: bundle/run-gpu-tests.sh [LOG_DIR] [test filter]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${1:-${OUT:-/tmp}/gpu-tests}
+filter=${2:-}
+mkdir -p "$logs"
+export SORT_REQUIRE_GPU=1
+pass=0; fail=0; failed=""
+for t in "$here"/tests/*; do
+  name=$(basename "$t")
+  if "$t" $filter > "$logs/$name.log" 2>&1; then
+    pass=$((pass+1)); echo "PASS $name: $(grep -h '^test result' "$logs/$name.log" | tail -1)"
+  else
+    fail=$((fail+1)); failed="$failed $name"; echo "FAIL $name (log: $logs/$name.log)"; tail -30 "$logs/$name.log"
+  fi
+done
+echo "gpu-tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
+"#;
+
+fn copy_stripped(src: &Path, dst: &Path) -> Result<(), String> {
+    std::fs::copy(src, dst).map_err(|e| format!("copying {}: {e}", src.display()))?;
+    // Best effort: the bundle must stay small enough to travel.
+    let _ = Command::new("strip").arg(dst).status();
+    make_executable(dst)
+}
+
+fn make_executable(p: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut perm = std::fs::metadata(p).map_err(|e| e.to_string())?.permissions();
+    perm.set_mode(0o755);
+    std::fs::set_permissions(p, perm).map_err(|e| e.to_string())
+}
+
+fn walk_size(p: &Path) -> u64 {
+    std::fs::read_dir(p)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let m = e.metadata().unwrap();
+            if m.is_dir() { walk_size(&e.path()) } else { m.len() }
+        })
+        .sum()
+}

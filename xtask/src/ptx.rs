@@ -1,0 +1,72 @@
+//! Builds the `kernels` crate into a PTX module with rustc's NVPTX backend.
+//!
+//! A nested `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda
+//! -Zbuild-std=core` runs with a scrubbed environment (so the outer cargo's flags,
+//! wrappers and target settings do not leak in) and its own target directory (so it
+//! never waits on the outer build's lock).
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+/// Baseline architecture: the PTX runs on Volta and newer, the driver compiling it for
+/// the actual GPU (Hopper included) when the module is loaded.
+pub const TARGET_CPU: &str = "sm_70";
+
+/// Where the built PTX lands inside a target directory.
+pub fn ptx_path(target_dir: &Path) -> PathBuf {
+    target_dir.join(TARGET).join("release").join("kernels.ptx")
+}
+
+/// Environment variables passed through to the nested cargo; everything else is
+/// dropped (CARGO_*, RUSTFLAGS, RUSTC_WRAPPER, ... of the outer build).
+const KEEP_ENV: &[&str] = &["PATH", "HOME", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN", "TMPDIR"];
+
+/// Compiles `<workspace>/kernels` to PTX using `target_dir` and returns the PTX path.
+/// `cargo` is the cargo binary to run (the outer build's `$CARGO` when available).
+pub fn build(workspace: &Path, target_dir: &Path, cargo: &Path) -> Result<PathBuf, String> {
+    let mut cmd = Command::new(cargo);
+    cmd.env_clear();
+    for key in KEEP_ENV {
+        if let Some(v) = std::env::var_os(key) {
+            cmd.env(key, v);
+        }
+    }
+    cmd.current_dir(workspace.join("kernels"))
+        .args(["rustc", "--lib", "--release", "--quiet", "--target", TARGET])
+        .args(["-Zbuild-std=core", "--crate-type", "cdylib"])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args(["--config", "profile.release.panic=\"abort\""])
+        .args(["--config", "profile.release.codegen-units=1"])
+        .args(["--", "-C"])
+        .arg(format!("target-cpu={TARGET_CPU}"));
+    let status = cmd.status().map_err(|e| format!("could not run {}: {e}", cargo.display()))?;
+    if !status.success() {
+        return Err(format!("building the kernels for {TARGET} failed ({status})"));
+    }
+    let ptx = ptx_path(target_dir);
+    if !ptx.is_file() {
+        return Err(format!("the kernel build produced no {}", ptx.display()));
+    }
+    Ok(ptx)
+}
+
+/// Names of the `.entry` kernels in a PTX module, in file order.
+pub fn entry_points(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .map(|rest| rest.trim_end_matches('(').trim().to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_entry_points() {
+        let ptx =
+            ".version 7.0\n.visible .entry foo_u32(\n\t.param .u64 a\n)\n.visible .func bar()\n.visible .entry baz(\n";
+        assert_eq!(entry_points(ptx), vec!["foo_u32", "baz"]);
+    }
+}
