@@ -125,6 +125,24 @@ impl Gpu {
         Ok(f)
     }
 
+    /// Lets kernel `name` use up to `bytes` of dynamic shared memory (above the 48 KiB
+    /// default a kernel must opt in; the device's limit is
+    /// [`DeviceInfo::shared_mem_per_block_optin`]).
+    pub fn set_max_dynamic_smem(&self, name: &str, bytes: u32) -> Result<()> {
+        if bytes > self.info.shared_mem_per_block_optin {
+            return Err(Error::BadArgument(format!(
+                "kernel `{name}` asks for {bytes} bytes of shared memory; the device allows {}",
+                self.info.shared_mem_per_block_optin
+            )));
+        }
+        let f = self.function(name)?;
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .map_err(|source| Error::Launch { kernel: name.to_string(), source })
+    }
+
     /// Called after every launch by [`launch!`]: with `SORT_SYNC_LAUNCHES=1` it waits
     /// for the kernel so that a fault is reported with the kernel's name.
     pub fn after_launch(&self, kernel: &str) -> Result<()> {

@@ -47,3 +47,72 @@ pub fn dyn_smem<T>() -> *mut T {
     }
     p as *mut T
 }
+
+/// Lane of this thread in its warp (0..32).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    thread_idx() & 31
+}
+
+/// Atomically adds `v` to the `u32` at global address `p`; returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_u32(p: *mut u32, v: u32) -> u32 {
+    let old: u32;
+    unsafe {
+        core::arch::asm!("atom.global.add.u32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) p, v = in(reg32) v);
+    }
+    old
+}
+
+/// Atomically adds `v` to the `u64` at global address `p`; returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_u64(p: *mut u64, v: u64) -> u64 {
+    let old: u64;
+    unsafe {
+        core::arch::asm!("atom.global.add.u64 {o}, [{p}], {v};", o = out(reg64) old, p = in(reg64) p, v = in(reg64) v);
+    }
+    old
+}
+
+/// `__shfl_up_sync(0xffffffff, v, delta)`: the value of lane `lane - delta` (own value
+/// for lanes below `delta`). Every lane of the warp must call it.
+#[inline(always)]
+pub fn shfl_up_u32(v: u32, delta: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!("shfl.sync.up.b32 {r}, {v}, {d}, 0, 0xffffffff;", r = out(reg32) r, v = in(reg32) v, d = in(reg32) delta);
+    }
+    r
+}
+
+/// `__shfl_sync(0xffffffff, v, src_lane)`. Every lane of the warp must call it.
+#[inline(always)]
+pub fn shfl_idx_u32(v: u32, src_lane: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!("shfl.sync.idx.b32 {r}, {v}, {s}, 31, 0xffffffff;", r = out(reg32) r, v = in(reg32) v, s = in(reg32) src_lane);
+    }
+    r
+}
+
+/// Inclusive prefix sum of `v` across the warp (every lane must call it).
+#[inline(always)]
+pub fn warp_inclusive_sum_u32(mut v: u32) -> u32 {
+    let lane = lane_id();
+    let mut d = 1;
+    while d < 32 {
+        let up = shfl_up_u32(v, d);
+        if lane >= d {
+            v += up;
+        }
+        d <<= 1;
+    }
+    v
+}
+
+/// `__threadfence()`: orders this thread's global writes before its later ones as seen
+/// by the whole device.
+#[inline(always)]
+pub fn thread_fence() {
+    unsafe { core::arch::asm!("membar.gl;") }
+}
