@@ -16,6 +16,10 @@ pub mod key;
 pub mod naive;
 pub mod search;
 
+pub mod bitonic;
+pub mod blockmerge;
+pub mod bottomup;
+
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
 

@@ -7,6 +7,10 @@ use crate::{Element, SortOptions};
 pub mod launch;
 pub mod naive;
 
+pub mod bitonic;
+pub mod blockmerge;
+pub mod bottomup;
+
 /// A named sorting algorithm. Every variant sorts any `n` and every element type.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Variant {
@@ -14,16 +18,28 @@ pub enum Variant {
     /// binary search in the neighbouring chunk. Stable.
     #[default]
     Naive,
+    /// Pisa: bottom-up merge sort, each thread merging whole slices of width 2^p with a
+    /// sequential merge (few busy threads in late passes, one in the last). Stable.
+    Bottomup,
+    /// Blog: merges inside each block in shared memory, then parallel merge-path
+    /// merges of run pairs across blocks. Stable.
+    Blockmerge,
+    /// Bitonic sort for any n (virtual +infinity padding): shared-memory stages for
+    /// small strides, one global pass per large stride. Not stable.
+    Bitonic,
 }
 
 impl Variant {
     /// Every variant, in the order the CLI lists them.
-    pub const ALL: &'static [Variant] = &[Variant::Naive];
+    pub const ALL: &'static [Variant] = &[Variant::Naive, Variant::Bottomup, Variant::Blockmerge, Variant::Bitonic];
 
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
+            Variant::Bottomup => "bottomup",
+            Variant::Blockmerge => "blockmerge",
+            Variant::Bitonic => "bitonic",
         }
     }
 
@@ -31,6 +47,8 @@ impl Variant {
     pub fn is_stable(self) -> bool {
         match self {
             Variant::Naive => true,
+            Variant::Bottomup | Variant::Blockmerge => true,
+            Variant::Bitonic => false,
         }
     }
 }
@@ -57,5 +75,8 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
     }
     match opts.variant {
         Variant::Naive => naive::sort(gpu, buf, opts),
+        Variant::Bottomup => bottomup::sort(gpu, buf, opts),
+        Variant::Blockmerge => blockmerge::sort(gpu, buf, opts),
+        Variant::Bitonic => bitonic::sort(gpu, buf, opts),
     }
 }

@@ -1,0 +1,272 @@
+//! The shared-memory merge sort of the blog (`mergeSort_power2n_shared` followed by
+//! `mergeVec_half_global`), in two phases:
+//!
+//! 1. **In-block**: each block loads a tile into shared memory and merges runs of
+//!    width 1, 2, 4, ... up to the tile with sequential merges ([`tile_step`]),
+//!    synchronising between steps. As in the blog, parallelism halves at every step.
+//! 2. **Across blocks**: passes that merge pairs of sorted runs of width `tile`,
+//!    `2 tile`, ... in global memory ([`cross_thread`]).
+//!
+//! What changed from the blog: any `n` (the blog sorts each power-of-two piece of `n`
+//! separately and merges the pieces on the CPU; here the last tile and the last run
+//! pair are simply short), the cross-block merges are parallel (the blog gives each
+//! pair one thread; here every thread writes [`CROSS_ITEMS`] outputs after finding its
+//! start with a merge-path co-rank search), the in-block steps ping-pong between two
+//! shared buffers instead of copying back, and the sort is stable.
+use crate::bottomup::{merge_runs, slice_bounds, slice_count};
+use crate::search::co_rank;
+
+/// Elements per thread in a phase-1 tile (tile = block size x this).
+pub const TILE_ITEMS: u32 = 4;
+
+/// Outputs written by each thread of a cross-block pass.
+pub const CROSS_ITEMS: u64 = 8;
+
+/// `log2` of the tile length for blocks of `block` threads (a power of two).
+#[inline(always)]
+pub fn log_tile(block: u32) -> u32 {
+    (block * TILE_ITEMS).trailing_zeros()
+}
+
+/// Phase-1 step of thread `t` (of `block`) on a tile of `len` elements whose runs of
+/// width `1 << (log_width - 1)` are sorted: thread `t` merges the run pairs
+/// `t, t + block, ...` (pair `m` covers `m * 2^log_width ..`). `key`/`put` address the
+/// tile's source and destination buffers as in [`merge_runs`].
+#[inline(always)]
+pub fn tile_step<B: Ord + Copy>(
+    t: u32,
+    block: u32,
+    len: u64,
+    log_width: u32,
+    key: impl Fn(u64) -> B + Copy,
+    mut put: impl FnMut(u64, u64),
+) {
+    let merges = slice_count(len, log_width);
+    let mut m = t as u64;
+    while m < merges {
+        let (start, mid, end) = slice_bounds(m, log_width, len);
+        merge_runs(start..mid, mid..end, start, end - start, key, &mut put);
+        m += block as u64;
+    }
+}
+
+/// Number of threads of a cross-block pass over `n` elements.
+#[inline(always)]
+pub fn cross_threads(n: u64) -> u64 {
+    n.div_ceil(CROSS_ITEMS)
+}
+
+/// Cross-block pass work of thread `t`: the runs of width `1 << log_run` are sorted;
+/// thread `t` writes merged outputs `t * CROSS_ITEMS ..` of its run pair. The pair's
+/// width is a multiple of `CROSS_ITEMS` (runs are at least one tile), so a thread's
+/// outputs never straddle two pairs.
+#[inline(always)]
+pub fn cross_thread<B: Ord + Copy>(
+    t: u64,
+    n: u64,
+    log_run: u32,
+    key: impl Fn(u64) -> B + Copy,
+    put: impl FnMut(u64, u64),
+) {
+    let first = t * CROSS_ITEMS;
+    if first >= n {
+        return;
+    }
+    let (start, mid, end) = slice_bounds(first >> (log_run + 1), log_run + 1, n);
+    let k = first - start;
+    let i = co_rank(k, mid - start, end - mid, |x| key(start + x), |x| key(mid + x));
+    let count = if end - first < CROSS_ITEMS { end - first } else { CROSS_ITEMS };
+    merge_runs(start + i..mid, mid + (k - i)..end, first, count, key, put);
+}
+
+/// `log2` of the run widths merged by the cross-block passes: from the tile while a
+/// run is shorter than the array.
+#[inline(always)]
+pub fn cross_passes(n: u64, log_tile: u32) -> core::ops::Range<u32> {
+    let last = crate::naive::pass_count(n).max(log_tile);
+    log_tile..last
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    type Item = (u32, usize);
+
+    /// Phase 1 for every block, step by step, as the GPU runs it.
+    fn simulate_tiles(v: &mut [Item], block: u32) {
+        let tile = 1usize << log_tile(block);
+        for chunk in v.chunks_mut(tile) {
+            let len = chunk.len() as u64;
+            let mut buf = [chunk.to_vec(), chunk.to_vec()];
+            for log_width in 1..=log_tile(block) {
+                let src = buf[(log_width as usize + 1) % 2].clone();
+                let dst = &mut buf[log_width as usize % 2];
+                let mut written = std::vec![false; chunk.len()];
+                for t in 0..block {
+                    tile_step(
+                        t,
+                        block,
+                        len,
+                        log_width,
+                        |x| src[x as usize].0,
+                        |x, o| {
+                            assert!(!written[o as usize], "smem {o} written twice");
+                            written[o as usize] = true;
+                            dst[o as usize] = src[x as usize];
+                        },
+                    );
+                }
+                assert!(written.iter().all(|&w| w), "a tile element was not written");
+            }
+            chunk.copy_from_slice(&buf[log_tile(block) as usize % 2]);
+        }
+    }
+
+    /// Phase 2 passes.
+    fn simulate_cross(mut v: Vec<Item>, block: u32) -> Vec<Item> {
+        let n = v.len() as u64;
+        for log_run in cross_passes(n, log_tile(block)) {
+            let mut out = std::vec![None; v.len()];
+            for t in 0..cross_threads(n) {
+                cross_thread(
+                    t,
+                    n,
+                    log_run,
+                    |x| v[x as usize].0,
+                    |x, o| {
+                        assert!(out[o as usize].is_none(), "output {o} written twice");
+                        out[o as usize] = Some(v[x as usize]);
+                    },
+                );
+            }
+            v = out.into_iter().map(|e| e.expect("output never written")).collect();
+        }
+        v
+    }
+
+    fn input(n: usize, seed: u64, range: u64) -> Vec<Item> {
+        let mut state = seed;
+        (0..n)
+            .map(|i| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (((state >> 33) % range) as u32, i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn any_length_sorts_stably() {
+        for block in [32u32, 64] {
+            let tile = 1usize << log_tile(block);
+            let sizes = (0..300usize).chain([tile - 1, tile, tile + 1, 3 * tile + 5, 8 * tile, 8 * tile + 1, 5000]);
+            for n in sizes {
+                for range in [3, 1 << 30] {
+                    let mut v = input(n, n as u64 ^ range, range);
+                    let mut expect = v.clone();
+                    expect.sort_by_key(|e| e.0);
+                    simulate_tiles(&mut v, block);
+                    for c in v.chunks(tile) {
+                        assert!(c.windows(2).all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1)));
+                    }
+                    assert_eq!(simulate_cross(v, block), expect, "n = {n}, block {block}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pass_ranges() {
+        assert_eq!(log_tile(256), 10);
+        assert_eq!(cross_passes(0, 10), 10..10);
+        assert_eq!(cross_passes(1024, 10), 10..10);
+        assert_eq!(cross_passes(1025, 10), 10..11);
+        assert_eq!(cross_passes(1 << 24, 10), 10..24);
+        assert_eq!(cross_threads(17), 3);
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    use crate::gpu;
+    use crate::key::SortKey;
+
+    /// Phase 1: sorts tile `block_idx` of `data` in place, through two shared-memory
+    /// buffers of `1 << log_tile` elements each.
+    #[inline(always)]
+    unsafe fn block_sort<T: SortKey>(data: *mut T, n: u64, log_tile: u32, desc: u32) {
+        let desc = desc != 0;
+        let (t, block) = (gpu::thread_idx(), gpu::block_dim());
+        let tile = 1u64 << log_tile;
+        let start = gpu::block_idx() as u64 * tile;
+        let len = if n - start < tile { n - start } else { tile };
+        let smem = gpu::dyn_smem::<T>();
+        unsafe {
+            // Step `w` reads `a` when `w` is odd; selects, not an indexed array, so the
+            // pointers stay in registers.
+            let (a, b) = (smem, smem.add(tile as usize));
+            let mut x = t as u64;
+            while x < len {
+                *a.add(x as usize) = *data.add((start + x) as usize);
+                x += block as u64;
+            }
+            gpu::sync_threads();
+            for log_width in 1..=log_tile {
+                let (src, dst) = if log_width % 2 == 1 { (a, b) } else { (b, a) };
+                super::tile_step(
+                    t,
+                    block,
+                    len,
+                    log_width,
+                    |x| (*src.add(x as usize)).ord_bits(desc),
+                    |x, o| *dst.add(o as usize) = *src.add(x as usize),
+                );
+                gpu::sync_threads();
+            }
+            let done = if log_tile % 2 == 1 { b } else { a };
+            let mut x = t as u64;
+            while x < len {
+                *data.add((start + x) as usize) = *done.add(x as usize);
+                x += block as u64;
+            }
+        }
+    }
+
+    /// Phase 2: one cross-block pass merging run pairs of width `1 << log_run`.
+    #[inline(always)]
+    unsafe fn cross_pass<T: SortKey>(src: *const T, dst: *mut T, n: u64, log_run: u32, desc: u32) {
+        let desc = desc != 0;
+        unsafe {
+            super::cross_thread(
+                gpu::global_idx(),
+                n,
+                log_run,
+                |x| (*src.add(x as usize)).ord_bits(desc),
+                |x, o| *dst.add(o as usize) = *src.add(x as usize),
+            );
+        }
+    }
+
+    macro_rules! blockmerge_entry {
+        ($t:ty, $suffix:ident) => {
+            paste::paste! {
+                #[unsafe(no_mangle)]
+                pub unsafe extern "ptx-kernel" fn [<blockmerge_block_sort_ $suffix>](
+                    data: *mut $t, n: u64, log_tile: u32, descending: u32,
+                ) {
+                    unsafe { block_sort::<$t>(data, n, log_tile, descending) }
+                }
+
+                #[unsafe(no_mangle)]
+                pub unsafe extern "ptx-kernel" fn [<blockmerge_cross_pass_ $suffix>](
+                    src: *const $t, dst: *mut $t, n: u64, log_run: u32, descending: u32,
+                ) {
+                    unsafe { cross_pass::<$t>(src, dst, n, log_run, descending) }
+                }
+            }
+        };
+    }
+    crate::for_each_key_type!(blockmerge_entry);
+}
