@@ -247,13 +247,10 @@ mod entry {
     use crate::gpu;
     use crate::key::SortKey;
 
-    /// Swaps through registers. With `core::ptr::swap` or plain reads, LLVM copies a
-    /// 20-byte `Entity` through a stack temporary (local memory) in the tile kernel;
-    /// volatile reads keep the two values in registers.
     #[inline(always)]
     unsafe fn swap<T: Copy>(a: *mut T, b: *mut T) {
         unsafe {
-            let (x, y) = (a.read_volatile(), b.read_volatile());
+            let (x, y) = (gpu::load_element(a), gpu::load_element(b));
             a.write(y);
             b.write(x);
         }

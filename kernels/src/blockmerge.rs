@@ -13,6 +13,8 @@
 //! pair one thread; here every thread writes [`CROSS_ITEMS`] outputs after finding its
 //! start with a merge-path co-rank search), the in-block steps ping-pong between two
 //! shared buffers instead of copying back, and the sort is stable.
+use core::ops::Range;
+
 use crate::bottomup::{merge_runs, slice_bounds, slice_count};
 use crate::search::co_rank;
 
@@ -30,22 +32,22 @@ pub fn log_tile(block: u32) -> u32 {
 
 /// Phase-1 step of thread `t` (of `block`) on a tile of `len` elements whose runs of
 /// width `1 << (log_width - 1)` are sorted: thread `t` merges the run pairs
-/// `t, t + block, ...` (pair `m` covers `m * 2^log_width ..`). `key`/`put` address the
-/// tile's source and destination buffers as in [`merge_runs`].
+/// `t, t + block, ...` (pair `m` covers `m * 2^log_width ..`). `load`/`store` address
+/// the tile's source and destination buffers as in [`merge_runs`].
 #[inline(always)]
-pub fn tile_step<B: Ord + Copy>(
+pub fn tile_step<B: Ord + Copy, T: Copy>(
     t: u32,
     block: u32,
     len: u64,
     log_width: u32,
-    key: impl Fn(u64) -> B + Copy,
-    mut put: impl FnMut(u64, u64),
+    load: impl Fn(u64) -> (B, T) + Copy,
+    mut store: impl FnMut(u64, T),
 ) {
     let merges = slice_count(len, log_width);
     let mut m = t as u64;
     while m < merges {
         let (start, mid, end) = slice_bounds(m, log_width, len);
-        merge_runs(start..mid, mid..end, start, end - start, key, &mut put);
+        merge_runs(start..mid, mid..end, start, end - start, load, &mut store);
         m += block as u64;
     }
 }
@@ -56,17 +58,28 @@ pub fn cross_threads(n: u64) -> u64 {
     n.div_ceil(CROSS_ITEMS)
 }
 
+/// Outputs of block `b` (of `block` threads) in a cross-block pass: the block stages
+/// them in shared memory and writes them out together, coalesced.
+#[inline(always)]
+pub fn cross_block_outputs(b: u64, block: u32, n: u64) -> Range<u64> {
+    let per_block = block as u64 * CROSS_ITEMS;
+    let first = b * per_block;
+    first..if n - first < per_block { n } else { first + per_block }
+}
+
 /// Cross-block pass work of thread `t`: the runs of width `1 << log_run` are sorted;
 /// thread `t` writes merged outputs `t * CROSS_ITEMS ..` of its run pair. The pair's
 /// width is a multiple of `CROSS_ITEMS` (runs are at least one tile), so a thread's
-/// outputs never straddle two pairs.
+/// outputs never straddle two pairs. `key(x)` reads only element `x`'s order bits
+/// (for the co-rank search), `load`/`store` as in [`merge_runs`].
 #[inline(always)]
-pub fn cross_thread<B: Ord + Copy>(
+pub fn cross_thread<B: Ord + Copy, T: Copy>(
     t: u64,
     n: u64,
     log_run: u32,
-    key: impl Fn(u64) -> B + Copy,
-    put: impl FnMut(u64, u64),
+    key: impl Fn(u64) -> B,
+    load: impl Fn(u64) -> (B, T) + Copy,
+    store: impl FnMut(u64, T),
 ) {
     let first = t * CROSS_ITEMS;
     if first >= n {
@@ -76,7 +89,7 @@ pub fn cross_thread<B: Ord + Copy>(
     let k = first - start;
     let i = co_rank(k, mid - start, end - mid, |x| key(start + x), |x| key(mid + x));
     let count = if end - first < CROSS_ITEMS { end - first } else { CROSS_ITEMS };
-    merge_runs(start + i..mid, mid + (k - i)..end, first, count, key, put);
+    merge_runs(start + i..mid, mid + (k - i)..end, first, count, load, store);
 }
 
 /// `log2` of the run widths merged by the cross-block passes: from the tile while a
@@ -111,11 +124,11 @@ mod tests {
                         block,
                         len,
                         log_width,
-                        |x| src[x as usize].0,
-                        |x, o| {
+                        |x| (src[x as usize].0, src[x as usize]),
+                        |o, e| {
                             assert!(!written[o as usize], "smem {o} written twice");
                             written[o as usize] = true;
-                            dst[o as usize] = src[x as usize];
+                            dst[o as usize] = e;
                         },
                     );
                 }
@@ -125,24 +138,34 @@ mod tests {
         }
     }
 
-    /// Phase 2 passes.
+    /// Phase 2 passes, block by block: each block's threads fill its staging buffer,
+    /// which is then copied out.
     fn simulate_cross(mut v: Vec<Item>, block: u32) -> Vec<Item> {
         let n = v.len() as u64;
         for log_run in cross_passes(n, log_tile(block)) {
-            let mut out = std::vec![None; v.len()];
-            for t in 0..cross_threads(n) {
-                cross_thread(
-                    t,
-                    n,
-                    log_run,
-                    |x| v[x as usize].0,
-                    |x, o| {
-                        assert!(out[o as usize].is_none(), "output {o} written twice");
-                        out[o as usize] = Some(v[x as usize]);
-                    },
-                );
+            let mut out = Vec::with_capacity(v.len());
+            for b in 0..cross_threads(n).div_ceil(block as u64) {
+                let range = cross_block_outputs(b, block, n);
+                let mut staged = std::vec![None; (range.end - range.start) as usize];
+                for t in b * block as u64..(b + 1) * block as u64 {
+                    cross_thread(
+                        t,
+                        n,
+                        log_run,
+                        |x| v[x as usize].0,
+                        |x| (v[x as usize].0, v[x as usize]),
+                        |o, e| {
+                            assert!(range.contains(&o), "thread {t} writes {o} outside its block's {range:?}");
+                            let slot = &mut staged[(o - range.start) as usize];
+                            assert!(slot.is_none(), "output {o} written twice");
+                            *slot = Some(e);
+                        },
+                    );
+                }
+                out.extend(staged.into_iter().map(|e| e.expect("output never written")));
             }
-            v = out.into_iter().map(|e| e.expect("output never written")).collect();
+            assert_eq!(out.len(), v.len());
+            v = out;
         }
         v
     }
@@ -220,8 +243,11 @@ mod entry {
                     block,
                     len,
                     log_width,
-                    |x| (*src.add(x as usize)).ord_bits(desc),
-                    |x, o| *dst.add(o as usize) = *src.add(x as usize),
+                    |x| {
+                        let v = gpu::load_element(src.add(x as usize));
+                        (v.ord_bits(desc), v)
+                    },
+                    |o, v| *dst.add(o as usize) = v,
                 );
                 gpu::sync_threads();
             }
@@ -234,18 +260,34 @@ mod entry {
         }
     }
 
-    /// Phase 2: one cross-block pass merging run pairs of width `1 << log_run`.
+    /// Phase 2: one cross-block pass merging run pairs of width `1 << log_run`. Each
+    /// thread's outputs are consecutive, so written straight to global memory a warp's
+    /// stores would be strided; they go to shared memory (`block * CROSS_ITEMS`
+    /// elements) and the block copies them out coalesced.
     #[inline(always)]
     unsafe fn cross_pass<T: SortKey>(src: *const T, dst: *mut T, n: u64, log_run: u32, desc: u32) {
         let desc = desc != 0;
+        let (t, block) = (gpu::thread_idx() as u64, gpu::block_dim());
+        let out = super::cross_block_outputs(gpu::block_idx() as u64, block, n);
+        let staged = gpu::dyn_smem::<T>();
         unsafe {
             super::cross_thread(
                 gpu::global_idx(),
                 n,
                 log_run,
                 |x| (*src.add(x as usize)).ord_bits(desc),
-                |x, o| *dst.add(o as usize) = *src.add(x as usize),
+                |x| {
+                    let v = gpu::load_element(src.add(x as usize));
+                    (v.ord_bits(desc), v)
+                },
+                |o, v| *staged.add((o - out.start) as usize) = v,
             );
+            gpu::sync_threads();
+            let mut x = out.start + t;
+            while x < out.end {
+                *dst.add(x as usize) = *staged.add((x - out.start) as usize);
+                x += block as u64;
+            }
         }
     }
 

@@ -46,73 +46,74 @@ pub fn thread_slices(t: u64, per_thread: u64, total: u64) -> Range<u64> {
 
 /// Sequential stable merge (the report's `gpu_bottomUpMerge`, also the blog's
 /// `mergeVec`): writes `count` outputs to positions `out..out + count` taking from the
-/// sorted runs `a` and `b`, `a` first on equal keys. `key(x)` reads the order bits of
-/// source element `x`; `put(x, o)` copies source element `x` to output position `o`.
+/// sorted runs `a` and `b`, `a` first on equal keys. `load(x)` reads source element `x`
+/// with its order bits; `store(o, v)` writes `v` to output position `o`.
 /// Requires `count <= a.len() + b.len()`.
 ///
-/// The heads' keys are kept in registers, so each element is read once for its key
-/// (the report re-reads both heads every step).
+/// The two heads are kept in registers, so each element is read once (the report
+/// re-reads both heads every step, then the one it copies): on a single GPU thread
+/// that dependent load latency is the whole cost of a merge.
 #[inline(always)]
-pub fn merge_runs<B: Ord + Copy>(
+pub fn merge_runs<B: Ord + Copy, T: Copy>(
     a: Range<u64>,
     b: Range<u64>,
     out: u64,
     count: u64,
-    key: impl Fn(u64) -> B,
-    mut put: impl FnMut(u64, u64),
+    load: impl Fn(u64) -> (B, T),
+    mut store: impl FnMut(u64, T),
 ) {
     let (mut i, a_end, mut j, b_end) = (a.start, a.end, b.start, b.end);
     let end = out + count;
     let mut o = out;
     if i < a_end && j < b_end && o < end {
-        let (mut ka, mut kb) = (key(i), key(j));
+        let ((mut ka, mut va), (mut kb, mut vb)) = (load(i), load(j));
         loop {
             if ka <= kb {
-                put(i, o);
+                store(o, va);
                 i += 1;
                 o += 1;
                 if i == a_end || o == end {
                     break;
                 }
-                ka = key(i);
+                (ka, va) = load(i);
             } else {
-                put(j, o);
+                store(o, vb);
                 j += 1;
                 o += 1;
                 if j == b_end || o == end {
                     break;
                 }
-                kb = key(j);
+                (kb, vb) = load(j);
             }
         }
     }
     // At most one run is left; copy its head.
     while o < end && i < a_end {
-        put(i, o);
+        store(o, load(i).1);
         i += 1;
         o += 1;
     }
     while o < end && j < b_end {
-        put(j, o);
+        store(o, load(j).1);
         j += 1;
         o += 1;
     }
 }
 
-/// Work of thread `t` in one pass: merges each of its slices from `src` to the same
-/// positions of `dst` (through `key` and `put` as in [`merge_runs`]).
+/// Work of thread `t` in one pass: merges each of its slices from the source to the
+/// same positions of the destination (through `load` and `store` as in [`merge_runs`]).
 #[inline(always)]
-pub fn thread_pass<B: Ord + Copy>(
+pub fn thread_pass<B: Ord + Copy, T: Copy>(
     t: u64,
     n: u64,
     log_width: u32,
     per_thread: u64,
-    key: impl Fn(u64) -> B + Copy,
-    mut put: impl FnMut(u64, u64),
+    load: impl Fn(u64) -> (B, T) + Copy,
+    mut store: impl FnMut(u64, T),
 ) {
     for s in thread_slices(t, per_thread, slice_count(n, log_width)) {
         let (start, mid, end) = slice_bounds(s, log_width, n);
-        merge_runs(start..mid, mid..end, start, end - start, key, &mut put);
+        merge_runs(start..mid, mid..end, start, end - start, load, &mut store);
     }
 }
 
@@ -146,10 +147,10 @@ mod tests {
                     n,
                     p,
                     per_thread,
-                    |x| v[x as usize].0,
-                    |x, o| {
+                    |x| (v[x as usize].0, v[x as usize]),
+                    |o, e| {
                         assert!(out[o as usize].is_none(), "output {o} written twice");
-                        out[o as usize] = Some(v[x as usize]);
+                        out[o as usize] = Some(e);
                     },
                 );
             }
@@ -185,7 +186,7 @@ mod tests {
         let src = [1u32, 4, 6, 2, 4, 5];
         for count in 0..=6u64 {
             let mut out = std::vec![0u32; 6];
-            merge_runs(0..3, 3..6, 0, count, |x| src[x as usize], |x, o| out[o as usize] = src[x as usize]);
+            merge_runs(0..3, 3..6, 0, count, |x| (src[x as usize], src[x as usize]), |o, e| out[o as usize] = e);
             let expect = [1, 2, 4, 4, 5, 6];
             assert_eq!(&out[..count as usize], &expect[..count as usize]);
             assert!(out[count as usize..].iter().all(|&x| x == 0));
@@ -221,8 +222,11 @@ mod entry {
                 n,
                 log_width,
                 per_thread,
-                |x| (*src.add(x as usize)).ord_bits(desc),
-                |x, o| *dst.add(o as usize) = *src.add(x as usize),
+                |x| {
+                    let v = gpu::load_element(src.add(x as usize));
+                    (v.ord_bits(desc), v)
+                },
+                |o, v| *dst.add(o as usize) = v,
             );
         }
     }

@@ -116,3 +116,13 @@ pub fn warp_inclusive_sum_u32(mut v: u32) -> u32 {
 pub fn thread_fence() {
     unsafe { core::arch::asm!("membar.gl;") }
 }
+
+/// Reads a whole element into registers. A multi-word element (`Entity`, 20 bytes)
+/// read with a plain load and kept across loop iterations or swapped ends up in a
+/// stack slot (local memory) after LLVM's optimisations; a volatile read keeps it in
+/// registers. For whole elements only: it also stops unused fields' loads from being
+/// dropped.
+#[inline(always)]
+pub unsafe fn load_element<T: Copy>(p: *const T) -> T {
+    unsafe { p.read_volatile() }
+}

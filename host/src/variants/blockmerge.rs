@@ -1,7 +1,11 @@
 //! `blockmerge`: the blog's shared-memory merge sort (`kernels::blockmerge`), for any
 //! `n`: one launch sorts every tile in shared memory, then one launch per run width
 //! merges run pairs across blocks, ping-ponging with a scratch buffer.
-use kernels::blockmerge::{cross_passes, cross_threads, log_tile};
+//!
+//! Shared memory: 2 tiles (8 x block elements) for the in-block sort, `CROSS_ITEMS`
+//! x block elements for a cross pass; above 48 KiB (entities with 512+ threads, 64-bit
+//! keys with 1024) the kernels opt in to more.
+use kernels::blockmerge::{CROSS_ITEMS, cross_passes, cross_threads, log_tile};
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
@@ -28,8 +32,13 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
         return Ok(());
     }
     let scratch = gpu.alloc::<T>(buf.len())?;
+    // Each block stages its outputs in shared memory before writing them out.
+    let staged = opts.block_size * CROSS_ITEMS as u32 * size_of::<T>() as u32;
     let cross = kernel_name::<T>("blockmerge_cross_pass");
-    let cfg = one_thread_per_item(cross_threads(n), opts.block_size, 0)?;
+    if staged > gpu.info().shared_mem_per_block {
+        gpu.set_max_dynamic_smem(&cross, staged)?;
+    }
+    let cfg = one_thread_per_item(cross_threads(n), opts.block_size, staged)?;
     let count = runs.len();
     for (i, log_run) in runs.enumerate() {
         let (src, dst) = if i % 2 == 0 { (buf.ptr(), scratch.ptr()) } else { (scratch.ptr(), buf.ptr()) };
