@@ -247,10 +247,12 @@ mod entry {
     use crate::gpu;
     use crate::key::SortKey;
 
+    /// Swaps two elements of shared memory (through registers, see
+    /// `gpu::load_shared_element`).
     #[inline(always)]
-    unsafe fn swap<T: Copy>(a: *mut T, b: *mut T) {
+    unsafe fn swap_shared<T: Copy>(a: *mut T, b: *mut T) {
         unsafe {
-            let (x, y) = (gpu::load_element(a), gpu::load_element(b));
+            let (x, y) = (gpu::load_shared_element(a), gpu::load_shared_element(b));
             a.write(y);
             b.write(x);
         }
@@ -276,7 +278,7 @@ mod entry {
                 for q in 0..super::TILE_PAIRS as u64 {
                     let (lo, hi) = super::comparator(t + q * block, k, j);
                     if super::must_swap(lo, hi, len, |x| (*s.add(x as usize)).ord_bits(desc)) {
-                        swap(s.add(lo as usize), s.add(hi as usize));
+                        swap_shared(s.add(lo as usize), s.add(hi as usize));
                     }
                 }
                 gpu::sync_threads();
@@ -300,7 +302,7 @@ mod entry {
         let (lo, hi) = super::comparator(p, k, j);
         unsafe {
             if super::must_swap(lo, hi, n, |x| (*data.add(x as usize)).ord_bits(desc)) {
-                swap(data.add(lo as usize), data.add(hi as usize));
+                core::ptr::swap(data.add(lo as usize), data.add(hi as usize));
             }
         }
     }

@@ -244,7 +244,7 @@ mod entry {
                     len,
                     log_width,
                     |x| {
-                        let v = gpu::load_element(src.add(x as usize));
+                        let v = gpu::load_shared_element(src.add(x as usize));
                         (v.ord_bits(desc), v)
                     },
                     |o, v| *dst.add(o as usize) = v,
@@ -270,18 +270,20 @@ mod entry {
         let (t, block) = (gpu::thread_idx() as u64, gpu::block_dim());
         let out = super::cross_block_outputs(gpu::block_idx() as u64, block, n);
         let staged = gpu::dyn_smem::<T>();
+        let g = gpu::global_idx();
         unsafe {
-            super::cross_thread(
-                gpu::global_idx(),
-                n,
-                log_run,
-                |x| (*src.add(x as usize)).ord_bits(desc),
-                |x| {
-                    let v = gpu::load_element(src.add(x as usize));
+            let key = |x: u64| (*src.add(x as usize)).ord_bits(desc);
+            let stage = |o: u64| staged.add((o - out.start) as usize);
+            if gpu::carry_by_value::<T>() {
+                let load = |x: u64| {
+                    let v = *src.add(x as usize);
                     (v.ord_bits(desc), v)
-                },
-                |o, v| *staged.add((o - out.start) as usize) = v,
-            );
+                };
+                super::cross_thread(g, n, log_run, key, load, |o, v| *stage(o) = v);
+            } else {
+                let load = |x: u64| (key(x), x);
+                super::cross_thread(g, n, log_run, key, load, |o, x| *stage(o) = *src.add(x as usize));
+            }
             gpu::sync_threads();
             let mut x = out.start + t;
             while x < out.end {

@@ -51,8 +51,9 @@ pub fn thread_slices(t: u64, per_thread: u64, total: u64) -> Range<u64> {
 /// Requires `count <= a.len() + b.len()`.
 ///
 /// The two heads are kept in registers, so each element is read once (the report
-/// re-reads both heads every step, then the one it copies): on a single GPU thread
-/// that dependent load latency is the whole cost of a merge.
+/// re-reads both heads every step, then the one it copies), and the element after
+/// each head is read one step early: on a single GPU thread the latency of a load
+/// that the next comparison waits for is the whole cost of a merge.
 #[inline(always)]
 pub fn merge_runs<B: Ord + Copy, T: Copy>(
     a: Range<u64>,
@@ -67,6 +68,10 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
     let mut o = out;
     if i < a_end && j < b_end && o < end {
         let ((mut ka, mut va), (mut kb, mut vb)) = (load(i), load(j));
+        // `next_a` holds element `i + 1` whenever that exists (it is only used then);
+        // otherwise any value.
+        let mut next_a = if i + 1 < a_end { load(i + 1) } else { (ka, va) };
+        let mut next_b = if j + 1 < b_end { load(j + 1) } else { (kb, vb) };
         loop {
             if ka <= kb {
                 store(o, va);
@@ -75,7 +80,10 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
                 if i == a_end || o == end {
                     break;
                 }
-                (ka, va) = load(i);
+                (ka, va) = next_a;
+                if i + 1 < a_end {
+                    next_a = load(i + 1);
+                }
             } else {
                 store(o, vb);
                 j += 1;
@@ -83,7 +91,10 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
                 if j == b_end || o == end {
                     break;
                 }
-                (kb, vb) = load(j);
+                (kb, vb) = next_b;
+                if j + 1 < b_end {
+                    next_b = load(j + 1);
+                }
             }
         }
     }
@@ -216,18 +227,19 @@ mod entry {
     #[inline(always)]
     unsafe fn pass<T: SortKey>(src: *const T, dst: *mut T, n: u64, log_width: u32, per_thread: u64, desc: u32) {
         let desc = desc != 0;
+        let t = gpu::global_idx();
         unsafe {
-            super::thread_pass(
-                gpu::global_idx(),
-                n,
-                log_width,
-                per_thread,
-                |x| {
-                    let v = gpu::load_element(src.add(x as usize));
+            if gpu::carry_by_value::<T>() {
+                let load = |x: u64| {
+                    let v = *src.add(x as usize);
                     (v.ord_bits(desc), v)
-                },
-                |o, v| *dst.add(o as usize) = v,
-            );
+                };
+                super::thread_pass(t, n, log_width, per_thread, load, |o, v| *dst.add(o as usize) = v);
+            } else {
+                let load = |x: u64| ((*src.add(x as usize)).ord_bits(desc), x);
+                let store = |o: u64, x: u64| *dst.add(o as usize) = *src.add(x as usize);
+                super::thread_pass(t, n, log_width, per_thread, load, store);
+            }
         }
     }
 

@@ -117,12 +117,22 @@ pub fn thread_fence() {
     unsafe { core::arch::asm!("membar.gl;") }
 }
 
-/// Reads a whole element into registers. A multi-word element (`Entity`, 20 bytes)
-/// read with a plain load and kept across loop iterations or swapped ends up in a
-/// stack slot (local memory) after LLVM's optimisations; a volatile read keeps it in
-/// registers. For whole elements only: it also stops unused fields' loads from being
-/// dropped.
+/// Reads a whole element from **shared memory** into registers. A multi-word element
+/// (`Entity`, 20 bytes) read with a plain load and kept across loop iterations or
+/// swapped ends up in a stack slot (local memory) after LLVM's optimisations; a
+/// volatile read keeps it in registers. Not for global memory: volatile global loads
+/// skip the L1 cache (measured on an H100: the bottom-up merge sort ran 40% slower).
 #[inline(always)]
-pub unsafe fn load_element<T: Copy>(p: *const T) -> T {
+pub unsafe fn load_shared_element<T: Copy>(p: *const T) -> T {
     unsafe { p.read_volatile() }
+}
+
+/// Whether a merge loop over global memory should carry its run heads of type `T` by
+/// value (one load per element) or carry their indices and re-read the element, from
+/// L1, when storing it. Elements up to 8 bytes stay in registers; a 20-byte `Entity`
+/// carried by value has its payload kept in local memory by LLVM (and volatile loads,
+/// which avoid that, skip L1).
+#[inline(always)]
+pub const fn carry_by_value<T>() -> bool {
+    size_of::<T>() <= 8
 }
