@@ -11,12 +11,13 @@
 //! separately and merges the pieces on the CPU; here the last tile and the last run
 //! pair are simply short), the cross-block merges are parallel (the blog gives each
 //! pair one thread; here every thread writes [`CROSS_ITEMS`] outputs after finding its
-//! start with a merge-path co-rank search), the in-block steps ping-pong between two
-//! shared buffers instead of copying back, and the sort is stable.
-use core::ops::Range;
+//! start with a merge-path co-rank search, confined to its block's window), the
+//! in-block steps ping-pong between two shared buffers instead of copying back, and
+//! the sort is stable.
+use core::ops::{Range, RangeInclusive};
 
 use crate::bottomup::{merge_runs, slice_bounds, slice_count};
-use crate::search::co_rank;
+use crate::search::co_rank_within;
 
 /// Elements per thread in a phase-1 tile (tile = block size x this).
 pub const TILE_ITEMS: u32 = 4;
@@ -59,7 +60,8 @@ pub fn cross_threads(n: u64) -> u64 {
 }
 
 /// Outputs of block `b` (of `block` threads) in a cross-block pass: the block stages
-/// them in shared memory and writes them out together, coalesced.
+/// them in shared memory and writes them out together, coalesced. They lie in one run
+/// pair: a pair (at least two tiles, `8 x block`) is a multiple of a block's outputs.
 #[inline(always)]
 pub fn cross_block_outputs(b: u64, block: u32, n: u64) -> Range<u64> {
     let per_block = block as u64 * CROSS_ITEMS;
@@ -67,16 +69,47 @@ pub fn cross_block_outputs(b: u64, block: u32, n: u64) -> Range<u64> {
     first..if n - first < per_block { n } else { first + per_block }
 }
 
+/// `(start, mid, end)` of the run pair (runs of `1 << log_run`) holding output `g`.
+#[inline(always)]
+pub fn output_pair(g: u64, n: u64, log_run: u32) -> (u64, u64, u64) {
+    slice_bounds(g >> (log_run + 1), log_run + 1, n)
+}
+
+/// Co-rank of output `g` (`start <= g <= end`) in the run pair `(start, mid, end)`: how
+/// many of the pair's first `g - start` outputs come from its left run. The answer is
+/// searched for within `bracket`, which must hold it.
+#[inline(always)]
+pub fn pair_co_rank<B: Ord + Copy>(
+    g: u64,
+    (start, mid, end): (u64, u64, u64),
+    bracket: RangeInclusive<u64>,
+    key: impl Fn(u64) -> B,
+) -> u64 {
+    co_rank_within(g - start, mid - start, end - mid, bracket, |x| key(start + x), |x| key(mid + x))
+}
+
+/// Bounds on the co-ranks of a block's outputs `out`: `end == false` gives the co-rank
+/// of its first output, `end == true` that of one past its last (both within their
+/// pair). Every thread's co-rank lies between them, so its search can be confined to
+/// that window (a few KiB that the block shares in L1) instead of the whole pair.
+#[inline(always)]
+pub fn block_co_rank<B: Ord + Copy>(out: &Range<u64>, end: bool, n: u64, log_run: u32, key: impl Fn(u64) -> B) -> u64 {
+    let pair = output_pair(out.start, n, log_run);
+    pair_co_rank(if end { out.end } else { out.start }, pair, 0..=u64::MAX, key)
+}
+
 /// Cross-block pass work of thread `t`: the runs of width `1 << log_run` are sorted;
 /// thread `t` writes merged outputs `t * CROSS_ITEMS ..` of its run pair. The pair's
 /// width is a multiple of `CROSS_ITEMS` (runs are at least one tile), so a thread's
-/// outputs never straddle two pairs. `key(x)` reads only element `x`'s order bits
-/// (for the co-rank search), `load`/`store` as in [`merge_runs`].
+/// outputs never straddle two pairs. `bracket` holds the thread's co-rank (see
+/// [`block_co_rank`]); `key(x)` reads only element `x`'s order bits (for the search),
+/// `load`/`store` work as in [`merge_runs`].
 #[inline(always)]
 pub fn cross_thread<B: Ord + Copy, T: Copy>(
     t: u64,
     n: u64,
     log_run: u32,
+    bracket: RangeInclusive<u64>,
     key: impl Fn(u64) -> B,
     load: impl Fn(u64) -> (B, T) + Copy,
     store: impl FnMut(u64, T),
@@ -85,9 +118,10 @@ pub fn cross_thread<B: Ord + Copy, T: Copy>(
     if first >= n {
         return;
     }
-    let (start, mid, end) = slice_bounds(first >> (log_run + 1), log_run + 1, n);
+    let pair = output_pair(first, n, log_run);
+    let (start, mid, end) = pair;
     let k = first - start;
-    let i = co_rank(k, mid - start, end - mid, |x| key(start + x), |x| key(mid + x));
+    let i = pair_co_rank(first, pair, bracket, key);
     let count = if end - first < CROSS_ITEMS { end - first } else { CROSS_ITEMS };
     merge_runs(start + i..mid, mid + (k - i)..end, first, count, load, store);
 }
@@ -146,13 +180,18 @@ mod tests {
             let mut out = Vec::with_capacity(v.len());
             for b in 0..cross_threads(n).div_ceil(block as u64) {
                 let range = cross_block_outputs(b, block, n);
+                let key = |x: u64| v[x as usize].0;
+                assert_eq!(output_pair(range.start, n, log_run), output_pair(range.end - 1, n, log_run));
+                let bracket =
+                    block_co_rank(&range, false, n, log_run, key)..=block_co_rank(&range, true, n, log_run, key);
                 let mut staged = std::vec![None; (range.end - range.start) as usize];
                 for t in b * block as u64..(b + 1) * block as u64 {
                     cross_thread(
                         t,
                         n,
                         log_run,
-                        |x| v[x as usize].0,
+                        bracket.clone(),
+                        key,
                         |x| (v[x as usize].0, v[x as usize]),
                         |o, e| {
                             assert!(range.contains(&o), "thread {t} writes {o} outside its block's {range:?}");
@@ -238,17 +277,17 @@ mod entry {
             gpu::sync_threads();
             for log_width in 1..=log_tile {
                 let (src, dst) = if log_width % 2 == 1 { (a, b) } else { (b, a) };
-                super::tile_step(
-                    t,
-                    block,
-                    len,
-                    log_width,
-                    |x| {
-                        let v = gpu::load_shared_element(src.add(x as usize));
+                if gpu::carry_by_value::<T>() {
+                    let load = |x: u64| {
+                        let v = *src.add(x as usize);
                         (v.ord_bits(desc), v)
-                    },
-                    |o, v| *dst.add(o as usize) = v,
-                );
+                    };
+                    super::tile_step(t, block, len, log_width, load, |o, v| *dst.add(o as usize) = v);
+                } else {
+                    let load = |x: u64| ((*src.add(x as usize)).ord_bits(desc), x);
+                    let store = |o: u64, x: u64| *dst.add(o as usize) = *src.add(x as usize);
+                    super::tile_step(t, block, len, log_width, load, store);
+                }
                 gpu::sync_threads();
             }
             let done = if log_tile % 2 == 1 { b } else { a };
@@ -260,34 +299,41 @@ mod entry {
         }
     }
 
-    /// Phase 2: one cross-block pass merging run pairs of width `1 << log_run`. Each
-    /// thread's outputs are consecutive, so written straight to global memory a warp's
-    /// stores would be strided; they go to shared memory (`block * CROSS_ITEMS`
-    /// elements) and the block copies them out coalesced.
+    /// Phase 2: one cross-block pass merging run pairs of width `1 << log_run`.
+    /// Shared memory: the block's two co-rank bounds (`2 x u64`), then its outputs
+    /// (`block * CROSS_ITEMS` elements). Each thread's outputs are consecutive, so
+    /// written straight to global memory a warp's stores would be strided; they are
+    /// staged and the block copies them out coalesced.
     #[inline(always)]
     unsafe fn cross_pass<T: SortKey>(src: *const T, dst: *mut T, n: u64, log_run: u32, desc: u32) {
         let desc = desc != 0;
         let (t, block) = (gpu::thread_idx() as u64, gpu::block_dim());
         let out = super::cross_block_outputs(gpu::block_idx() as u64, block, n);
-        let staged = gpu::dyn_smem::<T>();
-        let g = gpu::global_idx();
+        let bounds = gpu::dyn_smem::<u64>();
         unsafe {
+            let staged = bounds.add(2) as *mut T;
             let key = |x: u64| (*src.add(x as usize)).ord_bits(desc);
+            if t < 2 {
+                *bounds.add(t as usize) = super::block_co_rank(&out, t == 1, n, log_run, key);
+            }
+            gpu::sync_threads();
+            let bracket = *bounds..=*bounds.add(1);
+            let g = gpu::global_idx();
             let stage = |o: u64| staged.add((o - out.start) as usize);
             if gpu::carry_by_value::<T>() {
                 let load = |x: u64| {
                     let v = *src.add(x as usize);
                     (v.ord_bits(desc), v)
                 };
-                super::cross_thread(g, n, log_run, key, load, |o, v| *stage(o) = v);
+                super::cross_thread(g, n, log_run, bracket, key, load, |o, v| *stage(o) = v);
             } else {
                 let load = |x: u64| (key(x), x);
-                super::cross_thread(g, n, log_run, key, load, |o, x| *stage(o) = *src.add(x as usize));
+                super::cross_thread(g, n, log_run, bracket, key, load, |o, x| *stage(o) = *src.add(x as usize));
             }
             gpu::sync_threads();
             let mut x = out.start + t;
             while x < out.end {
-                *dst.add(x as usize) = *staged.add((x - out.start) as usize);
+                *dst.add(x as usize) = *stage(x);
                 x += block as u64;
             }
         }

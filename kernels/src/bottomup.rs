@@ -51,9 +51,8 @@ pub fn thread_slices(t: u64, per_thread: u64, total: u64) -> Range<u64> {
 /// Requires `count <= a.len() + b.len()`.
 ///
 /// The two heads are kept in registers, so each element is read once (the report
-/// re-reads both heads every step, then the one it copies), and the element after
-/// each head is read one step early: on a single GPU thread the latency of a load
-/// that the next comparison waits for is the whole cost of a merge.
+/// re-reads both heads every step, then the one it copies). `T` may be the element
+/// itself or just its index (then `store` copies it), see `gpu::carry_by_value`.
 #[inline(always)]
 pub fn merge_runs<B: Ord + Copy, T: Copy>(
     a: Range<u64>,
@@ -68,10 +67,6 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
     let mut o = out;
     if i < a_end && j < b_end && o < end {
         let ((mut ka, mut va), (mut kb, mut vb)) = (load(i), load(j));
-        // `next_a` holds element `i + 1` whenever that exists (it is only used then);
-        // otherwise any value.
-        let mut next_a = if i + 1 < a_end { load(i + 1) } else { (ka, va) };
-        let mut next_b = if j + 1 < b_end { load(j + 1) } else { (kb, vb) };
         loop {
             if ka <= kb {
                 store(o, va);
@@ -80,10 +75,7 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
                 if i == a_end || o == end {
                     break;
                 }
-                (ka, va) = next_a;
-                if i + 1 < a_end {
-                    next_a = load(i + 1);
-                }
+                (ka, va) = load(i);
             } else {
                 store(o, vb);
                 j += 1;
@@ -91,10 +83,7 @@ pub fn merge_runs<B: Ord + Copy, T: Copy>(
                 if j == b_end || o == end {
                     break;
                 }
-                (kb, vb) = next_b;
-                if j + 1 < b_end {
-                    next_b = load(j + 1);
-                }
+                (kb, vb) = load(j);
             }
         }
     }

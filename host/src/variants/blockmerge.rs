@@ -3,7 +3,7 @@
 //! merges run pairs across blocks, ping-ponging with a scratch buffer.
 //!
 //! Shared memory: 2 tiles (8 x block elements) for the in-block sort, `CROSS_ITEMS`
-//! x block elements for a cross pass; above 48 KiB (entities with 512+ threads, 64-bit
+//! x block elements (and two co-ranks) for a cross pass; above 48 KiB (entities with 512+ threads, 64-bit
 //! keys with 1024) the kernels opt in to more.
 use kernels::blockmerge::{CROSS_ITEMS, cross_passes, cross_threads, log_tile};
 
@@ -32,8 +32,8 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
         return Ok(());
     }
     let scratch = gpu.alloc::<T>(buf.len())?;
-    // Each block stages its outputs in shared memory before writing them out.
-    let staged = opts.block_size * CROSS_ITEMS as u32 * size_of::<T>() as u32;
+    // Each block keeps its two co-rank bounds and stages its outputs in shared memory.
+    let staged = 2 * size_of::<u64>() as u32 + opts.block_size * CROSS_ITEMS as u32 * size_of::<T>() as u32;
     let cross = kernel_name::<T>("blockmerge_cross_pass");
     if staged > gpu.info().shared_mem_per_block {
         gpu.set_max_dynamic_smem(&cross, staged)?;
