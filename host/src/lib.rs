@@ -24,6 +24,7 @@ mod error;
 pub mod inputs;
 mod key_type;
 pub mod measure;
+pub mod scan;
 mod sorter;
 pub mod variants;
 pub mod verify;
