@@ -16,13 +16,12 @@
 //!
 //! Output: `dst[i] = src[0] + ... + src[i-1]` for `i < n`, and `dst[n]` = the total, so
 //! the destination holds `n + 1` values. In place (`dst == src`) is allowed: each
-//! thread reads its values before any thread of its block writes, and no block reads
-//! another block's tile.
+//! value is read and written by one thread only, read first.
 
 /// Threads per block of the scan kernels.
-pub const BLOCK: u32 = 1024;
+pub const BLOCK: u32 = 512;
 /// Values per thread (contiguous: thread `t` owns tile values `t*ITEMS..(t+1)*ITEMS`).
-pub const ITEMS: u64 = 16;
+pub const ITEMS: u64 = 32;
 /// Values per block.
 pub const TILE: u64 = BLOCK as u64 * ITEMS;
 
@@ -105,24 +104,26 @@ mod device {
         let b = gpu::block_idx() as u64;
         let (lo, hi) = tile_range(b, n, TILE);
         let first = lo + gpu::thread_idx() as u64 * ITEMS;
-        let mut v = [0u64; ITEMS as usize];
+        // Values are read twice (to sum, then to scan) rather than kept in registers,
+        // which 32 `u64`s per thread would overflow.
         let mut s = 0u64;
-        for j in 0..ITEMS as usize {
-            let i = first + j as u64;
+        for j in 0..ITEMS {
+            let i = first + j;
             if i < hi {
-                v[j] = unsafe { *src.add(i as usize) };
+                s += unsafe { *src.add(i as usize) };
             }
-            s += v[j];
         }
         let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
         let (excl, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
         let mut run = base + excl;
-        for (j, x) in v.iter().enumerate() {
-            let i = first + j as u64;
+        for j in 0..ITEMS {
+            let i = first + j;
             if i < hi {
+                // Read before write: in place, each value is read by its own thread only.
+                let x = unsafe { *src.add(i as usize) };
                 unsafe { *dst.add(i as usize) = run };
+                run += x;
             }
-            run += x;
         }
         if gpu::thread_idx() == 0 && b + 1 == gpu::grid_dim() as u64 {
             unsafe { *dst.add(n as usize) = base + total };

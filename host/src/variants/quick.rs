@@ -5,6 +5,7 @@
 //! three counts per segment and plans the next level. The data never leaves the device.
 //!
 //! Also exposes the level machinery as a standalone three-way [`partition`].
+use cudarc::driver::sys::CUfunction_attribute;
 use kernels::quick::{
     FinishEntry, SAMPLES, blocks_for, copy_back, default_max_depth, items_per_thread, mix64, plan_children, small_max,
 };
@@ -12,7 +13,7 @@ use kernels::{naive, scan};
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::scan::exclusive_scan_u64_raw;
 use crate::{Element, Order, SortOptions, launch};
 
@@ -128,6 +129,7 @@ impl<T: Element> Workspace<T> {
     /// `small_max`, so there are at most `n / (small_max + 1)` of them (at least one),
     /// and each adds at most one partial tile.
     fn new(gpu: &Gpu, n: u64, block: u32) -> Result<Self> {
+        let block = fitting_block::<T>(gpu, block)?;
         let tile = block as u64 * items_per_thread(size_of::<T>()) as u64;
         let max_segs = (n / (small_max(size_of::<T>()) + 1)).max(1);
         let max_blocks = n.div_ceil(tile) + max_segs;
@@ -193,6 +195,23 @@ impl<T: Element> Workspace<T> {
         self.seg_counts.read_at(gpu, 0, &mut out)?;
         Ok(out.as_chunks::<3>().0.to_vec())
     }
+}
+
+/// `requested` threads per block, or fewer where the partition kernels' registers
+/// don't fit that many (the wide types at 1024 threads, depending on the compiler).
+fn fitting_block<T: Element>(gpu: &Gpu, requested: u32) -> Result<u32> {
+    let mut block = requested;
+    for kernel in ["quick_count", "quick_scatter"] {
+        let name = kernel_name::<T>(kernel);
+        let max = gpu
+            .function(&name)?
+            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(|source| Error::Launch { kernel: name, source })?;
+        // Powers of two from 32 keep the tile a whole number of warps.
+        let fits = 1u32 << (max.max(32) as u32).ilog2();
+        block = block.min(fits);
+    }
+    Ok(block)
 }
 
 /// Sorts and copies the listed parts into the data buffer `data`, one block per entry
