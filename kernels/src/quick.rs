@@ -231,28 +231,6 @@ pub fn segment_totals<F: Fn(u64) -> u64>(
     [lt, segs.len(s) - lt - gt, gt]
 }
 
-/// Destination of element `i` of a block's staged tile, which holds the block's `lt`
-/// less elements, then its `eq` equal ones, then the greater ones.
-#[inline(always)]
-pub fn staged_target(i: u64, lt: u64, eq: u64, plan: &BlockPlan) -> u64 {
-    if i < lt {
-        plan.less + i
-    } else if i < lt + eq {
-        plan.equal + (i - lt)
-    } else {
-        plan.greater + (i - lt - eq)
-    }
-}
-
-/// `u64` words of shared memory before the scatter kernel's staged tile (the block's
-/// segment index and the block scan's slots); the count kernel uses only these.
-pub const PARTITION_HEADER_WORDS: usize = 1 + 33;
-
-/// Shared memory of the scatter kernel for `tile` elements of `elem_size` bytes.
-pub const fn scatter_smem_bytes(tile: u64, elem_size: usize) -> u64 {
-    PARTITION_HEADER_WORDS as u64 * 8 + tile * elem_size as u64
-}
-
 /// Comparator `c` (`0..p/2`) of stage `(k, j)` of the bitonic sorting network over `p`
 /// (a power of two) slots, in its all-ascending form: `k` is the width of the blocks
 /// being merged (2, 4, .., p), `j` the comparator distance (k/2, .., 1). The first stage
@@ -389,7 +367,7 @@ mod device {
     }
 
     /// Pass 2: per-block counts of elements before and after the pivot. Shared memory:
-    /// [`PARTITION_HEADER_WORDS`] `u64`s.
+    /// 34 `u64`s.
     pub unsafe fn count<T: SortKey, const I: usize>(
         src: *const T,
         segs: *const u64,
@@ -430,7 +408,7 @@ mod device {
 
     /// Pass 4: moves every element of the block's tile to its part of the segment in
     /// `dst`; the first block of each segment also stores the segment's three counts in
-    /// `seg_counts[3s..3s+3]`. Shared memory: [`scatter_smem_bytes`].
+    /// `seg_counts[3s..3s+3]`. Shared memory: 34 `u64`s.
     #[allow(clippy::too_many_arguments)]
     pub unsafe fn scatter<T: SortKey, const I: usize>(
         src: *const T,
@@ -482,17 +460,13 @@ mod device {
             let (lt, eq, gt, _) = step(k);
             warp_counts += pack3(lt.count_ones() as u64, eq.count_ones() as u64, gt.count_ones() as u64);
         }
-        // Lane 0 stands for its warp: its exclusive sum is what earlier warps hold.
+        // Lane 0 stands for its warp: its exclusive sum is what earlier warps write.
         let mine = if lane == 0 { warp_counts } else { 0 };
-        let (excl, total) = unsafe { block_exclusive_sum_u64(mine, smem.add(1)) };
-        let [lt_tile, eq_tile, _] = unpack3(total);
-        // Stage the tile in shared memory as [less | equal | greater], so that the
-        // writes to global memory below are three contiguous runs per block rather
-        // than three short runs per warp step.
-        let stage = unsafe { smem.add(PARTITION_HEADER_WORDS) } as *mut T;
+        let (excl, _) = unsafe { block_exclusive_sum_u64(mine, smem.add(1)) };
         let [mut lt_at, mut eq_at, mut gt_at] = unpack3(gpu::shfl_idx_u64(excl, 0));
-        eq_at += lt_tile;
-        gt_at += lt_tile + eq_tile;
+        lt_at += plan.less;
+        eq_at += plan.equal;
+        gt_at += plan.greater;
         for k in 0..I as u32 {
             let (lt, eq, gt, x) = step(k);
             let bit = 1u32 << lane;
@@ -506,17 +480,11 @@ mod device {
                 None
             };
             if let Some(to) = to {
-                unsafe { *stage.add(to as usize) = x.assume_init() };
+                unsafe { *dst.add(to as usize) = x.assume_init() };
             }
             lt_at += lt.count_ones() as u64;
             gt_at += gt.count_ones() as u64;
             eq_at += eq.count_ones() as u64;
-        }
-        gpu::sync_threads();
-        let mut i = gpu::thread_idx() as u64;
-        while i < plan.tile_len {
-            unsafe { *dst.add(staged_target(i, lt_tile, eq_tile, &plan) as usize) = *stage.add(i as usize) };
-            i += gpu::block_dim() as u64;
         }
     }
 
@@ -757,14 +725,13 @@ mod tests {
                         pack3(m.0.count_ones() as u64, eq.count_ones() as u64, m.1.count_ones() as u64);
                 }
             }
-            let [lt_tile, eq_tile, _] = unpack3(warp_totals.iter().sum());
-            let mut stage = vec![None; plan.tile_len as usize];
             let mut excl = 0;
             for w in 0..warps {
                 let [mut lt_at, mut eq_at, mut gt_at] = unpack3(excl);
                 excl += warp_totals[w as usize];
-                eq_at += lt_tile;
-                gt_at += lt_tile + eq_tile;
+                lt_at += plan.less;
+                eq_at += plan.equal;
+                gt_at += plan.greater;
                 for k in 0..items {
                     let (lt, gt, valid) = masks[w as usize][k as usize];
                     let eq = valid & !(lt | gt);
@@ -780,19 +747,14 @@ mod tests {
                             continue;
                         };
                         let from = plan.tile_start + tile_offset(w, k, lane, items);
-                        assert!(stage[to as usize].is_none(), "stage slot {to} written twice");
-                        stage[to as usize] = Some(src[from as usize]);
+                        assert!(!written[to as usize], "slot {to} written twice");
+                        written[to as usize] = true;
+                        dst[to as usize] = src[from as usize];
                     }
                     lt_at += lt.count_ones() as u64;
                     gt_at += gt.count_ones() as u64;
                     eq_at += eq.count_ones() as u64;
                 }
-            }
-            for (i, x) in stage.iter().enumerate() {
-                let to = staged_target(i as u64, lt_tile, eq_tile, &plan);
-                assert!(!written[to as usize], "slot {to} written twice");
-                written[to as usize] = true;
-                dst[to as usize] = x.expect("every staged slot filled");
             }
         }
         for &(s, l) in segs {

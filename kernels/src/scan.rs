@@ -21,7 +21,7 @@
 /// Threads per block of the scan kernels.
 pub const BLOCK: u32 = 512;
 /// Values per thread (contiguous: thread `t` owns tile values `t*ITEMS..(t+1)*ITEMS`).
-pub const ITEMS: u64 = 16;
+pub const ITEMS: u64 = 32;
 /// Values per block.
 pub const TILE: u64 = BLOCK as u64 * ITEMS;
 
@@ -79,27 +79,19 @@ mod device {
         }
     }
 
-    /// The thread's `ITEMS` consecutive values of its tile (0 past `hi`), loaded all at
-    /// once: one memory round trip instead of one per value, which is what a
-    /// single-block scan waits on.
-    #[inline(always)]
-    unsafe fn load_run(src: *const u64, first: u64, hi: u64) -> [u64; ITEMS as usize] {
-        let mut v = [0u64; ITEMS as usize];
-        for (j, x) in v.iter_mut().enumerate() {
-            let i = first + j as u64;
-            if i < hi {
-                *x = unsafe { *src.add(i as usize) };
-            }
-        }
-        v
-    }
-
     /// Pass 2a: `sums[b]` = sum of tile `b` of `src[0..n]`.
     unsafe fn scan_reduce(src: *const u64, n: u64, sums: *mut u64) {
         let b = gpu::block_idx() as u64;
         let (lo, hi) = tile_range(b, n, TILE);
-        let v = unsafe { load_run(src, lo + gpu::thread_idx() as u64 * ITEMS, hi) };
-        let (_, total) = unsafe { block_exclusive_sum_u64(v.iter().sum(), gpu::dyn_smem::<u64>()) };
+        let first = lo + gpu::thread_idx() as u64 * ITEMS;
+        let mut s = 0u64;
+        for j in 0..ITEMS {
+            let i = first + j;
+            if i < hi {
+                s += unsafe { *src.add(i as usize) };
+            }
+        }
+        let (_, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
         if gpu::thread_idx() == 0 {
             unsafe { *sums.add(b as usize) = total };
         }
@@ -112,16 +104,26 @@ mod device {
         let b = gpu::block_idx() as u64;
         let (lo, hi) = tile_range(b, n, TILE);
         let first = lo + gpu::thread_idx() as u64 * ITEMS;
-        let v = unsafe { load_run(src, first, hi) };
-        let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
-        let (excl, total) = unsafe { block_exclusive_sum_u64(v.iter().sum(), gpu::dyn_smem::<u64>()) };
-        let mut run = base + excl;
-        for (j, x) in v.iter().enumerate() {
-            let i = first + j as u64;
+        // Values are read twice (to sum, then to scan) rather than kept in registers,
+        // which 32 `u64`s per thread would overflow.
+        let mut s = 0u64;
+        for j in 0..ITEMS {
+            let i = first + j;
             if i < hi {
-                unsafe { *dst.add(i as usize) = run };
+                s += unsafe { *src.add(i as usize) };
             }
-            run += x;
+        }
+        let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
+        let (excl, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
+        let mut run = base + excl;
+        for j in 0..ITEMS {
+            let i = first + j;
+            if i < hi {
+                // Read before write: in place, each value is read by its own thread only.
+                let x = unsafe { *src.add(i as usize) };
+                unsafe { *dst.add(i as usize) = run };
+                run += x;
+            }
         }
         if gpu::thread_idx() == 0 && b + 1 == gpu::grid_dim() as u64 {
             unsafe { *dst.add(n as usize) = base + total };

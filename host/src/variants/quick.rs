@@ -6,11 +6,10 @@
 //!
 //! Also exposes the level machinery as a standalone three-way [`partition`].
 use cudarc::driver::sys::CUfunction_attribute;
-use kernels::naive;
 use kernels::quick::{
-    FinishEntry, PARTITION_HEADER_WORDS, SAMPLES, blocks_for, copy_back, default_max_depth, items_per_thread, mix64,
-    plan_children, scatter_smem_bytes, small_max,
+    FinishEntry, SAMPLES, blocks_for, copy_back, default_max_depth, items_per_thread, mix64, plan_children, small_max,
 };
+use kernels::{naive, scan};
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
@@ -20,9 +19,9 @@ use crate::{Element, Order, SortOptions, launch};
 
 /// Threads per block of [`partition`] and of the finishing sorts.
 const BLOCK: u32 = 256;
-/// Shared memory of the count kernel: the block's segment index and the block scan's
-/// slots.
-const COUNT_SMEM: u32 = PARTITION_HEADER_WORDS as u32 * 8;
+/// Shared memory of the count and scatter kernels: the block's segment index and the
+/// block scan's slots.
+const PARTITION_SMEM: u32 = 8 + scan::SMEM_BYTES;
 
 /// Sizes of the three parts written by [`partition`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,7 +115,6 @@ pub fn sort_with_max_depth<T: Element>(
 struct Workspace<T> {
     block: u32,
     tile: u64,
-    scatter_smem: u32,
     /// Segment table (`kernels::quick::SegTable` layout).
     table: DeviceBuffer<u64>,
     pivots: DeviceBuffer<T>,
@@ -135,14 +133,9 @@ impl<T: Element> Workspace<T> {
         let tile = block as u64 * items_per_thread(size_of::<T>()) as u64;
         let max_segs = (n / (small_max(size_of::<T>()) + 1)).max(1);
         let max_blocks = n.div_ceil(tile) + max_segs;
-        let scatter_smem = scatter_smem_bytes(tile, size_of::<T>()) as u32;
-        if scatter_smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(&kernel_name::<T>("quick_scatter"), scatter_smem)?;
-        }
         Ok(Workspace {
             block,
             tile,
-            scatter_smem,
             table: gpu.alloc((3 * max_segs + 1) as usize)?,
             pivots: gpu.alloc(max_segs as usize)?,
             counts: gpu.alloc((2 * max_blocks + 1) as usize)?,
@@ -179,12 +172,11 @@ impl<T: Element> Workspace<T> {
             let cfg = blocks(nseg, SAMPLES, SAMPLES * size_of::<T>() as u32)?;
             launch!(gpu, kernel_name::<T>("quick_pivots"), cfg, &src, &table, &nseg, &pivots, &desc, &salt)?;
         }
-        let cfg = blocks(nblocks, self.block, COUNT_SMEM)?;
+        let cfg = blocks(nblocks, self.block, PARTITION_SMEM)?;
         launch!(gpu, kernel_name::<T>("quick_count"), cfg, &src, &table, &nseg, &pivots, &counts, &nblocks, &desc)?;
         // SAFETY: `counts` holds 2 * nblocks + 1 values (Workspace::new's bound).
         unsafe { exclusive_scan_u64_raw(gpu, counts, 2 * nblocks)? };
         let seg_counts = self.seg_counts.ptr();
-        let cfg = blocks(nblocks, self.block, self.scatter_smem)?;
         launch!(
             gpu,
             kernel_name::<T>("quick_scatter"),
