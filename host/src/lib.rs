@@ -24,6 +24,8 @@ mod error;
 pub mod inputs;
 mod key_type;
 pub mod measure;
+pub mod report;
+pub mod scan;
 mod sorter;
 pub mod variants;
 pub mod verify;

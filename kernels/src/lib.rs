@@ -14,6 +14,8 @@
 
 pub mod key;
 pub mod naive;
+pub mod quick;
+pub mod scan;
 pub mod search;
 
 pub mod bitonic;

@@ -6,6 +6,7 @@ use crate::{Element, SortOptions};
 
 pub mod launch;
 pub mod naive;
+pub mod quick;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -18,6 +19,10 @@ pub enum Variant {
     /// binary search in the neighbouring chunk. Stable.
     #[default]
     Naive,
+    /// GPU quicksort (Cederman and Tsigas; the UPC report's counters done right):
+    /// three-way partitions of all segments per level around sampled medians, block
+    /// offsets by a device scan, short segments sorted in shared memory. Unstable.
+    Quick,
     /// Pisa: bottom-up merge sort, each thread merging whole slices of width 2^p with a
     /// sequential merge (few busy threads in late passes, one in the last). Stable.
     Bottomup,
@@ -31,15 +36,27 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in the order the CLI lists them.
-    pub const ALL: &'static [Variant] = &[Variant::Naive, Variant::Bottomup, Variant::Blockmerge, Variant::Bitonic];
+    pub const ALL: &'static [Variant] =
+        &[Variant::Naive, Variant::Quick, Variant::Bottomup, Variant::Blockmerge, Variant::Bitonic];
 
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
+            Variant::Quick => "quick",
             Variant::Bottomup => "bottomup",
             Variant::Blockmerge => "blockmerge",
             Variant::Bitonic => "bitonic",
+        }
+    }
+
+    /// Largest number of elements the variant accepts; longer inputs are refused with
+    /// [`crate::Error::BadArgument`] before anything is launched.
+    pub fn max_len(self) -> u64 {
+        match self {
+            Variant::Naive | Variant::Quick => u64::MAX,
+            // 64-bit indices throughout; launch limits are reported as errors.
+            Variant::Bottomup | Variant::Blockmerge | Variant::Bitonic => u64::MAX,
         }
     }
 
@@ -47,6 +64,7 @@ impl Variant {
     pub fn is_stable(self) -> bool {
         match self {
             Variant::Naive => true,
+            Variant::Quick => false,
             Variant::Bottomup | Variant::Blockmerge => true,
             Variant::Bitonic => false,
         }
@@ -70,11 +88,20 @@ impl std::str::FromStr for Variant {
 }
 
 pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    if buf.len() as u64 > opts.variant.max_len() {
+        return Err(crate::Error::BadArgument(format!(
+            "variant {} sorts at most {} elements; got {}",
+            opts.variant,
+            opts.variant.max_len(),
+            buf.len()
+        )));
+    }
     if buf.len() <= 1 {
         return Ok(());
     }
     match opts.variant {
         Variant::Naive => naive::sort(gpu, buf, opts),
+        Variant::Quick => quick::sort(gpu, buf, opts),
         Variant::Bottomup => bottomup::sort(gpu, buf, opts),
         Variant::Blockmerge => blockmerge::sort(gpu, buf, opts),
         Variant::Bitonic => bitonic::sort(gpu, buf, opts),

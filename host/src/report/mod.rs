@@ -1,0 +1,2 @@
+//! Output of measurements: charts (SVG). Tables and CSV/JSON writers live beside.
+pub mod chart;
