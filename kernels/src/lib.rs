@@ -15,6 +15,7 @@
 pub mod key;
 pub mod naive;
 pub mod search;
+pub mod shared_merge;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
