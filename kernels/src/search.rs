@@ -18,16 +18,35 @@ pub trait Index:
 {
     const ZERO: Self;
     const ONE: Self;
+    fn from_u32(v: u32) -> Self;
+    /// The low 32 bits (for values known to fit, such as a chunk length).
+    fn low_u32(self) -> u32;
 }
 
 impl Index for u32 {
     const ZERO: u32 = 0;
     const ONE: u32 = 1;
+    #[inline(always)]
+    fn from_u32(v: u32) -> u32 {
+        v
+    }
+    #[inline(always)]
+    fn low_u32(self) -> u32 {
+        self
+    }
 }
 
 impl Index for u64 {
     const ZERO: u64 = 0;
     const ONE: u64 = 1;
+    #[inline(always)]
+    fn from_u32(v: u32) -> u64 {
+        v as u64
+    }
+    #[inline(always)]
+    fn low_u32(self) -> u32 {
+        self as u32
+    }
 }
 
 /// Number of leading elements of the sorted sequence `at(0..len)` that are `< key`
@@ -62,6 +81,24 @@ pub fn count_less_eq<I: Index, B: Ord + Copy>(len: I, key: B, at: impl Fn(I) -> 
     lo
 }
 
+/// [`count_less_eq`] when `or_equal`, else [`count_less`], in one loop: threads of a
+/// warp that need different ones run the same instructions instead of diverging into
+/// both loops in turn (the price is one more comparison per step).
+#[inline(always)]
+pub fn count_before<I: Index, B: Ord + Copy>(len: I, key: B, or_equal: bool, at: impl Fn(I) -> B) -> I {
+    let (mut lo, mut hi) = (I::ZERO, len);
+    while lo < hi {
+        let mid = lo + ((hi - lo) >> 1);
+        let v = at(mid);
+        if v < key || (or_equal && v == key) {
+            lo = mid + I::ONE;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -85,6 +122,8 @@ mod tests {
                 let less_eq = v.iter().filter(|&&x| x <= key).count() as u64;
                 assert_eq!(count_less(len, key, at), less, "{v:?} {key}");
                 assert_eq!(count_less_eq(len, key, at), less_eq, "{v:?} {key}");
+                assert_eq!(count_before(len, key, false, at), less, "{v:?} {key}");
+                assert_eq!(count_before(len as u32, key, true, |j| v[j as usize]) as u64, less_eq, "{v:?} {key}");
             }
         }
     }

@@ -21,51 +21,55 @@
 //! thread by thread on the CPU, the way the GPU runs them. Indices inside a tile or a
 //! shared-memory chunk are `u32` (a chunk that fits in shared memory has far fewer
 //! than 2^32 elements); positions in the array are `u64`.
-use crate::naive::{merge_target, pass_count};
-use crate::search::{count_less, count_less_eq};
+use crate::naive::pass_count;
+use crate::search::{Index, count_before, count_less, count_less_eq};
 
 /// Elements of the tile (or chunk) of width `width` that starts at `start`: `width`
 /// except for the last, partial one. `start < n` is assumed.
 #[inline(always)]
-pub fn tile_len(n: u64, start: u64, width: u32) -> u32 {
+pub fn tile_len<I: Index>(n: I, start: I, width: u32) -> u32 {
     let rest = n - start;
-    if rest < width as u64 { rest as u32 } else { width }
+    if rest < I::from_u32(width) { rest.low_u32() } else { width }
 }
 
 /// Destination, inside an `m`-element tile, of the element at `t` during the block
 /// sort's pass with chunks of width `1 << log_chunk`; `at` reads the tile's order bits
-/// from shared memory. The same stable rank merge as `naive`, in tile coordinates.
+/// from shared memory. The stable rank merge of `naive`, in 32-bit tile coordinates,
+/// and without divergence: with chunks narrower than a warp, a warp holds left and
+/// right chunks, whose two kinds of search would otherwise run one after the other.
 #[inline(always)]
 pub fn block_sort_target<B: Ord + Copy>(t: u32, m: u32, log_chunk: u32, at: impl Fn(u32) -> B) -> u32 {
-    merge_target(t, m, log_chunk, at)
+    let p = ChunkPass::<u32>::new(t >> log_chunk, m, log_chunk);
+    p.target_branch_free(t - p.own_start, at(t), |j| at(p.partner_start + j))
 }
 
-/// What one block of a chunk pass works on: its own chunk and that chunk's partner in
-/// the merge (the odd neighbour of an even chunk, the even neighbour of an odd one).
+/// A chunk of one merge pass and that chunk's partner (the odd neighbour of an even
+/// chunk, the even neighbour of an odd one). `I` indexes the array: `u64` for global
+/// memory, `u32` inside a tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkPass {
+pub struct ChunkPass<I> {
     /// Start of the merged pair (the even chunk), where the output range begins.
-    pub pair_start: u64,
-    pub own_start: u64,
+    pub pair_start: I,
+    pub own_start: I,
     pub own_len: u32,
-    pub partner_start: u64,
+    pub partner_start: I,
     /// 0 for an even chunk without partner (the last, when the chunk count is odd):
     /// its elements stay where they are.
     pub partner_len: u32,
-    /// Whether the block's own chunk is the odd (right) one of the pair.
+    /// Whether the own chunk is the odd (right) one of the pair.
     pub odd: bool,
 }
 
-impl ChunkPass {
-    /// The work of block `chunk_idx` in the pass that merges chunk pairs of width
-    /// `1 << log_chunk` of an `n`-element array (`chunk_idx << log_chunk < n`).
+impl<I: Index> ChunkPass<I> {
+    /// Chunk `chunk_idx` of the pass that merges chunk pairs of width `1 << log_chunk`
+    /// of an `n`-element array (`chunk_idx << log_chunk < n`, `log_chunk < 32`).
     #[inline(always)]
-    pub fn new(chunk_idx: u64, n: u64, log_chunk: u32) -> ChunkPass {
+    pub fn new(chunk_idx: I, n: I, log_chunk: u32) -> ChunkPass<I> {
         let width = 1u32 << log_chunk;
-        let odd = chunk_idx & 1 == 1;
+        let odd = chunk_idx & I::ONE == I::ONE;
         let own_start = chunk_idx << log_chunk;
-        let pair_start = (chunk_idx & !1) << log_chunk;
-        let partner_start = if odd { pair_start } else { own_start + width as u64 };
+        let pair_start = (chunk_idx - (chunk_idx & I::ONE)) << log_chunk;
+        let partner_start = if odd { pair_start } else { own_start + I::from_u32(width) };
         // Only the right chunk can be short or missing: the left one of a pair always
         // lies wholly before a later chunk.
         let partner_len = if partner_start < n { tile_len(n, partner_start, width) } else { 0 };
@@ -74,15 +78,30 @@ impl ChunkPass {
 
     /// Destination in the array of the own chunk's element `local` (key bits `key`);
     /// `partner(j)` reads the partner chunk's `j`-th order bits (from shared memory).
+    /// For callers whose threads of a warp share one chunk (a chunk pass).
     ///
     /// Stability, as in `naive`: a left element counts the partner's keys strictly
     /// below its own, a right element those below or equal.
     #[inline(always)]
-    pub fn target<B: Ord + Copy>(&self, local: u32, key: B, partner: impl Fn(u32) -> B) -> u64 {
+    pub fn target<B: Ord + Copy>(&self, local: u32, key: B, partner: impl Fn(u32) -> B) -> I {
         let len = self.partner_len;
         let other = if self.odd { count_less_eq(len, key, partner) } else { count_less(len, key, partner) };
-        self.pair_start + (local + other) as u64
+        self.pair_start + I::from_u32(local + other)
     }
+
+    /// [`ChunkPass::target`] with one search loop for left and right chunks, for
+    /// callers whose warps mix both.
+    #[inline(always)]
+    pub fn target_branch_free<B: Ord + Copy>(&self, local: u32, key: B, partner: impl Fn(u32) -> B) -> I {
+        self.pair_start + I::from_u32(local + count_before(self.partner_len, key, self.odd, partner))
+    }
+}
+
+/// Dynamic shared memory of the block sort for `block` threads and keys of
+/// `key_bytes`: two buffers (ping-pong) of `block` keys, then two of `block` `u32`
+/// tile positions. Keys first, so the positions stay 4-byte aligned.
+pub fn block_sort_smem_bytes(block: u32, key_bytes: u32) -> u64 {
+    2 * block as u64 * (key_bytes as u64 + 4)
 }
 
 /// Largest `k` with a chunk of `2^k` keys of `key_bytes` bytes fitting in
@@ -116,10 +135,11 @@ impl Plan {
         Plan { block_passes, chunk_passes: block_passes..chunk_end, global_passes: chunk_end..total }
     }
 
-    /// Passes that read one buffer and write the other (all but the in-place block
-    /// sort); their parity says where the result ends.
-    pub fn ping_pong_passes(&self) -> u32 {
-        self.chunk_passes.len() as u32 + self.global_passes.len() as u32
+    /// Kernel launches, each reading one buffer and writing the other: the block
+    /// sort, then one per chunk or global pass. Their parity says where the result
+    /// ends.
+    pub fn launches(&self) -> u32 {
+        1 + self.chunk_passes.len() as u32 + self.global_passes.len() as u32
     }
 }
 
@@ -129,9 +149,10 @@ mod entry {
     use crate::gpu;
     use crate::key::SortKey;
 
-    /// The block sort, in place (`src` may equal `dst`: a block reads its whole tile
-    /// before a barrier and writes only its own tile). Shared memory: two buffers of
-    /// `block_dim` elements.
+    /// The block sort (`src` != `dst`). Shared memory holds order
+    /// bits and tile positions ([`super::block_sort_smem_bytes`]), not elements: a
+    /// search step then reads one key with no conversion, and an element of any size
+    /// moves once, in the final gather.
     #[inline(always)]
     unsafe fn block_sort<T: SortKey>(src: *const T, dst: *mut T, n: u64, descending: u32) {
         let desc = descending != 0;
@@ -139,10 +160,12 @@ mod entry {
         let start = gpu::block_idx() as u64 * b as u64;
         let m = tile_len(n, start, b);
         unsafe {
-            let mut cur = gpu::dyn_smem::<T>();
-            let mut next = cur.add(b as usize);
+            let keys = gpu::dyn_smem::<T::Bits>();
+            let pos = keys.add(2 * b as usize) as *mut u32;
+            let (mut cur, mut next) = (0usize, b as usize);
             if t < m {
-                *cur.add(t as usize) = *src.add((start + t as u64) as usize);
+                *keys.add(t as usize) = (*src.add((start + t as u64) as usize)).ord_bits(desc);
+                *pos.add(t as usize) = t;
             }
             gpu::sync_threads();
             // `m` is the same for the whole block, so every thread runs the same number
@@ -150,18 +173,23 @@ mod entry {
             let mut log_chunk = 0;
             while (1u32 << log_chunk) < m {
                 if t < m {
-                    let c = cur;
-                    let to = block_sort_target(t, m, log_chunk, |j| (*c.add(j as usize)).ord_bits(desc));
-                    *next.add(to as usize) = *cur.add(t as usize);
+                    let k = keys.add(cur);
+                    let to = block_sort_target(t, m, log_chunk, |j| *k.add(j as usize)) as usize;
+                    *keys.add(next + to) = *k.add(t as usize);
+                    *pos.add(next + to) = *pos.add(cur + t as usize);
                 }
-                // One barrier per pass suffices: the next pass writes the buffer this
-                // one read, and every read of it happened before this barrier.
+                // One barrier per pass suffices: the next pass writes the buffers this
+                // one read, and every read of them happened before this barrier.
                 gpu::sync_threads();
                 core::mem::swap(&mut cur, &mut next);
                 log_chunk += 1;
             }
+            // Gather: thread `t` fetches the element that sorts to `t`. (Out of place:
+            // in place, each thread would have to hold its element across a barrier,
+            // and LLVM keeps an `Entity` held so in local memory.)
             if t < m {
-                *dst.add((start + t as u64) as usize) = *cur.add(t as usize);
+                let from = *pos.add(cur + t as usize);
+                *dst.add((start + t as u64) as usize) = *src.add((start + from as u64) as usize);
             }
         }
     }
@@ -174,9 +202,21 @@ mod entry {
         let p = ChunkPass::new(gpu::block_idx() as u64, n, log_chunk);
         unsafe {
             let keys = gpu::dyn_smem::<T::Bits>();
+            // Four partner keys per step, all loaded before the first is stored (the
+            // compiler may not reorder them: it can't tell shared from global memory),
+            // so their latencies overlap.
+            let key_at = |j: u32| (*src.add((p.partner_start + j as u64) as usize)).ord_bits(desc);
             let mut j = t;
+            while j + 3 * b < p.partner_len {
+                let k = [key_at(j), key_at(j + b), key_at(j + 2 * b), key_at(j + 3 * b)];
+                *keys.add(j as usize) = k[0];
+                *keys.add((j + b) as usize) = k[1];
+                *keys.add((j + 2 * b) as usize) = k[2];
+                *keys.add((j + 3 * b) as usize) = k[3];
+                j += 4 * b;
+            }
             while j < p.partner_len {
-                *keys.add(j as usize) = (*src.add((p.partner_start + j as u64) as usize)).ord_bits(desc);
+                *keys.add(j as usize) = key_at(j);
                 j += b;
             }
             gpu::sync_threads();
@@ -187,8 +227,8 @@ mod entry {
                 let i = (p.own_start + local as u64) as usize;
                 let to = p.target(local, (*src.add(i)).ord_bits(desc), |j| *keys.add(j as usize));
                 // The element is read again after the search (a cache hit) rather than
-                // held across it: holding an `Entity` across the search loop made LLVM
-                // keep it in local memory.
+                // held across it: LLVM keeps the non-key part of a held `Entity` in
+                // local memory.
                 *dst.add(to as usize) = *src.add(i);
                 local += b;
             }
@@ -221,6 +261,7 @@ mod entry {
 mod tests {
     extern crate std;
     use super::*;
+    use crate::naive::merge_target;
     use std::vec::Vec;
 
     /// An element with its input position: sorting by `.0` only, stability shows in `.1`.
@@ -231,27 +272,35 @@ mod tests {
         if desc { !e.0 } else { e.0 }
     }
 
-    /// The block sort, block by block and pass by pass: every thread of a pass reads
-    /// the current shared buffer, then (after the barrier) the next pass reads what
-    /// they wrote.
-    fn block_sort(v: &mut [El], block: u32, desc: bool) {
-        let n = v.len() as u64;
+    /// The block sort, block by block and pass by pass, as the kernel runs it: keys
+    /// and tile positions in "shared memory"; every thread of a pass reads the current
+    /// buffers, then (after the barrier) the next pass reads what they wrote; finally
+    /// each thread gathers the element that sorts to its slot.
+    fn block_sort(src: &[El], block: u32, desc: bool) -> Vec<El> {
+        let n = src.len() as u64;
+        let mut dst = std::vec![(u32::MAX, usize::MAX); src.len()];
         for start in (0..n).step_by(block as usize) {
             let m = tile_len(n, start, block);
-            let mut cur: Vec<El> = v[start as usize..][..m as usize].to_vec();
+            let tile = &src[start as usize..][..m as usize];
+            let mut keys: Vec<u32> = tile.iter().map(|e| bits(e, desc)).collect();
+            let mut pos: Vec<u32> = (0..m).collect();
             let mut log_chunk = 0;
             while (1u32 << log_chunk) < m {
-                let mut next = std::vec![(u32::MAX, usize::MAX); m as usize];
+                let (mut next_keys, mut next_pos) = (std::vec![0; m as usize], std::vec![u32::MAX; m as usize]);
                 for t in 0..m {
-                    let to = block_sort_target(t, m, log_chunk, |j| bits(&cur[j as usize], desc));
-                    assert_eq!(next[to as usize].1, usize::MAX, "two threads wrote slot {to}");
-                    next[to as usize] = cur[t as usize];
+                    let to = block_sort_target(t, m, log_chunk, |j| keys[j as usize]) as usize;
+                    assert_eq!(to, merge_target(t, m, log_chunk, |j| keys[j as usize]) as usize);
+                    assert_eq!(next_pos[to], u32::MAX, "two threads wrote slot {to}");
+                    (next_keys[to], next_pos[to]) = (keys[t as usize], pos[t as usize]);
                 }
-                cur = next;
+                (keys, pos) = (next_keys, next_pos);
                 log_chunk += 1;
             }
-            v[start as usize..][..m as usize].copy_from_slice(&cur);
+            for t in 0..m {
+                dst[(start + t as u64) as usize] = tile[pos[t as usize] as usize];
+            }
         }
+        dst
     }
 
     /// One chunk pass: per block, the partner's keys go to "shared memory", then the
@@ -293,7 +342,7 @@ mod tests {
     /// A whole sort as the host launcher schedules it.
     fn simulate(mut v: Vec<El>, block: u32, chunk_pass_end: u32, desc: bool) -> Vec<El> {
         let plan = Plan::new(v.len() as u64, block.trailing_zeros(), chunk_pass_end);
-        block_sort(&mut v, block, desc);
+        v = block_sort(&v, block, desc);
         for k in plan.chunk_passes {
             v = chunk_pass(&v, block, k, desc);
         }
@@ -354,18 +403,18 @@ mod tests {
     #[test]
     fn chunk_pass_geometry() {
         // n = 10, chunks of 4: [0,4) [4,8) [8,10) and no partner for the last.
-        let p = ChunkPass::new(1, 10, 2);
+        let p = ChunkPass::new(1u64, 10, 2);
         assert_eq!(
             (p.pair_start, p.own_start, p.own_len, p.partner_start, p.partner_len, p.odd),
             (0, 4, 4, 0, 4, true)
         );
-        let p = ChunkPass::new(0, 6, 2);
+        let p = ChunkPass::new(0u32, 6, 2);
         assert_eq!((p.own_len, p.partner_start, p.partner_len, p.odd), (4, 4, 2, false));
-        let p = ChunkPass::new(2, 10, 2);
+        let p = ChunkPass::new(2u64, 10, 2);
         assert_eq!((p.pair_start, p.own_len, p.partner_len), (8, 2, 0));
         assert_eq!(p.target(1, 5u32, |_| unreachable!()), 9);
         // Indices past 2^32 stay exact.
-        let p = ChunkPass::new((1 << 30) + 1, 1 << 44, 12);
+        let p = ChunkPass::new((1u64 << 30) + 1, 1 << 44, 12);
         assert_eq!((p.pair_start, p.own_start, p.partner_start), (1 << 42, (1 << 42) + 4096, 1 << 42));
     }
 
@@ -379,7 +428,8 @@ mod tests {
         // Small n: the block sort does everything.
         assert_eq!(Plan::new(200, 8, 14), Plan { block_passes: 8, chunk_passes: 8..8, global_passes: 8..8 });
         assert_eq!(Plan::new(2, 8, 14), Plan { block_passes: 1, chunk_passes: 1..1, global_passes: 1..1 });
-        assert_eq!(Plan::new(257, 8, 14).ping_pong_passes(), 1);
+        assert_eq!(Plan::new(257, 8, 14).launches(), 2);
+        assert_eq!(Plan::new(1 << 24, 8, 14).launches(), 17);
         // A budget below one block: no chunk pass.
         assert_eq!(Plan::new(n, 8, 3), Plan { block_passes: 8, chunk_passes: 8..8, global_passes: 8..24 });
     }

@@ -1,7 +1,7 @@
 //! `sm8`, `sm9`, `sm`: the Catania report's shared-memory merge sorts (sections
-//! 3.3-3.4), for any `n`. All three start with the in-place block sort (every pass
-//! with chunks narrower than the block, in shared memory), then ping-pong between the
-//! data and one scratch buffer:
+//! 3.3-3.4), for any `n`. All three start with the block sort (every pass with chunks
+//! narrower than the block, in shared memory); each launch reads one of the data and
+//! a scratch buffer and writes the other:
 //!
 //! * `sm8`: the remaining passes are `naive`'s global passes (with the report's block
 //!   size 256 that is after 8 shared passes; with 512, after 9).
@@ -11,7 +11,7 @@
 //!   width whose keys fit in [`smem_budget`], then global passes.
 //!
 //! The pass layout is [`kernels::shared_merge::Plan`], tested on the host.
-use kernels::shared_merge::{Plan, max_chunk_log};
+use kernels::shared_merge::{Plan, block_sort_smem_bytes, max_chunk_log};
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
@@ -65,34 +65,36 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     let desc = opts.order.is_descending() as u32;
     let plan = plan::<T>(gpu, n, block, strategy)?;
 
-    let kernel = kernel_name::<T>("sm_block_sort");
-    let smem = smem_for(gpu, &kernel, 2 * block as u64 * size_of::<T>() as u64)?;
-    let cfg = one_thread_per_item(n, block, smem)?;
-    let data = buf.ptr();
-    launch!(gpu, kernel, cfg, &data, &data, &n, &desc)?;
-    if plan.ping_pong_passes() == 0 {
-        return Ok(());
-    }
-
     let scratch = gpu.alloc::<T>(buf.len())?;
     let mut src_dst = (buf.ptr(), scratch.ptr());
-    let chunk_kernel = kernel_name::<T>("sm_chunk_pass");
+    let mut next = || {
+        let (src, dst) = src_dst;
+        src_dst = (dst, src);
+        (src, dst)
+    };
+
+    let kernel = kernel_name::<T>("sm_block_sort");
+    let smem = smem_for(gpu, &kernel, block_sort_smem_bytes(block, size_of::<T::Bits>() as u32))?;
+    let cfg = one_thread_per_item(n, block, smem)?;
+    let (src, dst) = next();
+    launch!(gpu, kernel, cfg, &src, &dst, &n, &desc)?;
+
+    let kernel = kernel_name::<T>("sm_chunk_pass");
     for log_chunk in plan.chunk_passes.clone() {
         let width = 1u64 << log_chunk;
-        let smem = smem_for(gpu, &chunk_kernel, width * size_of::<T::Bits>() as u64)?;
+        let smem = smem_for(gpu, &kernel, width * size_of::<T::Bits>() as u64)?;
         let cfg = blocks(n.div_ceil(width), block, smem)?;
-        let (src, dst) = src_dst;
-        launch!(gpu, chunk_kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
-        src_dst = (dst, src);
+        let (src, dst) = next();
+        launch!(gpu, kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
     }
-    let global_kernel = kernel_name::<T>("naive_merge_pass");
+
+    let kernel = kernel_name::<T>("naive_merge_pass");
     let cfg = one_thread_per_item(n, block, 0)?;
     for log_chunk in plan.global_passes.clone() {
-        let (src, dst) = src_dst;
-        launch!(gpu, global_kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
-        src_dst = (dst, src);
+        let (src, dst) = next();
+        launch!(gpu, kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
     }
-    if plan.ping_pong_passes() % 2 == 1 {
+    if plan.launches() % 2 == 1 {
         buf.copy_from_device(gpu, &scratch)?;
     }
     drop(scratch);
