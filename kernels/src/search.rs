@@ -90,9 +90,7 @@ pub fn count_before<I: Index, B: Ord + Copy>(len: I, key: B, or_equal: bool, at:
     while lo < hi {
         let mid = lo + ((hi - lo) >> 1);
         let v = at(mid);
-        // `|` and `&`, not `||` and `&&`: no short-circuit branch for the warp to
-        // diverge on.
-        if (v < key) | (or_equal & (v == key)) {
+        if v < key || (or_equal && v == key) {
             lo = mid + I::ONE;
         } else {
             hi = mid;

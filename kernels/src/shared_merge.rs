@@ -206,12 +206,6 @@ mod entry {
             // compiler may not reorder them: it can't tell shared from global memory),
             // so their latencies overlap.
             let key_at = |j: u32| (*src.add((p.partner_start + j as u64) as usize)).ord_bits(desc);
-            // Each thread's first own key is loaded before the partner's keys, so
-            // the two global round trips overlap instead of following each other
-            // (`own_len >= 1`: clamped loads stay in the chunk).
-            let last = p.own_len - 1;
-            let own_key = |local: u32| (*src.add((p.own_start + local.min(last) as u64) as usize)).ord_bits(desc);
-            let mut key = own_key(t);
             let mut j = t;
             while j + 3 * b < p.partner_len {
                 let k = [key_at(j), key_at(j + b), key_at(j + 2 * b), key_at(j + 3 * b)];
@@ -230,14 +224,13 @@ mod entry {
             // resident blocks hide each sub-chunk's global-load latency.
             let mut local = t;
             while local < p.own_len {
-                let to = p.target(local, key, |j| *keys.add(j as usize));
+                let i = (p.own_start + local as u64) as usize;
+                let to = p.target(local, (*src.add(i)).ord_bits(desc), |j| *keys.add(j as usize));
                 // The element is read again after the search (a cache hit) rather than
                 // held across it: LLVM keeps the non-key part of a held `Entity` in
                 // local memory.
-                let i = (p.own_start + local as u64) as usize;
                 *dst.add(to as usize) = *src.add(i);
                 local += b;
-                key = own_key(local);
             }
         }
     }
