@@ -17,6 +17,7 @@ pub mod naive;
 pub mod quick;
 pub mod scan;
 pub mod search;
+pub mod shared_merge;
 
 pub mod bitonic;
 pub mod blockmerge;

@@ -5,23 +5,24 @@
 //! Unlike the report, any `n` works: the last pair may be incomplete (a short right
 //! chunk, or a left chunk with no partner, which is copied through). Chunk widths are
 //! powers of two, passed as `log2`, so the index math needs no 64-bit division.
-use crate::search::{count_less, count_less_eq};
+use crate::search::{Index, count_less, count_less_eq};
 
 /// Destination of element `i` in the pass that merges chunk pairs of width
-/// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`.
+/// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`. Generic
+/// over the index type so that a tile in shared memory can use 32-bit arithmetic.
 ///
 /// Stability: an element of the left (even) chunk counts the right chunk's elements
 /// strictly below its key, one of the right (odd) chunk those below *or equal*, so
 /// equal keys keep their input order.
 #[inline(always)]
-pub fn merge_target<B: Ord + Copy>(i: u64, n: u64, log_chunk: u32, at: impl Fn(u64) -> B) -> u64 {
-    let chunk = 1u64 << log_chunk;
+pub fn merge_target<I: Index, B: Ord + Copy>(i: I, n: I, log_chunk: u32, at: impl Fn(I) -> B) -> I {
+    let chunk = I::ONE << log_chunk;
     let chunk_idx = i >> log_chunk;
-    let odd = chunk_idx & 1;
+    let odd = chunk_idx & I::ONE;
     let pair_start = (chunk_idx - odd) << log_chunk;
     let rank_in_own = i - (chunk_idx << log_chunk);
     let key = at(i);
-    let other_rank = if odd == 0 {
+    let other_rank = if odd == I::ZERO {
         let other_start = pair_start + chunk;
         if other_start >= n {
             // Left chunk without a partner: already in place.

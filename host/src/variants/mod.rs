@@ -7,6 +7,7 @@ use crate::{Element, SortOptions};
 pub mod launch;
 pub mod naive;
 pub mod quick;
+pub mod shared;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -19,6 +20,15 @@ pub enum Variant {
     /// binary search in the neighbouring chunk. Stable.
     #[default]
     Naive,
+    /// Catania 3.4 `SM8`: passes with chunks narrower than the block run inside each
+    /// block in shared memory (8 passes at block size 256); the rest as `naive`. Stable.
+    Sm8,
+    /// Catania 3.4 `SM9`: `sm8` plus the pass with chunk == block in shared memory,
+    /// each block loading its neighbour tile's keys. Stable.
+    Sm9,
+    /// Catania 3.4 `SM`: `sm9` plus one block per chunk (walking its sub-chunks) for
+    /// every chunk whose keys fit in the device's shared memory per block. Stable.
+    Sm,
     /// GPU quicksort (Cederman and Tsigas; the UPC report's counters done right):
     /// three-way partitions of all segments per level around sampled medians, block
     /// offsets by a device scan, short segments sorted in shared memory. Unstable.
@@ -36,13 +46,24 @@ pub enum Variant {
 
 impl Variant {
     /// Every variant, in the order the CLI lists them.
-    pub const ALL: &'static [Variant] =
-        &[Variant::Naive, Variant::Quick, Variant::Bottomup, Variant::Blockmerge, Variant::Bitonic];
+    pub const ALL: &'static [Variant] = &[
+        Variant::Naive,
+        Variant::Sm8,
+        Variant::Sm9,
+        Variant::Sm,
+        Variant::Quick,
+        Variant::Bottomup,
+        Variant::Blockmerge,
+        Variant::Bitonic,
+    ];
 
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
+            Variant::Sm8 => "sm8",
+            Variant::Sm9 => "sm9",
+            Variant::Sm => "sm",
             Variant::Quick => "quick",
             Variant::Bottomup => "bottomup",
             Variant::Blockmerge => "blockmerge",
@@ -55,6 +76,7 @@ impl Variant {
     pub fn max_len(self) -> u64 {
         match self {
             Variant::Naive | Variant::Quick => u64::MAX,
+            Variant::Sm8 | Variant::Sm9 | Variant::Sm => u64::MAX,
             // 64-bit indices throughout; launch limits are reported as errors.
             Variant::Blockmerge | Variant::Bitonic => u64::MAX,
             // Correct at any size, but its last passes merge on a handful of threads:
@@ -68,6 +90,7 @@ impl Variant {
     pub fn is_stable(self) -> bool {
         match self {
             Variant::Naive => true,
+            Variant::Sm8 | Variant::Sm9 | Variant::Sm => true,
             Variant::Quick => false,
             Variant::Bottomup | Variant::Blockmerge => true,
             Variant::Bitonic => false,
@@ -105,6 +128,9 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
     }
     match opts.variant {
         Variant::Naive => naive::sort(gpu, buf, opts),
+        Variant::Sm8 => shared::sort(gpu, buf, opts, shared::Strategy::Sm8),
+        Variant::Sm9 => shared::sort(gpu, buf, opts, shared::Strategy::Sm9),
+        Variant::Sm => shared::sort(gpu, buf, opts, shared::Strategy::Sm),
         Variant::Quick => quick::sort(gpu, buf, opts),
         Variant::Bottomup => bottomup::sort(gpu, buf, opts),
         Variant::Blockmerge => blockmerge::sort(gpu, buf, opts),
