@@ -25,7 +25,11 @@ enum Command {
     /// Run, time and check one variant (the default when no subcommand is given).
     Run(RunArgs),
     /// List the variants, key types and distributions.
-    List,
+    List {
+        /// Print only the variant names, one per line (for scripts).
+        #[arg(long)]
+        names: bool,
+    },
     /// Time variants x types x sizes x distributions x block sizes; tables, CSV, JSON, SVG.
     Bench(cli::bench::BenchArgs),
     /// Sort a binary or text file of numbers into another file.
@@ -97,8 +101,8 @@ fn parse_count(s: &str) -> Result<usize, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::List) => {
-            list();
+        Some(Command::List { names }) => {
+            list(names);
             Ok(true)
         }
         Some(Command::Run(args)) => run(&args),
@@ -118,7 +122,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn list() {
+fn list(names_only: bool) {
+    if names_only {
+        Variant::ALL.iter().for_each(|v| println!("{v}"));
+        return;
+    }
     println!("variants:");
     for v in Variant::ALL {
         println!("  {:<12} {}", v.name(), if v.is_stable() { "stable" } else { "unstable" });

@@ -68,7 +68,7 @@ fn binary_sort_on_cpu_and_check_file() {
     cpu::reference_sort(&mut expect, Order::Descending);
     assert_eq!(format::read_binary::<u64>(&out).unwrap(), expect);
     let check = ok(&host(&["check-file", "--type", "u64", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
-    assert!(check.starts_with("ok: ordered (desc)"), "{check}");
+    assert!(check.starts_with("ok: 200001 elements, ordered (desc)"), "{check}");
     // The other order, and a file that lost an element, are caught.
     fails(&host(&["check-file", "--type", "u64", "-i", s(&inp), "-o", s(&out)]));
     format::write_file(&out, &expect[1..], Format::Binary).unwrap();

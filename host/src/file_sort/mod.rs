@@ -127,7 +127,9 @@ fn sort_file_typed<T: TextElement>(
         }
         None => opts.max_device_bytes.unwrap_or(u64::MAX),
     };
-    let chunk = chunk_len(size_of::<T>(), budget);
+    // Variants with a size limit get chunks within it, so any file size works.
+    let variant_limit = if sorter.gpu().is_some() { opts.sort.variant.max_len() } else { u64::MAX };
+    let chunk = chunk_len(size_of::<T>(), budget).min(variant_limit.clamp(1, usize::MAX as u64) as usize);
     let desc = opts.sort.order.is_descending();
 
     let mut runs: Vec<Vec<T>> = Vec::new();
