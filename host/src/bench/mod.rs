@@ -42,6 +42,10 @@ pub struct BenchPlan {
     pub check: bool,
     /// Variant the speed-up column compares with (default: the first one).
     pub baseline: Option<Variant>,
+    /// Once a configuration's median exceeds this many milliseconds, larger sizes of
+    /// the same variant, type, distribution and block size are skipped (keeps a wide
+    /// sweep from stalling on a slow variant).
+    pub max_sort_ms: Option<f64>,
 }
 
 impl BenchPlan {
@@ -71,6 +75,10 @@ impl BenchPlan {
     }
 }
 
+/// What identifies a series of results across sizes: variant, type, distribution and
+/// block size.
+type SeriesKey = (Option<Variant>, KeyType, Distribution, Option<u32>);
+
 /// One configuration's result.
 #[derive(Clone, Debug)]
 pub struct BenchRow {
@@ -83,8 +91,10 @@ pub struct BenchRow {
     pub block_size: Option<u32>,
     /// Input copies rotated (1 on the CPU).
     pub buffers: usize,
-    /// Times, or why the configuration failed.
+    /// Times, or why the configuration failed or was skipped.
     pub outcome: std::result::Result<Stats, String>,
+    /// Not run: a smaller size already took longer than [`BenchPlan::max_sort_ms`].
+    pub skipped: bool,
     /// `None` when not checked; `Some(Err(why))` when the output was wrong.
     pub check: Option<std::result::Result<(), String>>,
     /// Baseline median / this median, for the same type, size, distribution and
@@ -114,7 +124,12 @@ impl BenchRow {
     }
 
     fn failed(&self) -> bool {
-        self.outcome.is_err() || matches!(self.check, Some(Err(_)))
+        (self.outcome.is_err() && !self.skipped) || matches!(self.check, Some(Err(_)))
+    }
+
+    /// What identifies a series across sizes.
+    fn series_key(&self) -> SeriesKey {
+        (self.variant, self.key_type, self.dist, self.block_size)
     }
 
     fn same_config(&self, o: &BenchRow) -> bool {
@@ -152,12 +167,25 @@ pub fn run(sorter: &Sorter, plan: &BenchPlan, show_progress: bool) -> Result<Ben
     let per_input = if on_gpu { plan.variants.len() * plan.block_sizes.len() } else { 1 };
     let configs = plan.key_types.len() * plan.dists.len() * plan.sizes.len() * per_input;
     let sorts_per_config = (plan.timing.warmup + plan.timing.repeats.max(1)) as u64;
+    // Series (variant, type, dist, block) whose median passed `max_sort_ms`, and at which n.
+    let mut too_slow: Vec<(SeriesKey, usize)> = Vec::new();
     let mut progress = Progress::new(configs as u64 * sorts_per_config, show_progress);
-    let mut rows = Vec::with_capacity(configs);
+    let mut rows: Vec<BenchRow> = Vec::with_capacity(configs);
     for &kt in &plan.key_types {
         for &dist in &plan.dists {
             for &n in &plan.sizes {
-                crate::with_key_type!(kt, T => run_input::<T>(sorter, plan, kt, dist, n, &mut progress, &mut rows));
+                crate::with_key_type!(kt, T => run_input::<T>(sorter, plan, (kt, dist, n), &too_slow, &mut progress, &mut rows));
+                if let Some(limit) = plan.max_sort_ms {
+                    // Rows over the limit mark their series as too slow for larger n.
+                    let slow: Vec<usize> = rows
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| r.n == n && r.key_type == kt && r.dist == dist)
+                        .filter(|(_, r)| r.median_ms().is_some_and(|m| m > limit))
+                        .map(|(i, _)| i)
+                        .collect();
+                    too_slow.extend(slow.into_iter().map(|i| (rows[i].series_key(), n)));
+                }
             }
         }
     }
@@ -185,12 +213,12 @@ fn apply_speedups(rows: &mut [BenchRow], baseline: Variant) {
 fn run_input<T: Random + Element>(
     sorter: &Sorter,
     plan: &BenchPlan,
-    key_type: KeyType,
-    dist: Distribution,
-    n: usize,
+    (key_type, dist, n): (KeyType, Distribution, usize),
+    too_slow: &[(SeriesKey, usize)],
     progress: &mut Progress,
     rows: &mut Vec<BenchRow>,
 ) {
+    let sorts = (plan.timing.warmup + plan.timing.repeats.max(1)) as u64;
     progress.set_message(format!("generating {n} {key_type} {dist}"));
     let input: Vec<T> = inputs::generate(n, dist, plan.seed);
     let configs: Vec<(Option<Variant>, Option<u32>)> = match sorter.gpu() {
@@ -208,9 +236,18 @@ fn run_input<T: Random + Element>(
             block_size,
             buffers: 1,
             outcome: Err(String::new()),
+            skipped: false,
             check: None,
             speedup: None,
         };
+        if let Some((_, at)) = too_slow.iter().find(|(k, at)| *k == row.series_key() && *at < n) {
+            let limit = plan.max_sort_ms.unwrap_or_default();
+            row.outcome = Err(format!("skipped: median above {limit} ms at n = {}", size_label(*at)));
+            row.skipped = true;
+            progress.inc(sorts, None);
+            rows.push(row);
+            continue;
+        }
         let what = format!(
             "{} {key_type} n={n} {dist}{}",
             row.label(),
@@ -241,7 +278,7 @@ fn run_input<T: Random + Element>(
             Err(e) => row.outcome = Err(e.to_string()),
         }
         // Whatever the sort did not get to do still counts as done for the bar.
-        progress.inc(((timing.warmup + timing.repeats.max(1)) as u64).saturating_sub(ticks), None);
+        progress.inc(sorts.saturating_sub(ticks), None);
         let summary = match &row.outcome {
             Ok(s) => format!("{what}: {:.3} ms, {:.2} Gkeys/s", s.median_ms, measure::gkeys_per_s(n, s.median_ms)),
             Err(e) => format!("{what}: error: {e}"),
@@ -307,6 +344,7 @@ impl BenchReport {
                         },
                     ]);
                 }
+                Err(e) if r.skipped => cells.push(e.clone()),
                 Err(e) => cells.push(format!("error: {e}")),
             }
             t.push(cells);
@@ -352,6 +390,7 @@ impl BenchReport {
                             Some(Err(m)) => format!("FAILED: {m}").into(),
                         },
                     ),
+                    ("skipped", r.skipped.into()),
                     ("error", r.outcome.as_ref().err().cloned().into()),
                 ]
             })
@@ -452,6 +491,7 @@ mod tests {
             timing: TimingPlan { warmup: 1, repeats: 2, buffers: 0 },
             check: true,
             baseline: None,
+            max_sort_ms: None,
         }
     }
 
@@ -486,6 +526,7 @@ mod tests {
             block_size: Some(block),
             buffers: 1,
             outcome: ms.map(|m| Stats { median_ms: m, min_ms: m, max_ms: m }).ok_or_else(|| "failed".to_string()),
+            skipped: false,
             check: None,
             speedup: None,
         };
@@ -505,6 +546,19 @@ mod tests {
         assert_eq!(got, [Some(1.0), Some(4.0), Some(1.0), Some(2.0), None, None, None]);
         assert_eq!(rows[1].gkeys_per_s(), Some(100.0 / 2e-3 / 1e9));
         assert_eq!(rows[1].effective_gb_per_s(), Some(800.0 / 2e-3 / 1e9));
+    }
+
+    #[test]
+    fn slow_series_are_skipped_at_larger_sizes() {
+        let mut p = plan();
+        p.sizes = vec![1 << 12, 10, 1 << 14];
+        p.max_sort_ms = Some(0.0);
+        let report = run(&Sorter::cpu(), &p, false).unwrap();
+        // Every series passes 0 ms at its first size; only sizes above it are skipped.
+        let skipped: Vec<(usize, bool)> = report.rows.iter().take(3).map(|r| (r.n, r.skipped)).collect();
+        assert_eq!(skipped, [(1 << 12, false), (10, false), (1 << 14, true)]);
+        assert_eq!(report.failures(), 0);
+        assert!(report.table().render().contains("skipped: median above 0 ms at n = 2^12"));
     }
 
     #[test]

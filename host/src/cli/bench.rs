@@ -55,6 +55,10 @@ pub struct BenchArgs {
     /// Variant the speed-up column compares with (default: the first listed).
     #[arg(long)]
     baseline: Option<String>,
+    /// Skip larger sizes of a variant (per type, distribution and block size) once its
+    /// median time exceeds this many milliseconds.
+    #[arg(long, value_name = "MS")]
+    max_sort_ms: Option<f64>,
     /// Verify every configuration's output (order, permutation, promised stability).
     #[arg(long)]
     check: bool,
@@ -95,6 +99,7 @@ pub fn bench(args: &BenchArgs) -> host::Result<bool> {
         timing: TimingPlan { warmup: args.warmup, repeats: args.repeat.max(1), buffers: args.buffers },
         check: args.check,
         baseline,
+        max_sort_ms: args.max_sort_ms,
     };
     plan.baseline()?;
     match sorter.gpu() {

@@ -146,8 +146,9 @@ fn sort_file_typed<T: TextElement>(
             let mut reader = format::BinaryReader::<T>::open(input, chunk)?;
             let n = reader.remaining();
             progress(&format!(
-                "reading and sorting {n} {} in chunks of up to {chunk} on {}",
+                "reading and sorting {n} {} in chunks of up to {} on {}",
                 T::NAME,
+                chunk.min(n),
                 sorter.backend()
             ));
             // The reader thread fetches chunk i + 1 while chunk i is being sorted.
@@ -174,9 +175,10 @@ fn sort_file_typed<T: TextElement>(
             let mut data = format::read_text::<T>(input)?;
             read_s = t.elapsed().as_secs_f64();
             progress(&format!(
-                "read {} {} in {read_s:.2} s; sorting in chunks of up to {chunk} on {}",
+                "read {} {} in {read_s:.2} s; sorting in chunks of up to {} on {}",
                 data.len(),
                 T::NAME,
+                chunk.min(data.len()),
                 sorter.backend()
             ));
             // Split from the back so each chunk moves out without copying the rest.
