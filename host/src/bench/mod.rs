@@ -344,8 +344,11 @@ impl BenchReport {
                         },
                     ]);
                 }
-                Err(e) if r.skipped => cells.push(e.clone()),
-                Err(e) => cells.push(format!("error: {e}")),
+                // The message goes last so that it doesn't widen the number columns.
+                Err(e) => {
+                    cells.extend(std::iter::repeat_n("-".to_string(), 7));
+                    cells.push(if r.skipped { e.clone() } else { format!("error: {e}") });
+                }
             }
             t.push(cells);
         }
@@ -558,7 +561,11 @@ mod tests {
         let skipped: Vec<(usize, bool)> = report.rows.iter().take(3).map(|r| (r.n, r.skipped)).collect();
         assert_eq!(skipped, [(1 << 12, false), (10, false), (1 << 14, true)]);
         assert_eq!(report.failures(), 0);
-        assert!(report.table().render().contains("skipped: median above 0 ms at n = 2^12"));
+        let table = report.table().render();
+        let skipped_line = table.lines().find(|l| l.contains("skipped")).unwrap();
+        assert!(skipped_line.ends_with("skipped: median above 0 ms at n = 2^12"), "{table}");
+        // The message sits in the last column, leaving the number columns narrow.
+        assert_eq!(skipped_line.find("skipped"), table.lines().next().unwrap().find("check"), "{table}");
     }
 
     #[test]
