@@ -150,6 +150,7 @@ pub mod inputs;
 mod key_type;
 pub mod measure;
 pub mod report;
+pub mod scan;
 mod sorter;
 pub mod variants;
 pub mod verify;
