@@ -2,12 +2,16 @@
 //!
 //! Kernels are written in Rust (the `kernels` crate, compiled to PTX by rustc's NVPTX
 //! backend) and launched through the CUDA driver. Without a GPU the same API sorts on
-//! the CPU.
+//! the CPU. Every example below runs on a machine without a GPU too.
+//!
+//! # Sorting a slice
+//!
+//! [`Sorter::with_fallback`] opens the first CUDA device, or falls back to the CPU;
+//! [`Sorter::sort`] uploads, sorts and downloads, and says where it ran.
 //!
 //! ```
 //! use host::{Order, SortOptions, Sorter, Variant};
 //!
-//! // GPU when there is one, CPU otherwise.
 //! let sorter = Sorter::with_fallback();
 //! let mut keys = vec![5u32, 3, 9, 1, 3];
 //! let ran_on = sorter.sort(&mut keys, &SortOptions::new(Variant::Naive).order(Order::Descending))?;
@@ -16,11 +20,132 @@
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
-//! Floats sort by IEEE 754 total order ([`f32::total_cmp`]): `-NaN < -inf < -0.0 <
-//! +0.0 < +inf < +NaN`. Structs sort by a key: see [`Entity`] and [`SortKey`].
+//! Element types: `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`]. Floats sort
+//! by IEEE 754 total order ([`f32::total_cmp`]): `-NaN < -inf < -0.0 < +0.0 < +inf <
+//! +NaN`.
+//!
+//! # Choosing a variant
+//!
+//! Each algorithm is a [`Variant`], by name on the command line and in tables. Some
+//! are stable (equal keys keep their input order), some take a block size.
+//!
+//! ```
+//! use host::{SortOptions, Sorter, Variant};
+//!
+//! for v in Variant::ALL {
+//!     println!("{v}: {}", if v.is_stable() { "stable" } else { "unstable" });
+//! }
+//! let variant: Variant = "naive".parse()?;
+//! let opts = SortOptions::new(variant).block_size(512);
+//! let mut keys = vec![2.5f64, -1.0, f64::INFINITY, 0.0];
+//! Sorter::with_fallback().sort(&mut keys, &opts)?;
+//! assert_eq!(keys, [-1.0, 0.0, 2.5, f64::INFINITY]);
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! # Sorting structs by a key
+//!
+//! A struct sorts by its [`SortKey`]: [`Entity`] (the Catania report's game entity)
+//! by `distance_from_player`, carrying its id and position along. With a stable
+//! variant, entities at equal distance keep their input order.
+//!
+//! ```
+//! use host::{Entity, Order, SortOptions, Sorter, Variant};
+//!
+//! let at = |d: f32, id: u32| Entity { distance_from_player: d, id, position: [0.0; 3] };
+//! let mut entities = vec![at(7.5, 0), at(1.0, 1), at(7.5, 2), at(3.0, 3)];
+//! let opts = SortOptions::new(Variant::Naive).order(Order::Descending);
+//! Sorter::with_fallback().sort(&mut entities, &opts)?;
+//! let ids: Vec<u32> = entities.iter().map(|e| e.id).collect();
+//! assert_eq!(ids, [0, 2, 3, 1]);
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! # Sorting data already on the device
+//!
+//! Keep data on the GPU between steps with [`Sorter::upload`] and
+//! [`Sorter::sort_device`]; read it back with [`DeviceBuffer::to_vec`]. These need a
+//! device: without one they return [`Error::NoDevice`], so check [`Sorter::gpu`].
+//!
+//! ```
+//! use host::{SortOptions, Sorter};
+//!
+//! let sorter = Sorter::with_fallback();
+//! let keys: Vec<i64> = (0..10_000).map(|i| (i * 7919) % 10_007 - 5_000).collect();
+//! match sorter.gpu() {
+//!     Some(gpu) => {
+//!         let mut buf = sorter.upload(&keys)?;
+//!         sorter.sort_device(&mut buf, &SortOptions::default())?;
+//!         let sorted = buf.to_vec(gpu)?;
+//!         assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+//!     }
+//!     None => println!("no GPU here: {}", sorter.backend()),
+//! }
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! # The CPU fallback
+//!
+//! [`Sorter::cpu`] always sorts on the CPU; [`Sorter::with_fallback`] does when there is
+//! no usable device, and [`Sorter::backend`] says which and why. The CPU sort is
+//! stable, so its result equals every stable GPU variant's. [`Sorter::new`] instead
+//! fails with [`Error::NoDevice`] when there is no GPU.
+//!
+//! ```
+//! use host::{Backend, SortOptions, Sorter};
+//!
+//! let cpu = Sorter::cpu();
+//! let mut keys = vec![3u32, 1, 2];
+//! assert!(matches!(cpu.sort(&mut keys, &SortOptions::default())?, Backend::Cpu(_)));
+//! assert_eq!(keys, [1, 2, 3]);
+//! match Sorter::new() {
+//!     Ok(gpu_sorter) => println!("GPU: {}", gpu_sorter.backend()),
+//!     Err(e) => println!("{e}"),
+//! }
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
+//! # Sorting files
+//!
+//! [`file_sort::sort_file`] sorts a binary or text file into another, in chunks that
+//! fit the device when the data does not (the CLI's `host sort`), and
+//! [`file_sort::check_files`] verifies the result independently.
+//!
+//! ```
+//! use host::file_sort::{self, FileSortOptions, Format};
+//! use host::{KeyType, Sorter};
+//!
+//! let dir = std::env::temp_dir();
+//! let (input, output) = (dir.join("doc-keys.txt"), dir.join("doc-sorted.txt"));
+//! std::fs::write(&input, "30\n-4\n12\n")?;
+//! let opts = FileSortOptions::new(KeyType::I32, Format::Text);
+//! let report = file_sort::sort_file(&Sorter::with_fallback(), &input, &output, &opts, &mut |_| {})?;
+//! assert_eq!(std::fs::read_to_string(&output)?, "-4\n12\n30\n");
+//! file_sort::check_files(KeyType::I32, Format::Text, &input, &output, host::Order::Ascending)?;
+//! println!("{} elements on {}", report.elements, report.backend);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Timing
+//!
+//! [`measure`] times sorts the way `host bench` does (CUDA events, warm-up, inputs
+//! restored before each repeat); [`bench`] runs whole grids of configurations.
+//!
+//! ```
+//! use host::measure::{gkeys_per_s, time_sort};
+//! use host::{SortOptions, Sorter};
+//!
+//! let input: Vec<u32> = host::inputs::generate(1 << 12, host::Distribution::Uniform, 1);
+//! let t = time_sort(&Sorter::with_fallback(), &input, &SortOptions::default(), 3)?;
+//! println!("{:.3} Gkeys/s", gkeys_per_s(input.len(), t.median_ms()));
+//! # Ok::<(), host::Error>(())
+//! ```
+mod atomic_file;
+pub mod bench;
 pub mod cpu;
 pub mod device;
 mod error;
+pub mod file_sort;
 pub mod inputs;
 mod key_type;
 pub mod measure;
@@ -30,6 +155,7 @@ mod sorter;
 pub mod variants;
 pub mod verify;
 
+pub use atomic_file::{AtomicFile, write_atomic};
 pub use device::{DeviceBuffer, DeviceInfo, Gpu};
 pub use error::{Bytes, Error, Result};
 pub use inputs::Distribution;

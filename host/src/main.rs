@@ -1,4 +1,6 @@
 //! Command-line front end: a thin layer over the `host` library.
+mod cli;
+
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -28,6 +30,14 @@ enum Command {
         #[arg(long)]
         names: bool,
     },
+    /// Time variants x types x sizes x distributions x block sizes; tables, CSV, JSON, SVG.
+    Bench(cli::bench::BenchArgs),
+    /// Sort a binary or text file of numbers into another file.
+    Sort(cli::files::SortArgs),
+    /// Check that a file is another file sorted (order and same elements).
+    CheckFile(cli::files::CheckFileArgs),
+    /// Write a file of generated elements.
+    Gen(cli::files::GenArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -96,6 +106,10 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Some(Command::Run(args)) => run(&args),
+        Some(Command::Bench(args)) => cli::bench::bench(&args),
+        Some(Command::Sort(args)) => cli::files::sort(&args),
+        Some(Command::CheckFile(args)) => cli::files::check_file(&args),
+        Some(Command::Gen(args)) => cli::files::generate(&args),
         None => run(&cli.run),
     };
     match result {

@@ -73,7 +73,7 @@ pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) 
 /// permutations of the same elements, different (with overwhelming probability) when an
 /// element is lost, duplicated or altered. Linear time and parallel, for inputs too large
 /// to sort a reference copy of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Fingerprint {
     pub len: u64,
     sum: u64,
@@ -95,6 +95,11 @@ impl Fingerprint {
             })
             .reduce(|| (0, 0), |a, b| (a.0.wrapping_add(b.0), a.1 ^ b.1));
         Fingerprint { len: data.len() as u64, sum, xor }
+    }
+
+    /// The fingerprint of the union of two multisets (for data seen in pieces).
+    pub fn combine(self, o: Fingerprint) -> Fingerprint {
+        Fingerprint { len: self.len + o.len, sum: self.sum.wrapping_add(o.sum), xor: self.xor ^ o.xor }
     }
 }
 

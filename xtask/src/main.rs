@@ -211,6 +211,8 @@ logs=${1:-${OUT:-/tmp}/gpu-tests}
 filter=${2:-}
 mkdir -p "$logs"
 export SORT_REQUIRE_GPU=1
+# The CLI tests run this bundle's binary (their build-time path is not here).
+export HOST_BIN="$here/host"
 pass=0; fail=0; failed=""
 for t in "$here"/tests/*; do
   name=$(basename "$t")

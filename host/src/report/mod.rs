@@ -1,2 +1,4 @@
-//! Output of measurements: charts (SVG). Tables and CSV/JSON writers live beside.
+//! Output of measurements: charts (SVG), aligned terminal tables, CSV and JSON.
 pub mod chart;
+pub mod records;
+pub mod table;

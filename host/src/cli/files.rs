@@ -1,0 +1,162 @@
+//! `host sort`, `host check-file` and `host gen`: sorting files of numbers.
+use std::path::PathBuf;
+
+use clap::Args;
+use host::file_sort::{self, FileSortOptions, Format};
+use host::{Distribution, KeyType, Order, SortOptions, Variant};
+
+use crate::parse_count;
+
+/// Sort a file of numbers into another file, on the GPU when there is one.
+///
+/// Binary files hold little-endian elements back to back; text files one number per
+/// line. Input larger than the device's memory is sorted in chunks that fit, which are
+/// then merged on the CPU. The output appears only when complete (it is written to a
+/// temporary file beside it and renamed), and may be the input file itself.
+///
+/// Example: host sort --type u32 --input keys.bin --output sorted.bin
+#[derive(Args, Debug, Clone)]
+pub struct SortArgs {
+    /// File to sort.
+    #[arg(long, short)]
+    input: PathBuf,
+    /// Where to write the sorted elements (replaced if it exists).
+    #[arg(long, short)]
+    output: PathBuf,
+    /// Element type of the file.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// File format (input and output).
+    #[arg(long, value_enum, default_value_t = Format::Binary)]
+    format: Format,
+    /// Shorthand for `--format text`.
+    #[arg(long, conflicts_with = "format")]
+    text: bool,
+    /// Sort direction.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+    /// Sorting algorithm on the GPU (the CPU backend always uses its stable sort).
+    #[arg(long, value_enum, default_value_t = Variant::default())]
+    variant: Variant,
+    /// Require a stable sort (equal keys keep their input order): refuses unstable
+    /// variants.
+    #[arg(long)]
+    stable: bool,
+    /// Threads per block on the GPU (power of two, 32..=1024).
+    #[arg(long, default_value_t = 256)]
+    block_size: u32,
+    /// Device memory the sort may plan for, like 512M or 2G (default: 90% of the free
+    /// memory). Larger input is sorted in chunks of a third of this and merged. Also
+    /// bounds the chunks on the CPU backend, so the chunked path can be tried anywhere.
+    #[arg(long, value_parser = parse_count)]
+    max_device_bytes: Option<usize>,
+    /// Sort on the CPU even if a GPU is present.
+    #[arg(long)]
+    cpu: bool,
+    /// Fail instead of sorting on the CPU when there is no GPU.
+    #[arg(long, conflicts_with = "cpu")]
+    require_gpu: bool,
+}
+
+pub fn sort(args: &SortArgs) -> host::Result<bool> {
+    let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
+    let format = if args.text { Format::Text } else { args.format };
+    let opts = FileSortOptions {
+        key_type: args.key_type,
+        format,
+        sort: SortOptions::new(args.variant).order(args.order).block_size(args.block_size),
+        stable: args.stable,
+        max_device_bytes: args.max_device_bytes.map(|b| b as u64),
+    };
+    match sorter.gpu() {
+        Some(_) => eprintln!("sorting on {} with variant {}", sorter.backend(), args.variant),
+        None => eprintln!("sorting on {} with its stable sort", sorter.backend()),
+    }
+    let r = file_sort::sort_file(&sorter, &args.input, &args.output, &opts, &mut |msg| eprintln!("{msg}"))?;
+    println!(
+        "sorted {} {} ({format}, {}) into {} on {}: {} chunk{}; read {:.2} s, sort {:.2} s, merge {:.2} s, \
+         write {:.2} s, total {:.2} s",
+        r.elements,
+        args.key_type,
+        args.order,
+        args.output.display(),
+        r.backend,
+        r.chunks,
+        if r.chunks == 1 { "" } else { "s" },
+        r.read_s,
+        r.sort_s,
+        r.merge_s,
+        r.write_s,
+        r.total_s
+    );
+    Ok(true)
+}
+
+/// Check that a file is another file sorted: ordered, and the same elements (compared
+/// by an order-independent fingerprint of every element's bytes).
+///
+/// Example: host check-file --type u32 --input keys.bin --output sorted.bin
+#[derive(Args, Debug, Clone)]
+pub struct CheckFileArgs {
+    /// The unsorted file.
+    #[arg(long, short)]
+    input: PathBuf,
+    /// The file that should be its sorted version.
+    #[arg(long, short)]
+    output: PathBuf,
+    /// Element type of both files.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// Format of both files.
+    #[arg(long, value_enum, default_value_t = Format::Binary)]
+    format: Format,
+    /// Shorthand for `--format text`.
+    #[arg(long, conflicts_with = "format")]
+    text: bool,
+    /// Order the output must be in.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+}
+
+pub fn check_file(args: &CheckFileArgs) -> host::Result<bool> {
+    let format = if args.text { Format::Text } else { args.format };
+    let r = file_sort::check_files(args.key_type, format, &args.input, &args.output, args.order)?;
+    println!("{r}");
+    Ok(true)
+}
+
+/// Write a file of generated elements (reproducible from the seed), e.g. as input for
+/// `host sort`.
+///
+/// Example: host gen --type u32 --n 2^30 --output keys.bin
+#[derive(Args, Debug, Clone)]
+pub struct GenArgs {
+    /// File to write.
+    #[arg(long, short)]
+    output: PathBuf,
+    /// Number of elements (like 1000, 2^30, 1<<20 or 16M).
+    #[arg(long, value_parser = parse_count)]
+    n: usize,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// File format.
+    #[arg(long, value_enum, default_value_t = Format::Binary)]
+    format: Format,
+    /// Shorthand for `--format text`.
+    #[arg(long, conflicts_with = "format")]
+    text: bool,
+    /// Distribution of the elements.
+    #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+    dist: Distribution,
+    /// Seed (same seed, same file).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+pub fn generate(args: &GenArgs) -> host::Result<bool> {
+    let format = if args.text { Format::Text } else { args.format };
+    file_sort::generate_file(&args.output, args.key_type, format, args.n, args.dist, args.seed)?;
+    println!("wrote {} {} {} ({format}) to {}", args.n, args.dist, args.key_type, args.output.display());
+    Ok(true)
+}

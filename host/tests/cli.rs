@@ -1,0 +1,230 @@
+//! The command-line program end to end: `sort`, `check-file`, `gen` and `bench`,
+//! including their errors. Runs the `host` binary (or `$HOST_BIN`, which the GPU
+//! bundle's script sets); commands without `--cpu` use the GPU where there is one.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use host::file_sort::{Format, format};
+use host::inputs::generate;
+use host::{Distribution, Entity, Order, Sorter, cpu};
+
+fn host_bin() -> PathBuf {
+    std::env::var_os("HOST_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from)
+}
+
+fn host(args: &[&str]) -> Output {
+    Command::new(host_bin()).args(args).output().expect("running the host binary")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh scratch directory per test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("host-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// A failed command: non-zero exit and exactly one `error: ...` line on stderr.
+fn fails(out: &Output) -> String {
+    assert!(!out.status.success(), "should have failed:\n{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "one error line expected in:\n{err}");
+    errors[0].to_string()
+}
+
+/// Files in `d` other than `keep`: temporaries must not be left behind.
+fn strays(d: &Path, keep: &[&Path]) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !keep.contains(&p.as_path()))
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
+#[test]
+fn binary_sort_on_cpu_and_check_file() {
+    let d = dir("binary");
+    let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
+    let data: Vec<u64> = generate(200_001, Distribution::Uniform, 1);
+    format::write_file(&inp, &data, Format::Binary).unwrap();
+    let stdout = ok(&host(&["sort", "--cpu", "--type", "u64", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    assert!(stdout.contains("on CPU") && stdout.contains("1 chunk;"), "{stdout}");
+    let mut expect = data.clone();
+    cpu::reference_sort(&mut expect, Order::Descending);
+    assert_eq!(format::read_binary::<u64>(&out).unwrap(), expect);
+    let check = ok(&host(&["check-file", "--type", "u64", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    assert!(check.starts_with("ok: 200001 elements, ordered (desc)"), "{check}");
+    // The other order, and a file that lost an element, are caught.
+    fails(&host(&["check-file", "--type", "u64", "-i", s(&inp), "-o", s(&out)]));
+    format::write_file(&out, &expect[1..], Format::Binary).unwrap();
+    let e = fails(&host(&["check-file", "--type", "u64", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    assert!(e.contains("same elements"), "{e}");
+    assert!(strays(&d, &[&inp, &out]).is_empty());
+}
+
+#[test]
+fn chunked_sort_is_complete_and_stable() {
+    // Without --cpu this is the GPU's chunked path where there is a GPU.
+    let d = dir("chunked");
+    let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
+    let data: Vec<Entity> = generate(300_007, Distribution::FewUnique, 2);
+    format::write_file(&inp, &data, Format::Binary).unwrap();
+    let budget = (3 * 20 * 40_000).to_string();
+    let stdout = ok(&host(&[
+        "sort",
+        "--type",
+        "entity",
+        "--stable",
+        "--max-device-bytes",
+        &budget,
+        "-i",
+        s(&inp),
+        "-o",
+        s(&out),
+    ]));
+    assert!(stdout.contains(" 8 chunks;"), "{stdout}");
+    let mut expect = data.clone();
+    cpu::reference_sort(&mut expect, Order::Ascending);
+    assert!(format::read_binary::<Entity>(&out).unwrap() == expect, "not the stable sort of the input");
+    // Tiny chunks (many runs) and sorting a file onto itself.
+    ok(&host(&["sort", "--type", "entity", "--max-device-bytes", "600", "-i", s(&inp), "-o", s(&inp)]));
+    assert!(format::read_binary::<Entity>(&inp).unwrap() == expect);
+    assert!(strays(&d, &[&inp, &out]).is_empty());
+}
+
+#[test]
+fn text_round_trips() {
+    let d = dir("text");
+    let (inp, out) = (d.join("in.txt"), d.join("out.txt"));
+    std::fs::write(&inp, "3.5\n-2\n\ninf\n-0\n1e-5\n-inf\n0\n2.25e10\n").unwrap();
+    let stdout = ok(&host(&["sort", "--text", "--type", "f64", "-i", s(&inp), "-o", s(&out)]));
+    assert!(stdout.contains("sorted 8 f64 (text"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "-inf\n-2\n-0\n0\n0.00001\n3.5\n22500000000\ninf\n");
+    // Generated text through gen, sort (chunked, descending) and check-file.
+    let (gen_in, gen_out) = (d.join("gen.txt"), d.join("gen-sorted.txt"));
+    ok(&host(&["gen", "--text", "--type", "i32", "--n", "10_007", "-o", s(&gen_in)]));
+    let args = ["sort", "--text", "--type", "i32", "--order", "desc", "--max-device-bytes", "12K"];
+    let stdout = ok(&host(&[&args[..], &["-i", s(&gen_in), "-o", s(&gen_out)]].concat()));
+    assert!(stdout.contains(" 10 chunks;"), "{stdout}");
+    ok(&host(&["check-file", "--text", "--type", "i32", "--order", "desc", "-i", s(&gen_in), "-o", s(&gen_out)]));
+    let mut expect: Vec<i32> = generate(10_007, Distribution::Uniform, 42);
+    expect.sort_by(|a, b| b.cmp(a));
+    assert_eq!(format::read_text::<i32>(&gen_out).unwrap(), expect);
+}
+
+#[test]
+fn bad_input_is_one_clear_error_and_leaves_nothing_behind() {
+    let d = dir("errors");
+    let out = d.join("out.bin");
+    std::fs::write(&out, b"previous").unwrap();
+    let sort = |inp: &Path, extra: &[&str]| host(&[&["sort", "-i", s(inp), "-o", s(&out)][..], extra].concat());
+
+    let e = fails(&sort(&d.join("missing.bin"), &[]));
+    assert!(e.contains("cannot read input") && e.contains("missing.bin"), "{e}");
+
+    let odd = d.join("odd.bin");
+    std::fs::write(&odd, [1u8; 10]).unwrap();
+    let e = fails(&sort(&odd, &["--type", "u64"]));
+    assert!(e.contains("10 bytes, not a multiple of 8"), "{e}");
+
+    let bad_text = d.join("bad.txt");
+    std::fs::write(&bad_text, "1\n2\n\nthree\n4\n").unwrap();
+    let e = fails(&sort(&bad_text, &["--text"]));
+    assert!(e.contains("line 4: `three` is not a u32"), "{e}");
+
+    let good = d.join("good.bin");
+    format::write_file(&good, &[3u32, 1, 2], Format::Binary).unwrap();
+    let e = fails(&host(&["sort", "-i", s(&good), "-o", s(&d.join("no/such/dir/out.bin"))]));
+    assert!(e.contains("cannot write output"), "{e}");
+    fails(&host(&["sort", "-i", s(&good), "-o", s(&d)]));
+
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous", "a failed sort must not touch the output");
+    assert!(strays(&d, &[&out, &odd, &bad_text, &good]).is_empty(), "temporary files left behind");
+}
+
+#[test]
+fn bench_writes_table_csv_json_and_charts() {
+    let d = dir("bench");
+    let (csv, json, svg) = (d.join("b.csv"), d.join("b.json"), d.join("b.svg"));
+    let stdout = ok(&host(&[
+        "bench",
+        "--cpu",
+        "--type",
+        "u32,u64",
+        "--n",
+        "1000,2^12",
+        "--repeat",
+        "2",
+        "--check",
+        "--csv",
+        s(&csv),
+        "--json",
+        s(&json),
+        "--svg",
+        s(&svg),
+    ]));
+    assert!(stdout.contains("timing the CPU backend") && stdout.contains("effective bandwidth = "), "{stdout}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("cpu ")).collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    assert!(rows.iter().all(|r| r.ends_with("ok")), "{stdout}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv.lines().count(), 5);
+    assert!(csv.starts_with("backend,device,variant,"));
+    let json = std::fs::read_to_string(&json).unwrap();
+    assert_eq!(json.matches("\"variant\": \"cpu\"").count(), 4);
+    for group in ["u32-uniform", "u64-uniform"] {
+        let chart = std::fs::read_to_string(d.join(format!("b-{group}.svg"))).unwrap();
+        assert!(chart.contains("<polyline"));
+    }
+    let e = fails(&host(&["bench", "--cpu", "--variants", "nope"]));
+    assert!(e.contains("unknown variant `nope`"), "{e}");
+}
+
+#[test]
+fn bench_on_the_gpu_or_refuses_without_one() {
+    let has_gpu = Sorter::new().is_ok();
+    if !has_gpu {
+        let e = fails(&host(&["bench", "--require-gpu", "--n", "1000"]));
+        assert!(e.contains("no CUDA device"), "{e}");
+        let stdout = ok(&host(&["bench", "--n", "1000", "--repeat", "1"]));
+        assert!(stdout.contains("timing the CPU backend"), "{stdout}");
+        return;
+    }
+    let d = dir("bench-gpu");
+    let csv = d.join("g.csv");
+    let stdout = ok(&host(&[
+        "bench",
+        "--require-gpu",
+        "--variants",
+        "all",
+        "--type",
+        "u32,entity",
+        "--n",
+        "1000,70001",
+        "--block-size",
+        "256,512",
+        "--repeat",
+        "2",
+        "--check",
+        "--csv",
+        s(&csv),
+    ]));
+    assert!(stdout.contains("copy bandwidth:"), "{stdout}");
+    let lines = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert_eq!(lines, 1 + host::Variant::ALL.len() * 2 * 2 * 2, "{stdout}");
+}
