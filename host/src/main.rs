@@ -23,7 +23,11 @@ enum Command {
     /// Run, time and check one variant (the default when no subcommand is given).
     Run(RunArgs),
     /// List the variants, key types and distributions.
-    List,
+    List {
+        /// Print only the variant names, one per line (for scripts).
+        #[arg(long)]
+        names: bool,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -87,8 +91,8 @@ fn parse_count(s: &str) -> Result<usize, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::List) => {
-            list();
+        Some(Command::List { names }) => {
+            list(names);
             Ok(true)
         }
         Some(Command::Run(args)) => run(&args),
@@ -104,7 +108,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn list() {
+fn list(names_only: bool) {
+    if names_only {
+        Variant::ALL.iter().for_each(|v| println!("{v}"));
+        return;
+    }
     println!("variants:");
     for v in Variant::ALL {
         println!("  {:<12} {}", v.name(), if v.is_stable() { "stable" } else { "unstable" });

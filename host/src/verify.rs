@@ -69,6 +69,53 @@ pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) 
     Ok(Checked { stable })
 }
 
+/// Order-independent fingerprint of a multiset of elements: equal for any two
+/// permutations of the same elements, different (with overwhelming probability) when an
+/// element is lost, duplicated or altered. Linear time and parallel, for inputs too large
+/// to sort a reference copy of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub len: u64,
+    sum: u64,
+    xor: u64,
+}
+
+impl Fingerprint {
+    pub fn of<T: Element>(data: &[T]) -> Fingerprint {
+        use rayon::prelude::*;
+        let (sum, xor) = data
+            .par_iter()
+            .map(|x| {
+                let h = bytemuck::bytes_of(x).chunks(8).fold(0x243F_6A88_85A3_08D3u64, |h, c| {
+                    let mut w = [0u8; 8];
+                    w[..c.len()].copy_from_slice(c);
+                    crate::inputs::splitmix64(h ^ u64::from_le_bytes(w))
+                });
+                (h, crate::inputs::splitmix64(h))
+            })
+            .reduce(|| (0, 0), |a, b| (a.0.wrapping_add(b.0), a.1 ^ b.1));
+        Fingerprint { len: data.len() as u64, sum, xor }
+    }
+}
+
+/// Linear-time check for very large outputs: `output` is ordered and has the same
+/// [`Fingerprint`] as the input. Does not check stability.
+pub fn check_large<T: Element>(input: &[T], output: &[T], order: Order) -> Result<(), Mismatch> {
+    use rayon::prelude::*;
+    let desc = order.is_descending();
+    if let Some(i) = output.par_windows(2).position_any(|w| w[0].ord_bits(desc) > w[1].ord_bits(desc)) {
+        return Err(Mismatch(format!("not ordered ({order}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
+    }
+    let (a, b) = (Fingerprint::of(input), Fingerprint::of(output));
+    if a != b {
+        return Err(Mismatch(format!(
+            "not a permutation of the input (fingerprints differ: {} vs {} elements)",
+            a.len, b.len
+        )));
+    }
+    Ok(())
+}
+
 fn first_difference<T: Element>(a: &[T], b: &[T]) -> Option<usize> {
     let ab: &[u8] = bytemuck::cast_slice(a);
     let bb: &[u8] = bytemuck::cast_slice(b);
@@ -109,6 +156,22 @@ mod tests {
         let swapped = [e(1.0, 1), e(1.0, 0)];
         assert!(check(&input, &swapped, Order::Ascending, true).is_err());
         check(&input, &swapped, Order::Ascending, false).unwrap();
+    }
+
+    #[test]
+    fn fingerprint_check_catches_loss_duplication_and_disorder() {
+        let input: Vec<u32> = (0..1000).map(|i| (i * 7919) % 1000).collect();
+        let mut sorted = input.clone();
+        sorted.sort();
+        check_large(&input, &sorted, Order::Ascending).unwrap();
+        let mut dup = sorted.clone();
+        dup[10] = dup[11];
+        assert!(check_large(&input, &dup, Order::Ascending).is_err());
+        let mut swapped = sorted.clone();
+        swapped.swap(3, 4);
+        assert!(check_large(&input, &swapped, Order::Ascending).is_err());
+        assert!(check_large(&input, &sorted[1..], Order::Ascending).is_err());
+        assert_eq!(Fingerprint::of(&input), Fingerprint::of(&sorted));
     }
 
     #[test]

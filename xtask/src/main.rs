@@ -15,6 +15,11 @@ tasks:
                         and spills per kernel.
   bundle                Build the release CLI and the release test binaries into
                         bundle/ with run-gpu-tests.sh, for a GPU machine without Rust.
+  sanitize              Build the bundle and write bundle/sanitize.sh, which runs
+                        compute-sanitizer (memcheck, racecheck, synccheck, initcheck)
+                        over every variant's kernels at a few sizes and types. Runs it
+                        at once where compute-sanitizer is on PATH; otherwise copy
+                        bundle/ to a GPU machine and run bundle/sanitize.sh there.
   help                  This text.
 ";
 
@@ -23,6 +28,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("build-ptx") => build_ptx(args[1..].iter().any(|a| a == "--check")),
         Some("bundle") => bundle(),
+        Some("sanitize") => sanitize(),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             Ok(())
@@ -215,6 +221,49 @@ for t in "$here"/tests/*; do
   fi
 done
 echo "gpu-tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
+"#;
+
+fn sanitize() -> Result<(), String> {
+    bundle()?;
+    let script = workspace().join("bundle/sanitize.sh");
+    std::fs::write(&script, SANITIZE_SCRIPT).map_err(|e| e.to_string())?;
+    make_executable(&script)?;
+    if Command::new("compute-sanitizer").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        let status = Command::new(&script).status().map_err(|e| e.to_string())?;
+        return if status.success() { Ok(()) } else { Err("compute-sanitizer found errors (see above)".into()) };
+    }
+    println!("compute-sanitizer is not installed here: copy bundle/ to a GPU machine and run bundle/sanitize.sh");
+    Ok(())
+}
+
+/// Every variant's kernels under each compute-sanitizer tool, on sizes that exercise
+/// partial tiles (4097) and many blocks (100003), 4-byte keys and 20-byte entities.
+const SANITIZE_SCRIPT: &str = r#"#!/usr/bin/env bash
+# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${1:-${OUT:-/tmp}/sanitize}; shift || true
+mkdir -p "$logs"
+variants=${*:-$("$here/host" list --names)}
+pass=0; fail=0
+run() { # tool variant type n
+  local log="$logs/$1-$2-$3-$4.log"
+  if compute-sanitizer --tool "$1" --error-exitcode 9 "$here/host" --require-gpu --check --repeat 1        --variant "$2" --type "$3" --n "$4" --order desc > "$log" 2>&1; then
+    pass=$((pass+1)); rm -f "$log"
+  else
+    fail=$((fail+1)); echo "FAIL $1 $2 $3 n=$4:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error" "$log"
+  fi
+}
+for v in $variants; do
+  run memcheck "$v" u32 100003
+  run memcheck "$v" entity 4097
+  run racecheck "$v" u32 100003
+  run synccheck "$v" u32 100003
+  run initcheck "$v" entity 4097
+  echo "sanitized $v"
+done
+echo "sanitize: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
 "#;
 

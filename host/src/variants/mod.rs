@@ -27,6 +27,14 @@ impl Variant {
         }
     }
 
+    /// Largest number of elements the variant accepts; longer inputs are refused with
+    /// [`crate::Error::BadArgument`] before anything is launched.
+    pub fn max_len(self) -> u64 {
+        match self {
+            Variant::Naive => u64::MAX,
+        }
+    }
+
     /// Whether equal keys keep their input order.
     pub fn is_stable(self) -> bool {
         match self {
@@ -52,6 +60,14 @@ impl std::str::FromStr for Variant {
 }
 
 pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    if buf.len() as u64 > opts.variant.max_len() {
+        return Err(crate::Error::BadArgument(format!(
+            "variant {} sorts at most {} elements; got {}",
+            opts.variant,
+            opts.variant.max_len(),
+            buf.len()
+        )));
+    }
     if buf.len() <= 1 {
         return Ok(());
     }
