@@ -26,6 +26,7 @@ mod key_type;
 pub mod measure;
 pub mod report;
 mod sorter;
+pub mod study;
 pub mod variants;
 pub mod verify;
 
