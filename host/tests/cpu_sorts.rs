@@ -100,3 +100,21 @@ fn zero_threads_is_a_bad_argument() {
     assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
     assert_eq!(v, [3, 1, 2], "a rejected call must leave the data alone");
 }
+
+#[test]
+fn concurrent_sorts_with_the_same_thread_count() {
+    // Sorts running at once must not share threads in a way that deadlocks, and must
+    // each come out right.
+    std::thread::scope(|s| {
+        for i in 0..4u64 {
+            s.spawn(move || {
+                for round in 0..5 {
+                    let input: Vec<Entity> = generate(50_000 + round, Distribution::FewUnique, i * 10 + round as u64);
+                    let mut out = input.clone();
+                    cpu::parallel_merge_sort(&mut out, Order::Descending, 2).unwrap();
+                    verify::check(&input, &out, Order::Descending, true).unwrap();
+                }
+            });
+        }
+    });
+}

@@ -56,7 +56,7 @@ fn top_down<T: SortKey, const DESC: bool>(v: &mut [T], w: &mut [T], into_w: bool
 
 /// Bottom-up merge sort of `v` with `w` (same length) as the other buffer; the sorted
 /// result ends in `w` when `into_w`, in `v` otherwise.
-pub(crate) fn bottom_up<T: SortKey, const DESC: bool>(v: &mut [T], w: &mut [T], into_w: bool) {
+fn bottom_up<T: SortKey, const DESC: bool>(v: &mut [T], w: &mut [T], into_w: bool) {
     let n = v.len();
     let mut passes = 0;
     let mut width = INSERTION_RUN;
