@@ -65,10 +65,11 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
         }
     }
     let break_even = Series { name: "break-even".into(), points: sizes.iter().map(|&n| (n as f64, 1.0)).collect() };
-    let what = format!("random {}, CPU {} on {} threads", T::NAME, cpu_name(), cfg.max_threads);
+    let what = format!("random {}", T::NAME);
+    let cpu = format!("CPU: {} on {} threads", cpu_name(), cfg.max_threads);
     let chart = Chart {
         title: format!("GPU speed-up over CPU parallel merge sort vs n: {what}"),
-        x_label: "n (elements)".into(),
+        x_label: format!("n (elements; {cpu})"),
         y_label: "speed-up (CPU time / GPU time)".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log10,
@@ -77,7 +78,7 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
     Ok(Report {
         name: "gpu",
         title: format!(
-            "GPU study: {what}; gpu_ms = sort only (CUDA events), gpu_total_ms = upload + sort + download (wall)"
+            "GPU study: {what}, {cpu}; gpu_ms = sort only (CUDA events), gpu_total_ms = upload + sort + download (wall)"
         ),
         columns: vec!["n", "variant", "cpu_ms", "gpu_ms", "gpu_total_ms", "speedup", "speedup_with_transfers", "check"],
         rows,

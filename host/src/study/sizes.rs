@@ -44,10 +44,10 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
             ]);
         }
     }
-    let what = format!("random {}, {}", T::NAME, cpu_name());
+    let what = format!("random {}", T::NAME);
     let chart = Chart {
         title: format!("Speed-up over 1 thread vs n: {what}"),
-        x_label: "n (elements)".into(),
+        x_label: format!("n (elements; {})", cpu_name()),
         y_label: "speed-up over parallel-merge on 1 thread".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log2,
@@ -55,7 +55,7 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
     };
     Ok(Report {
         name: "sizes",
-        title: format!("Sizes study: {what}; speedup over parallel-merge on 1 thread at the same n"),
+        title: format!("Sizes study: {what}, {}; speedup over parallel-merge on 1 thread at the same n", cpu_name()),
         columns: vec!["n", "algorithm", "threads", "median_ms", "speedup", "repeats", "check"],
         rows,
         charts: vec![("sizes".into(), chart)],

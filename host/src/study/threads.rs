@@ -56,7 +56,7 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
         })
         .collect();
 
-    let what = format!("{n} random {}, {}", T::NAME, cpu_name());
+    let what = format!("{n} random {}", T::NAME);
     let series = |y: &dyn Fn(&Point) -> f64| -> Vec<Series> {
         CpuSort::PARALLEL
             .iter()
@@ -69,7 +69,7 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
     };
     let speedup = Chart {
         title: format!("Speed-up over std sort (1 thread) vs threads: {what}"),
-        x_label: "threads".into(),
+        x_label: format!("threads ({})", cpu_name()),
         y_label: "speed-up over std sort".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Linear,
@@ -77,7 +77,7 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
     };
     let time = Chart {
         title: format!("Sort time vs threads: {what}"),
-        x_label: "threads".into(),
+        x_label: format!("threads ({})", cpu_name()),
         y_label: "median time (ms)".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log10,
@@ -86,7 +86,8 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
     Ok(Report {
         name: "threads",
         title: format!(
-            "Threads study: {what}; median of {} repeats (speedup_self: over the same sort on 1 thread)",
+            "Threads study: {what}, {}; median of {} repeats (speedup_self: over the same sort on 1 thread)",
+            cpu_name(),
             cfg.repeat
         ),
         columns: vec![
