@@ -290,6 +290,38 @@ impl<T: Element> DeviceBuffer<T> {
         Ok(v)
     }
 
+    /// Copies `data` into elements `at..at + data.len()` (a prefix or window of the
+    /// buffer, for work lists that change size between launches).
+    pub fn write_at(&mut self, gpu: &Gpu, at: usize, data: &[T]) -> Result<()> {
+        let (lo, hi) = self.byte_window(at, data.len())?;
+        if hi > lo {
+            let mut dst = self.raw.slice_mut(lo..hi);
+            gpu.stream.memcpy_htod(bytemuck::cast_slice::<T, u8>(data), &mut dst).call("cuMemcpyHtoD")?;
+        }
+        Ok(())
+    }
+
+    /// Copies elements `at..at + out.len()` to `out`, waiting for queued work.
+    pub fn read_at(&self, gpu: &Gpu, at: usize, out: &mut [T]) -> Result<()> {
+        let (lo, hi) = self.byte_window(at, out.len())?;
+        if hi > lo {
+            gpu.stream
+                .memcpy_dtoh(&self.raw.slice(lo..hi), bytemuck::cast_slice_mut::<T, u8>(out))
+                .call("cuMemcpyDtoH")?;
+        }
+        gpu.synchronize("device-to-host copy")
+    }
+
+    fn byte_window(&self, at: usize, len: usize) -> Result<(usize, usize)> {
+        match at.checked_add(len) {
+            Some(end) if end <= self.len => Ok((at * size_of::<T>(), end * size_of::<T>())),
+            _ => Err(Error::BadArgument(format!(
+                "elements {at}..{at}+{len} are outside a device buffer of {}",
+                self.len
+            ))),
+        }
+    }
+
     /// Device-to-device copy of all of `src` into `self` (same length).
     pub fn copy_from_device(&mut self, gpu: &Gpu, src: &DeviceBuffer<T>) -> Result<()> {
         if src.len != self.len {

@@ -25,6 +25,7 @@ pub mod inputs;
 mod key_type;
 pub mod measure;
 pub mod report;
+pub mod scan;
 mod sorter;
 pub mod study;
 pub mod variants;

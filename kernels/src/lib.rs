@@ -14,7 +14,13 @@
 
 pub mod key;
 pub mod naive;
+pub mod quick;
+pub mod scan;
 pub mod search;
+
+pub mod bitonic;
+pub mod blockmerge;
+pub mod bottomup;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;

@@ -1,0 +1,44 @@
+//! Device-wide exclusive prefix sum of `u64` values (the kernels and the pass structure
+//! are in `kernels/src/scan.rs`). Used for block offsets (`quick`); reusable for any
+//! counts or offsets on the device.
+use kernels::scan::{BLOCK, SMEM_BYTES, TILE, tile_count};
+
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{Error, Result};
+use crate::launch;
+use crate::variants::launch::blocks;
+
+/// Replaces `data[0..n]` by its exclusive prefix sums (`data[i]` = sum of the old
+/// `data[0..i]`) and writes the total to `data[n]`, whose old value is ignored. Queued
+/// on the device's stream like a kernel launch.
+pub fn exclusive_scan_u64(gpu: &Gpu, data: &mut DeviceBuffer<u64>, n: usize) -> Result<()> {
+    if n >= data.len() {
+        return Err(Error::BadArgument(format!(
+            "scanning {n} values needs a buffer of at least {} (one slot for the total), got {}",
+            n + 1,
+            data.len()
+        )));
+    }
+    // SAFETY: the buffer holds n + 1 values.
+    unsafe { exclusive_scan_u64_raw(gpu, data.ptr(), n as u64) }
+}
+
+/// [`exclusive_scan_u64`] on a raw device address.
+///
+/// # Safety
+/// `ptr` must address at least `n + 1` device `u64`s that nothing else uses until the
+/// queued work completes.
+pub(crate) unsafe fn exclusive_scan_u64_raw(gpu: &Gpu, ptr: u64, n: u64) -> Result<()> {
+    let no_offsets = 0u64;
+    if n <= TILE {
+        return launch!(gpu, "scan_tiles_u64", blocks(1, BLOCK, SMEM_BYTES)?, &ptr, &ptr, &n, &no_offsets);
+    }
+    let m = tile_count(n);
+    let sums = gpu.alloc::<u64>(m as usize + 1)?;
+    let sums_ptr = sums.ptr();
+    let cfg = blocks(m, BLOCK, SMEM_BYTES)?;
+    launch!(gpu, "scan_reduce_u64", cfg, &ptr, &n, &sums_ptr)?;
+    // SAFETY: `sums` holds m + 1 values; freeing it is ordered after the launches.
+    unsafe { exclusive_scan_u64_raw(gpu, sums_ptr, m)? };
+    launch!(gpu, "scan_tiles_u64", cfg, &ptr, &ptr, &n, &sums_ptr)
+}

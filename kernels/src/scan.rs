@@ -1,0 +1,246 @@
+//! Exclusive prefix sum of `u64` values on the device: a block-level scan plus a
+//! multi-pass ("reduce, then scan") scan over blocks, for any `n`.
+//!
+//! Why multi-pass and not a single-pass decoupled look-back: the users (block offsets
+//! of partitions, histograms) scan short arrays next to the real work, where one extra
+//! launch costs less than the look-back's protocol, and the passes are deterministic
+//! and easy to check. `u64` because the values are counts and offsets into arrays that
+//! may pass 2^32 elements.
+//!
+//! The passes over `n` values with tiles of [`TILE`] values:
+//!
+//! 1. `n <= TILE`: one block scans everything (`scan_tiles_u64` without offsets).
+//! 2. otherwise `scan_reduce_u64` writes each tile's sum to `sums[0..m]`
+//!    (`m = ceil(n / TILE)`), `sums[0..m]` is scanned recursively (its total landing in
+//!    `sums[m]`), and `scan_tiles_u64` scans every tile again starting from `sums[b]`.
+//!
+//! Output: `dst[i] = src[0] + ... + src[i-1]` for `i < n`, and `dst[n]` = the total, so
+//! the destination holds `n + 1` values. In place (`dst == src`) is allowed: each
+//! value is read and written by one thread only, read first.
+
+/// Threads per block of the scan kernels.
+pub const BLOCK: u32 = 512;
+/// Values per thread (contiguous: thread `t` owns tile values `t*ITEMS..(t+1)*ITEMS`).
+pub const ITEMS: u64 = 32;
+/// Values per block.
+pub const TILE: u64 = BLOCK as u64 * ITEMS;
+
+/// The half-open range of values of tile `b` (of `tile` values) of an `n`-value array.
+#[inline(always)]
+pub fn tile_range(b: u64, n: u64, tile: u64) -> (u64, u64) {
+    let lo = b * tile;
+    let hi = if n - lo < tile { n } else { lo + tile };
+    (lo, hi)
+}
+
+/// Number of tiles (blocks) a pass over `n` values launches.
+#[inline(always)]
+pub fn tile_count(n: u64) -> u64 {
+    n.div_ceil(TILE)
+}
+
+#[cfg(target_arch = "nvptx64")]
+pub use device::block_exclusive_sum_u64;
+
+#[cfg(target_arch = "nvptx64")]
+mod device {
+    use super::{ITEMS, TILE, tile_range};
+    use crate::gpu;
+
+    /// Exclusive prefix sum of one `u64` per thread across the block; returns
+    /// `(this thread's exclusive sum, block total)`. Every thread must call it;
+    /// `blockDim.x` must be a multiple of 32. `smem` points to 33 free shared `u64`s,
+    /// which may be reused once this returns (it ends with a barrier).
+    #[inline(always)]
+    pub unsafe fn block_exclusive_sum_u64(v: u64, smem: *mut u64) -> (u64, u64) {
+        let lane = gpu::lane_id();
+        let warp = gpu::thread_idx() / 32;
+        let warps = gpu::block_dim() / 32;
+        let incl = gpu::warp_inclusive_sum_u64(v);
+        unsafe {
+            if lane == 31 {
+                *smem.add(warp as usize) = incl;
+            }
+            gpu::sync_threads();
+            if warp == 0 {
+                let t = if lane < warps { *smem.add(lane as usize) } else { 0 };
+                let ti = gpu::warp_inclusive_sum_u64(t);
+                // Lane 31 reads slot 31 before anyone writes slots (shuffles above
+                // synchronise the warp), so overwriting in place is safe.
+                *smem.add(lane as usize) = ti - t;
+                if lane == 31 {
+                    *smem.add(32) = ti;
+                }
+            }
+            gpu::sync_threads();
+            let r = (*smem.add(warp as usize) + incl - v, *smem.add(32));
+            gpu::sync_threads();
+            r
+        }
+    }
+
+    /// Pass 2a: `sums[b]` = sum of tile `b` of `src[0..n]`.
+    unsafe fn scan_reduce(src: *const u64, n: u64, sums: *mut u64) {
+        let b = gpu::block_idx() as u64;
+        let (lo, hi) = tile_range(b, n, TILE);
+        let first = lo + gpu::thread_idx() as u64 * ITEMS;
+        let mut s = 0u64;
+        for j in 0..ITEMS {
+            let i = first + j;
+            if i < hi {
+                s += unsafe { *src.add(i as usize) };
+            }
+        }
+        let (_, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
+        if gpu::thread_idx() == 0 {
+            unsafe { *sums.add(b as usize) = total };
+        }
+    }
+
+    /// Passes 1 and 2b: scans tile `b` of `src[0..n]` into `dst`, starting from
+    /// `offsets[b]` (0 when `offsets` is null); the last block also writes the total to
+    /// `dst[n]`.
+    unsafe fn scan_tiles(src: *const u64, dst: *mut u64, n: u64, offsets: *const u64) {
+        let b = gpu::block_idx() as u64;
+        let (lo, hi) = tile_range(b, n, TILE);
+        let first = lo + gpu::thread_idx() as u64 * ITEMS;
+        // Values are read twice (to sum, then to scan) rather than kept in registers,
+        // which 32 `u64`s per thread would overflow.
+        let mut s = 0u64;
+        for j in 0..ITEMS {
+            let i = first + j;
+            if i < hi {
+                s += unsafe { *src.add(i as usize) };
+            }
+        }
+        let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
+        let (excl, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
+        let mut run = base + excl;
+        for j in 0..ITEMS {
+            let i = first + j;
+            if i < hi {
+                // Read before write: in place, each value is read by its own thread only.
+                let x = unsafe { *src.add(i as usize) };
+                unsafe { *dst.add(i as usize) = run };
+                run += x;
+            }
+        }
+        if gpu::thread_idx() == 0 && b + 1 == gpu::grid_dim() as u64 {
+            unsafe { *dst.add(n as usize) = base + total };
+        }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn scan_reduce_u64(src: *const u64, n: u64, sums: *mut u64) {
+        unsafe { scan_reduce(src, n, sums) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn scan_tiles_u64(src: *const u64, dst: *mut u64, n: u64, offsets: *const u64) {
+        unsafe { scan_tiles(src, dst, n, offsets) }
+    }
+}
+
+/// Shared memory the scan kernels need (the block scan's 33 slots).
+pub const SMEM_BYTES: u32 = 33 * 8;
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    /// The passes as the host launches them, with `block` threads of `items` values
+    /// (small tiles reach the recursive case with small inputs); each block's work is
+    /// done on the CPU as the GPU does it: per-thread contiguous runs, then the
+    /// block's prefix over the threads' sums.
+    fn simulate(data: &mut [u64], n: u64, block: u64, items: u64) {
+        let tile = block * items;
+        if n <= tile {
+            scan_tiles_cpu(data, n, None, block, items);
+            return;
+        }
+        let m = n.div_ceil(tile);
+        let mut sums: Vec<u64> = (0..m)
+            .map(|b| {
+                let (lo, hi) = tile_range(b, n, tile);
+                data[lo as usize..hi as usize].iter().sum()
+            })
+            .collect();
+        sums.push(0);
+        simulate(&mut sums, m, block, items);
+        scan_tiles_cpu(data, n, Some(&sums), block, items);
+    }
+
+    fn scan_tiles_cpu(data: &mut [u64], n: u64, offsets: Option<&[u64]>, block: u64, items: u64) {
+        let tile = block * items;
+        let blocks = n.div_ceil(tile).max(1);
+        for b in 0..blocks {
+            let (lo, hi) = tile_range(b, n, tile);
+            let base = offsets.map_or(0, |o| o[b as usize]);
+            let threads: Vec<u64> = (0..block)
+                .map(|t| (0..items).map(|j| lo + t * items + j).filter(|&i| i < hi).map(|i| data[i as usize]).sum())
+                .collect();
+            let total: u64 = threads.iter().sum();
+            let mut excl = 0;
+            for (t, &s) in threads.iter().enumerate() {
+                let mut run = base + excl;
+                for j in 0..items {
+                    let i = lo + t as u64 * items + j;
+                    if i < hi {
+                        let x = data[i as usize];
+                        data[i as usize] = run;
+                        run += x;
+                    }
+                }
+                excl += s;
+            }
+            if b + 1 == blocks {
+                data[n as usize] = base + total;
+            }
+        }
+    }
+
+    #[test]
+    fn multi_pass_equals_sequential_scan() {
+        let mut state = 99u64;
+        for (block, items) in [(BLOCK as u64, ITEMS), (4, 2), (32, 3)] {
+            let tile = block * items;
+            for n in [0u64, 1, 2, 7, tile - 1, tile, tile + 1, 3 * tile + 5, tile * tile + 3, tile * tile * 2 + 1] {
+                if n > 1 << 22 {
+                    continue;
+                }
+                let mut data: Vec<u64> = (0..n)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        state >> 40
+                    })
+                    .collect();
+                let mut expect = Vec::with_capacity(n as usize + 1);
+                let mut acc = 0u64;
+                for &x in &data {
+                    expect.push(acc);
+                    acc += x;
+                }
+                expect.push(acc);
+                data.push(12345); // the total's slot: its old value must not matter
+                simulate(&mut data, n, block, items);
+                assert!(data == expect, "n = {n}, tile {block}x{items}");
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_cover_exactly() {
+        for n in [1u64, TILE, TILE + 1, 5 * TILE - 1] {
+            let mut next = 0;
+            for b in 0..tile_count(n) {
+                let (lo, hi) = tile_range(b, n, TILE);
+                assert_eq!(lo, next);
+                assert!(hi > lo && hi - lo <= TILE);
+                next = hi;
+            }
+            assert_eq!(next, n);
+        }
+    }
+}
