@@ -35,29 +35,6 @@ pub fn count_less_eq<B: Ord + Copy>(len: u64, key: B, at: impl Fn(u64) -> B) -> 
     lo
 }
 
-/// Merge-path co-rank: of the first `k` outputs of the stable merge of the sorted
-/// sequences `a(0..a_len)` and `b(0..b_len)` (on ties `a` goes first), how many come
-/// from `a`. The other `k - result` come from `b`. Cutting a merge at several `k`
-/// splits it into independent pieces of exactly chosen output sizes.
-///
-/// Requires `k <= a_len + b_len`.
-#[inline(always)]
-pub fn co_rank<B: Ord + Copy>(k: u64, a_len: u64, b_len: u64, a: impl Fn(u64) -> B, b: impl Fn(u64) -> B) -> u64 {
-    // The answer is the least `i` for which `a(i)` comes after `b(k - 1 - i)`, a
-    // predicate that only turns from false to true as `i` grows. Within the bounds,
-    // `i < a_len` and `k - 1 - i < b_len`, so both reads are in range.
-    let (mut lo, mut hi) = (k.saturating_sub(b_len), k.min(a_len));
-    while lo < hi {
-        let i = lo + (hi - lo) / 2;
-        if b(k - 1 - i) < a(i) {
-            hi = i;
-        } else {
-            lo = i + 1;
-        }
-    }
-    lo
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -81,34 +58,6 @@ mod tests {
                 let less_eq = v.iter().filter(|&&x| x <= key).count() as u64;
                 assert_eq!(count_less(len, key, at), less, "{v:?} {key}");
                 assert_eq!(count_less_eq(len, key, at), less_eq, "{v:?} {key}");
-            }
-        }
-    }
-
-    #[test]
-    fn co_rank_matches_a_stable_merge() {
-        let mut state = 777u64;
-        let mut next = |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
-        for _ in 0..300 {
-            let (la, lb) = (next(12), next(12));
-            let mut a: Vec<u32> = (0..la).map(|_| next(5) as u32).collect();
-            let mut b: Vec<u32> = (0..lb).map(|_| next(5) as u32).collect();
-            a.sort();
-            b.sort();
-            // Reference: a stable merge that records which input each output came from.
-            let (mut i, mut j, mut from_a) = (0, 0, Vec::new());
-            while i < a.len() || j < b.len() {
-                let take_a = j == b.len() || (i < a.len() && a[i] <= b[j]);
-                from_a.push(take_a);
-                if take_a { i += 1 } else { j += 1 }
-            }
-            for k in 0..=(la + lb) {
-                let expect = from_a[..k as usize].iter().filter(|&&x| x).count() as u64;
-                let got = co_rank(k, la, lb, |x| a[x as usize], |x| b[x as usize]);
-                assert_eq!(got, expect, "a {a:?} b {b:?} k {k}");
             }
         }
     }
