@@ -152,6 +152,7 @@ pub mod measure;
 pub mod report;
 pub mod scan;
 mod sorter;
+pub mod study;
 pub mod variants;
 pub mod verify;
 

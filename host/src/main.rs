@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use host::inputs::{self, Random};
 use host::measure::{gkeys_per_s, time_sort};
+use host::study::{self, StudyConfig, StudyKind};
 use host::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
 
 /// Sort random data on the GPU with a chosen algorithm, time it and check it.
@@ -38,6 +39,33 @@ enum Command {
     CheckFile(cli::files::CheckFileArgs),
     /// Write a file of generated elements.
     Gen(cli::files::GenArgs),
+    /// CPU speed-up studies (threads, sizes) and GPU vs CPU (gpu): table, CSV, SVG.
+    Study(StudyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct StudyArgs {
+    /// Which study.
+    #[arg(value_enum)]
+    which: StudyKind,
+    /// Elements of the threads study.
+    #[arg(long, default_value_t = 10_000_000, value_parser = parse_count)]
+    n: usize,
+    /// Largest n of the sizes and gpu studies (from 2^10, step 4x).
+    #[arg(long, default_value = "2^24", value_parser = parse_count)]
+    max_n: usize,
+    /// Timed repeats after one warm-up (more for small n); medians are reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Most CPU threads (default: all available).
+    #[arg(long)]
+    max_threads: Option<usize>,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// Folder for <study>.csv and the SVG charts.
+    #[arg(long, default_value = "study")]
+    out: std::path::PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -110,6 +138,20 @@ fn main() -> ExitCode {
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),
+        Some(Command::Study(a)) => {
+            let defaults = StudyConfig::default();
+            let max_threads = a.max_threads.unwrap_or(defaults.max_threads);
+            let cfg = StudyConfig {
+                n: a.n,
+                max_n: a.max_n,
+                repeat: a.repeat,
+                max_threads,
+                key_type: a.key_type,
+                out: a.out,
+                ..defaults
+            };
+            study::run(a.which, &cfg)
+        }
         None => run(&cli.run),
     };
     match result {
@@ -163,7 +205,11 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> host::Resu
     println!(
         "variant:    {}{}",
         args.variant,
-        if on_gpu { format!(" (block size {})", args.block_size) } else { " (CPU backend: std stable sort)".into() }
+        if on_gpu {
+            format!(" (block size {})", args.block_size)
+        } else {
+            " (CPU backend: parallel merge sort)".into()
+        }
     );
     println!(
         "input:      n = {}, type {}, order {}, dist {}, seed {}",

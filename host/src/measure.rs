@@ -196,6 +196,23 @@ pub fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
     Ok(effective_gb_per_s(n, 4, median(&times)))
 }
 
+/// Times `sort` on the CPU by wall clock: one untimed warm-up, then `repeats` timed
+/// runs, each on a fresh copy of `input` made outside the timed region.
+pub fn time_cpu<T: Copy>(input: &[T], repeats: usize, mut sort: impl FnMut(&mut [T])) -> Timing<T> {
+    let repeats = repeats.max(1);
+    let mut times_ms = Vec::with_capacity(repeats);
+    let mut work = input.to_vec();
+    for rep in 0..=repeats {
+        work.copy_from_slice(input);
+        let t = Instant::now();
+        sort(&mut work);
+        if rep > 0 {
+            times_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Timing { times_ms, output: work }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
