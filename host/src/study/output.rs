@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::report::chart::Chart;
+use crate::report::table::{Align, Table};
 
 pub struct Report {
     /// File stem of the CSV (and of the first chart): `threads`, `sizes`, `gpu`.
@@ -15,31 +16,16 @@ pub struct Report {
 }
 
 impl Report {
-    /// Columns two spaces apart; numbers right-aligned, words left-aligned.
+    /// The title, then the table (numbers right-aligned, words left-aligned).
     pub fn table(&self) -> String {
-        let cols = self.columns.len();
-        let widths: Vec<usize> = (0..cols)
-            .map(|c| self.rows.iter().map(|r| r[c].len()).chain([self.columns[c].len()]).max().unwrap_or(0))
-            .collect();
         let numeric = |c: usize| self.rows.iter().all(|r| r[c].parse::<f64>().is_ok() || r[c] == "-");
-        let line = |cells: Vec<&str>| {
-            let parts: Vec<String> = cells
-                .iter()
-                .enumerate()
-                .map(
-                    |(c, s)| {
-                        if numeric(c) { format!("{s:>w$}", w = widths[c]) } else { format!("{s:<w$}", w = widths[c]) }
-                    },
-                )
-                .collect();
-            parts.join("  ").trim_end().to_string() + "\n"
-        };
-        let mut out = format!("{}\n", self.title);
-        out += &line(self.columns.clone());
+        let mut table = Table::new(
+            self.columns.iter().enumerate().map(|(c, h)| (*h, if numeric(c) { Align::Right } else { Align::Left })),
+        );
         for r in &self.rows {
-            out += &line(r.iter().map(String::as_str).collect());
+            table.push(r.clone());
         }
-        out
+        format!("{}\n{}", self.title, table.render())
     }
 
     pub fn csv(&self) -> String {
@@ -83,7 +69,7 @@ mod tests {
             rows: vec![vec!["a,b".into(), "1.5".into()], vec!["long-name".into(), "10.25".into()]],
             charts: vec![],
         };
-        assert_eq!(r.table(), "T\nalgorithm     ms\na,b          1.5\nlong-name  10.25\n");
+        assert_eq!(r.table(), "T\nalgorithm     ms\n----------------\na,b          1.5\nlong-name  10.25\n");
         assert_eq!(r.csv(), "algorithm,ms\n\"a,b\",1.5\nlong-name,10.25\n");
     }
 }
