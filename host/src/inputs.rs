@@ -114,6 +114,22 @@ impl Random for Entity {
     }
 }
 
+/// Checks that the host can hold `copies` arrays of `n` elements of `T` before any of
+/// them is built, so that an impossible size is an error rather than an abort.
+pub fn ensure_host_memory<T>(n: usize, copies: usize) -> crate::Result<()> {
+    let bytes = n.checked_mul(size_of::<T>()).and_then(|b| b.checked_mul(copies));
+    let fits = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
+    if fits {
+        Ok(())
+    } else {
+        Err(crate::Error::BadArgument(format!(
+            "{n} elements of {} bytes need {} of host memory ({copies} copies), which this machine cannot allocate",
+            size_of::<T>(),
+            bytes.map_or("more than the address space".to_string(), |b| crate::Bytes(b as u64).to_string())
+        )))
+    }
+}
+
 /// `n` elements of distribution `dist`, reproducible from `seed`.
 pub fn generate<T: Random>(n: usize, dist: Distribution, seed: u64) -> Vec<T> {
     let base = splitmix64(seed);
@@ -154,6 +170,13 @@ pub fn generate<T: Random>(n: usize, dist: Distribution, seed: u64) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn impossible_host_sizes_are_errors() {
+        assert!(ensure_host_memory::<u32>(1000, 3).is_ok());
+        assert!(matches!(ensure_host_memory::<u64>(usize::MAX / 4, 1), Err(crate::Error::BadArgument(_))));
+        assert!(matches!(ensure_host_memory::<u32>(1 << 60, 3), Err(crate::Error::BadArgument(_))));
+    }
 
     #[test]
     fn reproducible_and_shaped() {

@@ -118,7 +118,13 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
     let mut kernels: Vec<Resources> = Vec::new();
     for line in log.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-            kernels.push(Resources { name: rest.split('\'').next().unwrap_or("").to_string(), ..Default::default() });
+            kernels.push(Resources {
+                name: rest.split('\'').next().unwrap_or("").to_string(),
+                // ptxas mentions static shared memory only when there is some; dynamic
+                // shared memory (what our kernels use) is sized at launch.
+                smem: "0".into(),
+                ..Default::default()
+            });
         } else if let Some(k) = kernels.last_mut() {
             if let Some(i) = line.find("bytes stack frame") {
                 k.stack = field_before(&line[..i]);
@@ -135,9 +141,9 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
         }
     }
     println!("ptxas -arch=sm_90 ({}): OK", ptxas.display());
-    println!("{:<40} {:>5} {:>10} {:>7} {:>7}", "kernel", "regs", "smem(B)", "stack", "spills");
+    println!("{:<40} {:>5} {:>16} {:>7} {:>7}", "kernel", "regs", "static smem (B)", "stack", "spills");
     for k in &kernels {
-        println!("{:<40} {:>5} {:>10} {:>7} {:>7}", k.name, k.registers, k.smem, k.stack, k.spills);
+        println!("{:<40} {:>5} {:>16} {:>7} {:>7}", k.name, k.registers, k.smem, k.stack, k.spills);
     }
     if kernels.iter().any(|k| !k.spills.is_empty() && k.spills != "0") {
         println!("warning: some kernels spill registers to local memory");

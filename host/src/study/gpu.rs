@@ -14,6 +14,11 @@ use crate::{Distribution, Element, SortOptions, Sorter, Variant};
 /// Most repeats per GPU measurement.
 const GPU_REPEATS_MAX: usize = 20;
 
+/// A variant whose sort took longer than this at some n is not timed at larger n
+/// (`bottomup` takes seconds at 2^22 and grows linearly: it would hold the study up
+/// for many minutes).
+const SLOW_MS: f64 = 200.0;
+
 pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<Report> {
     let mut pools = Pools::default();
     let mut rows = Vec::new();
@@ -22,6 +27,7 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
     let mut total: Vec<Series> =
         Variant::ALL.iter().map(|v| Series { name: format!("{v} (with transfers)"), points: vec![] }).collect();
     let sizes = sizes_up_to(cfg.max_n);
+    let mut too_slow: Vec<Option<usize>> = vec![None; Variant::ALL.len()];
     for &n in &sizes {
         let input: Vec<T> = generate(n, Distribution::Uniform, cfg.seed ^ n as u64);
         let cpu_ms = measure(CpuSort::ParallelMerge, &input, cfg.max_threads, repeats_for(n, cfg.repeat), &mut pools)?
@@ -34,6 +40,17 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
             let mut row = vec![n.to_string(), v.name().to_string(), format!("{cpu_ms:.4}")];
             if n as u64 > v.max_len() {
                 row.extend(["-".into(), "-".into(), "-".into(), "-".into(), format!("skipped: n > {}", v.max_len())]);
+                rows.push(row);
+                continue;
+            }
+            if let Some(at) = too_slow[i] {
+                row.extend([
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    format!("skipped: over {SLOW_MS} ms at n = {at}"),
+                ]);
                 rows.push(row);
                 continue;
             }
@@ -53,6 +70,9 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
                 }
             });
             let (gpu_ms, total_ms) = (sorted.median_ms(), end_to_end.median_ms());
+            if gpu_ms > SLOW_MS {
+                too_slow[i] = Some(n);
+            }
             kernel[i].points.push((n as f64, cpu_ms / gpu_ms));
             total[i].points.push((n as f64, cpu_ms / total_ms));
             // Order only: the variants' own tests check permutation and stability;
