@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One full session on the GPU machine (no Rust there): run from the repository root
 # after `cargo xtask bundle`, with bundle/ carried. Logs go to $OUT (or /tmp/gpu-out).
-#   .ci/gpu-session.sh [tests] [cli] [sanitize] [bench]   (default: tests cli)
+#   .ci/gpu-session.sh [tests] [cli] [limits] [sanitize] [bench] [ptxas]   (default: tests cli)
+# (bundle/ from `cargo xtask sanitize`, which also writes bundle/sanitize.sh)
 set -u
 OUT=${OUT:-/tmp/gpu-out}; mkdir -p "$OUT"
 B=bundle
@@ -17,11 +18,13 @@ for step in $steps; do
       for args in "--n 2^24 --order desc" "--n 2^24 --order asc" "--n 10000019 --order desc" "--n 10000019 --order asc --type entity"; do
         $B/host --variant naive --require-gpu --check --repeat 10 $args 2>&1 | tee -a "$OUT/cli.log" || status=1
       done ;;
+    limits)
+      $B/tests/gpu_limits-test --ignored --nocapture 2>&1 | tee "$OUT/limits.log" | tail -15 || status=1 ;;
     sanitize)
-      for tool in memcheck racecheck synccheck initcheck; do
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/host --require-gpu --check --repeat 1 --n 100003 --type entity --variant ${VARIANTS:-naive} > "$OUT/sanitize-$tool.log" 2>&1
-        rc=$?; echo "$tool: rc=$rc $(grep -h 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)"; [ $rc -eq 0 ] || status=1
-      done ;;
+      $B/sanitize.sh "$OUT/sanitize" ${VARIANTS:-} 2>&1 | tail -20 || status=1 ;;
+    bench)
+      $B/host bench --require-gpu --variants naive,sm8,sm9,sm,quick,blockmerge,bitonic --type u32,entity \
+        --n 2^20,2^24 --repeat 10 --csv "$OUT/bench.csv" 2>&1 | tail -35 || status=1 ;;
     ptxas)
       ptxas -arch=sm_90 -v -o /dev/null target/ptx/kernels.ptx 2>&1 | tail -40 ;;
     *) echo "unknown step $step"; status=1 ;;
