@@ -154,6 +154,13 @@ pub struct BenchReport {
 /// errors that stop everything (a bad plan) are returned.
 pub fn run(sorter: &Sorter, plan: &BenchPlan, show_progress: bool) -> Result<BenchReport> {
     plan.validate()?;
+    // The input and the sorted copy of the largest size live on the host at once: refuse
+    // an impossible size before hours of smaller ones have run.
+    for &kt in &plan.key_types {
+        if let Some(&n) = plan.sizes.iter().max() {
+            crate::with_key_type!(kt, T => crate::inputs::ensure_host_memory::<T>(n, 2))?;
+        }
+    }
     let on_gpu = sorter.gpu().is_some();
     if let Some(gpu) = sorter.gpu() {
         for &b in &plan.block_sizes {
