@@ -161,19 +161,7 @@ pub fn time_sort_with<T: Element>(
             }
             Ok(Timing { times_ms, output: work[last].to_vec(gpu)? })
         }
-        None => {
-            let mut work = input.to_vec();
-            for rep in 0..total {
-                work.copy_from_slice(input);
-                let t = Instant::now();
-                cpu::sort(&mut work, opts.order);
-                if rep >= plan.warmup {
-                    times_ms.push(t.elapsed().as_secs_f64() * 1e3);
-                }
-                tick();
-            }
-            Ok(Timing { times_ms, output: work })
-        }
+        None => Ok(time_cpu_with(input, plan.warmup, repeats, |work| cpu::sort(work, opts.order), tick)),
     }
 }
 
@@ -198,17 +186,29 @@ pub fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
 
 /// Times `sort` on the CPU by wall clock: one untimed warm-up, then `repeats` timed
 /// runs, each on a fresh copy of `input` made outside the timed region.
-pub fn time_cpu<T: Copy>(input: &[T], repeats: usize, mut sort: impl FnMut(&mut [T])) -> Timing<T> {
+pub fn time_cpu<T: Copy>(input: &[T], repeats: usize, sort: impl FnMut(&mut [T])) -> Timing<T> {
+    time_cpu_with(input, 1, repeats, sort, &mut || {})
+}
+
+/// [`time_cpu`] with `warmup` untimed runs and `tick` called after every run.
+fn time_cpu_with<T: Copy>(
+    input: &[T],
+    warmup: usize,
+    repeats: usize,
+    mut sort: impl FnMut(&mut [T]),
+    tick: &mut dyn FnMut(),
+) -> Timing<T> {
     let repeats = repeats.max(1);
     let mut times_ms = Vec::with_capacity(repeats);
     let mut work = input.to_vec();
-    for rep in 0..=repeats {
+    for rep in 0..warmup + repeats {
         work.copy_from_slice(input);
         let t = Instant::now();
         sort(&mut work);
-        if rep > 0 {
+        if rep >= warmup {
             times_ms.push(t.elapsed().as_secs_f64() * 1e3);
         }
+        tick();
     }
     Timing { times_ms, output: work }
 }
