@@ -322,6 +322,11 @@ impl<T: Element> DeviceBuffer<T> {
         }
     }
 
+    /// Sets every byte of the buffer to zero (queued on the stream).
+    pub fn zero(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.stream.memset_zeros(&mut self.raw).call("cuMemsetD8Async")
+    }
+
     /// Device-to-device copy of all of `src` into `self` (same length).
     pub fn copy_from_device(&mut self, gpu: &Gpu, src: &DeviceBuffer<T>) -> Result<()> {
         if src.len != self.len {

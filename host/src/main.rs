@@ -33,6 +33,9 @@ enum Command {
     },
     /// Time variants x types x sizes x distributions x block sizes; tables, CSV, JSON, SVG.
     Bench(cli::bench::BenchArgs),
+    /// Time the radix sort of (key, value) pairs on the GPU (argsort is pairs with
+    /// index values).
+    BenchPairs(cli::pairs::PairsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(cli::files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Run(args)) => run(&args),
         Some(Command::Bench(args)) => cli::bench::bench(&args),
+        Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),

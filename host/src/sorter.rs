@@ -34,11 +34,14 @@ pub struct SortOptions {
     pub order: Order,
     /// Threads per block for the variants that take one (power of two, 32..=1024).
     pub block_size: u32,
+    /// Radix sort only: sort by order bits `begin..end` of each key (see
+    /// [`SortOptions::key_bits`]); `None` sorts by the whole key.
+    pub key_bits: Option<(u32, u32)>,
 }
 
 impl SortOptions {
     pub fn new(variant: Variant) -> Self {
-        SortOptions { variant, order: Order::Ascending, block_size: 256 }
+        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
     }
 
     pub fn order(mut self, order: Order) -> Self {
@@ -48,6 +51,26 @@ impl SortOptions {
 
     pub fn block_size(mut self, block_size: u32) -> Self {
         self.block_size = block_size;
+        self
+    }
+
+    /// Sorts by bits `begin..end` of each key's *order bits* only (the radix sort's
+    /// `begin_bit`/`end_bit`): keys whose order bits agree there keep their input
+    /// order. For unsigned integers the order bits are the value, so keys known to be
+    /// below 2^20 sort with `key_bits(0, 20)` in three passes instead of four. The
+    /// order bits of signed integers have the sign bit flipped; of floats, the IEEE
+    /// total-order transform. Only the `radix` variant (and the CPU backend) take it.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter, Variant};
+    ///
+    /// let mut keys = vec![0x0301u32, 0x0102, 0x0203, 0x0101];
+    /// Sorter::with_fallback().sort(&mut keys, &SortOptions::new(Variant::Radix).key_bits(0, 8))?;
+    /// assert_eq!(keys, [0x0301, 0x0101, 0x0102, 0x0203]); // by the low byte, stable
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn key_bits(mut self, begin: u32, end: u32) -> Self {
+        self.key_bits = Some((begin, end));
         self
     }
 
@@ -139,9 +162,90 @@ impl Sorter {
                 self.sort_device(&mut buf, opts)?;
                 buf.copy_to_host(gpu, data)?;
             }
-            None => cpu::sort(data, opts.order),
+            None => cpu_sort(data, opts)?,
         }
         Ok(self.backend())
+    }
+
+    /// Sorts `keys` and applies the same permutation to `values`, stably (equal keys
+    /// keep their input order, and so their values). Keys are the primitive types;
+    /// values any element type. On the GPU this is the radix sort
+    /// (`opts.variant` must be [`Variant::Radix`], the default); on the CPU a stable
+    /// sort of indices. Lengths must match.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![3.5f32, -1.0, 3.5, 0.0];
+    /// let mut ids = vec![10u32, 11, 12, 13];
+    /// Sorter::with_fallback().sort_pairs(&mut keys, &mut ids, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!(keys, [3.5, 3.5, 0.0, -1.0]);
+    /// assert_eq!(ids, [10, 12, 13, 11]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_pairs<K: Element, V: Element>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if keys.len() != values.len() {
+            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        }
+        if K::BIT_ORDER.is_none() {
+            return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                if opts.variant != Variant::Radix {
+                    return Err(Error::BadArgument(format!(
+                        "pairs are sorted by the radix variant on the GPU, not {}",
+                        opts.variant
+                    )));
+                }
+                let mut k = gpu.upload(keys)?;
+                let mut v = gpu.upload(values)?;
+                variants::radix::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+                k.copy_to_host(gpu, keys)?;
+                v.copy_to_host(gpu, values)?;
+            }
+            None => {
+                let perm = cpu_argsort(keys, opts)?;
+                let k: Vec<K> = perm.iter().map(|&i| keys[i as usize]).collect();
+                let v: Vec<V> = perm.iter().map(|&i| values[i as usize]).collect();
+                keys.copy_from_slice(&k);
+                values.copy_from_slice(&v);
+            }
+        }
+        Ok(self.backend())
+    }
+
+    /// The stable sorting permutation of `keys`: `keys[p[0]], keys[p[1]], ...` is
+    /// sorted, equal keys in input order. At most 2^32 - 1 keys.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let p = Sorter::with_fallback().argsort(&[30i64, -4, 12, -4], &SortOptions::default())?;
+    /// assert_eq!(p, [1, 3, 2, 0]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn argsort<K: Element>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
+        if keys.len() > u32::MAX as usize {
+            return Err(Error::BadArgument(format!(
+                "argsort returns u32 indices: at most 2^32 - 1 keys, got {}",
+                keys.len()
+            )));
+        }
+        match &self.gpu {
+            Some(_) => {
+                let mut k = keys.to_vec();
+                let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+                self.sort_pairs(&mut k, &mut idx, opts)?;
+                Ok(idx)
+            }
+            None => cpu_argsort(keys, opts),
+        }
     }
 
     /// Sorts data already on the device. Queued on the sorter's stream; returns once
@@ -156,4 +260,40 @@ impl Sorter {
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.require_gpu()?.upload(data)
     }
+}
+
+/// The CPU sort, honouring [`SortOptions::key_bits`].
+fn cpu_sort<T: Element>(data: &mut [T], opts: &SortOptions) -> Result<()> {
+    match opts.key_bits {
+        None => cpu::sort(data, opts.order),
+        Some(_) => {
+            let perm = cpu_argsort(data, opts)?;
+            let sorted: Vec<T> = perm.iter().map(|&i| data[i as usize]).collect();
+            data.copy_from_slice(&sorted);
+        }
+    }
+    Ok(())
+}
+
+/// Stable sorting permutation on the CPU, by the order bits (or the chosen bit range).
+fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
+    use rayon::prelude::*;
+    if keys.len() > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("at most 2^32 - 1 keys, got {}", keys.len())));
+    }
+    let width = 8 * size_of::<K::Bits>() as u32;
+    let (begin, end) = match opts.key_bits {
+        Some(b) if K::BIT_ORDER.is_some() => variants::radix::check_bits::<K>(Some(b), width)?,
+        Some(_) => return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {}", K::NAME))),
+        None => (0, width),
+    };
+    let desc = opts.order.is_descending();
+    let field = |k: &K| -> u64 {
+        let b: u64 = k.ord_bits(desc).into();
+        let span = end - begin;
+        if span == 64 { b } else { (b >> begin) & ((1u64 << span) - 1) }
+    };
+    let mut perm: Vec<u32> = (0..keys.len() as u32).collect();
+    perm.par_sort_by_key(|&i| field(&keys[i as usize]));
+    Ok(perm)
 }

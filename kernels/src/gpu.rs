@@ -182,3 +182,129 @@ pub unsafe fn load_shared_element<T: Copy>(p: *const T) -> T {
 pub const fn carry_by_value<T>() -> bool {
     size_of::<T>() <= 8
 }
+
+// ---------------------------------------------------------------------------------
+// Shared memory through 32-bit shared-window addresses. Generic pointers into shared
+// memory cost an address conversion per access; the radix kernels' hot loops (digit
+// counters, tile staging) use these instead.
+
+/// Shared-window address of the start of the block's dynamic shared memory.
+#[inline(always)]
+pub fn smem_base() -> u32 {
+    let a: u32;
+    unsafe { core::arch::asm!("mov.u32 {a}, DYN_SMEM;", a = out(reg32) a, options(nomem, nostack, pure)) };
+    a
+}
+
+/// Loads the `u32` at shared address `addr`.
+#[inline(always)]
+pub unsafe fn lds_u32(addr: u32) -> u32 {
+    let v: u32;
+    unsafe {
+        core::arch::asm!("ld.shared.u32 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(readonly, nostack))
+    };
+    v
+}
+
+/// Stores `v` at shared address `addr`.
+#[inline(always)]
+pub unsafe fn sts_u32(addr: u32, v: u32) {
+    unsafe { core::arch::asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack)) };
+}
+
+/// Loads the `u64` at shared address `addr` (8-byte aligned).
+#[inline(always)]
+pub unsafe fn lds_u64(addr: u32) -> u64 {
+    let v: u64;
+    unsafe {
+        core::arch::asm!("ld.shared.u64 {v}, [{a}];", v = out(reg64) v, a = in(reg32) addr, options(readonly, nostack))
+    };
+    v
+}
+
+/// Stores `v` at shared address `addr` (8-byte aligned).
+#[inline(always)]
+pub unsafe fn sts_u64(addr: u32, v: u64) {
+    unsafe { core::arch::asm!("st.shared.u64 [{a}], {v};", a = in(reg32) addr, v = in(reg64) v, options(nostack)) };
+}
+
+/// Adds `v` to the `u32` at shared address `addr` (no result: `red`).
+#[inline(always)]
+pub unsafe fn reds_add_u32(addr: u32, v: u32) {
+    unsafe {
+        core::arch::asm!("red.shared.add.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack))
+    };
+}
+
+/// Adds `v` to the `u64` at global address `p` (no result: `red`).
+#[inline(always)]
+pub unsafe fn red_add_u64(p: *mut u64, v: u64) {
+    unsafe { core::arch::asm!("red.global.add.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack)) };
+}
+
+/// Relaxed, device-scope load of a `u32` in global memory: re-read from the point of
+/// coherence on every call (for flags that other blocks of the same launch publish).
+#[inline(always)]
+pub unsafe fn ld_relaxed_u32(p: *const u32) -> u32 {
+    let v: u32;
+    unsafe {
+        core::arch::asm!("ld.relaxed.gpu.global.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack))
+    };
+    v
+}
+
+/// Relaxed, device-scope store of a `u32` to global memory (pairs with
+/// [`ld_relaxed_u32`]; the value and its flag share the word, so no fence is needed).
+#[inline(always)]
+pub unsafe fn st_relaxed_u32(p: *mut u32, v: u32) {
+    unsafe {
+        core::arch::asm!("st.relaxed.gpu.global.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack))
+    };
+}
+
+/// Volatile load of a `u64` in global memory (bypasses a stale L1 line).
+#[inline(always)]
+pub unsafe fn ld_volatile_u64(p: *const u64) -> u64 {
+    let v: u64;
+    unsafe {
+        core::arch::asm!("ld.volatile.global.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack))
+    };
+    v
+}
+
+/// `__match_any_sync(0xffffffff, v)`: the lanes of the warp whose `v` equals this
+/// lane's. Every lane must call it.
+#[inline(always)]
+pub fn match_any_u32(v: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!("match.any.sync.b32 {r}, {v}, 0xffffffff;", r = out(reg32) r, v = in(reg32) v, options(nomem, nostack))
+    };
+    r
+}
+
+/// Bit mask of the lanes below this one.
+#[inline(always)]
+pub fn lanemask_lt() -> u32 {
+    let r: u32;
+    unsafe { core::arch::asm!("mov.u32 {r}, %lanemask_lt;", r = out(reg32) r, options(nomem, nostack, pure)) };
+    r
+}
+
+/// `__syncwarp()`: orders the warp's shared-memory accesses on either side of it.
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
+/// Calls `f(0)`, `f(1)`, ..., `f(N - 1)` fully unrolled (up to 32), so that arrays
+/// indexed by the argument stay in registers. LLVM's unroller gives up on large loop
+/// bodies, and a per-item array indexed in a rolled loop lands in local memory.
+#[inline(always)]
+pub fn unroll<const N: usize>(mut f: impl FnMut(usize)) {
+    macro_rules! steps {
+        ($($k:literal)*) => { $( if $k < N { f($k) } )* };
+    }
+    const { assert!(N <= 32, "unroll supports at most 32 steps") };
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+}

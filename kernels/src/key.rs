@@ -11,10 +11,13 @@
 /// An element that can be sorted: a plain-old-data value with an order-preserving key.
 pub trait SortKey: Copy + 'static {
     /// Unsigned integer whose natural order is the element's sort order.
-    type Bits: Copy + Ord + core::ops::Not<Output = Self::Bits>;
+    type Bits: Copy + Ord + core::ops::Not<Output = Self::Bits> + Into<u64>;
     /// Suffix of this type's kernel entry points (`naive_merge_pass_u32`, ...) and
     /// its name on the command line.
     const NAME: &'static str;
+    /// For primitive keys (the whole element is the key), how its raw bits map to its
+    /// order bits; `None` for records such as [`Entity`], whose key is one field.
+    const BIT_ORDER: Option<BitOrder>;
     /// Order-preserving key bits.
     fn bits(&self) -> Self::Bits;
     /// Key bits for the requested direction: ascending compares `bits`, descending
@@ -24,6 +27,47 @@ pub trait SortKey: Copy + 'static {
         let b = self.bits();
         if descending { !b } else { b }
     }
+}
+
+/// How a primitive key's raw bit pattern maps to its order bits, for kernels that
+/// move raw words and derive the order on the fly (the radix sort): `bits = raw ^ mask`,
+/// where the mask depends only on the sign bit ([`BitOrder::masks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOrder {
+    /// Unsigned integers: the raw bits are the order.
+    Unsigned,
+    /// Two's complement integers: the sign bit flipped.
+    Signed,
+    /// IEEE 754 total order: negatives fully flipped, positives the sign bit set.
+    Float,
+}
+
+impl BitOrder {
+    /// `(mask for a clear sign bit, mask for a set sign bit)` of a `width_bits`-bit
+    /// key: `order bits = raw ^ mask`. Descending order flips every bit on top.
+    #[inline(always)]
+    pub const fn masks(self, width_bits: u32, descending: bool) -> (u64, u64) {
+        let all = if width_bits == 64 { u64::MAX } else { (1u64 << width_bits) - 1 };
+        let sign = 1u64 << (width_bits - 1);
+        let (pos, neg) = match self {
+            BitOrder::Unsigned => (0, 0),
+            BitOrder::Signed => (sign, sign),
+            BitOrder::Float => (sign, all),
+        };
+        if descending { (pos ^ all, neg ^ all) } else { (pos, neg) }
+    }
+}
+
+/// Order bits of a raw 32-bit key under the masks of [`BitOrder::masks`].
+#[inline(always)]
+pub const fn ordered_u32(raw: u32, pos: u32, neg: u32) -> u32 {
+    raw ^ if raw & 0x8000_0000 != 0 { neg } else { pos }
+}
+
+/// Order bits of a raw 64-bit key under the masks of [`BitOrder::masks`].
+#[inline(always)]
+pub const fn ordered_u64(raw: u64, pos: u64, neg: u64) -> u64 {
+    raw ^ if raw & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
 }
 
 /// Maps an IEEE single's bit pattern to unsigned bits in total order: negative values
@@ -43,6 +87,7 @@ pub const fn f64_order_bits(x: u64) -> u64 {
 impl SortKey for u32 {
     type Bits = u32;
     const NAME: &'static str = "u32";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Unsigned);
     #[inline(always)]
     fn bits(&self) -> u32 {
         *self
@@ -52,6 +97,7 @@ impl SortKey for u32 {
 impl SortKey for i32 {
     type Bits = u32;
     const NAME: &'static str = "i32";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Signed);
     #[inline(always)]
     fn bits(&self) -> u32 {
         (*self as u32) ^ 0x8000_0000
@@ -61,6 +107,7 @@ impl SortKey for i32 {
 impl SortKey for f32 {
     type Bits = u32;
     const NAME: &'static str = "f32";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.to_bits())
@@ -70,6 +117,7 @@ impl SortKey for f32 {
 impl SortKey for u64 {
     type Bits = u64;
     const NAME: &'static str = "u64";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Unsigned);
     #[inline(always)]
     fn bits(&self) -> u64 {
         *self
@@ -79,6 +127,7 @@ impl SortKey for u64 {
 impl SortKey for i64 {
     type Bits = u64;
     const NAME: &'static str = "i64";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Signed);
     #[inline(always)]
     fn bits(&self) -> u64 {
         (*self as u64) ^ 0x8000_0000_0000_0000
@@ -88,6 +137,7 @@ impl SortKey for i64 {
 impl SortKey for f64 {
     type Bits = u64;
     const NAME: &'static str = "f64";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
     #[inline(always)]
     fn bits(&self) -> u64 {
         f64_order_bits(self.to_bits())
@@ -108,6 +158,7 @@ pub struct Entity {
 impl SortKey for Entity {
     type Bits = u32;
     const NAME: &'static str = "entity";
+    const BIT_ORDER: Option<BitOrder> = None;
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.distance_from_player.to_bits())
@@ -171,6 +222,39 @@ mod tests {
         assert_bits_follow(&f, f32::total_cmp);
         let d: Vec<f64> = f.iter().map(|&x| x as f64).collect();
         assert_bits_follow(&d, f64::total_cmp);
+    }
+
+    fn assert_masks_match<T: SortKey + core::fmt::Debug>(
+        values: &[T],
+        raw: impl Fn(&T) -> u64,
+        bits: impl Fn(&T, bool) -> u64,
+    ) {
+        let width = (size_of::<T>() * 8) as u32;
+        for desc in [false, true] {
+            let (pos, neg) = T::BIT_ORDER.unwrap().masks(width, desc);
+            for v in values {
+                let r = raw(v);
+                let got = if width == 32 {
+                    ordered_u32(r as u32, pos as u32, neg as u32) as u64
+                } else {
+                    ordered_u64(r, pos, neg)
+                };
+                assert_eq!(got, bits(v, desc), "{} {v:?} desc {desc}", T::NAME);
+            }
+        }
+    }
+
+    #[test]
+    fn bit_order_masks_equal_sort_key_bits() {
+        let f = [f32::NAN, -f32::NAN, f32::NEG_INFINITY, -1.5, -0.0, 0.0, 1e-40, 3.0, f32::INFINITY];
+        let d: Vec<f64> = f.iter().map(|&x| x as f64).collect();
+        assert_masks_match(&[0u32, 1, 0x8000_0000, u32::MAX], |v| *v as u64, |v, s| v.ord_bits(s) as u64);
+        assert_masks_match(&[i32::MIN, -1, 0, 1, i32::MAX], |v| *v as u32 as u64, |v, s| v.ord_bits(s) as u64);
+        assert_masks_match(&f, |v| v.to_bits() as u64, |v, s| v.ord_bits(s) as u64);
+        assert_masks_match(&[0u64, 1, 1 << 63, u64::MAX], |v| *v, |v, s| v.ord_bits(s));
+        assert_masks_match(&[i64::MIN, -1, 0, 1, i64::MAX], |v| *v as u64, |v, s| v.ord_bits(s));
+        assert_masks_match(&d, |v| v.to_bits(), |v, s| v.ord_bits(s));
+        assert_eq!(Entity::BIT_ORDER, None);
     }
 
     #[test]

@@ -12,9 +12,11 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
 
+pub mod block;
 pub mod key;
 pub mod naive;
 pub mod quick;
+pub mod radix;
 pub mod scan;
 pub mod search;
 pub mod shared_merge;

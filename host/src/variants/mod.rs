@@ -7,6 +7,7 @@ use crate::{Element, SortOptions};
 pub mod launch;
 pub mod naive;
 pub mod quick;
+pub mod radix;
 pub mod shared;
 
 pub mod bitonic;
@@ -16,9 +17,13 @@ pub mod bottomup;
 /// A named sorting algorithm. Every variant sorts any `n` and every element type.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Variant {
+    /// Onesweep-style LSD radix sort (Adinets and Merrill): one histogram pass, then
+    /// one pass per 8-bit digit with a decoupled look-back across tiles; records by
+    /// (key, index) pairs and a gather. Stable. The default.
+    #[default]
+    Radix,
     /// Catania 3.1: log2(n) global-memory passes; each thread places its element by a
     /// binary search in the neighbouring chunk. Stable.
-    #[default]
     Naive,
     /// Catania 3.4 `SM8`: passes with chunks narrower than the block run inside each
     /// block in shared memory (8 passes at block size 256); the rest as `naive`. Stable.
@@ -47,6 +52,7 @@ pub enum Variant {
 impl Variant {
     /// Every variant, in the order the CLI lists them.
     pub const ALL: &'static [Variant] = &[
+        Variant::Radix,
         Variant::Naive,
         Variant::Sm8,
         Variant::Sm9,
@@ -60,6 +66,7 @@ impl Variant {
     /// The name used on the command line and in tables.
     pub fn name(self) -> &'static str {
         match self {
+            Variant::Radix => "radix",
             Variant::Naive => "naive",
             Variant::Sm8 => "sm8",
             Variant::Sm9 => "sm9",
@@ -75,7 +82,7 @@ impl Variant {
     /// [`crate::Error::BadArgument`] before anything is launched.
     pub fn max_len(self) -> u64 {
         match self {
-            Variant::Naive | Variant::Quick => u64::MAX,
+            Variant::Radix | Variant::Naive | Variant::Quick => u64::MAX,
             Variant::Sm8 | Variant::Sm9 | Variant::Sm => u64::MAX,
             // 64-bit indices throughout; launch limits are reported as errors.
             Variant::Blockmerge | Variant::Bitonic => u64::MAX,
@@ -89,7 +96,7 @@ impl Variant {
     /// Whether equal keys keep their input order.
     pub fn is_stable(self) -> bool {
         match self {
-            Variant::Naive => true,
+            Variant::Radix | Variant::Naive => true,
             Variant::Sm8 | Variant::Sm9 | Variant::Sm => true,
             Variant::Quick => false,
             Variant::Bottomup | Variant::Blockmerge => true,
@@ -123,10 +130,20 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
             buf.len()
         )));
     }
+    if opts.key_bits.is_some() && opts.variant != Variant::Radix {
+        return Err(crate::Error::BadArgument(format!(
+            "key bits are a radix sort option; variant {} sorts whole keys",
+            opts.variant
+        )));
+    }
     if buf.len() <= 1 {
-        return Ok(());
+        return match opts.key_bits {
+            Some(b) if T::BIT_ORDER.is_some() => radix::check_bits::<T>(Some(b), 8 * size_of::<T>() as u32).map(|_| ()),
+            _ => Ok(()),
+        };
     }
     match opts.variant {
+        Variant::Radix => radix::sort(gpu, buf, opts),
         Variant::Naive => naive::sort(gpu, buf, opts),
         Variant::Sm8 => shared::sort(gpu, buf, opts, shared::Strategy::Sm8),
         Variant::Sm9 => shared::sort(gpu, buf, opts, shared::Strategy::Sm9),

@@ -1,0 +1,121 @@
+//! `host bench-pairs`: the radix sort of key-value pairs and argsort, timed on the GPU.
+use clap::{Args, ValueEnum};
+use host::inputs::{Random, generate};
+use host::measure::{Stats, gkeys_per_s};
+use host::variants::radix;
+use host::{Distribution, Element, Error, KeyType, Order, Sorter, with_key_type};
+
+use crate::parse_count;
+
+/// The value carried with each key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValueKind {
+    /// A u32 per key (for argsort: the key's index).
+    U32,
+    /// A u64 per key.
+    U64,
+}
+
+/// Time the radix sort of (key, value) pairs on the GPU: median of the repeats, CUDA
+/// events around the sort only, the input restored before each repeat (untimed).
+/// The output of the last repeat is checked against the CPU's stable pair sort.
+///
+/// Example: host bench-pairs --type u32 --values u32 --n 2^20,2^24,2^28
+#[derive(Args, Debug, Clone)]
+pub struct PairsArgs {
+    /// Key types (comma-separated; primitive types only).
+    #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
+    key_types: Vec<KeyType>,
+    /// Value type.
+    #[arg(long, value_enum, default_value_t = ValueKind::U32)]
+    values: ValueKind,
+    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^20,2^24")]
+    n: Vec<usize>,
+    /// Input distribution of the keys.
+    #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+    dist: Distribution,
+    /// Sort direction.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+    /// Timed repeats.
+    #[arg(long, default_value_t = 10)]
+    repeat: usize,
+    /// Skip the CPU check of the last output (large n: the check takes seconds).
+    #[arg(long)]
+    no_check: bool,
+}
+
+pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
+    let sorter = Sorter::new()?;
+    let gpu = sorter.gpu().expect("Sorter::new has a GPU");
+    println!("device: {}", gpu.info());
+    println!("{:<8} {:<6} {:>12} {:>10} {:>10} {:>11}  check", "keys", "values", "n", "median ms", "min ms", "Gkeys/s");
+    let mut ok = true;
+    for &kt in &args.key_types {
+        for &n in &args.n {
+            let r = with_key_type!(kt, K => match args.values {
+                ValueKind::U32 => one::<K, u32>(&sorter, n, args),
+                ValueKind::U64 => one::<K, u64>(&sorter, n, args),
+            });
+            match r {
+                Ok((stats, check)) => {
+                    ok &= check != "FAILED";
+                    println!(
+                        "{:<8} {:<6} {:>12} {:>10.3} {:>10.3} {:>11.2}  {check}",
+                        kt.name(),
+                        format!("{:?}", args.values).to_lowercase(),
+                        n,
+                        stats.median_ms,
+                        stats.min_ms,
+                        gkeys_per_s(n, stats.median_ms)
+                    );
+                }
+                Err(e) => {
+                    ok = false;
+                    println!("{:<8} {:>12}  error: {e}", kt.name(), n);
+                }
+            }
+        }
+    }
+    Ok(ok)
+}
+
+fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
+    sorter: &Sorter,
+    n: usize,
+    args: &PairsArgs,
+) -> host::Result<(Stats, &'static str)> {
+    if K::BIT_ORDER.is_none() {
+        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
+    }
+    let gpu = sorter.gpu().expect("GPU sorter");
+    let keys: Vec<K> = generate(n, args.dist, 42);
+    let vals: Vec<W> = (0..n as u32).map(W::from).collect();
+    let (k0, v0) = (gpu.upload(&keys)?, gpu.upload(&vals)?);
+    let (mut k, mut v) = (gpu.alloc::<K>(n)?, gpu.alloc::<W>(n)?);
+    let mut times = Vec::with_capacity(args.repeat);
+    for i in 0..args.repeat.max(1) + 1 {
+        k.copy_from_device(gpu, &k0)?;
+        v.copy_from_device(gpu, &v0)?;
+        let ms = gpu.time_ms(|| radix::sort_pairs(gpu, &mut k, &mut v, args.order, None))?;
+        if i > 0 {
+            times.push(ms);
+        }
+    }
+    let check = if args.no_check {
+        "skipped"
+    } else {
+        let (gk, gv) = (k.to_vec(gpu)?, v.to_vec(gpu)?);
+        let desc = args.order.is_descending();
+        let ordered = gk.windows(2).all(|w| w[0].ord_bits(desc) <= w[1].ord_bits(desc));
+        // Every value is an input index, used once, that holds the key beside it.
+        let mut seen = vec![false; n];
+        let consistent = gv.iter().zip(&gk).all(|(&i, key)| {
+            let i: u64 = i.into();
+            (i as usize) < n && keys[i as usize].bits() == key.bits() && !std::mem::replace(&mut seen[i as usize], true)
+        });
+        if ordered && consistent { "ok" } else { "FAILED" }
+    };
+    Ok((Stats::of(&times), check))
+}

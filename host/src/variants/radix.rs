@@ -1,0 +1,343 @@
+//! `radix`: the Onesweep-style LSD radix sort (kernels and their passes are described
+//! in `kernels/src/radix/mod.rs`). Keys of 32 or 64 bits, alone or with a 32- or 64-bit
+//! value each (pairs, argsort); records such as [`crate::Entity`] are sorted as
+//! (key bits, index) pairs and then gathered.
+//!
+//! Launches per sort: one for inputs of at most [`small_max`] keys (one block sorts
+//! them in shared memory); otherwise a histogram, one per digit pass (and per 2^30
+//! keys), and one copy-back that does nothing unless the plan left the keys in the
+//! scratch buffer. The host never waits: which passes to skip and where the result
+//! lands are decided on the device.
+use kernels::radix::{self as rk, Smem};
+use kernels::{SortKey, key::BitOrder};
+
+use super::launch::blocks;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{Error, Result};
+use crate::{Element, Order, SortOptions, launch};
+
+/// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
+/// kernel.
+pub fn small_max(key_bytes: usize, value_bytes: usize) -> u64 {
+    rk::small_max(key_bytes as u32, value_bytes as u32)
+}
+
+/// Which bits of the order bits a radix sort looks at: `begin..end`, the full width
+/// by default. Keys equal on those bits keep their input order.
+pub fn check_bits<T: SortKey>(bits: Option<(u32, u32)>, width: u32) -> Result<(u32, u32)> {
+    let (begin, end) = bits.unwrap_or((0, width));
+    if begin >= end || end > width {
+        return Err(Error::BadArgument(format!(
+            "key bits {begin}..{end} must be a non-empty range within the {width} bits of a {} key",
+            T::NAME
+        )));
+    }
+    Ok((begin, end))
+}
+
+/// Sorts `buf` by the radix sort (the `radix` variant). Primitive keys are sorted
+/// directly; records by (key, index) pairs and a gather.
+pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    match T::BIT_ORDER {
+        Some(bit_order) => {
+            let width = 8 * size_of::<T>() as u32;
+            let bits = check_bits::<T>(opts.key_bits, width)?;
+            let job = Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None);
+            job.run(gpu)
+        }
+        None => sort_records(gpu, buf, opts),
+    }
+}
+
+/// [`sort`] of primitive keys with at most `portion_tiles` tiles per onesweep launch
+/// (normally 2^30 keys' worth), so that tests reach the portion logic with small
+/// inputs.
+#[doc(hidden)]
+pub fn sort_with_portion_tiles<T: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+    portion_tiles: u64,
+) -> Result<()> {
+    let bit_order = T::BIT_ORDER.ok_or_else(|| Error::BadArgument("primitive keys only".into()))?;
+    let bits = check_bits::<T>(opts.key_bits, 8 * size_of::<T>() as u32)?;
+    let mut job = Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None);
+    job.portion = portion_tiles.clamp(1, job.portion);
+    job.run(gpu)
+}
+
+/// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
+/// order, and so do their values). Keys are the primitive types; values are any
+/// element type (an index, a second key, a payload; 4- and 8-byte values move with
+/// their keys, wider ones by index and a gather).
+pub fn sort_pairs<K: Element, V: Element>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let Some(bit_order) = K::BIT_ORDER else {
+        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
+    };
+    if keys.len() != values.len() {
+        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+    }
+    let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
+    let n = keys.len();
+    if matches!(size_of::<V>(), 4 | 8) {
+        let job = Job::new::<K>(bit_order, order, bits, n, keys.ptr(), Some((size_of::<V>(), values.ptr())));
+        return job.run(gpu);
+    }
+    // Wider values (records): sort (key, index) pairs, then gather the values.
+    if n > u32::MAX as usize || !size_of::<V>().is_multiple_of(4) {
+        return Err(Error::BadArgument(format!("values of {} bytes for {n} keys", size_of::<V>())));
+    }
+    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + Job::scratch_bytes(n, size_of::<K>() as u32, 4))?;
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let idx = gpu.upload(&idx)?;
+    let mut out = gpu.alloc::<V>(n)?;
+    let job = Job::new::<K>(bit_order, order, bits, n, keys.ptr(), Some((4, idx.ptr())));
+    job.run(gpu)?;
+    gather(gpu, values, &mut out, &idx)?;
+    std::mem::swap(values, &mut out);
+    Ok(())
+}
+
+/// `dst[i] = src[idx[i]]` for records of a multiple of 4 bytes.
+fn gather<T: Element>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<T>,
+    dst: &mut DeviceBuffer<T>,
+    idx: &DeviceBuffer<u32>,
+) -> Result<()> {
+    let (n, words) = (src.len() as u64, (size_of::<T>() / 4) as u32);
+    let cfg = super::launch::one_thread_per_item(n * words as u64, 256, 0)?;
+    let (s, d, i) = (src.ptr(), dst.ptr(), idx.ptr());
+    launch!(gpu, "gather_words", cfg, &s, &d, &i, &n, &words)
+}
+
+/// Records by key: the order bits of each key and its index are sorted as pairs, then
+/// the records are gathered into a new buffer that replaces `buf`'s storage.
+fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    let n = buf.len();
+    if opts.key_bits.is_some() {
+        return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
+    }
+    if n > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("radix sorts at most 2^32 - 1 {} records; got {n}", T::NAME)));
+    }
+    if !size_of::<T>().is_multiple_of(4) || size_of::<T::Bits>() != 4 {
+        return Err(Error::BadArgument(format!("radix cannot sort {} records", T::NAME)));
+    }
+    let needed = (n * (8 + size_of::<T>())) as u64 + Job::scratch_bytes(n, 4, 4);
+    check_free(gpu, needed)?;
+    let bits = gpu.alloc::<u32>(n)?;
+    let idx = gpu.alloc::<u32>(n)?;
+    let mut out = gpu.alloc::<T>(n)?;
+    let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
+    let (n64, desc) = (n as u64, opts.order.is_descending() as u32);
+    let (src, bits_ptr, idx_ptr) = (buf.ptr(), bits.ptr(), idx.ptr());
+    launch!(gpu, super::launch::kernel_name::<T>("radix_keys"), cfg, &src, &bits_ptr, &idx_ptr, &n64, &desc)?;
+    let job = Job {
+        key_bytes: 4,
+        value_bytes: 4,
+        n: n64,
+        keys: bits_ptr,
+        values: idx_ptr,
+        masks: (0, 0),
+        bits: (0, 32),
+        portion: rk::portion_tiles(rk::tile(4, 4)),
+    };
+    job.run(gpu)?;
+    gather(gpu, buf, &mut out, &idx)?;
+    std::mem::swap(buf, &mut out);
+    Ok(())
+}
+
+fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
+    let (free, _) = gpu.mem_info()?;
+    if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
+}
+
+/// One radix sort of raw key words (and value words) in device memory.
+struct Job {
+    key_bytes: u32,
+    /// 0: keys only.
+    value_bytes: u32,
+    n: u64,
+    keys: u64,
+    values: u64,
+    masks: (u64, u64),
+    bits: (u32, u32),
+    /// Tiles per onesweep launch.
+    portion: u64,
+}
+
+impl Job {
+    fn new<K: SortKey>(
+        bit_order: BitOrder,
+        order: Order,
+        bits: (u32, u32),
+        n: usize,
+        keys: u64,
+        values: Option<(usize, u64)>,
+    ) -> Job {
+        let key_bytes = size_of::<K>() as u32;
+        let value_bytes = values.map_or(0, |v| v.0 as u32);
+        Job {
+            key_bytes,
+            value_bytes,
+            n: n as u64,
+            keys,
+            values: values.map_or(0, |v| v.1),
+            masks: bit_order.masks(8 * key_bytes, order.is_descending()),
+            bits,
+            portion: rk::portion_tiles(rk::tile(key_bytes, value_bytes)),
+        }
+    }
+
+    /// Device memory a sort of `n` keys needs besides its input: scratch keys and
+    /// values, look-back status words, the control block.
+    fn scratch_bytes(n: usize, key_bytes: u32, value_bytes: u32) -> u64 {
+        if n as u64 <= rk::small_max(key_bytes, value_bytes) {
+            return 0;
+        }
+        let tile = rk::tile(key_bytes, value_bytes);
+        let tiles = (n as u64).div_ceil(tile as u64);
+        let status_tiles = tiles.min(rk::portion_tiles(tile));
+        let launches = rk::MAX_PASSES as u64 * tiles.div_ceil(rk::portion_tiles(tile));
+        n as u64 * (key_bytes + value_bytes) as u64 + status_tiles * 2 * 1024 + rk::ctrl::bytes(launches as u32) + 8
+    }
+
+    fn suffix(&self) -> String {
+        let k = format!("k{}", 8 * self.key_bytes);
+        if self.value_bytes == 0 { k } else { format!("{k}_v{}", 8 * self.value_bytes) }
+    }
+
+    fn run(&self, gpu: &Gpu) -> Result<()> {
+        let n = self.n;
+        if n <= 1 {
+            return Ok(());
+        }
+        let (kb, vb) = (self.key_bytes, self.value_bytes);
+        if n <= rk::small_max(kb, vb) {
+            return self.run_small(gpu);
+        }
+        let tile = rk::tile(kb, vb) as u64;
+        let total_tiles = n.div_ceil(tile);
+        let portion = self.portion;
+        let status_tiles = total_tiles.min(portion);
+        let portions = total_tiles.div_ceil(portion);
+        let (begin, end) = self.bits;
+        let passes = rk::passes(begin, end);
+        let launches = passes as u64 * portions;
+        let ctrl_bytes = rk::ctrl::bytes(launches as u32);
+        check_free(gpu, n * (kb + vb) as u64 + status_tiles * 2 * 1024 + ctrl_bytes)?;
+        let keys_b = gpu.alloc::<u32>((n * kb as u64 / 4) as usize)?;
+        let vals_b = if vb > 0 { Some(gpu.alloc::<u32>((n * vb as u64 / 4) as usize)?) } else { None };
+        let status = gpu.alloc::<u32>((status_tiles * 2 * rk::DIGITS as u64) as usize)?;
+        let mut ctrl = gpu.alloc::<u64>(ctrl_bytes.div_ceil(8) as usize)?;
+        ctrl.zero(gpu)?;
+        let (vals_a, vals_b_ptr) = (self.values, vals_b.as_ref().map_or(0, |b| b.ptr()));
+        let (keys_b_ptr, status_ptr, ctrl_ptr) = (keys_b.ptr(), status.ptr(), ctrl.ptr());
+        let status_words = status_tiles * rk::DIGITS as u64;
+
+        let sms = gpu.info().multiprocessors as u64;
+        let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * 16).clamp(1, sms * 8);
+        let cfg = blocks(hist_grid, rk::HIST_BLOCK, rk::HIST_SMEM)?;
+        let hist = format!("radix_hist_k{}", 8 * kb);
+        if kb == 4 {
+            let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
+            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, &ctrl_ptr, &status_ptr, &status_words)?;
+        } else {
+            let (pos, neg) = self.masks;
+            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, &ctrl_ptr, &status_ptr, &status_words)?;
+        }
+
+        let name = format!("radix_onesweep_{}", self.suffix());
+        let smem = Smem::onesweep(kb, vb).bytes;
+        if smem > gpu.info().shared_mem_per_block {
+            gpu.set_max_dynamic_smem(&name, smem)?;
+        }
+        let status_tiles32 = status_tiles as u32;
+        let mut launch_no = 0u32;
+        for pass in 0..passes {
+            let (shift, mask) = rk::pass_digit(begin, end, pass);
+            for q in 0..portions {
+                let first_tile = q * portion;
+                let tiles = (total_tiles - first_tile).min(portion) as u32;
+                let cfg = blocks(tiles as u64, rk::BLOCK, smem)?;
+                let q32 = q as u32;
+                macro_rules! go {
+                    ($pos:expr, $neg:expr) => {
+                        launch!(
+                            gpu,
+                            name,
+                            cfg,
+                            &self.keys,
+                            &keys_b_ptr,
+                            &vals_a,
+                            &vals_b_ptr,
+                            &n,
+                            &first_tile,
+                            &tiles,
+                            &shift,
+                            &mask,
+                            &$pos,
+                            &$neg,
+                            &pass,
+                            &launch_no,
+                            &q32,
+                            &status_ptr,
+                            &status_tiles32,
+                            &ctrl_ptr
+                        )
+                    };
+                }
+                if kb == 4 {
+                    let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
+                    go!(pos, neg)?;
+                } else {
+                    go!(self.masks.0, self.masks.1)?;
+                }
+                launch_no += 1;
+            }
+        }
+
+        let key_words = n * kb as u64 / 4;
+        let val_words = n * vb as u64 / 4;
+        let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 16), 256, 0)?;
+        launch!(
+            gpu,
+            "radix_copy_back",
+            cfg,
+            &keys_b_ptr,
+            &self.keys,
+            &key_words,
+            &vals_b_ptr,
+            &vals_a,
+            &val_words,
+            &ctrl_ptr
+        )?;
+        // Scratch buffers are freed stream-ordered (after the kernels above).
+        drop((keys_b, vals_b, status, ctrl));
+        Ok(())
+    }
+
+    fn run_small(&self, gpu: &Gpu) -> Result<()> {
+        let name = format!("radix_small_{}", self.suffix());
+        let smem = Smem::small(self.key_bytes, self.value_bytes).bytes;
+        if smem > gpu.info().shared_mem_per_block {
+            gpu.set_max_dynamic_smem(&name, smem)?;
+        }
+        let cfg = blocks(1, rk::BLOCK, smem)?;
+        let (n, (begin, end)) = (self.n as u32, self.bits);
+        if self.key_bytes == 4 {
+            let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
+            launch!(gpu, name, cfg, &self.keys, &self.values, &n, &begin, &end, &pos, &neg)
+        } else {
+            launch!(gpu, name, cfg, &self.keys, &self.values, &n, &begin, &end, &self.masks.0, &self.masks.1)
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The `radix` variant, its pairs, argsort and key-bit ranges on the GPU, against the
+//! CPU reference. Skips without a device (see `common::gpu_sorter`).
+mod common;
+
+use common::{check_variant, gpu_sorter};
+use host::inputs::{Random, generate};
+use host::variants::radix;
+use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant, verify};
+use rayon::prelude::*;
+
+const V: Variant = Variant::Radix;
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+/// Sizes around the one-block limit and the tile sizes of every kernel configuration.
+fn boundary_sizes() -> Vec<usize> {
+    let mut v: Vec<usize> = common::SIZES.to_vec();
+    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+        let t = radix::small_max(kb, vb) as usize;
+        v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t]);
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn radix_boundary_sizes_every_type() {
+    let Some(s) = gpu_sorter("radix_boundary_sizes_every_type") else { return };
+    let sizes = boundary_sizes();
+    sizes.par_iter().for_each(|&n| {
+        for order in ORDERS {
+            let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::FewUnique };
+            check_variant::<u32>(s, V, n, order, dist, 256);
+            check_variant::<i32>(s, V, n, order, dist, 256);
+            check_variant::<f32>(s, V, n, order, dist, 256);
+            check_variant::<u64>(s, V, n, order, dist, 256);
+            check_variant::<i64>(s, V, n, order, dist, 256);
+            check_variant::<f64>(s, V, n, order, dist, 256);
+            check_variant::<Entity>(s, V, n, order, dist, 256);
+        }
+    });
+}
+
+fn all_distributions<T: Random + Element>(test: &str, n: usize, orders: &[Order]) {
+    let Some(s) = gpu_sorter(test) else { return };
+    let cases: Vec<(Distribution, Order)> =
+        Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
+    cases.par_iter().for_each(|&(dist, order)| check_variant::<T>(s, V, n, order, dist, 256));
+}
+
+#[test]
+fn radix_every_distribution_2p20_plus_13() {
+    all_distributions::<u32>("radix_every_distribution_2p20_plus_13", (1 << 20) + 13, &ORDERS);
+    all_distributions::<f64>("radix_every_distribution_2p20_plus_13 f64", (1 << 20) + 13, &ORDERS);
+    all_distributions::<i32>("radix_every_distribution_2p20_plus_13 i32", (1 << 20) + 13, &ORDERS);
+    all_distributions::<Entity>("radix_every_distribution_2p20_plus_13 entity", (1 << 20) + 13, &[Order::Descending]);
+}
+
+#[test]
+fn radix_every_distribution_large() {
+    all_distributions::<u32>("radix_every_distribution_2p24", 1 << 24, &[Order::Ascending]);
+    all_distributions::<u32>("radix_every_distribution_10_000_019", 10_000_019, &[Order::Descending]);
+    all_distributions::<i64>("radix_every_distribution_3_000_017", 3_000_017, &ORDERS);
+    all_distributions::<f32>("radix_every_distribution_5_000_011", 5_000_011, &[Order::Descending]);
+}
+
+#[test]
+fn radix_special_floats() {
+    let Some(s) = gpu_sorter("radix_special_floats") else { return };
+    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
+    for n in [100, 5000, 50_000] {
+        let input: Vec<f32> = (0..n).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
+        let input64: Vec<f64> = input.iter().map(|&x| x as f64).collect();
+        for order in ORDERS {
+            let mut out = input.clone();
+            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
+            verify::check(&input, &out, order, true).unwrap_or_else(|m| panic!("f32 {n} {order}: {m}"));
+            let mut out = input64.clone();
+            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
+            verify::check(&input64, &out, order, true).unwrap_or_else(|m| panic!("f64 {n} {order}: {m}"));
+        }
+    }
+}
+
+/// Pairs against the CPU backend's stable pair sort: with many equal keys the values
+/// (their input positions) show whether equal keys kept their order.
+fn check_pairs<K: Random + Element + PartialEq, W: Element + PartialEq + From<u32>>(
+    s: &Sorter,
+    n: usize,
+    order: Order,
+    dist: Distribution,
+) {
+    let keys: Vec<K> = generate(n, dist, n as u64 + 3);
+    let vals: Vec<W> = (0..n as u32).map(W::from).collect();
+    let opts = SortOptions::new(V).order(order);
+    let (mut gk, mut gv) = (keys.clone(), vals.clone());
+    s.sort_pairs(&mut gk, &mut gv, &opts).unwrap_or_else(|e| panic!("{} n={n}: {e}", K::NAME));
+    let (mut ck, mut cv) = (keys.clone(), vals.clone());
+    Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
+    let what = format!("pairs {} -> {} bytes, n={n} {order} {dist}", K::NAME, size_of::<W>());
+    assert!(gk.iter().zip(&ck).all(|(a, b)| a.bits() == b.bits()), "{what}: keys differ");
+    assert!(gv == cv, "{what}: values differ (stability)");
+}
+
+#[test]
+fn radix_pairs_are_stable_for_every_key_and_value_width() {
+    let Some(s) = gpu_sorter("radix_pairs_are_stable") else { return };
+    let mut sizes = boundary_sizes();
+    sizes.push(1_000_003);
+    sizes.par_iter().for_each(|&n| {
+        for order in ORDERS {
+            for dist in [Distribution::FewUnique, Distribution::TwoValues, Distribution::Uniform] {
+                check_pairs::<u32, u32>(s, n, order, dist);
+                check_pairs::<f32, u64>(s, n, order, dist);
+                check_pairs::<i64, u32>(s, n, order, dist);
+                check_pairs::<u64, u64>(s, n, order, dist);
+            }
+        }
+    });
+}
+
+#[test]
+fn radix_argsort_matches_cpu() {
+    let Some(s) = gpu_sorter("radix_argsort_matches_cpu") else { return };
+    for n in [0usize, 1, 77, 9000, 2_000_001] {
+        for order in ORDERS {
+            let keys: Vec<f64> = generate(n, Distribution::FewUnique, 5);
+            let opts = SortOptions::new(V).order(order);
+            assert_eq!(s.argsort(&keys, &opts).unwrap(), Sorter::cpu().argsort(&keys, &opts).unwrap(), "n={n} {order}");
+        }
+    }
+}
+
+#[test]
+fn radix_key_bit_ranges_match_cpu() {
+    let Some(s) = gpu_sorter("radix_key_bit_ranges_match_cpu") else { return };
+    for n in [1000usize, 9000, 1_000_001] {
+        let keys: Vec<u32> = generate(n, Distribution::Uniform, 8);
+        let small: Vec<u32> = keys.iter().map(|k| k & 0xf_ffff).collect();
+        let wide: Vec<i64> = generate(n, Distribution::Uniform, 9);
+        for order in ORDERS {
+            for (input, b) in
+                [(&keys, (0, 20)), (&keys, (4, 12)), (&keys, (31, 32)), (&small, (0, 20)), (&keys, (0, 32))]
+            {
+                let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
+                let (mut g, mut c) = (input.clone(), input.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(g == c, "u32 n={n} {order} bits {b:?}");
+            }
+            for b in [(0, 64), (40, 64), (0, 33), (7, 50)] {
+                let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
+                let (mut g, mut c) = (wide.clone(), wide.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(g == c, "i64 n={n} {order} bits {b:?}");
+            }
+        }
+    }
+}
+
+/// The portion logic (digit offsets carried between launches of one pass), reached
+/// with small inputs by allowing few tiles per launch.
+#[test]
+fn radix_portions_carry_offsets() {
+    let Some(s) = gpu_sorter("radix_portions_carry_offsets") else { return };
+    let gpu = s.gpu().unwrap();
+    for portion in [1u64, 2, 3, 7] {
+        for &dist in Distribution::ALL {
+            for order in ORDERS {
+                let n = 250_007;
+                let input: Vec<u32> = generate(n, dist, portion);
+                let mut buf = gpu.upload(&input).unwrap();
+                radix::sort_with_portion_tiles(gpu, &mut buf, &SortOptions::new(V).order(order), portion).unwrap();
+                let out = buf.to_vec(gpu).unwrap();
+                verify::check(&input, &out, order, true)
+                    .unwrap_or_else(|m| panic!("portion {portion} {dist} {order}: {m}"));
+                let input: Vec<u64> = generate(n, dist, portion);
+                let mut buf = gpu.upload(&input).unwrap();
+                radix::sort_with_portion_tiles(gpu, &mut buf, &SortOptions::new(V).order(order), portion).unwrap();
+                let out = buf.to_vec(gpu).unwrap();
+                verify::check(&input, &out, order, true)
+                    .unwrap_or_else(|m| panic!("u64 portion {portion} {dist} {order}: {m}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn radix_bad_arguments_are_errors_and_leave_data_alone() {
+    let Some(s) = gpu_sorter("radix_bad_arguments") else { return };
+    let mut keys = vec![3u32, 1, 2];
+    let mut vals = vec![1u32, 2];
+    assert!(matches!(s.sort_pairs(&mut keys, &mut vals, &SortOptions::new(V)), Err(Error::BadArgument(_))));
+    assert_eq!(keys, [3, 1, 2]);
+    for b in [(0, 0), (5, 3), (0, 33)] {
+        let r = s.sort(&mut keys, &SortOptions::new(V).key_bits(b.0, b.1));
+        assert!(matches!(r, Err(Error::BadArgument(_))), "bits {b:?}: {r:?}");
+        assert_eq!(keys, [3, 1, 2]);
+    }
+    let r = s.sort(&mut keys, &SortOptions::new(Variant::Naive).key_bits(0, 8));
+    assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+    let mut ents = vec![Entity::default(); 3];
+    let mut idx = vec![0u32; 3];
+    assert!(matches!(s.sort_pairs(&mut ents, &mut idx, &SortOptions::new(V)), Err(Error::BadArgument(_))));
+}
+
+#[test]
+fn radix_pairs_with_record_values() {
+    let Some(s) = gpu_sorter("radix_pairs_with_record_values") else { return };
+    for n in [0usize, 5, 20_000, 300_001] {
+        let keys: Vec<u64> = generate(n, Distribution::FewUnique, 4);
+        let vals: Vec<Entity> = generate(n, Distribution::Uniform, 5);
+        for order in ORDERS {
+            let opts = SortOptions::new(V).order(order);
+            let (mut gk, mut gv) = (keys.clone(), vals.clone());
+            s.sort_pairs(&mut gk, &mut gv, &opts).unwrap();
+            let (mut ck, mut cv) = (keys.clone(), vals.clone());
+            Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
+            assert!(gk == ck && gv == cv, "n={n} {order}");
+        }
+    }
+}
+
+#[test]
+fn radix_is_the_default_variant() {
+    assert_eq!(Variant::default(), Variant::Radix);
+    assert_eq!(SortOptions::default().variant, Variant::Radix);
+}

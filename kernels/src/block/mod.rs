@@ -1,0 +1,195 @@
+//! Block-level building blocks shared by the tile-based sorts (radix, quick): where a
+//! thread's items sit in its tile, a block-wide scan, and ranking a tile's items by a
+//! small digit.
+//!
+//! The index math is plain Rust, tested on the host; the device parts (under
+//! `target_arch = "nvptx64"`) use shared memory through 32-bit shared addresses
+//! ([`crate::gpu::lds_u32`] and friends).
+
+/// Threads of a warp.
+pub const WARP: u32 = 32;
+
+/// Offset inside its tile of item `k` of lane `lane` of warp `warp`, in the
+/// *warp-striped* arrangement: each warp owns `32 * items` consecutive elements and
+/// reads them 32 at a time, so loads are coalesced, and the order `(warp, k, lane)` is
+/// the order of the elements in the tile (what makes a warp-by-warp ranking stable).
+#[inline(always)]
+pub const fn warp_striped(warp: u32, k: u32, lane: u32, items: u32) -> u32 {
+    (warp * items + k) * WARP + lane
+}
+
+/// Offset of item `k` of thread `t` in the *block-striped* arrangement: step `k` of the
+/// block covers `block` consecutive elements, one per thread (coalesced stores of a
+/// tile staged in shared memory).
+#[inline(always)]
+pub const fn block_striped(t: u32, k: u32, block: u32) -> u32 {
+    k * block + t
+}
+
+/// Number of lanes below `lane` whose bit is set in `mask`.
+#[inline(always)]
+pub const fn lane_rank(mask: u32, lane: u32) -> u32 {
+    (mask & ((1u32 << lane) - 1)).count_ones()
+}
+
+/// Shared memory of [`block_exclusive_sum_u32`]: 33 words.
+pub const SCAN_SMEM: u32 = 33 * 4;
+
+#[cfg(target_arch = "nvptx64")]
+pub use device::*;
+
+#[cfg(target_arch = "nvptx64")]
+mod device {
+    use super::{SCAN_SMEM, WARP};
+    use crate::gpu;
+
+    /// Exclusive prefix sum of one `u32` per thread across the block; returns
+    /// `(this thread's exclusive sum, block total)`. Every thread must call it;
+    /// `blockDim.x` must be a multiple of 32 and at most 1024. `scan` is the shared
+    /// address of [`SCAN_SMEM`] free bytes, reusable once this returns (it ends with a
+    /// barrier).
+    #[inline(always)]
+    pub unsafe fn block_exclusive_sum_u32(v: u32, scan: u32) -> (u32, u32) {
+        let _ = SCAN_SMEM;
+        let lane = gpu::lane_id();
+        let warp = gpu::thread_idx() / WARP;
+        let warps = gpu::block_dim() / WARP;
+        let incl = gpu::warp_inclusive_sum_u32(v);
+        unsafe {
+            if lane == WARP - 1 {
+                gpu::sts_u32(scan + 4 * warp, incl);
+            }
+            gpu::sync_threads();
+            if warp == 0 {
+                let t = if lane < warps { gpu::lds_u32(scan + 4 * lane) } else { 0 };
+                let ti = gpu::warp_inclusive_sum_u32(t);
+                // Every lane read its slot before the shuffles, which converge the warp.
+                gpu::sts_u32(scan + 4 * lane, ti - t);
+                if lane == WARP - 1 {
+                    gpu::sts_u32(scan + 4 * WARP, ti);
+                }
+            }
+            gpu::sync_threads();
+            let r = (gpu::lds_u32(scan + 4 * warp) + incl - v, gpu::lds_u32(scan + 4 * WARP));
+            gpu::sync_threads();
+            r
+        }
+    }
+
+    /// Shared-memory addresses used by [`rank_by_digit`].
+    #[derive(Clone, Copy)]
+    pub struct RankSmem {
+        /// `warps * 256` words: per-warp digit counters, then offsets.
+        pub warp_digits: u32,
+        /// [`SCAN_SMEM`] bytes for the block scan.
+        pub scan: u32,
+        /// 256 words: where each digit's run starts in the tile (written here).
+        pub digit_start: u32,
+    }
+
+    /// Ranks the tile's items by their 8-bit digit, stably: item `k` of lane `l` of
+    /// warp `w` (warp-striped, see [`super::warp_striped`]) gets its position in the
+    /// tile sorted by digit, ties kept in tile order. Returns each item's rank.
+    ///
+    /// How: every warp counts its digits (shared atomics); thread `d < 256` turns the
+    /// counts of digit `d` into per-warp offsets and the tile's total of `d`, calls
+    /// `on_total(d, total)` (the radix sort publishes it for the look-back there, before
+    /// any item is ranked), and a block scan over digits gives `digit_start`; then each
+    /// warp walks its items in order, finding the lanes with the same digit by
+    /// `match.any` and advancing its counter of that digit by their number.
+    ///
+    /// Every thread must call it with the block's `blockDim.x` threads (a multiple of
+    /// 32, at least 256). Ends with a barrier (the counters may be reused after it).
+    #[inline(always)]
+    pub unsafe fn rank_by_digit<const ITEMS: usize>(
+        digits: &[u32; ITEMS],
+        smem: RankSmem,
+        mut on_total: impl FnMut(u32, u32),
+    ) -> [u32; ITEMS] {
+        let tid = gpu::thread_idx();
+        let (warp, lane) = (tid / WARP, gpu::lane_id());
+        let warps = gpu::block_dim() / WARP;
+        let mine = smem.warp_digits + warp * 1024;
+        unsafe {
+            let mut i = tid;
+            while i < warps * 256 {
+                gpu::sts_u32(smem.warp_digits + 4 * i, 0);
+                i += gpu::block_dim();
+            }
+            gpu::sync_threads();
+            gpu::unroll::<ITEMS>(|k| gpu::reds_add_u32(mine + 4 * digits[k], 1));
+            gpu::sync_threads();
+            // Thread d: exclusive prefix of digit d over the warps, and d's tile total.
+            let mut total = 0;
+            if tid < 256 {
+                for w in 0..warps {
+                    let a = smem.warp_digits + 4 * (w * 256 + tid);
+                    let c = gpu::lds_u32(a);
+                    gpu::sts_u32(a, total);
+                    total += c;
+                }
+                on_total(tid, total);
+            }
+            let (start, _) = block_exclusive_sum_u32(total, smem.scan);
+            if tid < 256 {
+                gpu::sts_u32(smem.digit_start + 4 * tid, start);
+                for w in 0..warps {
+                    let a = smem.warp_digits + 4 * (w * 256 + tid);
+                    gpu::sts_u32(a, gpu::lds_u32(a) + start);
+                }
+            }
+            gpu::sync_threads();
+            let below = gpu::lanemask_lt();
+            let mut ranks = [0u32; ITEMS];
+            gpu::unroll::<ITEMS>(|k| {
+                let d = digits[k];
+                let peers = gpu::match_any_u32(d);
+                let a = mine + 4 * d;
+                let base = gpu::lds_u32(a);
+                gpu::sync_warp();
+                if peers & below == 0 {
+                    // The lowest lane of the group moves the warp's counter past it.
+                    gpu::sts_u32(a, base + peers.count_ones());
+                }
+                gpu::sync_warp();
+                ranks[k] = base + (peers & below).count_ones();
+            });
+            let _ = lane;
+            ranks
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warp_striped_covers_the_tile_in_order() {
+        let (warps, items) = (3u32, 5u32);
+        let mut seen = [false; 3 * 5 * 32];
+        let mut last = None;
+        for w in 0..warps {
+            for k in 0..items {
+                for l in 0..WARP {
+                    let o = warp_striped(w, k, l, items) as usize;
+                    assert!(!seen[o]);
+                    seen[o] = true;
+                    // (warp, k, lane) order is tile order: what makes ranking stable.
+                    assert!(last.is_none_or(|p| p < o));
+                    last = Some(o);
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn block_striped_and_lane_rank() {
+        assert_eq!(block_striped(5, 0, 384), 5);
+        assert_eq!(block_striped(5, 2, 384), 773);
+        assert_eq!(lane_rank(0b1011_0110, 5), 3);
+        assert_eq!(lane_rank(u32::MAX, 31), 31);
+        assert_eq!(lane_rank(u32::MAX, 0), 0);
+    }
+}

@@ -1,0 +1,455 @@
+//! The radix kernels (see the module docs for the passes).
+use super::*;
+use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
+use crate::gpu;
+use crate::key::{Entity, SortKey};
+
+/// Shared-memory access for the words the kernels stage.
+trait SmemWord: Word {
+    unsafe fn lds(addr: u32) -> Self;
+    unsafe fn sts(addr: u32, v: Self);
+}
+
+impl SmemWord for u32 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u32 {
+        unsafe { gpu::lds_u32(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u32) {
+        unsafe { gpu::sts_u32(addr, v) }
+    }
+}
+
+impl SmemWord for u64 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u64 {
+        unsafe { gpu::lds_u64(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u64) {
+        unsafe { gpu::sts_u64(addr, v) }
+    }
+}
+
+/// Loads the `valid` words at `src[start..]` warp-striped, `I` per thread (zero past
+/// the end).
+#[inline(always)]
+unsafe fn load_striped<W: Word, const I: usize>(src: *const W, start: u64, valid: u32) -> [W; I] {
+    let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
+    let mut out = [W::ZERO; I];
+    gpu::unroll::<I>(|k| {
+        let o = warp_striped(warp, k as u32, lane, I as u32);
+        if o < valid {
+            out[k] = unsafe { *src.add((start + o as u64) as usize) };
+        }
+    });
+    out
+}
+
+/// Digits of the warp-striped keys; items past `valid` get 255, above every real
+/// digit, so they rank after every key of the tile.
+#[inline(always)]
+fn digits<K: Word, const I: usize>(keys: &[K; I], valid: u32, shift: u32, mask: u32, pos: K, neg: K) -> [u32; I] {
+    let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
+    let mut d = [0u32; I];
+    gpu::unroll::<I>(|k| {
+        let o = warp_striped(warp, k as u32, lane, I as u32);
+        d[k] = if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 };
+    });
+    d
+}
+
+fn rank_smem(base: u32, s: &Smem) -> RankSmem {
+    RankSmem { warp_digits: base + s.warp_digits, scan: base + s.scan, digit_start: base + s.digit_start }
+}
+
+/// One digit pass over one portion of tiles. `keys[0]`/`vals[0]` are the caller's
+/// buffers (A), `keys[1]`/`vals[1]` the scratch (B); the plan says which is read.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
+    keys: [*mut K; 2],
+    vals: [*mut V; 2],
+    n: u64,
+    first_tile: u64,
+    tiles: u32,
+    shift: u32,
+    mask: u32,
+    pos: K,
+    neg: K,
+    pass: u32,
+    launch: u32,
+    portion: u32,
+    status: *mut u32,
+    status_tiles: u32,
+    ctrl: *mut u64,
+) {
+    let tile_len = BLOCK * I as u32;
+    let s = Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 });
+    let base = gpu::smem_base();
+    let tid = gpu::thread_idx();
+    let ctrl32 = ctrl as *mut u32;
+    unsafe {
+        let plan = *ctrl32.add((ctrl::PLAN + pass) as usize);
+        let words = status_tiles as usize * DIGITS as usize;
+        let (cur, other) = if launch & 1 == 0 { (status, status.add(words)) } else { (status.add(words), status) };
+        if tid == 0 {
+            gpu::sts_u32(base + s.tile_id, gpu::atomic_add_u32(ctrl32.add((ctrl::COUNTERS + launch) as usize), 1));
+        }
+        gpu::sync_threads();
+        let tile = gpu::lds_u32(base + s.tile_id);
+        // The next launch's status words (its buffer was used two launches ago).
+        if tid < DIGITS {
+            let mut t = tile;
+            while t < status_tiles {
+                *other.add((t * DIGITS + tid) as usize) = 0;
+                t += tiles;
+            }
+        }
+        if plan == PLAN_SKIP {
+            return;
+        }
+        let flip = plan as usize;
+        let (src, dst) = (keys[flip], keys[flip ^ 1]);
+        let start = (first_tile + tile as u64) * tile_len as u64;
+        let valid = core::cmp::min(tile_len as u64, n - start) as u32;
+        let ks = load_striped::<K, I>(src, start, valid);
+        let ds = digits(&ks, valid, shift, mask, pos, neg);
+        let my_status = cur.add((tile * DIGITS) as usize);
+        let mut total = 0u32;
+        let ranks = rank_by_digit::<I>(&ds, rank_smem(base, &s), |d, t| {
+            total = if d == DIGITS - 1 { t - (tile_len - valid) } else { t };
+            let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+            gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
+        });
+        gpu::unroll::<I>(|k| K::sts(base + s.keys + ranks[k] * K::BYTES, ks[k]));
+        if tid < DIGITS {
+            let d = tid;
+            let mut before = 0u32;
+            if tile > 0 {
+                let mut t = tile - 1;
+                loop {
+                    let w = gpu::ld_relaxed_u32(cur.add((t * DIGITS + d) as usize));
+                    let flag = w & FLAG_MASK;
+                    if flag == 0 {
+                        continue;
+                    }
+                    before += w & VALUE_MASK;
+                    if flag == FLAG_PREFIX {
+                        break;
+                    }
+                    t -= 1;
+                }
+                gpu::st_relaxed_u32(my_status.add(d as usize), FLAG_PREFIX | (before + total));
+            }
+            let parity = portion & 1;
+            let carry_in = *ctrl.add(ctrl::carry(pass, parity, d) as usize);
+            let run_start = gpu::lds_u32(base + s.digit_start + 4 * d);
+            gpu::sts_u64(base + s.global_base + 8 * d, (carry_in + before as u64).wrapping_sub(run_start as u64));
+            if tile == tiles - 1 {
+                *ctrl.add(ctrl::carry(pass, parity ^ 1, d) as usize) = carry_in + (before + total) as u64;
+            }
+        }
+        gpu::sync_threads();
+        let mut dig = [0u32; I];
+        gpu::unroll::<I>(|k| {
+            let i = block_striped(tid, k as u32, BLOCK);
+            if i < valid {
+                let key = K::lds(base + s.keys + i * K::BYTES);
+                let d = key.ordered(pos, neg).digit(shift, mask);
+                dig[k] = d;
+                let at = gpu::lds_u64(base + s.global_base + 8 * d).wrapping_add(i as u64);
+                *dst.add(at as usize) = key;
+            }
+        });
+        if PAIRS {
+            let (vsrc, vdst) = (vals[flip], vals[flip ^ 1]);
+            let vs = load_striped::<V, I>(vsrc, start, valid);
+            gpu::sync_threads();
+            gpu::unroll::<I>(|k| V::sts(base + s.vals + ranks[k] * V::BYTES, vs[k]));
+            gpu::sync_threads();
+            gpu::unroll::<I>(|k| {
+                let i = block_striped(tid, k as u32, BLOCK);
+                if i < valid {
+                    let v = V::lds(base + s.vals + i * V::BYTES);
+                    let at = gpu::lds_u64(base + s.global_base + 8 * dig[k]).wrapping_add(i as u64);
+                    *vdst.add(at as usize) = v;
+                }
+            });
+        }
+    }
+}
+
+/// Sorts `n <= tile` keys (and values) in one block: every pass ranks the tile in
+/// shared memory and reloads it in rank order.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
+    keys: *mut K,
+    vals: *mut V,
+    n: u32,
+    begin: u32,
+    end: u32,
+    pos: K,
+    neg: K,
+) {
+    let s = Smem::small(K::BYTES, if PAIRS { V::BYTES } else { 0 });
+    let base = gpu::smem_base();
+    let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
+    unsafe {
+        let mut ks = load_striped::<K, I>(keys, 0, n);
+        let mut vs = if PAIRS { load_striped::<V, I>(vals, 0, n) } else { [V::ZERO; I] };
+        for p in 0..passes(begin, end) {
+            let (shift, mask) = pass_digit(begin, end, p);
+            let ds = digits(&ks, n, shift, mask, pos, neg);
+            let ranks = rank_by_digit::<I>(&ds, rank_smem(base, &s), |_, _| {});
+            gpu::unroll::<I>(|k| {
+                K::sts(base + s.keys + ranks[k] * K::BYTES, ks[k]);
+                if PAIRS {
+                    V::sts(base + s.vals + ranks[k] * V::BYTES, vs[k]);
+                }
+            });
+            gpu::sync_threads();
+            gpu::unroll::<I>(|k| {
+                let o = warp_striped(warp, k as u32, lane, I as u32);
+                ks[k] = K::lds(base + s.keys + o * K::BYTES);
+                if PAIRS {
+                    vs[k] = V::lds(base + s.vals + o * V::BYTES);
+                }
+            });
+            gpu::sync_threads();
+        }
+        gpu::unroll::<I>(|k| {
+            let o = warp_striped(warp, k as u32, lane, I as u32);
+            if o < n {
+                *keys.add(o as usize) = ks[k];
+                if PAIRS {
+                    *vals.add(o as usize) = vs[k];
+                }
+            }
+        });
+    }
+}
+
+/// Digit counts of every pass, then (last block) the offsets and the plan; also
+/// clears the first launch's status words.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn histogram<K: Word>(
+    keys: *const K,
+    n: u64,
+    begin: u32,
+    end: u32,
+    pos: K,
+    neg: K,
+    ctrl: *mut u64,
+    status: *mut u32,
+    status_words: u64,
+) {
+    let base = gpu::smem_base();
+    let flags = base + 4 * MAX_PASSES * DIGITS;
+    let scan = flags + 64;
+    let tid = gpu::thread_idx();
+    let bd = gpu::block_dim();
+    let np = passes(begin, end);
+    let ctrl32 = ctrl as *mut u32;
+    unsafe {
+        let mut i = tid;
+        while i < np * DIGITS {
+            gpu::sts_u32(base + 4 * i, 0);
+            i += bd;
+        }
+        if tid < 16 {
+            gpu::sts_u32(flags + 4 * tid, 0);
+        }
+        gpu::sync_threads();
+        let stride = gpu::grid_dim() as u64 * bd as u64;
+        let mut i = gpu::global_idx();
+        while i < n {
+            let key = (*keys.add(i as usize)).ordered(pos, neg);
+            for p in 0..np {
+                let (shift, mask) = pass_digit(begin, end, p);
+                gpu::reds_add_u32(base + 4 * (p * DIGITS + key.digit(shift, mask)), 1);
+            }
+            i += stride;
+        }
+        gpu::sync_threads();
+        let mut j = tid;
+        while j < np * DIGITS {
+            let c = gpu::lds_u32(base + 4 * j);
+            if c != 0 {
+                gpu::red_add_u64(ctrl.add((ctrl::HIST + j) as usize), c as u64);
+            }
+            j += bd;
+        }
+        let mut j = gpu::global_idx();
+        while j < status_words {
+            *status.add(j as usize) = 0;
+            j += stride;
+        }
+        // The last block to get here sees every block's counts.
+        gpu::thread_fence();
+        gpu::sync_threads();
+        if tid == 0 {
+            let done = gpu::atomic_add_u32(ctrl32.add(ctrl::DONE as usize), 1);
+            gpu::sts_u32(flags, (done + 1 == gpu::grid_dim()) as u32);
+        }
+        gpu::sync_threads();
+        if gpu::lds_u32(flags) == 0 {
+            return;
+        }
+        gpu::thread_fence();
+        for p in 0..np {
+            let c =
+                if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
+            let (excl, _) =
+                crate::scan::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add((scan - base) as usize).cast());
+            if tid < DIGITS {
+                *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
+                if c == n {
+                    gpu::sts_u32(flags + 4 + 4 * p, 1);
+                }
+            }
+        }
+        gpu::sync_threads();
+        if tid == 0 {
+            let plan = plan(np, |p| gpu::lds_u32(flags + 4 + 4 * p) != 0);
+            for (p, e) in plan.iter().enumerate() {
+                *ctrl32.add(ctrl::PLAN as usize + p) = *e;
+            }
+        }
+    }
+}
+
+macro_rules! radix_entries {
+    ($k:ty, $v:ty, $pairs:expr, $suffix:ident) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn [<radix_onesweep_ $suffix>](
+                keys_a: *mut $k, keys_b: *mut $k, vals_a: *mut $v, vals_b: *mut $v, n: u64, first_tile: u64,
+                tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
+                status: *mut u32, status_tiles: u32, ctrl: *mut u64,
+            ) {
+                const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
+                unsafe {
+                    onesweep::<$k, $v, $pairs, I>(
+                        [keys_a, keys_b], [vals_a, vals_b], n, first_tile, tiles, shift, mask, pos, neg, pass,
+                        launch, portion, status, status_tiles, ctrl,
+                    )
+                }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<radix_small_ $suffix>](
+                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
+            ) {
+                const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
+                unsafe { small::<$k, $v, $pairs, I>(keys, vals, n, begin, end, pos, neg) }
+            }
+        }
+    };
+}
+radix_entries!(u32, u32, false, k32);
+radix_entries!(u32, u32, true, k32_v32);
+radix_entries!(u32, u64, true, k32_v64);
+radix_entries!(u64, u32, false, k64);
+radix_entries!(u64, u32, true, k64_v32);
+radix_entries!(u64, u64, true, k64_v64);
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn radix_hist_k32(
+    keys: *const u32,
+    n: u64,
+    begin: u32,
+    end: u32,
+    pos: u32,
+    neg: u32,
+    ctrl: *mut u64,
+    status: *mut u32,
+    status_words: u64,
+) {
+    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words) }
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn radix_hist_k64(
+    keys: *const u64,
+    n: u64,
+    begin: u32,
+    end: u32,
+    pos: u64,
+    neg: u64,
+    ctrl: *mut u64,
+    status: *mut u32,
+    status_words: u64,
+) {
+    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words) }
+}
+
+/// When the plan left the sorted keys (and values) in the scratch buffers, copies them
+/// to the caller's; otherwise returns at once.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn radix_copy_back(
+    keys_b: *const u32,
+    keys_a: *mut u32,
+    key_words: u64,
+    vals_b: *const u32,
+    vals_a: *mut u32,
+    val_words: u64,
+    ctrl: *const u64,
+) {
+    unsafe {
+        if *(ctrl as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize) != PLAN_FROM_B {
+            return;
+        }
+        let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
+        let mut i = gpu::global_idx();
+        while i < key_words + val_words {
+            if i < key_words {
+                *keys_a.add(i as usize) = *keys_b.add(i as usize);
+            } else {
+                let j = (i - key_words) as usize;
+                *vals_a.add(j) = *vals_b.add(j);
+            }
+            i += stride;
+        }
+    }
+}
+
+/// Records by key: `bits[i]` = the order bits of `src[i]`'s key, `idx[i] = i`, for a
+/// pair sort followed by [`gather_words`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn radix_keys_entity(
+    src: *const Entity,
+    bits: *mut u32,
+    idx: *mut u32,
+    n: u64,
+    descending: u32,
+) {
+    let i = gpu::global_idx();
+    if i < n {
+        unsafe {
+            *bits.add(i as usize) = (*src.add(i as usize)).ord_bits(descending != 0);
+            *idx.add(i as usize) = i as u32;
+        }
+    }
+}
+
+/// `dst` record `i` = `src` record `idx[i]`, records of `words` 32-bit words; one
+/// thread per word, so stores are coalesced.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn gather_words(src: *const u32, dst: *mut u32, idx: *const u32, n: u64, words: u32) {
+    let g = gpu::global_idx();
+    if g < n * words as u64 {
+        let i = g / words as u64;
+        let w = g - i * words as u64;
+        unsafe {
+            let from = *idx.add(i as usize) as u64 * words as u64 + w;
+            *dst.add(g as usize) = *src.add(from as usize);
+        }
+    }
+}

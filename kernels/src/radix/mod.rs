@@ -1,0 +1,239 @@
+//! `radix`: least-significant-digit radix sort in the style of Onesweep (Adinets and
+//! Merrill, 2022), 8-bit digits.
+//!
+//! The passes over `n` keys of `K` bits (32 or 64), with `P = ceil((end_bit -
+//! begin_bit) / 8)` digit passes:
+//!
+//! 1. `radix_hist`: one read of the keys builds the digit histograms of *all* passes
+//!    (shared-memory counters, then global `u64` sums). The last block to finish scans
+//!    each pass's histogram into global digit offsets and writes the *plan*: a pass
+//!    whose histogram puts every key under one digit moves nothing and is skipped, and
+//!    the plan says which of the two buffers each pass reads (`PLAN_*`).
+//! 2. `radix_onesweep`, once per pass (and per *portion* of at most
+//!    [`portion_tiles`] tiles, so every count fits the 30 bits of a status word): each
+//!    block takes the next tile id from an atomic counter (so a block only ever waits
+//!    for tiles taken by blocks already running: no deadlock whatever the scheduling
+//!    order), ranks its tile's keys by digit in shared memory
+//!    ([`crate::block::rank_by_digit`]), publishes its per-digit counts and finds the
+//!    counts of all earlier tiles by a decoupled look-back over per-tile status words
+//!    (`FLAG_AGGREGATE`: this tile's count only; `FLAG_PREFIX`: inclusive of all
+//!    earlier tiles), then writes its keys (and values) from shared memory to their
+//!    global positions, runs of equal digits contiguous.
+//! 3. `radix_copy_back`: when the plan left the result in the scratch buffer (an odd
+//!    number of passes ran), copies it back.
+//!
+//! Inputs of at most [`small_max`] keys are sorted by one block in shared memory in
+//! one launch (`radix_small`).
+//!
+//! Keys are moved as raw words; the order bits are derived on the fly by
+//! `raw ^ mask(sign)` ([`crate::key::BitOrder::masks`]), so signed integers, IEEE
+//! total order for floats and descending order cost nothing extra. Stable: a tile's
+//! keys are ranked in tile order and tiles are laid out in tile order.
+
+/// Threads per block of the tile kernels.
+pub const BLOCK: u32 = 384;
+/// Warps per block of the tile kernels.
+pub const WARPS: u32 = BLOCK / 32;
+/// Bits per digit and digits per pass.
+pub const DIGIT_BITS: u32 = 8;
+pub const DIGITS: u32 = 1 << DIGIT_BITS;
+/// Largest number of passes (64-bit keys).
+pub const MAX_PASSES: u32 = 8;
+/// Threads per block of the histogram kernel.
+pub const HIST_BLOCK: u32 = 512;
+
+/// Status word flags of the look-back (the low 30 bits hold a count).
+pub const FLAG_AGGREGATE: u32 = 1 << 30;
+pub const FLAG_PREFIX: u32 = 2 << 30;
+pub const FLAG_MASK: u32 = 3 << 30;
+pub const VALUE_MASK: u32 = (1 << 30) - 1;
+
+/// Plan entries: which buffer a pass reads (`PLAN_FROM_A`: the caller's, its output
+/// going to the scratch buffer; `PLAN_FROM_B`: the reverse), or `PLAN_SKIP`.
+/// Entry [`MAX_PASSES`] says where the sorted keys ended (A or B).
+pub const PLAN_FROM_A: u32 = 0;
+pub const PLAN_FROM_B: u32 = 1;
+pub const PLAN_SKIP: u32 = 2;
+
+/// Keys per thread for keys of `kb` bytes with values of `vb` bytes (0: keys only).
+/// Registers hold the keys, their digits and ranks, so wider items mean fewer of them.
+pub const fn items(kb: u32, vb: u32) -> u32 {
+    match (kb, vb) {
+        (4, 0) => 20,
+        (4, _) => 15,
+        (_, 0) => 12,
+        _ => 10,
+    }
+}
+
+/// Keys per tile (one block's share) of the tile kernels.
+pub const fn tile(kb: u32, vb: u32) -> u32 {
+    BLOCK * items(kb, vb)
+}
+
+/// Largest input sorted by one block in shared memory (`radix_small`).
+pub const fn small_max(kb: u32, vb: u32) -> u64 {
+    tile(kb, vb) as u64
+}
+
+/// Tiles per onesweep launch: a portion's count of one digit (at most its number of
+/// keys) must fit the 30 bits of a status word.
+pub const fn portion_tiles(tile: u32) -> u64 {
+    VALUE_MASK as u64 / tile as u64
+}
+
+/// Number of digit passes over bits `begin..end`.
+pub const fn passes(begin: u32, end: u32) -> u32 {
+    (end - begin).div_ceil(DIGIT_BITS)
+}
+
+/// `(shift, mask)` of pass `p` over bits `begin..end`: the digit is
+/// `(order_bits >> shift) & mask`; the last pass may have fewer than 8 bits.
+pub const fn pass_digit(begin: u32, end: u32, p: u32) -> (u32, u32) {
+    let shift = begin + p * DIGIT_BITS;
+    let bits = if end - shift < DIGIT_BITS { end - shift } else { DIGIT_BITS };
+    (shift, (1 << bits) - 1)
+}
+
+/// The plan from which passes are trivial (every key under one digit): the entries of
+/// passes `0..passes`, then (at index [`MAX_PASSES`]) where the result ends.
+pub fn plan(passes: u32, trivial: impl Fn(u32) -> bool) -> [u32; MAX_PASSES as usize + 1] {
+    let mut plan = [PLAN_SKIP; MAX_PASSES as usize + 1];
+    let mut from = PLAN_FROM_A;
+    for p in 0..passes {
+        if !trivial(p) {
+            plan[p as usize] = from;
+            from ^= 1;
+        }
+    }
+    plan[MAX_PASSES as usize] = from;
+    plan
+}
+
+/// The control block in device memory, in `u64` words: digit counts, digit offsets
+/// (carried from portion to portion), then `u32`s: the plan, a done counter and one
+/// tile counter per onesweep launch. Zeroed before each sort.
+pub mod ctrl {
+    use super::{DIGITS, MAX_PASSES};
+    /// `hist[p * 256 + d]`: keys with digit `d` in pass `p`.
+    pub const HIST: u32 = 0;
+    /// `carry[(p * 2 + parity) * 256 + d]`: global offset of digit `d` of pass `p` for
+    /// the portion of that parity.
+    pub const CARRY: u32 = HIST + MAX_PASSES * DIGITS;
+    /// Start of the `u32` area, in `u32` words from the start of the block.
+    pub const U32_AREA: u32 = 2 * (CARRY + 2 * MAX_PASSES * DIGITS);
+    pub const PLAN: u32 = U32_AREA;
+    pub const DONE: u32 = U32_AREA + 16;
+    pub const COUNTERS: u32 = U32_AREA + 32;
+
+    /// Bytes of the control block for `launches` onesweep launches.
+    pub const fn bytes(launches: u32) -> u64 {
+        (COUNTERS + launches) as u64 * 4
+    }
+
+    #[inline(always)]
+    pub const fn carry(pass: u32, parity: u32, d: u32) -> u32 {
+        CARRY + (pass * 2 + parity) * DIGITS + d
+    }
+}
+
+/// Shared-memory layout of the tile kernels, in bytes from the start of the block's
+/// dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Smem {
+    /// The block's tile id (broadcast from thread 0).
+    pub tile_id: u32,
+    pub scan: u32,
+    /// 256 words: start of each digit's run in the ranked tile.
+    pub digit_start: u32,
+    /// 256 `u64`s: global position of each digit's run minus its start in the tile.
+    pub global_base: u32,
+    /// `WARPS * 256` words: per-warp digit counters.
+    pub warp_digits: u32,
+    /// The tile staged in rank order: keys (then values, in the onesweep kernel).
+    pub keys: u32,
+    /// Values of the small kernel (which keeps keys and values staged at once).
+    pub vals: u32,
+    pub bytes: u32,
+}
+
+impl Smem {
+    const fn head() -> (u32, u32, u32, u32, u32) {
+        let scan = 16;
+        let digit_start = scan + 160;
+        let global_base = digit_start + 4 * DIGITS;
+        let warp_digits = global_base + 8 * DIGITS;
+        let keys = (warp_digits + 4 * WARPS * DIGITS).next_multiple_of(16);
+        (scan, digit_start, global_base, warp_digits, keys)
+    }
+
+    /// Onesweep: keys and then values staged through one buffer.
+    pub const fn onesweep(kb: u32, vb: u32) -> Smem {
+        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
+        let wide = if vb > kb { vb } else { kb };
+        let bytes = keys + tile(kb, vb) * wide;
+        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals: keys, bytes }
+    }
+
+    /// One-block sort: keys and values staged side by side.
+    pub const fn small(kb: u32, vb: u32) -> Smem {
+        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
+        let vals = keys + tile(kb, vb) * kb;
+        let bytes = vals + tile(kb, vb) * vb;
+        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals, bytes }
+    }
+}
+
+/// Shared memory of the histogram kernel: the counters of every pass, then flags.
+pub const HIST_SMEM: u32 = 4 * MAX_PASSES * DIGITS + 64 + 33 * 8;
+
+/// A key or value word moved by the radix kernels.
+pub trait Word: Copy + 'static {
+    const BYTES: u32;
+    const ZERO: Self;
+    fn from_u64(v: u64) -> Self;
+    /// Order bits from raw bits (see [`crate::key::ordered_u32`]).
+    fn ordered(self, pos: Self, neg: Self) -> Self;
+    /// `(self >> shift) & mask`, `shift` below the width.
+    fn digit(self, shift: u32, mask: u32) -> u32;
+}
+
+impl Word for u32 {
+    const BYTES: u32 = 4;
+    const ZERO: u32 = 0;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u32 {
+        v as u32
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u32, neg: u32) -> u32 {
+        crate::key::ordered_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) & mask
+    }
+}
+
+impl Word for u64 {
+    const BYTES: u32 = 8;
+    const ZERO: u64 = 0;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u64 {
+        v
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u64, neg: u64) -> u64 {
+        crate::key::ordered_u64(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) as u32 & mask
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod device;
+
+#[cfg(test)]
+mod tests;

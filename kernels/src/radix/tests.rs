@@ -1,0 +1,221 @@
+//! The radix sort's index math, and a CPU model of its passes (tiles, look-back,
+//! portions, plan, copy-back) built on the same functions the kernels use.
+extern crate std;
+use super::*;
+use crate::key::{BitOrder, ordered_u64};
+use std::vec;
+use std::vec::Vec;
+
+#[test]
+fn passes_and_digits_cover_the_bit_range() {
+    assert_eq!(passes(0, 32), 4);
+    assert_eq!(passes(0, 64), 8);
+    assert_eq!(passes(0, 1), 1);
+    assert_eq!(passes(3, 20), 3);
+    assert_eq!(pass_digit(0, 32, 3), (24, 0xff));
+    assert_eq!(pass_digit(3, 20, 2), (19, 0x1));
+    for (b, e) in [(0u32, 32u32), (0, 64), (5, 17), (31, 32), (0, 9)] {
+        let mut covered = 0u64;
+        for p in 0..passes(b, e) {
+            let (shift, mask) = pass_digit(b, e, p);
+            let bits = (mask as u64) << shift;
+            assert_eq!(covered & bits, 0);
+            covered |= bits;
+        }
+        let want = if e == 64 { u64::MAX << b } else { ((1u64 << e) - 1) & !((1u64 << b) - 1) };
+        assert_eq!(covered, want, "{b}..{e}");
+    }
+}
+
+#[test]
+fn plan_skips_trivial_passes_and_tracks_the_buffer() {
+    let p = plan(4, |_| false);
+    assert_eq!(&p[..4], &[PLAN_FROM_A, PLAN_FROM_B, PLAN_FROM_A, PLAN_FROM_B]);
+    assert_eq!(p[MAX_PASSES as usize], PLAN_FROM_A);
+    let p = plan(4, |p| p == 1);
+    assert_eq!(&p[..4], &[PLAN_FROM_A, PLAN_SKIP, PLAN_FROM_B, PLAN_FROM_A]);
+    assert_eq!(p[MAX_PASSES as usize], PLAN_FROM_B);
+    let p = plan(8, |_| true);
+    assert!(p[..8].iter().all(|&e| e == PLAN_SKIP));
+    assert_eq!(p[MAX_PASSES as usize], PLAN_FROM_A);
+}
+
+#[test]
+fn layouts_fit_and_counts_fit_status_words() {
+    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+        let t = tile(kb, vb);
+        assert!(portion_tiles(t) * t as u64 <= VALUE_MASK as u64);
+        for s in [Smem::onesweep(kb, vb), Smem::small(kb, vb)] {
+            assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
+            assert_eq!(s.keys % 16, 0);
+            assert!(s.scan + crate::block::SCAN_SMEM <= s.digit_start);
+            assert!(s.warp_digits + 4 * WARPS * DIGITS <= s.keys);
+        }
+    }
+    // The u32 keys-only tile kernel stays within the default 48 KiB.
+    const {
+        assert!(Smem::onesweep(4, 0).bytes <= 48 * 1024);
+        assert!(ctrl::U32_AREA.is_multiple_of(2));
+        assert!(ctrl::carry(MAX_PASSES - 1, 1, DIGITS - 1) < ctrl::U32_AREA / 2);
+        assert!(HIST_SMEM >= 4 * MAX_PASSES * DIGITS + 64 + 33 * 8);
+    }
+}
+
+/// The kernels' passes on the CPU: `tile` keys per tile, `portion` tiles per launch.
+/// Returns the keys and values as the kernels leave them in the caller's buffers.
+#[allow(clippy::too_many_arguments)]
+fn model(
+    keys: &[u64],
+    vals: &[u64],
+    width: u32,
+    masks: (u64, u64),
+    begin: u32,
+    end: u32,
+    tile: u64,
+    portion: u64,
+) -> (Vec<u64>, Vec<u64>) {
+    let n = keys.len() as u64;
+    let ord = |k: u64| {
+        let sign = 1u64 << (width - 1);
+        let (pos, neg) = masks;
+        let o = k ^ if k & sign != 0 { neg } else { pos };
+        if width == 32 { o & 0xffff_ffff } else { o }
+    };
+    let np = passes(begin, end);
+    let mut hist = vec![[0u64; 256]; np as usize];
+    for &k in keys {
+        for p in 0..np {
+            let (s, m) = pass_digit(begin, end, p);
+            hist[p as usize][((ord(k) >> s) as u32 & m) as usize] += 1;
+        }
+    }
+    let pl = plan(np, |p| hist[p as usize].contains(&n));
+    let mut bufs = [(keys.to_vec(), vals.to_vec()), (vec![0; n as usize], vec![0; n as usize])];
+    for p in 0..np {
+        let e = pl[p as usize];
+        if e == PLAN_SKIP {
+            continue;
+        }
+        let (shift, mask) = pass_digit(begin, end, p);
+        let digit = |k: u64| (ord(k) >> shift) as u32 & mask;
+        let mut carry = [[0u64; 256]; 2];
+        let mut acc = 0;
+        for d in 0..256 {
+            carry[0][d] = acc;
+            acc += hist[p as usize][d];
+        }
+        let (src, dst) = if e == PLAN_FROM_A { (0, 1) } else { (1, 0) };
+        let total_tiles = n.div_ceil(tile);
+        let mut first = 0;
+        let mut q = 0usize;
+        while first < total_tiles {
+            let tiles = (total_tiles - first).min(portion);
+            let mut status = vec![[0u32; 256]; tiles as usize];
+            for t in 0..tiles {
+                let start = (first + t) * tile;
+                let valid = tile.min(n - start);
+                // Items past the end carry digit 255 and rank last, as in the kernel.
+                let ds: Vec<u32> =
+                    (0..tile).map(|o| if o < valid { digit(bufs[src].0[(start + o) as usize]) } else { 255 }).collect();
+                let mut counts = [0u32; 256];
+                for &d in &ds {
+                    counts[d as usize] += 1;
+                }
+                let mut run_start = [0u32; 256];
+                let mut a = 0;
+                for d in 0..256 {
+                    run_start[d] = a;
+                    a += counts[d];
+                }
+                counts[255] -= (tile - valid) as u32;
+                for d in 0..256 {
+                    status[t as usize][d] = if t == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE } | counts[d];
+                }
+                for d in 0..256 {
+                    let mut before = 0u32;
+                    if t > 0 {
+                        let mut u = t - 1;
+                        loop {
+                            let w = status[u as usize][d];
+                            assert_ne!(w & FLAG_MASK, 0, "a predecessor published nothing");
+                            before += w & VALUE_MASK;
+                            if w & FLAG_MASK == FLAG_PREFIX {
+                                break;
+                            }
+                            u -= 1;
+                        }
+                        assert!(before + counts[d] <= VALUE_MASK);
+                        status[t as usize][d] = FLAG_PREFIX | (before + counts[d]);
+                    }
+                    let base = carry[q & 1][d] + before as u64;
+                    let mut r = 0u64;
+                    for o in 0..valid {
+                        if ds[o as usize] == d as u32 {
+                            let from = (start + o) as usize;
+                            let to = (base + r) as usize;
+                            let (k, v) = (bufs[src].0[from], bufs[src].1[from]);
+                            bufs[dst].0[to] = k;
+                            bufs[dst].1[to] = v;
+                            r += 1;
+                        }
+                    }
+                    if t == tiles - 1 {
+                        carry[(q & 1) ^ 1][d] = carry[q & 1][d] + (before + counts[d]) as u64;
+                    }
+                }
+            }
+            first += tiles;
+            q += 1;
+        }
+    }
+    let [a, b] = bufs;
+    if pl[MAX_PASSES as usize] == PLAN_FROM_B { b } else { a }
+}
+
+fn lcg(s: &mut u64) -> u64 {
+    *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *s ^ (*s >> 29)
+}
+
+#[test]
+fn model_sorts_stably_with_portions_and_skipped_passes() {
+    let mut seed = 7;
+    for &(width, order) in &[(32u32, BitOrder::Unsigned), (32, BitOrder::Float), (64, BitOrder::Signed)] {
+        for desc in [false, true] {
+            for &(n, tile, portion) in
+                &[(0u64, 8u64, 3u64), (1, 8, 3), (37, 8, 3), (100, 16, 2), (1000, 24, 5), (999, 32, 1000)]
+            {
+                for (begin, end, spread) in
+                    [(0, width, u64::MAX), (0, width, 3), (4, width - 3, u64::MAX), (0, width, 0)]
+                {
+                    let keys: Vec<u64> = (0..n)
+                        .map(|_| {
+                            let r = lcg(&mut seed);
+                            let r = if spread == u64::MAX { r } else { r % (spread + 1) };
+                            if width == 32 { r & 0xffff_ffff } else { r }
+                        })
+                        .collect();
+                    let vals: Vec<u64> = (0..n).collect();
+                    let masks = order.masks(width, desc);
+                    let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion);
+                    let field = |x: u64| {
+                        let o = if width == 32 {
+                            crate::key::ordered_u32(x as u32, masks.0 as u32, masks.1 as u32) as u64
+                        } else {
+                            ordered_u64(x, masks.0, masks.1)
+                        };
+                        let span = end - begin;
+                        if span == 64 { o } else { (o >> begin) & ((1u64 << span) - 1) }
+                    };
+                    let mut expect: Vec<u64> = (0..n).collect();
+                    expect.sort_by_key(|&i| field(keys[i as usize]));
+                    let what =
+                        std::format!("w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end}");
+                    assert_eq!(v, expect, "{what}: values (stability)");
+                    let ek: Vec<u64> = expect.iter().map(|&i| keys[i as usize]).collect();
+                    assert_eq!(k, ek, "{what}: keys");
+                }
+            }
+        }
+    }
+}
