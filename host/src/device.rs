@@ -74,8 +74,17 @@ impl Gpu {
         // record per buffer access for nothing.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().call("cuStreamCreate")?;
+        // SORT_PTX_FILE: load another build of the kernels (experiments comparing PTX
+        // variants with one binary); the embedded PTX otherwise.
+        let ptx = match std::env::var_os("SORT_PTX_FILE") {
+            Some(path) => std::fs::read_to_string(&path).map_err(|e| Error::Io {
+                context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
+                source: e,
+            })?,
+            None => PTX.to_string(),
+        };
         let module =
-            ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX)).call("cuModuleLoadData (loading the kernels' PTX)")?;
+            ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).call("cuModuleLoadData (loading the kernels' PTX)")?;
         let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
         let info = DeviceInfo {
             name: ctx.name().call("cuDeviceGetName")?,

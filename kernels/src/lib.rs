@@ -33,6 +33,12 @@ mod entry;
 
 pub use key::{Entity, SortKey};
 
+/// `(kernel, threads per block, blocks per SM)`: CUDA's `__launch_bounds__` for the
+/// kernels whose speed depends on how many blocks share an SM. Rust has no attribute
+/// for it; the PTX builder (`xtask::ptx`) writes these into the PTX as `.maxntid` and
+/// `.minnctapersm`, which cap the registers ptxas may use.
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = radix::LAUNCH_BOUNDS;
+
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -8,11 +8,15 @@ const HELP: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  build-ptx [--check]   Compile kernels/ to PTX at target/ptx/kernels.ptx and list its
+  build-ptx [--check] [--features F]
+                        Compile kernels/ to PTX at target/ptx/kernels.ptx and list its
                         entry points. With --check, also run `ptxas -arch=sm_90 -v`
                         (from $PTXAS, PATH, or the venv .ci/run installs under
                         target/ptxas-venv) and print registers, shared memory, stack
-                        and spills per kernel.
+                        and spills per kernel. With --features, build a kernel variant
+                        (cargo features of `kernels`, e.g. rank-ballot) into
+                        target/ptx/kernels-<features>.ptx instead, for experiments
+                        (load it with SORT_PTX_FILE=...).
   bundle                Build the release CLI and the release test binaries into
                         bundle/ with run-gpu-tests.sh, for a GPU machine without Rust.
   sanitize              Build the bundle and write bundle/sanitize.sh, which runs
@@ -26,7 +30,10 @@ tasks:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("build-ptx") => build_ptx(args[1..].iter().any(|a| a == "--check")),
+        Some("build-ptx") => {
+            let features = args.iter().position(|a| a == "--features").and_then(|i| args.get(i + 1));
+            build_ptx(args[1..].iter().any(|a| a == "--check"), features.map_or("", String::as_str))
+        }
         Some("bundle") => bundle(),
         Some("sanitize") => sanitize(),
         Some("help" | "--help" | "-h") | None => {
@@ -52,12 +59,18 @@ fn cargo() -> PathBuf {
     std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| "cargo".into())
 }
 
-fn build_ptx(check: bool) -> Result<(), String> {
+fn build_ptx(check: bool, features: &str) -> Result<(), String> {
     let ws = workspace();
-    let built = ptx::build(&ws, &ws.join("target/ptx-build"), &cargo())?;
+    let (build_dir, name) = if features.is_empty() {
+        (ws.join("target/ptx-build"), "kernels.ptx".to_string())
+    } else {
+        let tag = features.replace(',', "+");
+        (ws.join(format!("target/ptx-build-{tag}")), format!("kernels-{tag}.ptx"))
+    };
+    let built = ptx::build_with_features(&ws, &build_dir, &cargo(), features)?;
     let dest_dir = ws.join("target/ptx");
     std::fs::create_dir_all(&dest_dir).map_err(|e| e.to_string())?;
-    let dest = dest_dir.join("kernels.ptx");
+    let dest = dest_dir.join(name);
     std::fs::copy(&built, &dest).map_err(|e| format!("copying the PTX: {e}"))?;
     let text = std::fs::read_to_string(&dest).map_err(|e| e.to_string())?;
     let entries = ptx::entry_points(&text);
@@ -246,7 +259,8 @@ fn sanitize() -> Result<(), String> {
 }
 
 /// Every variant's kernels under each compute-sanitizer tool, on sizes that exercise
-/// partial tiles (4097) and many blocks (100003), 4-byte keys and 20-byte entities.
+/// partial tiles (4097) and many blocks (100003, 300007), 4- and 8-byte keys and 20-byte
+/// entities.
 const SANITIZE_SCRIPT: &str = r#"#!/usr/bin/env bash
 # Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant)
 set -u
@@ -269,6 +283,8 @@ for v in $variants; do
   run racecheck "$v" u32 100003
   run synccheck "$v" u32 100003
   run initcheck "$v" entity 4097
+  run memcheck "$v" u64 300007
+  run racecheck "$v" entity 100003
   echo "sanitized $v"
 done
 echo "sanitize: $pass passed, $fail failed"

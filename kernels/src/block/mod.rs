@@ -76,6 +76,24 @@ mod device {
         }
     }
 
+    /// The lanes of the warp whose 8-bit `d` equals this lane's: the warp-level
+    /// multi-split's eight ballots, one per bit (on an H100 the `match.any`
+    /// instruction, feature `rank-match-any`, made the whole sort 25-30% slower).
+    #[inline(always)]
+    pub fn same_digit_lanes(d: u32) -> u32 {
+        if !cfg!(feature = "rank-match-any") {
+            let mut peers = u32::MAX;
+            gpu::unroll::<8>(|b| {
+                let set = d >> b & 1 != 0;
+                let m = gpu::ballot(set);
+                peers &= if set { m } else { !m };
+            });
+            peers
+        } else {
+            gpu::match_any_u32(d)
+        }
+    }
+
     /// Shared-memory addresses used by [`rank_by_digit`].
     #[derive(Clone, Copy)]
     pub struct RankSmem {
@@ -87,7 +105,8 @@ mod device {
         pub digit_start: u32,
     }
 
-    /// Ranks the tile's items by their 8-bit digit, stably: item `k` of lane `l` of
+    /// Ranks the tile's items by their 8-bit digit (`digit(k)` of item `k`, computed
+    /// twice rather than held in `ITEMS` registers), stably: item `k` of lane `l` of
     /// warp `w` (warp-striped, see [`super::warp_striped`]) gets its position in the
     /// tile sorted by digit, ties kept in tile order. Returns each item's rank.
     ///
@@ -95,17 +114,20 @@ mod device {
     /// counts of digit `d` into per-warp offsets and the tile's total of `d`, calls
     /// `on_total(d, total)` (the radix sort publishes it for the look-back there, before
     /// any item is ranked), and a block scan over digits gives `digit_start`; then each
-    /// warp walks its items in order, finding the lanes with the same digit by
-    /// `match.any` and advancing its counter of that digit by their number.
+    /// warp walks its items in order, finding the lanes with the same digit
+    /// ([`same_digit_lanes`]) and advancing its counter of that digit by their number.
+    /// `place(k, rank)` receives each item's rank as soon as it is known (so a caller
+    /// that stores the item at once need not hold every rank in registers).
     ///
     /// Every thread must call it with the block's `blockDim.x` threads (a multiple of
     /// 32, at least 256). Ends with a barrier (the counters may be reused after it).
     #[inline(always)]
     pub unsafe fn rank_by_digit<const ITEMS: usize>(
-        digits: &[u32; ITEMS],
+        digit: impl Fn(usize) -> u32,
         smem: RankSmem,
         mut on_total: impl FnMut(u32, u32),
-    ) -> [u32; ITEMS] {
+        mut place: impl FnMut(usize, u32),
+    ) {
         let tid = gpu::thread_idx();
         let (warp, lane) = (tid / WARP, gpu::lane_id());
         let warps = gpu::block_dim() / WARP;
@@ -117,7 +139,7 @@ mod device {
                 i += gpu::block_dim();
             }
             gpu::sync_threads();
-            gpu::unroll::<ITEMS>(|k| gpu::reds_add_u32(mine + 4 * digits[k], 1));
+            gpu::unroll::<ITEMS>(|k| gpu::reds_add_u32(mine + 4 * digit(k), 1));
             gpu::sync_threads();
             // Thread d: exclusive prefix of digit d over the warps, and d's tile total.
             let mut total = 0;
@@ -140,10 +162,9 @@ mod device {
             }
             gpu::sync_threads();
             let below = gpu::lanemask_lt();
-            let mut ranks = [0u32; ITEMS];
             gpu::unroll::<ITEMS>(|k| {
-                let d = digits[k];
-                let peers = gpu::match_any_u32(d);
+                let d = digit(k);
+                let peers = same_digit_lanes(d);
                 let a = mine + 4 * d;
                 let base = gpu::lds_u32(a);
                 gpu::sync_warp();
@@ -152,10 +173,9 @@ mod device {
                     gpu::sts_u32(a, base + peers.count_ones());
                 }
                 gpu::sync_warp();
-                ranks[k] = base + (peers & below).count_ones();
+                place(k, base + (peers & below).count_ones());
             });
             let _ = lane;
-            ranks
         }
     }
 }

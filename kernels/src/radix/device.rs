@@ -47,21 +47,71 @@ unsafe fn load_striped<W: Word, const I: usize>(src: *const W, start: u64, valid
     out
 }
 
-/// Digits of the warp-striped keys; items past `valid` get 255, above every real
+/// Digit of warp-striped item `k`; items past `valid` get 255, above every real
 /// digit, so they rank after every key of the tile.
 #[inline(always)]
-fn digits<K: Word, const I: usize>(keys: &[K; I], valid: u32, shift: u32, mask: u32, pos: K, neg: K) -> [u32; I] {
+fn digit_of<K: Word, const I: usize>(
+    keys: &[K; I],
+    k: usize,
+    valid: u32,
+    shift: u32,
+    mask: u32,
+    pos: K,
+    neg: K,
+) -> u32 {
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
-    let mut d = [0u32; I];
-    gpu::unroll::<I>(|k| {
-        let o = warp_striped(warp, k as u32, lane, I as u32);
-        d[k] = if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 };
-    });
-    d
+    let o = warp_striped(warp, k as u32, lane, I as u32);
+    if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 }
+}
+
+/// `(a, b)` or `(b, a)`: selected by value, not by indexing an array, which would put
+/// the pointers in local memory and turn every global access into a generic one.
+#[inline(always)]
+fn pick<P>(swap: bool, a: P, b: P) -> (P, P) {
+    if swap { (b, a) } else { (a, b) }
 }
 
 fn rank_smem(base: u32, s: &Smem) -> RankSmem {
     RankSmem { warp_digits: base + s.warp_digits, scan: base + s.scan, digit_start: base + s.digit_start }
+}
+
+/// Predecessor tiles whose status words one look-back step reads at once.
+const LOOK_BACK_WINDOW: usize = 8;
+
+/// Keys of digit `d` in all tiles before `tile` (of this launch), from their status
+/// words: walks back, summing aggregates, until a tile that published its inclusive
+/// prefix. Reads [`LOOK_BACK_WINDOW`] tiles per step (independent loads, so one step
+/// costs one memory latency), then uses them nearest first and stops at the first
+/// tile that has published nothing yet, which the next step reads again. Tile 0
+/// always publishes a prefix, so the walk ends.
+#[inline(always)]
+unsafe fn look_back(status: *const u32, tile: u32, d: u32) -> u32 {
+    let mut sum = 0u32;
+    let mut next = tile; // tiles next-1, next-2, ... remain to be read
+    loop {
+        let mut w = [0u32; LOOK_BACK_WINDOW];
+        gpu::unroll::<LOOK_BACK_WINDOW>(|j| {
+            if (j as u32) < next {
+                w[j] = unsafe { gpu::ld_relaxed_u32(status.add(((next - 1 - j as u32) * DIGITS + d) as usize)) };
+            }
+        });
+        let mut used = 0u32;
+        let mut done = false;
+        gpu::unroll::<LOOK_BACK_WINDOW>(|j| {
+            if !done && used == j as u32 && (j as u32) < next {
+                let flag = w[j] & FLAG_MASK;
+                if flag != 0 {
+                    sum += w[j] & VALUE_MASK;
+                    used += 1;
+                    done = flag == FLAG_PREFIX;
+                }
+            }
+        });
+        if done {
+            return sum;
+        }
+        next -= used;
+    }
 }
 
 /// One digit pass over one portion of tiles. `keys[0]`/`vals[0]` are the caller's
@@ -69,8 +119,10 @@ fn rank_smem(base: u32, s: &Smem) -> RankSmem {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
-    keys: [*mut K; 2],
-    vals: [*mut V; 2],
+    keys_a: *mut K,
+    keys_b: *mut K,
+    vals_a: *mut V,
+    vals_b: *mut V,
     n: u64,
     first_tile: u64,
     tiles: u32,
@@ -110,37 +162,35 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
         if plan == PLAN_SKIP {
             return;
         }
-        let flip = plan as usize;
-        let (src, dst) = (keys[flip], keys[flip ^ 1]);
+        let from_b = plan == PLAN_FROM_B;
+        let (src, dst) = pick(from_b, keys_a, keys_b);
         let start = (first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         let ks = load_striped::<K, I>(src, start, valid);
-        let ds = digits(&ks, valid, shift, mask, pos, neg);
         let my_status = cur.add((tile * DIGITS) as usize);
         let mut total = 0u32;
-        let ranks = rank_by_digit::<I>(&ds, rank_smem(base, &s), |d, t| {
-            total = if d == DIGITS - 1 { t - (tile_len - valid) } else { t };
-            let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
-            gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
-        });
-        gpu::unroll::<I>(|k| K::sts(base + s.keys + ranks[k] * K::BYTES, ks[k]));
+        let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
+        let mut ranks = [0u32; I];
+        rank_by_digit::<I>(
+            digit,
+            rank_smem(base, &s),
+            |d, t| {
+                total = if d == DIGITS - 1 { t - (tile_len - valid) } else { t };
+                let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
+                gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
+            },
+            |k, r| {
+                K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                if PAIRS {
+                    ranks[k] = r;
+                }
+            },
+        );
         if tid < DIGITS {
             let d = tid;
             let mut before = 0u32;
             if tile > 0 {
-                let mut t = tile - 1;
-                loop {
-                    let w = gpu::ld_relaxed_u32(cur.add((t * DIGITS + d) as usize));
-                    let flag = w & FLAG_MASK;
-                    if flag == 0 {
-                        continue;
-                    }
-                    before += w & VALUE_MASK;
-                    if flag == FLAG_PREFIX {
-                        break;
-                    }
-                    t -= 1;
-                }
+                before = look_back(cur, tile, d);
                 gpu::st_relaxed_u32(my_status.add(d as usize), FLAG_PREFIX | (before + total));
             }
             let parity = portion & 1;
@@ -164,7 +214,7 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
             }
         });
         if PAIRS {
-            let (vsrc, vdst) = (vals[flip], vals[flip ^ 1]);
+            let (vsrc, vdst) = pick(from_b, vals_a, vals_b);
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
             gpu::unroll::<I>(|k| V::sts(base + s.vals + ranks[k] * V::BYTES, vs[k]));
@@ -202,14 +252,18 @@ unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
         let mut vs = if PAIRS { load_striped::<V, I>(vals, 0, n) } else { [V::ZERO; I] };
         for p in 0..passes(begin, end) {
             let (shift, mask) = pass_digit(begin, end, p);
-            let ds = digits(&ks, n, shift, mask, pos, neg);
-            let ranks = rank_by_digit::<I>(&ds, rank_smem(base, &s), |_, _| {});
-            gpu::unroll::<I>(|k| {
-                K::sts(base + s.keys + ranks[k] * K::BYTES, ks[k]);
-                if PAIRS {
-                    V::sts(base + s.vals + ranks[k] * V::BYTES, vs[k]);
-                }
-            });
+            let digit = |k| digit_of(&ks, k, n, shift, mask, pos, neg);
+            rank_by_digit::<I>(
+                digit,
+                rank_smem(base, &s),
+                |_, _| {},
+                |k, r| {
+                    K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                    if PAIRS {
+                        V::sts(base + s.vals + r * V::BYTES, vs[k]);
+                    }
+                },
+            );
             gpu::sync_threads();
             gpu::unroll::<I>(|k| {
                 let o = warp_striped(warp, k as u32, lane, I as u32);
@@ -265,16 +319,32 @@ unsafe fn histogram<K: Word>(
         }
         gpu::sync_threads();
         let stride = gpu::grid_dim() as u64 * bd as u64;
-        let mut i = gpu::global_idx();
-        while i < n {
-            let key = (*keys.add(i as usize)).ordered(pos, neg);
+        // HIST_ITEMS keys per thread per step, loaded before any is counted so that
+        // their latencies overlap; consecutive threads read consecutive keys.
+        let step = stride * HIST_ITEMS as u64;
+        let mut first = gpu::block_idx() as u64 * bd as u64 * HIST_ITEMS as u64 + tid as u64;
+        while first < n {
+            let mut ks = [K::ZERO; HIST_ITEMS];
+            let mut valid = [false; HIST_ITEMS];
+            gpu::unroll::<HIST_ITEMS>(|j| {
+                let i = first + (j as u64) * bd as u64;
+                if i < n {
+                    ks[j] = (*keys.add(i as usize)).ordered(pos, neg);
+                    valid[j] = true;
+                }
+            });
             for p in 0..np {
                 let (shift, mask) = pass_digit(begin, end, p);
-                gpu::reds_add_u32(base + 4 * (p * DIGITS + key.digit(shift, mask)), 1);
+                gpu::unroll::<HIST_ITEMS>(|j| {
+                    if valid[j] {
+                        gpu::reds_add_u32(base + 4 * (p * DIGITS + ks[j].digit(shift, mask)), 1);
+                    }
+                });
             }
-            i += stride;
+            first += step;
         }
         gpu::sync_threads();
+        let stride = gpu::grid_dim() as u64 * bd as u64;
         let mut j = tid;
         while j < np * DIGITS {
             let c = gpu::lds_u32(base + 4 * j);
@@ -335,7 +405,7 @@ macro_rules! radix_entries {
                 const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
                 unsafe {
                     onesweep::<$k, $v, $pairs, I>(
-                        [keys_a, keys_b], [vals_a, vals_b], n, first_tile, tiles, shift, mask, pos, neg, pass,
+                        keys_a, keys_b, vals_a, vals_b, n, first_tile, tiles, shift, mask, pos, neg, pass,
                         launch, portion, status, status_tiles, ctrl,
                     )
                 }

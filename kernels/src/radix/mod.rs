@@ -39,8 +39,9 @@ pub const DIGIT_BITS: u32 = 8;
 pub const DIGITS: u32 = 1 << DIGIT_BITS;
 /// Largest number of passes (64-bit keys).
 pub const MAX_PASSES: u32 = 8;
-/// Threads per block of the histogram kernel.
+/// Threads per block of the histogram kernel, and keys each thread loads per step.
 pub const HIST_BLOCK: u32 = 512;
+pub const HIST_ITEMS: usize = 8;
 
 /// Status word flags of the look-back (the low 30 bits hold a count).
 pub const FLAG_AGGREGATE: u32 = 1 << 30;
@@ -55,14 +56,36 @@ pub const PLAN_FROM_A: u32 = 0;
 pub const PLAN_FROM_B: u32 = 1;
 pub const PLAN_SKIP: u32 = 2;
 
+/// Launch bounds of the tile kernels (see [`crate::LAUNCH_BOUNDS`]): three blocks of
+/// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
+/// the others' loads and ranking (at most 56 registers per thread).
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    ("radix_onesweep_k32", BLOCK, 3),
+    ("radix_onesweep_k32_v32", BLOCK, 2),
+    ("radix_onesweep_k32_v64", BLOCK, 2),
+    ("radix_onesweep_k64", BLOCK, 2),
+    ("radix_onesweep_k64_v32", BLOCK, 2),
+    ("radix_onesweep_k64_v64", BLOCK, 2),
+    ("radix_small_k32", BLOCK, 1),
+    ("radix_small_k32_v32", BLOCK, 1),
+    ("radix_small_k32_v64", BLOCK, 1),
+    ("radix_small_k64", BLOCK, 1),
+    ("radix_small_k64_v32", BLOCK, 1),
+    ("radix_small_k64_v64", BLOCK, 1),
+];
+
 /// Keys per thread for keys of `kb` bytes with values of `vb` bytes (0: keys only).
 /// Registers hold the keys, their digits and ranks, so wider items mean fewer of them.
 pub const fn items(kb: u32, vb: u32) -> u32 {
+    // Measured on an H100 (docs/PERFLOG.md): these sizes (CUB's for SM90) beat
+    // 15 / 12 / 10 items for pairs and 64-bit keys by 10-20% from 2^24 keys on.
     match (kb, vb) {
         (4, 0) => 20,
-        (4, _) => 15,
-        (_, 0) => 12,
-        _ => 10,
+        (4, 4) => 23,
+        (4, _) => 17,
+        (_, 0) => 24,
+        (_, 4) => 20,
+        _ => 16,
     }
 }
 
