@@ -308,3 +308,30 @@ pub fn unroll<const N: usize>(mut f: impl FnMut(usize)) {
     const { assert!(N <= 32, "unroll supports at most 32 steps") };
     steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
+
+/// The lanes of the warp whose low 8 bits of `v` equal this lane's: one ballot per bit,
+/// each inverted in the lanes whose bit is clear, ANDed together (the warp-level
+/// multi-split). Written as one PTX block so that each bit costs a predicate test,
+/// a vote and a predicated NOT (LLVM's select form took twice the instructions).
+/// Every lane must call it.
+#[inline(always)]
+pub fn match_low8(v: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred %mp; .reg .b32 %mm, %mt;",
+            "and.b32 %mt, {v}, 1; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 {r}, %mp, 0xffffffff; @!%mp not.b32 {r}, {r};",
+            "and.b32 %mt, {v}, 2; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 4; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 8; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 16; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 32; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 64; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
+            "and.b32 %mt, {v}, 128; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm; }}",
+            v = in(reg32) v,
+            r = out(reg32) r,
+            options(nomem, nostack),
+        );
+    }
+    r
+}

@@ -81,17 +81,7 @@ mod device {
     /// instruction, feature `rank-match-any`, made the whole sort 25-30% slower).
     #[inline(always)]
     pub fn same_digit_lanes(d: u32) -> u32 {
-        if !cfg!(feature = "rank-match-any") {
-            let mut peers = u32::MAX;
-            gpu::unroll::<8>(|b| {
-                let set = d >> b & 1 != 0;
-                let m = gpu::ballot(set);
-                peers &= if set { m } else { !m };
-            });
-            peers
-        } else {
-            gpu::match_any_u32(d)
-        }
+        if cfg!(feature = "rank-match-any") { gpu::match_any_u32(d) } else { gpu::match_low8(d) }
     }
 
     /// Shared-memory addresses used by [`rank_by_digit`].
