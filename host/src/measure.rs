@@ -135,7 +135,7 @@ pub fn time_sort_with<T: Element>(
             let k = match plan.buffers {
                 0 => {
                     let bytes = size_of_val(input) as u64;
-                    rotation_buffers(bytes, gpu.info().l2_bytes as u64, gpu.mem_info()?.0)
+                    rotation_buffers(bytes, gpu.info().l2_bytes as u64, gpu.free_mem_for(u64::MAX)?.0)
                 }
                 k => k,
             }
@@ -169,7 +169,7 @@ pub fn time_sort_with<T: Element>(
 /// the write: the median of 10 device-to-device copies of a buffer of up to 256 MiB
 /// (less when memory is short), after warm-up.
 pub fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
-    let (free, _) = gpu.mem_info()?;
+    let (free, _) = gpu.free_mem_for(u64::MAX)?;
     let bytes = (256u64 << 20).min(free / 4).max(1 << 20);
     let n = (bytes / 4) as usize;
     let src = gpu.alloc::<u32>(n)?;

@@ -227,3 +227,32 @@ fn radix_is_the_default_variant() {
     assert_eq!(Variant::default(), Variant::Radix);
     assert_eq!(SortOptions::default().variant, Variant::Radix);
 }
+
+/// 2^28 keys of several types and pairs (checked in linear time: order, multiset, and
+/// for pairs that every value is the index of a key equal to the one beside it, each
+/// used once). Needs ~8 GiB of device and ~16 GiB of host memory: `--ignored`.
+#[test]
+#[ignore = "2^28 keys: run with --ignored on a GPU machine"]
+fn radix_2p28_keys_and_pairs() {
+    let Some(s) = gpu_sorter("radix_2p28_keys_and_pairs") else { return };
+    let n = 1usize << 28;
+    fn keys<T: Random + Element>(s: &Sorter, n: usize, order: Order) {
+        let input: Vec<T> = generate(n, Distribution::Uniform, 28);
+        let mut out = input.clone();
+        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
+        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^28 {order}: {m}", T::NAME));
+        eprintln!("{} 2^28 {order}: ok", T::NAME);
+    }
+    keys::<u32>(s, n, Order::Ascending);
+    keys::<f32>(s, n, Order::Descending);
+    keys::<i64>(s, n, Order::Ascending);
+    let input: Vec<u32> = generate(n, Distribution::FewUnique, 29);
+    let mut k = input.clone();
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    s.sort_pairs(&mut k, &mut v, &SortOptions::new(V)).unwrap();
+    verify::check_large(&input, &k, Order::Ascending).unwrap();
+    let stable = v.par_windows(2).zip(k.par_windows(2)).all(|(i, k)| k[0] != k[1] || i[0] < i[1]);
+    let consistent = v.par_iter().zip(k.par_iter()).all(|(&i, &key)| input[i as usize] == key);
+    assert!(stable && consistent, "pairs 2^28: stable {stable}, values match keys {consistent}");
+    eprintln!("pairs u32+u32 2^28 few-unique: ok (stable)");
+}

@@ -265,7 +265,7 @@ fn run_input<T: Random + Element>(
             SortOptions::new(variant.unwrap_or_default()).order(plan.order).block_size(block_size.unwrap_or(256));
         let mut timing = plan.timing;
         if let (Some(gpu), 0) = (sorter.gpu(), timing.buffers) {
-            let free = gpu.mem_info().map(|m| m.0).unwrap_or(0);
+            let free = gpu.free_mem_for(u64::MAX).map(|m| m.0).unwrap_or(0);
             timing.buffers =
                 measure::rotation_buffers(size_of_val(input.as_slice()) as u64, gpu.info().l2_bytes as u64, free);
         }

@@ -122,7 +122,7 @@ fn sort_file_typed<T: TextElement>(
     let mut out = AtomicFile::create(output)?;
     let budget = match sorter.gpu() {
         Some(gpu) => {
-            let free = (gpu.mem_info()?.0 as f64 * FREE_MEMORY_SHARE) as u64;
+            let free = (gpu.free_mem_for(u64::MAX)?.0 as f64 * FREE_MEMORY_SHARE) as u64;
             opts.max_device_bytes.map_or(free, |m| m.min(free))
         }
         None => opts.max_device_bytes.unwrap_or(u64::MAX),

@@ -155,8 +155,13 @@ fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOpt
     Ok(())
 }
 
+/// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
+fn hist_blocks_per_sm() -> u64 {
+    std::env::var("SORT_RADIX_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(8)
+}
+
 fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
-    let (free, _) = gpu.mem_info()?;
+    let (free, _) = gpu.free_mem_for(needed)?;
     if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }
 
@@ -244,7 +249,10 @@ impl Job {
         let status_words = status_tiles * rk::DIGITS as u64;
 
         let sms = gpu.info().multiprocessors as u64;
-        let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * 16).clamp(1, sms * 8);
+        // Enough blocks to fill the SMs twice over, each looping over its share: every
+        // block ends by adding its counts to the same few thousand global counters,
+        // so more blocks mean more contended atomics.
+        let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * rk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
         let cfg = blocks(hist_grid, rk::HIST_BLOCK, rk::HIST_SMEM)?;
         let hist = format!("radix_hist_k{}", 8 * kb);
         if kb == 4 {
@@ -307,7 +315,9 @@ impl Job {
 
         let key_words = n * kb as u64 / 4;
         let val_words = n * vb as u64 / 4;
-        let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 16), 256, 0)?;
+        // Grid-stride: usually nothing is copied and every block just reads the plan,
+        // so a few blocks per SM keep the launch cheap.
+        let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         launch!(
             gpu,
             "radix_copy_back",
