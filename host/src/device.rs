@@ -53,6 +53,8 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, CudaFunction>>,
+    /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
+    scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     info: DeviceInfo,
     sync_each_launch: bool,
 }
@@ -105,6 +107,7 @@ impl Gpu {
             stream,
             module,
             functions: Mutex::new(HashMap::new()),
+            scratch: Mutex::new(Vec::new()),
             info,
             sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
         })
@@ -134,8 +137,37 @@ impl Gpu {
             return Ok((free, total));
         }
         self.synchronize("trimming the memory pool")?;
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).clear();
         trim_pool_memory(&self.ctx);
         self.mem_info()
+    }
+
+    /// A device buffer of at least `words` `u32`s for a sort's scratch space: an idle
+    /// one kept from an earlier sort if one is large enough (no allocation, no driver
+    /// call), a new one otherwise. Return it with [`Gpu::give_back_scratch`] once the
+    /// work using it is queued: every operation is ordered on the one stream, so the
+    /// next user's kernels run after this sort's. Not zeroed.
+    pub fn take_scratch(&self, words: usize) -> Result<DeviceBuffer<u32>> {
+        {
+            let mut idle = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+            let fit =
+                idle.iter().enumerate().filter(|(_, b)| b.len() >= words).min_by_key(|(_, b)| b.len()).map(|(i, _)| i);
+            if let Some(i) = fit {
+                return Ok(idle.swap_remove(i));
+            }
+        }
+        self.alloc::<u32>(words)
+    }
+
+    /// Keeps `buf` for a later [`Gpu::take_scratch`] (the largest few are kept).
+    pub fn give_back_scratch(&self, buf: DeviceBuffer<u32>) {
+        const KEEP: usize = 8;
+        let mut idle = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        idle.push(buf);
+        if idle.len() > KEEP {
+            idle.sort_by_key(|b| std::cmp::Reverse(b.len()));
+            idle.truncate(KEEP);
+        }
     }
 
     /// The kernel entry point `name`, looked up once and cached.
@@ -381,6 +413,15 @@ impl<T: Element> DeviceBuffer<T> {
     /// Sets every byte of the buffer to zero (queued on the stream).
     pub fn zero(&mut self, gpu: &Gpu) -> Result<()> {
         gpu.stream.memset_zeros(&mut self.raw).call("cuMemsetD8Async")
+    }
+
+    /// Sets the first `len` elements to zero (queued on the stream).
+    pub fn zero_prefix(&mut self, gpu: &Gpu, len: usize) -> Result<()> {
+        let (lo, hi) = self.byte_window(0, len)?;
+        if hi > lo {
+            gpu.stream.memset_zeros(&mut self.raw.slice_mut(lo..hi)).call("cuMemsetD8Async")?;
+        }
+        Ok(())
     }
 
     /// Device-to-device copy of all of `src` into `self` (same length).

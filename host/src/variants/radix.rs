@@ -165,6 +165,45 @@ fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
     if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }
 
+/// The scratch buffers of one sort, taken from the device's cache and given back once
+/// the sort's work is queued.
+struct Scratch {
+    bufs: [DeviceBuffer<u32>; 4],
+}
+
+impl Scratch {
+    /// Buffers of at least the given numbers of words (0: a 1-word placeholder), after
+    /// one free-memory check for whatever must be newly allocated.
+    fn take(gpu: &Gpu, words: &[usize; 4]) -> Result<Scratch> {
+        let mut got: Vec<DeviceBuffer<u32>> = Vec::with_capacity(4);
+        for &w in words {
+            match gpu.take_scratch(w.max(1)) {
+                Ok(b) => got.push(b),
+                Err(e) => {
+                    for b in got {
+                        gpu.give_back_scratch(b);
+                    }
+                    return Err(match e {
+                        // Name the whole sort's need, not the one buffer's.
+                        Error::OutOfMemory { free, .. } => {
+                            Error::OutOfMemory { needed: words.iter().map(|&w| w as u64 * 4).sum(), free }
+                        }
+                        e => e,
+                    });
+                }
+            }
+        }
+        let bufs: [DeviceBuffer<u32>; 4] = got.try_into().unwrap_or_else(|_| unreachable!("four buffers"));
+        Ok(Scratch { bufs })
+    }
+
+    fn give_back(self, gpu: &Gpu) {
+        for b in self.bufs {
+            gpu.give_back_scratch(b);
+        }
+    }
+}
+
 /// One radix sort of raw key words (and value words) in device memory.
 struct Job {
     key_bytes: u32,
@@ -238,15 +277,17 @@ impl Job {
         let passes = rk::passes(begin, end);
         let launches = passes as u64 * portions;
         let ctrl_bytes = rk::ctrl::bytes(launches as u32);
-        check_free(gpu, n * (kb + vb) as u64 + status_tiles * 2 * 1024 + ctrl_bytes)?;
-        let keys_b = gpu.alloc::<u32>((n * kb as u64 / 4) as usize)?;
-        let vals_b = if vb > 0 { Some(gpu.alloc::<u32>((n * vb as u64 / 4) as usize)?) } else { None };
-        let status = gpu.alloc::<u32>((status_tiles * 2 * rk::DIGITS as u64) as usize)?;
-        let mut ctrl = gpu.alloc::<u64>(ctrl_bytes.div_ceil(8) as usize)?;
-        ctrl.zero(gpu)?;
-        let (vals_a, vals_b_ptr) = (self.values, vals_b.as_ref().map_or(0, |b| b.ptr()));
+        // Scratch from the device's cache (a repeated sort allocates nothing); the
+        // free-memory check is made only when something must be allocated.
+        let (key_words, val_words) = ((n * kb as u64 / 4) as usize, (n * vb as u64 / 4) as usize);
+        let status_words = (status_tiles * 2 * rk::DIGITS as u64) as usize;
+        let ctrl_words = ctrl_bytes.div_ceil(8) as usize * 2;
+        let mut scratch = Scratch::take(gpu, &[key_words, val_words, status_words, ctrl_words])?;
+        let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs;
+        ctrl.zero_prefix(gpu, ctrl_words)?;
+        let (vals_a, vals_b_ptr) = (self.values, if vb > 0 { vals_b.ptr() } else { 0 });
         let (keys_b_ptr, status_ptr, ctrl_ptr) = (keys_b.ptr(), status.ptr(), ctrl.ptr());
-        let status_words = status_tiles * rk::DIGITS as u64;
+        let status_words = status_tiles * rk::DIGITS as u64; // of buffer 0, cleared by the histogram
 
         let sms = gpu.info().multiprocessors as u64;
         // Enough blocks to fill the SMs twice over, each looping over its share: every
@@ -313,8 +354,7 @@ impl Job {
             }
         }
 
-        let key_words = n * kb as u64 / 4;
-        let val_words = n * vb as u64 / 4;
+        let (key_words, val_words) = (key_words as u64, val_words as u64);
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
@@ -330,8 +370,7 @@ impl Job {
             &val_words,
             &ctrl_ptr
         )?;
-        // Scratch buffers are freed stream-ordered (after the kernels above).
-        drop((keys_b, vals_b, status, ctrl));
+        scratch.give_back(gpu);
         Ok(())
     }
 
