@@ -5,8 +5,9 @@
 //! one block sort (every tile sorted in shared memory), then for each of the
 //! `ceil(log2(n / T))` global passes a partition (one co-rank per block) and a merge
 //! (every block writes exactly `T` outputs), ping-ponging between the caller's buffer
-//! and one scratch buffer; after an odd number of passes a device copy brings the
-//! result back. Device memory besides the input: `n` elements and one `u64` per tile.
+//! and one scratch buffer. The block sort writes to whichever buffer makes the last
+//! pass end in the caller's (no copy-back). Device memory besides the input: `n`
+//! elements and one `u64` per tile.
 use kernels::mergepath as mp;
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
@@ -45,23 +46,26 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     }
 
     let data = buf.ptr();
-    launch!(gpu, block_sort, blocks(tiles, mp::BLOCK, smem)?, &data, &n, &desc)?;
+    let sort_cfg = blocks(tiles, mp::BLOCK, smem)?;
     if passes == 0 {
-        return Ok(());
+        return launch!(gpu, block_sort, sort_cfg, &data, &data, &n, &desc);
     }
 
     let scratch = gpu.alloc::<T>(buf.len())?;
     let parts = gpu.alloc::<u64>(tiles as usize)?;
+    // `bufs[0]` is the caller's; the block sort writes `bufs[first]`, pass `p` reads
+    // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`.
+    let bufs = [data, scratch.ptr()];
+    let first = mp::block_sort_to_scratch(passes) as usize;
+    launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &n, &desc)?;
     let parts_ptr = parts.ptr();
     let part_cfg = one_thread_per_item(tiles, mp::PARTITION_BLOCK, 0)?;
     let merge_cfg = blocks(tiles, mp::BLOCK, smem)?;
     for log_run in 0..passes {
-        let (src, dst) = if log_run % 2 == 0 { (buf.ptr(), scratch.ptr()) } else { (scratch.ptr(), buf.ptr()) };
+        let from = first ^ (log_run as usize & 1);
+        let (src, dst) = (bufs[from], bufs[from ^ 1]);
         launch!(gpu, partition, part_cfg, &src, &parts_ptr, &n, &log_run, &desc)?;
         launch!(gpu, merge, merge_cfg, &src, &dst, &parts_ptr, &n, &log_run, &desc)?;
-    }
-    if passes % 2 == 1 {
-        buf.copy_from_device(gpu, &scratch)?;
     }
     // Scratch buffers are freed stream-ordered (after the kernels above).
     drop((scratch, parts));

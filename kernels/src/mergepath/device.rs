@@ -112,15 +112,16 @@ unsafe fn store_striped<T: SortKey, const N: usize>(tile: *const T, dst: *mut T,
     });
 }
 
-/// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `data` in place.
+/// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `src` into the same
+/// tile of `dst` (which may be `src`: a block reads its whole tile before writing).
 #[inline(always)]
-unsafe fn block_sort<T: SortKey, const N: usize>(data: *mut T, n: u64, descending: u32) {
+unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: u64, descending: u32) {
     let desc = descending != 0;
     let t = gpu::thread_idx();
     let tile = gpu::dyn_smem::<T>();
     let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
     unsafe {
-        let src = data.add(start as usize);
+        let src = src.add(start as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if x < count {
@@ -152,7 +153,7 @@ unsafe fn block_sort<T: SortKey, const N: usize>(data: *mut T, n: u64, descendin
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, src, count);
+        store_striped::<T, N>(tile, dst.add(start as usize), count);
     }
 }
 
@@ -232,9 +233,11 @@ macro_rules! mergepath_entries {
     ($t:ty, $suffix:ident) => {
         paste::paste! {
             #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_ $suffix>](data: *mut $t, n: u64, descending: u32) {
+            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_ $suffix>](
+                src: *const $t, dst: *mut $t, n: u64, descending: u32,
+            ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, N>(data, n, descending) }
+                unsafe { block_sort::<$t, N>(src, dst, n, descending) }
             }
 
             #[unsafe(no_mangle)]

@@ -16,8 +16,10 @@
 //!    `mergepath_merge` loads exactly the two input windows its outputs need into
 //!    shared memory (coalesced), merges with per-thread co-ranks and stores its tile
 //!    coalesced. So every block merges exactly one tile, however long the runs.
-//!    Passes ping-pong between the caller's buffer and one scratch buffer; the host
-//!    copies back after an odd number of passes.
+//!    Passes ping-pong between the caller's buffer and one scratch buffer. With an
+//!    odd number of passes the block sort writes its tiles to the scratch buffer
+//!    ([`block_sort_to_scratch`]), so the last pass always ends in the caller's buffer
+//!    and no copy-back is needed.
 //!
 //! **Stability rule (one rule everywhere):** in a merge of a left run `A` and a right
 //! run `B`, on equal keys the element of `A` comes first. The co-rank search counts
@@ -72,6 +74,12 @@ pub const fn tiles(n: u64, tile: u32) -> u64 {
 pub const fn global_passes(n: u64, tile: u32) -> u32 {
     let t = tiles(n, tile);
     if t <= 1 { 0 } else { 64 - (t - 1).leading_zeros() }
+}
+
+/// Whether the block sort writes to the scratch buffer: with an odd number of global
+/// passes, so that the last pass (which alternates from there) writes the caller's.
+pub const fn block_sort_to_scratch(passes: u32) -> bool {
+    passes % 2 == 1
 }
 
 /// `(first output, outputs)` of block `b`: `tile` outputs, fewer in the last block.

@@ -174,10 +174,14 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
         let (start, count) = block_range(b, tile, n);
         model_block_sort(&mut data[start as usize..start as usize + count as usize], threads, items);
     }
+    // Buffer 0 is the caller's, 1 the scratch: where the block sort left the tiles and
+    // where every pass writes, as the host launches them.
+    let passes = global_passes(n, tile);
+    let mut at = block_sort_to_scratch(passes) as usize;
     let mut src = data.clone();
     let mut dst = vec![(0, 0); n as usize];
     let blocks = tiles(n, tile);
-    for p in 0..global_passes(n, tile) {
+    for p in 0..passes {
         let parts: Vec<u64> = (0..blocks)
             .map(|b| {
                 let w = merge_window(b, p, tile as u64, n);
@@ -210,7 +214,9 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
             }
         }
         core::mem::swap(&mut src, &mut dst);
+        at ^= 1;
     }
+    assert_eq!(at, 0, "the result ends in the caller's buffer");
     *data = src;
 }
 
