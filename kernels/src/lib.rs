@@ -14,6 +14,7 @@
 
 pub mod block;
 pub mod key;
+pub mod mergepath;
 pub mod naive;
 pub mod quick;
 pub mod radix;
@@ -37,7 +38,27 @@ pub use key::{Entity, SortKey};
 /// kernels whose speed depends on how many blocks share an SM. Rust has no attribute
 /// for it; the PTX builder (`xtask::ptx`) writes these into the PTX as `.maxntid` and
 /// `.minnctapersm`, which cap the registers ptxas may use.
-pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = radix::LAUNCH_BOUNDS;
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &concat_bounds::<
+    { radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() },
+>(radix::LAUNCH_BOUNDS, mergepath::LAUNCH_BOUNDS);
+
+/// `a` followed by `b`, as an array of length `N` (`a.len() + b.len()`), in a constant.
+const fn concat_bounds<const N: usize>(
+    a: &[(&'static str, u32, u32)],
+    b: &[(&'static str, u32, u32)],
+) -> [(&'static str, u32, u32); N] {
+    let mut out = [("", 0, 0); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::{Element, SortOptions};
 
 pub mod launch;
+pub mod mergepath;
 pub mod naive;
 pub mod quick;
 pub mod radix;
@@ -22,6 +23,10 @@ pub enum Variant {
     /// (key, index) pairs and a gather. Stable. The default.
     #[default]
     Radix,
+    /// Merge-path merge sort (ModernGPU / CUB style): tiles sorted in shared memory
+    /// (register sorts, then co-rank merges), then one partition and one merge launch
+    /// per doubling of the run width, each block merging exactly one tile. Stable.
+    Mergepath,
     /// Catania 3.1: log2(n) global-memory passes; each thread places its element by a
     /// binary search in the neighbouring chunk. Stable.
     Naive,
@@ -53,6 +58,7 @@ impl Variant {
     /// Every variant, in the order the CLI lists them.
     pub const ALL: &'static [Variant] = &[
         Variant::Radix,
+        Variant::Mergepath,
         Variant::Naive,
         Variant::Sm8,
         Variant::Sm9,
@@ -67,6 +73,7 @@ impl Variant {
     pub fn name(self) -> &'static str {
         match self {
             Variant::Radix => "radix",
+            Variant::Mergepath => "mergepath",
             Variant::Naive => "naive",
             Variant::Sm8 => "sm8",
             Variant::Sm9 => "sm9",
@@ -82,7 +89,7 @@ impl Variant {
     /// [`crate::Error::BadArgument`] before anything is launched.
     pub fn max_len(self) -> u64 {
         match self {
-            Variant::Radix | Variant::Naive | Variant::Quick => u64::MAX,
+            Variant::Radix | Variant::Mergepath | Variant::Naive | Variant::Quick => u64::MAX,
             Variant::Sm8 | Variant::Sm9 | Variant::Sm => u64::MAX,
             // 64-bit indices throughout; launch limits are reported as errors.
             Variant::Blockmerge | Variant::Bitonic => u64::MAX,
@@ -96,7 +103,7 @@ impl Variant {
     /// Whether equal keys keep their input order.
     pub fn is_stable(self) -> bool {
         match self {
-            Variant::Radix | Variant::Naive => true,
+            Variant::Radix | Variant::Mergepath | Variant::Naive => true,
             Variant::Sm8 | Variant::Sm9 | Variant::Sm => true,
             Variant::Quick => false,
             Variant::Bottomup | Variant::Blockmerge => true,
@@ -144,6 +151,7 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
     }
     match opts.variant {
         Variant::Radix => radix::sort(gpu, buf, opts),
+        Variant::Mergepath => mergepath::sort(gpu, buf, opts),
         Variant::Naive => naive::sort(gpu, buf, opts),
         Variant::Sm8 => shared::sort(gpu, buf, opts, shared::Strategy::Sm8),
         Variant::Sm9 => shared::sort(gpu, buf, opts, shared::Strategy::Sm9),

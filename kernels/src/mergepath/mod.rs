@@ -1,0 +1,165 @@
+//! `mergepath`: a stable merge sort built from merge-path merges (Green, McColl and
+//! Bader; ModernGPU's "block sort + partition + block merge").
+//!
+//! Passes over `n` elements, tiles of [`tile`] = [`BLOCK`] x [`items`] elements:
+//!
+//! 1. `mergepath_block_sort`: each block loads its tile coalesced into shared memory,
+//!    each thread sorts its `ITEMS` consecutive elements in registers (odd-even
+//!    transposition: adjacent swaps on strict `>` only, so stable), then
+//!    `log2(BLOCK)` rounds merge runs of `ITEMS << r` elements pairwise in shared
+//!    memory: every thread finds where its `ITEMS` outputs start by the merge-path
+//!    co-rank ([`crate::search::co_rank`]) and merges them sequentially. The sorted
+//!    tile is written back coalesced.
+//! 2. One global pass per run width `tile << p` while that is `< n`, each two launches:
+//!    `mergepath_partition` computes, for every block, the co-rank of the diagonal
+//!    where the block's `tile` outputs start inside its pair of runs; then
+//!    `mergepath_merge` loads exactly the two input windows its outputs need into
+//!    shared memory (coalesced), merges with per-thread co-ranks and stores its tile
+//!    coalesced. So every block merges exactly one tile, however long the runs.
+//!    Passes ping-pong between the caller's buffer and one scratch buffer. With an
+//!    odd number of passes the block sort writes its tiles to the scratch buffer
+//!    ([`block_sort_to_scratch`]), so the last pass always ends in the caller's buffer
+//!    and no copy-back is needed.
+//!
+//! **Stability rule (one rule everywhere):** in a merge of a left run `A` and a right
+//! run `B`, on equal keys the element of `A` comes first. The co-rank search counts
+//! `a[m]` among the first `k` outputs iff `a[m] <= b[k - 1 - m]`
+//! ([`crate::search::co_rank`]), and the sequential merge takes `a` iff
+//! `a <= b` ([`take_a`]): the same `<=`, so the split a thread finds is exactly
+//! where the sequential merge of the whole pair would be after `k` outputs. Runs are
+//! always consecutive ranges of the input in input order (A before B), so equal keys
+//! keep their input order. Keys are compared only through
+//! [`crate::SortKey::ord_bits`] (descending = `!bits`, which keeps ties ties).
+//!
+//! Index math ([`merge_window`], [`global_passes`], block ranges) is plain Rust
+//! shared by the kernels and the host, and `tests.rs` runs a CPU model of the whole
+//! pass structure on small tiles with the same functions.
+use crate::search::Index;
+
+/// Threads per block of every mergepath kernel.
+pub const BLOCK: u32 = 256;
+/// `log2(BLOCK)`: merge rounds of the block sort.
+pub const LOG_BLOCK: u32 = 8;
+/// Threads per block of the partition kernel (one thread per merge block).
+pub const PARTITION_BLOCK: u32 = 256;
+
+/// Elements per thread for elements of `bytes` bytes. Odd counts keep a thread's
+/// consecutive shared-memory words on distinct banks (stride `ITEMS` words for 4-byte
+/// keys). Wider elements hold more registers each, so fewer of them.
+pub const fn items(bytes: u32) -> u32 {
+    match bytes {
+        0..=4 => 15,
+        5..=8 => 11,
+        _ => 7,
+    }
+}
+
+/// Elements per tile (one block's share in every kernel).
+pub const fn tile(bytes: u32) -> u32 {
+    BLOCK * items(bytes)
+}
+
+/// Shared memory of the block-sort and merge kernels: one tile of elements.
+pub const fn smem_bytes(bytes: u32) -> u32 {
+    tile(bytes) * bytes
+}
+
+/// Number of tiles (blocks of the sort and merge kernels) for `n` elements.
+pub const fn tiles(n: u64, tile: u32) -> u64 {
+    n.div_ceil(tile as u64)
+}
+
+/// Global merge passes after the block sort: runs of `tile << p` are merged while
+/// `tile << p < n`, i.e. `ceil(log2(tiles))` passes.
+pub const fn global_passes(n: u64, tile: u32) -> u32 {
+    let t = tiles(n, tile);
+    if t <= 1 { 0 } else { 64 - (t - 1).leading_zeros() }
+}
+
+/// Whether the block sort writes to the scratch buffer: with an odd number of global
+/// passes, so that the last pass (which alternates from there) writes the caller's.
+pub const fn block_sort_to_scratch(passes: u32) -> bool {
+    passes % 2 == 1
+}
+
+/// `(first output, outputs)` of block `b`: `tile` outputs, fewer in the last block.
+#[inline(always)]
+pub const fn block_range(b: u64, tile: u32, n: u64) -> (u64, u32) {
+    let start = b * tile as u64;
+    let left = n - start;
+    (start, if left < tile as u64 { left as u32 } else { tile })
+}
+
+/// Where a unit of `unit_len` outputs sits in the pairwise merge of runs of
+/// `unit_len << log_run` elements over a sequence of `len` elements.
+///
+/// A *unit* is a thread's `ITEMS` outputs inside a tile (block sort) or a block's
+/// tile inside the array (global pass). Runs are aligned to multiples of the run
+/// width, so the pair holding unit `u` starts at unit `(u >> (log_run + 1)) <<
+/// (log_run + 1)`: no division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window<I> {
+    /// First element of the pair (of its left run `A`).
+    pub start: I,
+    /// Length of `A` (`run`, or less when the sequence ends inside it).
+    pub a_len: I,
+    /// Length of the right run `B`, which starts at `start + a_len` (0 when `A` has
+    /// no partner).
+    pub b_len: I,
+    /// The unit's first output, counted from `start`: its merge-path diagonal.
+    pub diag: I,
+}
+
+/// [`Window`] of unit `unit`. Requires `unit * unit_len < len` (the unit has outputs).
+#[inline(always)]
+pub fn merge_window<I: Index + core::ops::Mul<Output = I>>(unit: I, log_run: u32, unit_len: I, len: I) -> Window<I> {
+    let first_unit = (unit >> (log_run + 1)) << (log_run + 1);
+    let start = first_unit * unit_len;
+    let run = unit_len << log_run;
+    let mid = if len - start < run { len } else { start + run };
+    let end = if len - mid < run { len } else { mid + run };
+    Window { start, a_len: mid - start, b_len: end - mid, diag: unit * unit_len - start }
+}
+
+/// The sequential merge's choice, the stability rule in one line: take the head of
+/// `A` when `B` is exhausted, or when `A` has one and it is `<=` the head of `B`.
+/// (`a`/`b` may be garbage once their run is exhausted; they are not looked at then.)
+#[inline(always)]
+pub fn take_a<B: Ord>(i: u32, a_len: u32, j: u32, b_len: u32, a: B, b: B) -> bool {
+    j >= b_len || (i < a_len && a <= b)
+}
+
+/// Co-rank bounds of block `b` in a global pass over runs of `tile << log_run_tiles`:
+/// `(i0, i1)`, the numbers of `A` elements before its first and after its last output,
+/// given `parts[b]` and (when the block is not the last of its pair) `parts[b + 1]`.
+/// The last block of a pair ends at the pair's end, where the co-rank is `a_len`.
+#[inline(always)]
+pub fn block_co_ranks(w: &Window<u64>, count: u32, part: u64, next_part: impl FnOnce() -> u64) -> (u64, u64) {
+    let end = if w.diag + count as u64 == w.a_len + w.b_len { w.a_len } else { next_part() };
+    (part, end)
+}
+
+/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the tile kernels are capped so that
+/// at least two blocks fit an SM (at most 128 registers per thread).
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    ("mergepath_block_sort_u32", BLOCK, 2),
+    ("mergepath_block_sort_i32", BLOCK, 2),
+    ("mergepath_block_sort_f32", BLOCK, 2),
+    ("mergepath_block_sort_u64", BLOCK, 2),
+    ("mergepath_block_sort_i64", BLOCK, 2),
+    ("mergepath_block_sort_f64", BLOCK, 2),
+    ("mergepath_block_sort_entity", BLOCK, 2),
+    ("mergepath_merge_u32", BLOCK, 2),
+    ("mergepath_merge_i32", BLOCK, 2),
+    ("mergepath_merge_f32", BLOCK, 2),
+    ("mergepath_merge_u64", BLOCK, 2),
+    ("mergepath_merge_i64", BLOCK, 2),
+    ("mergepath_merge_f64", BLOCK, 2),
+    ("mergepath_merge_entity", BLOCK, 2),
+];
+
+#[cfg(target_arch = "nvptx64")]
+mod device;
+
+#[cfg(test)]
+mod tests;

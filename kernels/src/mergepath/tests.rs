@@ -1,0 +1,254 @@
+//! The merge sort's index math, and a CPU model of its whole pass structure (block
+//! sort with per-thread register sorts and co-rank merge rounds, partitions, global
+//! merges, ping-pong) on small tiles, built on the same functions the kernels use.
+extern crate std;
+use super::*;
+use crate::search::co_rank;
+use std::vec;
+use std::vec::Vec;
+
+#[test]
+fn passes_and_tiles() {
+    assert_eq!(items(4), 15);
+    assert_eq!(items(8), 11);
+    assert_eq!(items(20), 7);
+    assert_eq!(tile(4), 3840);
+    for b in [4, 8, 20] {
+        assert!(smem_bytes(b) <= 48 * 1024, "{b}-byte tile fits the default shared memory");
+    }
+    let t = 100;
+    assert_eq!(global_passes(0, t), 0);
+    assert_eq!(global_passes(1, t), 0);
+    assert_eq!(global_passes(100, t), 0);
+    assert_eq!(global_passes(101, t), 1);
+    assert_eq!(global_passes(200, t), 1);
+    assert_eq!(global_passes(201, t), 2);
+    assert_eq!(global_passes(400, t), 2);
+    assert_eq!(global_passes(401, t), 3);
+    // Past 2^32 elements: 64-bit counts.
+    assert_eq!(global_passes(3 << 32, 3840), 22);
+    for n in [1u64, 99, 100, 101, 1000, 123_457, 1 << 40] {
+        // After the passes one run covers everything, and one pass fewer would not.
+        let p = global_passes(n, t);
+        assert!((t as u64) << p >= n, "{n}");
+        assert!(p == 0 || (t as u64) << (p - 1) < n, "{n}");
+    }
+    assert_eq!(block_range(0, 100, 250), (0, 100));
+    assert_eq!(block_range(2, 100, 250), (200, 50));
+    assert_eq!(block_range(1 << 33, 3840, u64::MAX), ((1 << 33) * 3840, 3840));
+}
+
+#[test]
+fn windows_cover_pairs_and_units() {
+    // Every unit's window is the pair of runs holding it, and consecutive units of a
+    // pair have consecutive diagonals.
+    for len in [1u64, 7, 8, 9, 31, 64, 100, 257] {
+        for log_run in 0..6 {
+            for unit_len in [1u64, 3, 4] {
+                let units = len.div_ceil(unit_len);
+                for u in 0..units {
+                    let w = merge_window(u, log_run, unit_len, len);
+                    let run = unit_len << log_run;
+                    assert_eq!(w.start % (2 * run), 0);
+                    assert!(w.start <= u * unit_len && u * unit_len < w.start + w.a_len + w.b_len);
+                    assert_eq!(w.diag, u * unit_len - w.start);
+                    assert!(w.a_len <= run && w.b_len <= run);
+                    assert!(w.b_len == 0 || w.a_len == run);
+                    assert_eq!(w.start + w.a_len + w.b_len, (w.start + 2 * run).min(len));
+                }
+            }
+        }
+    }
+    // 32-bit in-tile version agrees with the 64-bit one.
+    for u in 0..200u32 {
+        let a = merge_window(u, 3, 15u32, 3000);
+        let b = merge_window(u as u64, 3, 15u64, 3000);
+        assert_eq!(
+            (a.start as u64, a.a_len as u64, a.b_len as u64, a.diag as u64),
+            (b.start, b.a_len, b.b_len, b.diag)
+        );
+    }
+    // Windows past 2^32 elements.
+    let unit = 5_000_003u64;
+    let w = merge_window(unit, 4, 3840, 5_000_010 * 3840);
+    assert_eq!(w.start, (unit >> 5 << 5) * 3840);
+    assert_eq!(w.diag, (unit % 32) * 3840);
+    assert_eq!((w.a_len, w.b_len), (10 * 3840, 0), "the last pair: A cut short, no B");
+    let w = merge_window(unit, 2, 3840, 5_000_010 * 3840);
+    assert_eq!((w.start, w.a_len, w.b_len, w.diag), (5_000_000 * 3840, 4 * 3840, 4 * 3840, 3 * 3840));
+}
+
+#[test]
+fn take_a_prefers_the_left_run_on_ties() {
+    assert!(take_a(0, 1, 0, 1, 5, 5));
+    assert!(!take_a(0, 1, 0, 1, 6, 5));
+    assert!(take_a(0, 1, 1, 1, 9, 0), "B exhausted");
+    assert!(!take_a(1, 1, 0, 1, 0, 9), "A exhausted");
+}
+
+/// Element of the model: (key, input position).
+type E = (u32, u32);
+
+/// The kernel's sequential merge over a contiguous pair `tile[a0..a0 + a_len + b_len]`:
+/// `n_out` outputs from diagonal `diag`, with clamped head loads.
+fn model_merge(tile: &[E], a0: usize, a_len: u32, b_len: u32, diag: u32, n_out: usize) -> Vec<E> {
+    let key = |x: u32| tile[a0 + x as usize].0;
+    let mut i = co_rank(diag as u64, a_len as u64, b_len as u64, |x| key(x as u32), |x| key(a_len + x as u32)) as u32;
+    let mut j = diag - i;
+    let last = a_len + b_len - 1;
+    let at = |x: u32| tile[a0 + x.min(last) as usize];
+    let (mut ah, mut bh) = (at(i), at(a_len + j));
+    let mut out = Vec::new();
+    for _ in 0..n_out {
+        let from_a = take_a(i, a_len, j, b_len, ah.0, bh.0);
+        out.push(if from_a { ah } else { bh });
+        if from_a {
+            i += 1;
+            ah = at(i);
+        } else {
+            j += 1;
+            bh = at(a_len + j);
+        }
+    }
+    out
+}
+
+/// The block sort of one tile of `threads * items` slots holding `tile.len()` elements.
+fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
+    let count = tile.len() as u32;
+    let mut regs: Vec<Vec<E>> = (0..threads)
+        .map(|t| {
+            let first = t * items;
+            let valid = count.saturating_sub(first).min(items) as usize;
+            let mut v: Vec<E> = (0..items).map(|k| tile[(first + k).min(count - 1) as usize]).collect();
+            // Odd-even transposition on the valid prefix.
+            for round in 0..items as usize {
+                for k in 0..items as usize {
+                    if k % 2 == round % 2 && k + 1 < valid && v[k + 1].0 < v[k].0 {
+                        v.swap(k, k + 1);
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    let log_threads = threads.trailing_zeros();
+    let mut r = 0;
+    while r < log_threads && (items << r) < count {
+        for (t, v) in regs.iter().enumerate() {
+            for (k, e) in v.iter().enumerate() {
+                let x = t * items as usize + k;
+                if x < count as usize {
+                    tile[x] = *e;
+                }
+            }
+        }
+        for (t, v) in regs.iter_mut().enumerate() {
+            let first = t as u32 * items;
+            if first < count {
+                let w = merge_window(t as u32, r, items, count);
+                *v = model_merge(tile, w.start as usize, w.a_len, w.b_len, w.diag, items as usize);
+            }
+        }
+        r += 1;
+    }
+    for (t, v) in regs.iter().enumerate() {
+        for (k, e) in v.iter().enumerate() {
+            let x = t * items as usize + k;
+            if x < count as usize {
+                tile[x] = *e;
+            }
+        }
+    }
+}
+
+/// The whole sort: block sort, then per pass a partition and a merge of every block,
+/// ping-ponging between two buffers.
+fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
+    let n = data.len() as u64;
+    if n <= 1 {
+        return;
+    }
+    let tile = threads * items;
+    for b in 0..tiles(n, tile) {
+        let (start, count) = block_range(b, tile, n);
+        model_block_sort(&mut data[start as usize..start as usize + count as usize], threads, items);
+    }
+    // Buffer 0 is the caller's, 1 the scratch: where the block sort left the tiles and
+    // where every pass writes, as the host launches them.
+    let passes = global_passes(n, tile);
+    let mut at = block_sort_to_scratch(passes) as usize;
+    let mut src = data.clone();
+    let mut dst = vec![(0, 0); n as usize];
+    let blocks = tiles(n, tile);
+    for p in 0..passes {
+        let parts: Vec<u64> = (0..blocks)
+            .map(|b| {
+                let w = merge_window(b, p, tile as u64, n);
+                let (a, bb) = (w.start as usize, (w.start + w.a_len) as usize);
+                co_rank(w.diag, w.a_len, w.b_len, |x| src[a + x as usize].0, |x| src[bb + x as usize].0)
+            })
+            .collect();
+        for b in 0..blocks {
+            let (start, count) = block_range(b, tile, n);
+            let w = merge_window(b, p, tile as u64, n);
+            let (i0, i1) = block_co_ranks(&w, count, parts[b as usize], || parts[b as usize + 1]);
+            let j0 = w.diag - i0;
+            let la = (i1 - i0) as u32;
+            let lb = count - la;
+            let a = (w.start + i0) as usize;
+            let bs = (w.start + w.a_len + j0) as usize;
+            let mut smem: Vec<E> = src[a..a + la as usize].to_vec();
+            smem.extend_from_slice(&src[bs..bs + lb as usize]);
+            for t in 0..threads {
+                let first = t * items;
+                if first < count {
+                    let out = model_merge(&smem, 0, la, lb, first, items as usize);
+                    for (k, e) in out.into_iter().enumerate() {
+                        let x = first as usize + k;
+                        if x < count as usize {
+                            dst[start as usize + x] = e;
+                        }
+                    }
+                }
+            }
+        }
+        core::mem::swap(&mut src, &mut dst);
+        at ^= 1;
+    }
+    assert_eq!(at, 0, "the result ends in the caller's buffer");
+    *data = src;
+}
+
+#[test]
+fn model_sorts_stably_for_every_small_shape() {
+    let mut state = 7u64;
+    let mut rnd = |m: u32| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % m as u64) as u32
+    };
+    for (threads, items) in [(1u32, 1u32), (1, 3), (2, 1), (4, 3), (4, 4), (8, 5), (2, 7)] {
+        let tile = (threads * items) as usize;
+        let mut sizes: Vec<usize> = (0..=3 * tile + 2).collect();
+        sizes.extend([7 * tile + 1, 8 * tile, 9 * tile - 1, 33 * tile + 5]);
+        for n in sizes {
+            for range in [2u32, 5, 1000] {
+                let mut data: Vec<E> = (0..n as u32).map(|i| (rnd(range), i)).collect();
+                let mut want = data.clone();
+                want.sort_by_key(|e| e.0);
+                model_sort(&mut data, threads, items);
+                assert_eq!(data, want, "threads {threads} items {items} n {n} range {range}");
+            }
+        }
+    }
+}
+
+#[test]
+fn model_sorts_descending_by_inverted_bits() {
+    // Descending = ascending on `!bits`; ties keep input order.
+    let mut data: Vec<E> = (0..500u32).map(|i| (!((i * 37) % 11), i)).collect();
+    let mut want = data.clone();
+    want.sort_by_key(|e| e.0);
+    model_sort(&mut data, 4, 5);
+    assert_eq!(data, want);
+}
