@@ -256,3 +256,23 @@ fn radix_2p28_keys_and_pairs() {
     assert!(stable && consistent, "pairs 2^28: stable {stable}, values match keys {consistent}");
     eprintln!("pairs u32+u32 2^28 few-unique: ok (stable)");
 }
+
+/// Past 2^31 elements with 4- and 8-byte keys of the other kinds (the limits test
+/// covers u32): three look-back portions per pass. ~35 GiB of device memory for the
+/// 8-byte keys and ~70 GiB of host memory: `--ignored`, on an 80 GB GPU.
+#[test]
+#[ignore = "2^31 + 1000 keys of 4 and 8 bytes: run with --ignored on an 80 GB GPU"]
+fn radix_beyond_2p31_float_and_wide_keys() {
+    let Some(s) = gpu_sorter("radix_beyond_2p31_float_and_wide_keys") else { return };
+    let n = (1usize << 31) + 1000;
+    fn one<T: Random + Element>(s: &Sorter, n: usize, order: Order) {
+        let input: Vec<T> = generate(n, Distribution::Uniform, 31);
+        let mut out = input.clone();
+        let t = std::time::Instant::now();
+        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
+        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^31+1000 {order}: {m}", T::NAME));
+        eprintln!("{} 2^31+1000 {order}: ok in {:.1} s with transfers", T::NAME, t.elapsed().as_secs_f64());
+    }
+    one::<f32>(s, n, Order::Descending);
+    one::<i64>(s, n, Order::Ascending);
+}

@@ -212,6 +212,22 @@ pub unsafe fn sts_u32(addr: u32, v: u32) {
     unsafe { core::arch::asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack)) };
 }
 
+/// Loads the `u16` at shared address `addr` (2-byte aligned), zero-extended.
+#[inline(always)]
+pub unsafe fn lds_u16(addr: u32) -> u32 {
+    let v: u32;
+    unsafe {
+        core::arch::asm!("ld.shared.u16 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(readonly, nostack))
+    };
+    v
+}
+
+/// Stores the low 16 bits of `v` at shared address `addr` (2-byte aligned).
+#[inline(always)]
+pub unsafe fn sts_u16(addr: u32, v: u32) {
+    unsafe { core::arch::asm!("st.shared.u16 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack)) };
+}
+
 /// Loads the `u64` at shared address `addr` (8-byte aligned).
 #[inline(always)]
 pub unsafe fn lds_u64(addr: u32) -> u64 {

@@ -11,8 +11,9 @@
 use kernels::mergepath as mp;
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
+use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::{Element, SortOptions, launch};
 
 /// Sorts `buf` by the merge-path merge sort (the `mergepath` variant). Stable.
@@ -36,14 +37,6 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
         }
     }
     let passes = mp::global_passes(n, tile);
-    if passes > 0 {
-        // Check the whole need first, so a too-large input fails before any launch.
-        let needed = n * bytes as u64 + tiles * 8;
-        let (free, _) = gpu.mem_info()?;
-        if needed > free {
-            return Err(Error::OutOfMemory { needed, free });
-        }
-    }
 
     let data = buf.ptr();
     let sort_cfg = blocks(tiles, mp::BLOCK, smem)?;
@@ -51,11 +44,12 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
         return launch!(gpu, block_sort, sort_cfg, &data, &data, &n, &desc);
     }
 
-    let scratch = gpu.alloc::<T>(buf.len())?;
-    let parts = gpu.alloc::<u64>(tiles as usize)?;
+    // Scratch from the device's cache; out of memory fails here, before any launch.
+    let scratch = Scratch::take(gpu, &[(n * bytes as u64).div_ceil(4) as usize, 2 * tiles as usize])?;
+    let [data_b, parts] = &scratch.bufs[..] else { unreachable!("two buffers") };
     // `bufs[0]` is the caller's; the block sort writes `bufs[first]`, pass `p` reads
     // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`.
-    let bufs = [data, scratch.ptr()];
+    let bufs = [data, data_b.ptr()];
     let first = mp::block_sort_to_scratch(passes) as usize;
     launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &n, &desc)?;
     let parts_ptr = parts.ptr();
@@ -67,7 +61,6 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
         launch!(gpu, partition, part_cfg, &src, &parts_ptr, &n, &log_run, &desc)?;
         launch!(gpu, merge, merge_cfg, &src, &dst, &parts_ptr, &n, &log_run, &desc)?;
     }
-    // Scratch buffers are freed stream-ordered (after the kernels above).
-    drop((scratch, parts));
+    scratch.give_back(gpu);
     Ok(())
 }

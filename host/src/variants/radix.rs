@@ -12,6 +12,7 @@ use kernels::radix::{self as rk, Smem};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
+use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
 use crate::{Element, Order, SortOptions, launch};
@@ -165,45 +166,6 @@ fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
     if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }
 
-/// The scratch buffers of one sort, taken from the device's cache and given back once
-/// the sort's work is queued.
-struct Scratch {
-    bufs: [DeviceBuffer<u32>; 4],
-}
-
-impl Scratch {
-    /// Buffers of at least the given numbers of words (0: a 1-word placeholder), after
-    /// one free-memory check for whatever must be newly allocated.
-    fn take(gpu: &Gpu, words: &[usize; 4]) -> Result<Scratch> {
-        let mut got: Vec<DeviceBuffer<u32>> = Vec::with_capacity(4);
-        for &w in words {
-            match gpu.take_scratch(w.max(1)) {
-                Ok(b) => got.push(b),
-                Err(e) => {
-                    for b in got {
-                        gpu.give_back_scratch(b);
-                    }
-                    return Err(match e {
-                        // Name the whole sort's need, not the one buffer's.
-                        Error::OutOfMemory { free, .. } => {
-                            Error::OutOfMemory { needed: words.iter().map(|&w| w as u64 * 4).sum(), free }
-                        }
-                        e => e,
-                    });
-                }
-            }
-        }
-        let bufs: [DeviceBuffer<u32>; 4] = got.try_into().unwrap_or_else(|_| unreachable!("four buffers"));
-        Ok(Scratch { bufs })
-    }
-
-    fn give_back(self, gpu: &Gpu) {
-        for b in self.bufs {
-            gpu.give_back_scratch(b);
-        }
-    }
-}
-
 /// One radix sort of raw key words (and value words) in device memory.
 struct Job {
     key_bytes: u32,
@@ -283,7 +245,7 @@ impl Job {
         let status_words = (status_tiles * 2 * rk::DIGITS as u64) as usize;
         let ctrl_words = ctrl_bytes.div_ceil(8) as usize * 2;
         let mut scratch = Scratch::take(gpu, &[key_words, val_words, status_words, ctrl_words])?;
-        let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs;
+        let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, ctrl_words)?;
         let (vals_a, vals_b_ptr) = (self.values, if vb > 0 { vals_b.ptr() } else { 0 });
         let (keys_b_ptr, status_ptr, ctrl_ptr) = (keys_b.ptr(), status.ptr(), ctrl.ptr());

@@ -170,7 +170,7 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
         let my_status = cur.add((tile * DIGITS) as usize);
         let mut total = 0u32;
         let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
-        let mut ranks = [0u32; I];
+        let (warp, lane) = (tid / WARP, gpu::lane_id());
         rank_by_digit::<I>(
             digit,
             rank_smem(base, &s),
@@ -182,7 +182,7 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
             |k, r| {
                 K::sts(base + s.keys + r * K::BYTES, ks[k]);
                 if PAIRS {
-                    ranks[k] = r;
+                    gpu::sts_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32), r);
                 }
             },
         );
@@ -217,7 +217,10 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
             let (vsrc, vdst) = pick(from_b, vals_a, vals_b);
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
-            gpu::unroll::<I>(|k| V::sts(base + s.vals + ranks[k] * V::BYTES, vs[k]));
+            gpu::unroll::<I>(|k| {
+                let r = gpu::lds_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32));
+                V::sts(base + s.vals + r * V::BYTES, vs[k]);
+            });
             gpu::sync_threads();
             gpu::unroll::<I>(|k| {
                 let i = block_striped(tid, k as u32, BLOCK);

@@ -177,6 +177,9 @@ pub struct Smem {
     pub keys: u32,
     /// Values of the small kernel (which keeps keys and values staged at once).
     pub vals: u32,
+    /// Onesweep with values: each item's rank (`u16`, by warp-striped position),
+    /// kept here rather than in registers until the values are placed.
+    pub ranks: u32,
     pub bytes: u32,
 }
 
@@ -194,8 +197,9 @@ impl Smem {
     pub const fn onesweep(kb: u32, vb: u32) -> Smem {
         let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
         let wide = if vb > kb { vb } else { kb };
-        let bytes = keys + tile(kb, vb) * wide;
-        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals: keys, bytes }
+        let ranks = keys + tile(kb, vb) * wide;
+        let bytes = if vb > 0 { ranks + 2 * tile(kb, vb) } else { ranks };
+        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals: keys, ranks, bytes }
     }
 
     /// One-block sort: keys and values staged side by side.
@@ -203,7 +207,7 @@ impl Smem {
         let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
         let vals = keys + tile(kb, vb) * kb;
         let bytes = vals + tile(kb, vb) * vb;
-        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals, bytes }
+        Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals, ranks: bytes, bytes }
     }
 }
 
