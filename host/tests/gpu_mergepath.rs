@@ -3,9 +3,8 @@
 //! equal keys, special floats. Skips without a device (see `common::gpu_sorter`).
 mod common;
 
-use common::{check_variant, gpu_sorter};
-use host::inputs::Random;
-use host::{Distribution, Element, Entity, Order, SortOptions, Variant, verify};
+use common::gpu_sorter;
+use host::{Distribution, Entity, Order, SortOptions, Variant, verify};
 use kernels::mergepath as mp;
 use rayon::prelude::*;
 
@@ -33,38 +32,35 @@ fn mergepath_boundary_sizes_every_type() {
     boundary_sizes().par_iter().for_each(|&n| {
         for order in ORDERS {
             let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::FewUnique };
-            check_variant::<u32>(s, V, n, order, dist, 256);
-            check_variant::<i32>(s, V, n, order, dist, 256);
-            check_variant::<f32>(s, V, n, order, dist, 256);
-            check_variant::<u64>(s, V, n, order, dist, 256);
-            check_variant::<i64>(s, V, n, order, dist, 256);
-            check_variant::<f64>(s, V, n, order, dist, 256);
-            check_variant::<Entity>(s, V, n, order, dist, 256);
+            common::check_every_type(s, V, n, order, dist, 256);
         }
     });
-}
-
-fn all_distributions<T: Random + Element>(test: &str, n: usize, orders: &[Order]) {
-    let Some(s) = gpu_sorter(test) else { return };
-    let cases: Vec<(Distribution, Order)> =
-        Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
-    cases.par_iter().for_each(|&(dist, order)| check_variant::<T>(s, V, n, order, dist, 256));
 }
 
 #[test]
 fn mergepath_every_distribution_2p20_plus_13() {
     let n = (1 << 20) + 13;
-    all_distributions::<u32>("mergepath_every_distribution_2p20_plus_13", n, &ORDERS);
-    all_distributions::<f64>("mergepath_every_distribution_2p20_plus_13 f64", n, &ORDERS);
-    all_distributions::<i32>("mergepath_every_distribution_2p20_plus_13 i32", n, &ORDERS);
-    all_distributions::<Entity>("mergepath_every_distribution_2p20_plus_13 entity", n, &ORDERS);
+    common::all_distributions::<u32>("mergepath_every_distribution_2p20_plus_13", V, n, &ORDERS);
+    common::all_distributions::<f64>("mergepath_every_distribution_2p20_plus_13 f64", V, n, &ORDERS);
+    common::all_distributions::<i32>("mergepath_every_distribution_2p20_plus_13 i32", V, n, &ORDERS);
+    common::all_distributions::<Entity>("mergepath_every_distribution_2p20_plus_13 entity", V, n, &ORDERS);
 }
 
 #[test]
 fn mergepath_every_distribution_10_000_019() {
-    all_distributions::<u32>("mergepath_every_distribution_10_000_019", 10_000_019, &ORDERS);
-    all_distributions::<i64>("mergepath_every_distribution_10_000_019 i64", 10_000_019, &[Order::Descending]);
-    all_distributions::<Entity>("mergepath_every_distribution_10_000_019 entity", 10_000_019, &[Order::Ascending]);
+    common::all_distributions::<u32>("mergepath_every_distribution_10_000_019", V, 10_000_019, &ORDERS);
+    common::all_distributions::<i64>(
+        "mergepath_every_distribution_10_000_019 i64",
+        V,
+        10_000_019,
+        &[Order::Descending],
+    );
+    common::all_distributions::<Entity>(
+        "mergepath_every_distribution_10_000_019 entity",
+        V,
+        10_000_019,
+        &[Order::Ascending],
+    );
 }
 
 /// Many equal keys: entities carry their input position in `id`, so the output shows

@@ -6,7 +6,6 @@ use common::{check_variant, gpu_sorter};
 use host::inputs::generate;
 use host::variants::quick::{self, PartitionCounts};
 use host::{Distribution, Element, Entity, Order, SortOptions, Variant, verify};
-use rayon::prelude::*;
 
 const V: Variant = Variant::Quick;
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
@@ -23,27 +22,19 @@ fn quick_small_sizes_both_orders() {
     }
 }
 
-/// Every distribution at one size, sorted in parallel (the CPU check dominates).
-fn all_distributions(test: &str, n: usize, orders: &[Order]) {
-    let Some(s) = gpu_sorter(test) else { return };
-    let cases: Vec<(Distribution, Order)> =
-        Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
-    cases.par_iter().for_each(|&(dist, order)| check_variant::<u32>(s, V, n, order, dist, 256));
-}
-
 #[test]
 fn quick_every_distribution_2p20_plus_13() {
-    all_distributions("quick_every_distribution_2p20_plus_13", (1 << 20) + 13, &ORDERS);
+    common::all_distributions::<u32>("quick_every_distribution_2p20_plus_13", V, (1 << 20) + 13, &ORDERS);
 }
 
 #[test]
 fn quick_every_distribution_2p24() {
-    all_distributions("quick_every_distribution_2p24", 1 << 24, &[Order::Ascending]);
+    common::all_distributions::<u32>("quick_every_distribution_2p24", V, 1 << 24, &[Order::Ascending]);
 }
 
 #[test]
 fn quick_every_distribution_10_000_019() {
-    all_distributions("quick_every_distribution_10_000_019", 10_000_019, &[Order::Descending]);
+    common::all_distributions::<u32>("quick_every_distribution_10_000_019", V, 10_000_019, &[Order::Descending]);
 }
 
 #[test]
@@ -51,13 +42,7 @@ fn quick_every_type_both_orders() {
     let Some(s) = gpu_sorter("quick_every_type_both_orders") else { return };
     for order in ORDERS {
         for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Reverse] {
-            check_variant::<u32>(s, V, 100_003, order, dist, 256);
-            check_variant::<i32>(s, V, 100_003, order, dist, 256);
-            check_variant::<f32>(s, V, 100_003, order, dist, 256);
-            check_variant::<u64>(s, V, 100_003, order, dist, 256);
-            check_variant::<i64>(s, V, 100_003, order, dist, 256);
-            check_variant::<f64>(s, V, 100_003, order, dist, 256);
-            check_variant::<Entity>(s, V, 100_003, order, dist, 256);
+            common::check_every_type(s, V, 100_003, order, dist, 256);
         }
     }
 }

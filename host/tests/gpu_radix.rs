@@ -2,7 +2,7 @@
 //! CPU reference. Skips without a device (see `common::gpu_sorter`).
 mod common;
 
-use common::{check_variant, gpu_sorter};
+use common::gpu_sorter;
 use host::inputs::{Random, generate};
 use host::variants::radix;
 use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant, verify};
@@ -30,38 +30,30 @@ fn radix_boundary_sizes_every_type() {
     sizes.par_iter().for_each(|&n| {
         for order in ORDERS {
             let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::FewUnique };
-            check_variant::<u32>(s, V, n, order, dist, 256);
-            check_variant::<i32>(s, V, n, order, dist, 256);
-            check_variant::<f32>(s, V, n, order, dist, 256);
-            check_variant::<u64>(s, V, n, order, dist, 256);
-            check_variant::<i64>(s, V, n, order, dist, 256);
-            check_variant::<f64>(s, V, n, order, dist, 256);
-            check_variant::<Entity>(s, V, n, order, dist, 256);
+            common::check_every_type(s, V, n, order, dist, 256);
         }
     });
 }
 
-fn all_distributions<T: Random + Element>(test: &str, n: usize, orders: &[Order]) {
-    let Some(s) = gpu_sorter(test) else { return };
-    let cases: Vec<(Distribution, Order)> =
-        Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
-    cases.par_iter().for_each(|&(dist, order)| check_variant::<T>(s, V, n, order, dist, 256));
-}
-
 #[test]
 fn radix_every_distribution_2p20_plus_13() {
-    all_distributions::<u32>("radix_every_distribution_2p20_plus_13", (1 << 20) + 13, &ORDERS);
-    all_distributions::<f64>("radix_every_distribution_2p20_plus_13 f64", (1 << 20) + 13, &ORDERS);
-    all_distributions::<i32>("radix_every_distribution_2p20_plus_13 i32", (1 << 20) + 13, &ORDERS);
-    all_distributions::<Entity>("radix_every_distribution_2p20_plus_13 entity", (1 << 20) + 13, &[Order::Descending]);
+    common::all_distributions::<u32>("radix_every_distribution_2p20_plus_13", V, (1 << 20) + 13, &ORDERS);
+    common::all_distributions::<f64>("radix_every_distribution_2p20_plus_13 f64", V, (1 << 20) + 13, &ORDERS);
+    common::all_distributions::<i32>("radix_every_distribution_2p20_plus_13 i32", V, (1 << 20) + 13, &ORDERS);
+    common::all_distributions::<Entity>(
+        "radix_every_distribution_2p20_plus_13 entity",
+        V,
+        (1 << 20) + 13,
+        &[Order::Descending],
+    );
 }
 
 #[test]
 fn radix_every_distribution_large() {
-    all_distributions::<u32>("radix_every_distribution_2p24", 1 << 24, &[Order::Ascending]);
-    all_distributions::<u32>("radix_every_distribution_10_000_019", 10_000_019, &[Order::Descending]);
-    all_distributions::<i64>("radix_every_distribution_3_000_017", 3_000_017, &ORDERS);
-    all_distributions::<f32>("radix_every_distribution_5_000_011", 5_000_011, &[Order::Descending]);
+    common::all_distributions::<u32>("radix_every_distribution_2p24", V, 1 << 24, &[Order::Ascending]);
+    common::all_distributions::<u32>("radix_every_distribution_10_000_019", V, 10_000_019, &[Order::Descending]);
+    common::all_distributions::<i64>("radix_every_distribution_3_000_017", V, 3_000_017, &ORDERS);
+    common::all_distributions::<f32>("radix_every_distribution_5_000_011", V, 5_000_011, &[Order::Descending]);
 }
 
 #[test]

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use host::inputs::{Random, generate};
-use host::{Distribution, Element, Order, SortOptions, Sorter, Variant, verify};
+use host::{Distribution, Element, Entity, Order, SortOptions, Sorter, Variant, verify};
+use rayon::prelude::*;
 
 /// The GPU sorter (opened once per test binary: loading the module JIT-compiles the
 /// PTX), or `None` after printing `<test>: skipped: no CUDA device` on a machine
@@ -47,4 +48,24 @@ pub fn check_variant<T: Random + Element>(
     if let Err(m) = verify::check(&input, &out, order, variant.is_stable()) {
         panic!("{variant} {} n={n} {order} {dist} block {block}: {m}", T::NAME);
     }
+}
+
+/// [`check_variant`] for every element type at one configuration.
+pub fn check_every_type(sorter: &Sorter, variant: Variant, n: usize, order: Order, dist: Distribution, block: u32) {
+    check_variant::<u32>(sorter, variant, n, order, dist, block);
+    check_variant::<i32>(sorter, variant, n, order, dist, block);
+    check_variant::<f32>(sorter, variant, n, order, dist, block);
+    check_variant::<u64>(sorter, variant, n, order, dist, block);
+    check_variant::<i64>(sorter, variant, n, order, dist, block);
+    check_variant::<f64>(sorter, variant, n, order, dist, block);
+    check_variant::<Entity>(sorter, variant, n, order, dist, block);
+}
+
+/// Every distribution in each of `orders` at one size, sorted in parallel (the CPU
+/// check dominates); skips visibly without a device.
+pub fn all_distributions<T: Random + Element>(test: &str, variant: Variant, n: usize, orders: &[Order]) {
+    let Some(s) = gpu_sorter(test) else { return };
+    let cases: Vec<(Distribution, Order)> =
+        Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
+    cases.par_iter().for_each(|&(dist, order)| check_variant::<T>(s, variant, n, order, dist, 256));
 }
