@@ -42,7 +42,7 @@ use crate::search::count_less_eq;
 /// Samples per segment for the pivot (one thread each).
 pub const SAMPLES: u32 = 64;
 /// Threads per warp.
-pub const WARP: u32 = 32;
+pub const WARP: u32 = crate::block::WARP;
 
 /// Elements per thread in the partition kernels: about 64 bytes per thread keeps a
 /// tile in registers without spilling the wider types.
@@ -149,20 +149,15 @@ impl<F: Fn(u64) -> u64> SegTable<F> {
     }
 }
 
-/// Offset inside its tile of item `k` of lane `lane` of warp `warp`: each warp owns
-/// `32 * items` consecutive elements and reads them 32 at a time, so loads are
-/// coalesced and a ballot over one step ranks consecutive elements.
+/// Offset inside its tile of item `k` of lane `lane` of warp `warp`: the block
+/// primitives' warp-striped arrangement ([`crate::block::warp_striped`]), as a 64-bit
+/// index.
 #[inline(always)]
 pub fn tile_offset(warp: u32, k: u32, lane: u32, items: u32) -> u64 {
-    ((warp * items + k) * WARP + lane) as u64
+    crate::block::warp_striped(warp, k, lane, items) as u64
 }
 
-/// Number of lanes below `lane` whose bit is set in `mask`: a lane's rank among the
-/// lanes of its warp that write to the same part.
-#[inline(always)]
-pub fn lane_rank(mask: u32, lane: u32) -> u32 {
-    (mask & ((1u32 << lane) - 1)).count_ones()
-}
+pub use crate::block::lane_rank;
 
 /// Three counts packed in one `u64` (21 bits each), so one block scan ranks the less,
 /// equal and greater elements together. Tiles are at most 2^21 - 1 elements.
