@@ -268,3 +268,30 @@ fn radix_beyond_2p31_float_and_wide_keys() {
     one::<f32>(s, n, Order::Descending);
     one::<i64>(s, n, Order::Ascending);
 }
+
+/// Too little device memory for the scratch buffers: `Error::OutOfMemory` naming the
+/// whole need, before anything is launched, and the caller's data untouched. The
+/// device is filled (by this test's own allocation) so that the input fits but its
+/// scratch does not. Ignored by default: filling the device would make the tests
+/// running beside it in this binary fail; run it alone with `--ignored`.
+#[test]
+#[ignore = "fills the device: run alone with --ignored radix_out_of_memory"]
+fn radix_out_of_memory_is_an_error_and_leaves_data_alone() {
+    let Some(s) = gpu_sorter("radix_out_of_memory") else { return };
+    let gpu = s.gpu().unwrap();
+    let n = 1usize << 26; // 256 MiB of u32 keys; the sort needs as much again in scratch
+    let input: Vec<u32> = generate(n, Distribution::Uniform, 7);
+    let (free, _) = gpu.free_mem_for(u64::MAX).unwrap();
+    let keep = (n * 4 + (n * 4) / 2) as u64; // room for the input, half the scratch
+    let Some(fill) = free.checked_sub(keep) else { return };
+    let _hold = gpu.alloc::<u32>((fill / 4) as usize).unwrap();
+    let mut data = input.clone();
+    match s.sort(&mut data, &SortOptions::new(V)) {
+        Err(Error::OutOfMemory { needed, free }) => {
+            assert!(needed > free, "needed {needed} free {free}");
+            assert!(needed >= (n * 4) as u64, "the whole scratch need is named: {needed}");
+        }
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    assert!(data == input, "the caller's data changed");
+}
