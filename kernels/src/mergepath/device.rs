@@ -6,10 +6,33 @@ use crate::gpu;
 use crate::key::SortKey;
 use crate::search::co_rank;
 
-/// Reads element `x` of the shared-memory tile.
+/// Reads element `x` of the shared-memory tile (`tile` is always the dynamic shared
+/// memory). 4- and 8-byte elements go through 32-bit shared addresses
+/// (`ld.shared`), wider records through the generic volatile path.
 #[inline(always)]
 unsafe fn lds<T: SortKey>(tile: *const T, x: u32) -> T {
-    unsafe { gpu::load_shared_element(tile.add(x as usize)) }
+    let addr = gpu::smem_base() + x * size_of::<T>() as u32;
+    unsafe {
+        match size_of::<T>() {
+            4 => core::mem::transmute_copy(&gpu::lds_u32(addr)),
+            8 => core::mem::transmute_copy(&gpu::lds_u64(addr)),
+            _ => gpu::load_shared_element(tile.add(x as usize)),
+        }
+    }
+}
+
+/// Writes element `x` of the shared-memory tile (`tile` is always the dynamic shared
+/// memory), through 32-bit shared addresses for 4- and 8-byte elements.
+#[inline(always)]
+unsafe fn sts<T: SortKey>(tile: *mut T, x: u32, v: T) {
+    let addr = gpu::smem_base() + x * size_of::<T>() as u32;
+    unsafe {
+        match size_of::<T>() {
+            4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
+            8 => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
+            _ => *tile.add(x as usize) = v,
+        }
+    }
 }
 
 /// Sorts `v[0..valid]` stably by odd-even transposition (`valid` rounds of adjacent
@@ -94,7 +117,7 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize>(
 unsafe fn store_blocked<T: SortKey, const N: usize>(tile: *mut T, first: u32, count: u32, v: &[T; N]) {
     gpu::unroll::<N>(|k| {
         if first + (k as u32) < count {
-            unsafe { *tile.add((first + k as u32) as usize) = v[k] };
+            unsafe { sts(tile, first + k as u32, v[k]) };
         }
     });
 }
@@ -125,7 +148,7 @@ unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: 
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if x < count {
-                *tile.add(x as usize) = *src.add(x as usize);
+                sts(tile, x, *src.add(x as usize));
             }
         });
         gpu::sync_threads();
@@ -213,7 +236,7 @@ unsafe fn merge<T: SortKey, const N: usize>(
                 // Select the address, not the element (a selected record goes
                 // through local memory).
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
-                *tile.add(x as usize) = *p;
+                sts(tile, x, *p);
             }
         });
         gpu::sync_threads();
