@@ -40,12 +40,7 @@ pub fn check_bits<T: SortKey>(bits: Option<(u32, u32)>, width: u32) -> Result<(u
 /// directly; records by (key, index) pairs and a gather.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     match T::BIT_ORDER {
-        Some(bit_order) => {
-            let width = 8 * size_of::<T>() as u32;
-            let bits = check_bits::<T>(opts.key_bits, width)?;
-            let job = Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None);
-            job.run(gpu)
-        }
+        Some(_) => key_job(buf, opts)?.run(gpu),
         None => sort_records(gpu, buf, opts),
     }
 }
@@ -60,11 +55,16 @@ pub fn sort_with_portion_tiles<T: Element>(
     opts: &SortOptions,
     portion_tiles: u64,
 ) -> Result<()> {
-    let bit_order = T::BIT_ORDER.ok_or_else(|| Error::BadArgument("primitive keys only".into()))?;
-    let bits = check_bits::<T>(opts.key_bits, 8 * size_of::<T>() as u32)?;
-    let mut job = Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None);
+    let mut job = key_job(buf, opts)?;
     job.portion = portion_tiles.clamp(1, job.portion);
     job.run(gpu)
+}
+
+/// The radix sort of a buffer of primitive keys, as `opts` asks.
+fn key_job<T: Element>(buf: &DeviceBuffer<T>, opts: &SortOptions) -> Result<Job> {
+    let bit_order = T::BIT_ORDER.ok_or_else(|| Error::BadArgument(format!("{} is a record, not a key", T::NAME)))?;
+    let bits = check_bits::<T>(opts.key_bits, 8 * size_of::<T>() as u32)?;
+    Ok(Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None))
 }
 
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
@@ -94,7 +94,7 @@ pub fn sort_pairs<K: Element, V: Element>(
     if n > u32::MAX as usize || !size_of::<V>().is_multiple_of(4) {
         return Err(Error::BadArgument(format!("values of {} bytes for {n} keys", size_of::<V>())));
     }
-    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + Job::scratch_bytes(n, size_of::<K>() as u32, 4))?;
+    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + Plan::scratch_bytes(n, size_of::<K>() as u32, 4))?;
     let idx: Vec<u32> = (0..n as u32).collect();
     let idx = gpu.upload(&idx)?;
     let mut out = gpu.alloc::<V>(n)?;
@@ -131,7 +131,7 @@ fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOpt
     if !size_of::<T>().is_multiple_of(4) || size_of::<T::Bits>() != 4 {
         return Err(Error::BadArgument(format!("radix cannot sort {} records", T::NAME)));
     }
-    let needed = (n * (8 + size_of::<T>())) as u64 + Job::scratch_bytes(n, 4, 4);
+    let needed = (n * (8 + size_of::<T>())) as u64 + Plan::scratch_bytes(n, 4, 4);
     check_free(gpu, needed)?;
     let bits = gpu.alloc::<u32>(n)?;
     let idx = gpu.alloc::<u32>(n)?;
@@ -164,6 +164,45 @@ fn hist_blocks_per_sm() -> u64 {
 fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
     let (free, _) = gpu.free_mem_for(needed)?;
     if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
+}
+
+/// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
+/// of its four scratch buffers (keys, values, status words, control block).
+#[derive(Clone, Copy)]
+struct Plan {
+    total_tiles: u64,
+    status_tiles: u64,
+    portions: u64,
+    passes: u32,
+    words: [usize; 4],
+}
+
+impl Plan {
+    fn new(n: u64, kb: u32, vb: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
+        let total_tiles = n.div_ceil(rk::tile(kb, vb) as u64);
+        let status_tiles = total_tiles.min(portion);
+        let portions = total_tiles.div_ceil(portion);
+        let passes = rk::passes(begin, end);
+        let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
+        let words = [
+            (n * kb as u64 / 4) as usize,
+            (n * vb as u64 / 4) as usize,
+            (status_tiles * 2 * rk::DIGITS as u64) as usize,
+            ctrl_bytes.div_ceil(8) as usize * 2,
+        ];
+        Plan { total_tiles, status_tiles, portions, passes, words }
+    }
+
+    /// Scratch bytes a sort of `n` keys (and values) over all their bits needs
+    /// besides its input; none on the one-block path.
+    fn scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
+        if n as u64 <= rk::small_max(kb, vb) {
+            return 0;
+        }
+        let bits = (0, 8 * kb);
+        let plan = Plan::new(n as u64, kb, vb, bits, rk::portion_tiles(rk::tile(kb, vb)));
+        plan.words.iter().map(|&w| w as u64 * 4).sum()
+    }
 }
 
 /// One radix sort of raw key words (and value words) in device memory.
@@ -203,17 +242,9 @@ impl Job {
         }
     }
 
-    /// Device memory a sort of `n` keys needs besides its input: scratch keys and
-    /// values, look-back status words, the control block.
-    fn scratch_bytes(n: usize, key_bytes: u32, value_bytes: u32) -> u64 {
-        if n as u64 <= rk::small_max(key_bytes, value_bytes) {
-            return 0;
-        }
-        let tile = rk::tile(key_bytes, value_bytes);
-        let tiles = (n as u64).div_ceil(tile as u64);
-        let status_tiles = tiles.min(rk::portion_tiles(tile));
-        let launches = rk::MAX_PASSES as u64 * tiles.div_ceil(rk::portion_tiles(tile));
-        n as u64 * (key_bytes + value_bytes) as u64 + status_tiles * 2 * 1024 + rk::ctrl::bytes(launches as u32) + 8
+    /// The passes, portions and scratch buffers this sort needs.
+    fn plan(&self) -> Plan {
+        Plan::new(self.n, self.key_bytes, self.value_bytes, self.bits, self.portion)
     }
 
     fn suffix(&self) -> String {
@@ -230,31 +261,22 @@ impl Job {
         if n <= rk::small_max(kb, vb) {
             return self.run_small(gpu);
         }
-        let tile = rk::tile(kb, vb) as u64;
-        let total_tiles = n.div_ceil(tile);
-        let portion = self.portion;
-        let status_tiles = total_tiles.min(portion);
-        let portions = total_tiles.div_ceil(portion);
-        let (begin, end) = self.bits;
-        let passes = rk::passes(begin, end);
-        let launches = passes as u64 * portions;
-        let ctrl_bytes = rk::ctrl::bytes(launches as u32);
+        let plan = self.plan();
+        let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
+        let (portion, (begin, end)) = (self.portion, self.bits);
         // Scratch from the device's cache (a repeated sort allocates nothing); the
         // free-memory check is made only when something must be allocated.
-        let (key_words, val_words) = ((n * kb as u64 / 4) as usize, (n * vb as u64 / 4) as usize);
-        let status_words = (status_tiles * 2 * rk::DIGITS as u64) as usize;
-        let ctrl_words = ctrl_bytes.div_ceil(8) as usize * 2;
-        let mut scratch = Scratch::take(gpu, &[key_words, val_words, status_words, ctrl_words])?;
+        let mut scratch = Scratch::take(gpu, &words)?;
         let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
-        ctrl.zero_prefix(gpu, ctrl_words)?;
+        ctrl.zero_prefix(gpu, words[3])?;
         let (vals_a, vals_b_ptr) = (self.values, if vb > 0 { vals_b.ptr() } else { 0 });
         let (keys_b_ptr, status_ptr, ctrl_ptr) = (keys_b.ptr(), status.ptr(), ctrl.ptr());
         let status_words = status_tiles * rk::DIGITS as u64; // of buffer 0, cleared by the histogram
 
         let sms = gpu.info().multiprocessors as u64;
-        // Enough blocks to fill the SMs twice over, each looping over its share: every
-        // block ends by adding its counts to the same few thousand global counters,
-        // so more blocks mean more contended atomics.
+        // A few blocks per SM, each looping over its share: every block ends by
+        // adding its counts to the same few thousand global counters, so more blocks
+        // mean more contended atomics (8 per SM measured best on an H100).
         let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * rk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
         let cfg = blocks(hist_grid, rk::HIST_BLOCK, rk::HIST_SMEM)?;
         let hist = format!("radix_hist_k{}", 8 * kb);
@@ -316,7 +338,7 @@ impl Job {
             }
         }
 
-        let (key_words, val_words) = (key_words as u64, val_words as u64);
+        let (key_words, val_words) = (words[0] as u64, words[1] as u64);
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;

@@ -347,7 +347,6 @@ unsafe fn histogram<K: Word>(
             first += step;
         }
         gpu::sync_threads();
-        let stride = gpu::grid_dim() as u64 * bd as u64;
         let mut j = tid;
         while j < np * DIGITS {
             let c = gpu::lds_u32(base + 4 * j);
