@@ -100,17 +100,5 @@ fn mergepath_is_stable_with_many_equal_keys() {
 #[test]
 fn mergepath_special_floats() {
     let Some(s) = gpu_sorter("mergepath_special_floats") else { return };
-    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
-    for n in [100, 5000, 50_000, 1_000_001] {
-        let input: Vec<f32> = (0..n).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
-        let input64: Vec<f64> = input.iter().map(|&x| x as f64).collect();
-        for order in ORDERS {
-            let mut out = input.clone();
-            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-            verify::check(&input, &out, order, true).unwrap_or_else(|m| panic!("f32 {n} {order}: {m}"));
-            let mut out = input64.clone();
-            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-            verify::check(&input64, &out, order, true).unwrap_or_else(|m| panic!("f64 {n} {order}: {m}"));
-        }
-    }
+    common::check_special_floats(s, V, &[100, 5000, 50_000, 1_000_001]);
 }

@@ -60,13 +60,7 @@ fn quick_block_sizes() {
 #[test]
 fn quick_special_floats() {
     let Some(s) = gpu_sorter("quick_special_floats") else { return };
-    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
-    let input: Vec<f32> = (0..50_000).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
-    for order in ORDERS {
-        let mut out = input.clone();
-        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-        verify::check(&input, &out, order, false).unwrap_or_else(|m| panic!("{order}: {m}"));
-    }
+    common::check_special_floats(s, V, &[50_000]);
 }
 
 /// The depth limit's merge fallback, forced: with limit 0 the whole input is

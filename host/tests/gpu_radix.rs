@@ -59,19 +59,7 @@ fn radix_every_distribution_large() {
 #[test]
 fn radix_special_floats() {
     let Some(s) = gpu_sorter("radix_special_floats") else { return };
-    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
-    for n in [100, 5000, 50_000] {
-        let input: Vec<f32> = (0..n).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
-        let input64: Vec<f64> = input.iter().map(|&x| x as f64).collect();
-        for order in ORDERS {
-            let mut out = input.clone();
-            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-            verify::check(&input, &out, order, true).unwrap_or_else(|m| panic!("f32 {n} {order}: {m}"));
-            let mut out = input64.clone();
-            s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-            verify::check(&input64, &out, order, true).unwrap_or_else(|m| panic!("f64 {n} {order}: {m}"));
-        }
-    }
+    common::check_special_floats(s, V, &[100, 5000, 50_000]);
 }
 
 /// Pairs against the CPU backend's stable pair sort: with many equal keys the values
@@ -156,23 +144,20 @@ fn radix_key_bit_ranges_match_cpu() {
 #[test]
 fn radix_portions_carry_offsets() {
     let Some(s) = gpu_sorter("radix_portions_carry_offsets") else { return };
-    let gpu = s.gpu().unwrap();
+    fn one<T: Random + Element>(s: &Sorter, portion: u64, dist: Distribution, order: Order) {
+        let gpu = s.gpu().unwrap();
+        let input: Vec<T> = generate(250_007, dist, portion);
+        let mut buf = gpu.upload(&input).unwrap();
+        radix::sort_with_portion_tiles(gpu, &mut buf, &SortOptions::new(V).order(order), portion).unwrap();
+        let out = buf.to_vec(gpu).unwrap();
+        verify::check(&input, &out, order, true)
+            .unwrap_or_else(|m| panic!("{} portion {portion} {dist} {order}: {m}", T::NAME));
+    }
     for portion in [1u64, 2, 3, 7] {
         for &dist in Distribution::ALL {
             for order in ORDERS {
-                let n = 250_007;
-                let input: Vec<u32> = generate(n, dist, portion);
-                let mut buf = gpu.upload(&input).unwrap();
-                radix::sort_with_portion_tiles(gpu, &mut buf, &SortOptions::new(V).order(order), portion).unwrap();
-                let out = buf.to_vec(gpu).unwrap();
-                verify::check(&input, &out, order, true)
-                    .unwrap_or_else(|m| panic!("portion {portion} {dist} {order}: {m}"));
-                let input: Vec<u64> = generate(n, dist, portion);
-                let mut buf = gpu.upload(&input).unwrap();
-                radix::sort_with_portion_tiles(gpu, &mut buf, &SortOptions::new(V).order(order), portion).unwrap();
-                let out = buf.to_vec(gpu).unwrap();
-                verify::check(&input, &out, order, true)
-                    .unwrap_or_else(|m| panic!("u64 portion {portion} {dist} {order}: {m}"));
+                one::<u32>(s, portion, dist, order);
+                one::<u64>(s, portion, dist, order);
             }
         }
     }

@@ -69,3 +69,25 @@ pub fn all_distributions<T: Random + Element>(test: &str, variant: Variant, n: u
         Distribution::ALL.iter().flat_map(|&d| orders.iter().map(move |&o| (d, o))).collect();
     cases.par_iter().for_each(|&(dist, order)| check_variant::<T>(s, variant, n, order, dist, 256));
 }
+
+/// NaN of both signs, infinities, -0.0 and +0.0 mixed with ordinary values, as f32 and
+/// f64, at each size in `sizes` and both orders; stability checked where the variant
+/// promises it.
+pub fn check_special_floats(sorter: &Sorter, variant: Variant, sizes: &[usize]) {
+    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
+    for &n in sizes {
+        let input: Vec<f32> = (0..n).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
+        let input64: Vec<f64> = input.iter().map(|&x| x as f64).collect();
+        for order in [Order::Ascending, Order::Descending] {
+            let opts = SortOptions::new(variant).order(order);
+            let mut out = input.clone();
+            sorter.sort(&mut out, &opts).unwrap();
+            verify::check(&input, &out, order, variant.is_stable())
+                .unwrap_or_else(|m| panic!("{variant} f32 {n} {order}: {m}"));
+            let mut out = input64.clone();
+            sorter.sort(&mut out, &opts).unwrap();
+            verify::check(&input64, &out, order, variant.is_stable())
+                .unwrap_or_else(|m| panic!("{variant} f64 {n} {order}: {m}"));
+        }
+    }
+}
