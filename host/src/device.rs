@@ -16,6 +16,45 @@ use crate::error::{DriverContext, Error, Result};
 /// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
+mod embedded {
+    // `CUBINS`: the same kernels as machine code, `(major, minor, cubin)` per
+    // architecture, when build.rs found ptxas (empty otherwise).
+    include!(concat!(env!("OUT_DIR"), "/cubins.rs"));
+}
+pub use embedded::CUBINS;
+
+/// The embedded cubin that runs on a GPU of compute capability `cc`: the newest one of
+/// the same major version whose minor version is not above the GPU's (machine code is
+/// compatible only within a major version). `None`: the PTX must be JIT-compiled.
+pub fn pick_cubin<'a>(cc: (i32, i32), cubins: &[(u32, u32, &'a [u8])]) -> Option<(u32, u32, &'a [u8])> {
+    cubins
+        .iter()
+        .filter(|&&(major, minor, _)| major as i32 == cc.0 && minor as i32 <= cc.1)
+        .max_by_key(|&&(_, minor, _)| minor)
+        .copied()
+}
+
+/// Which code [`Gpu::open`] loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModuleSource {
+    /// Embedded machine code for `sm_<major><minor>`: no JIT compilation.
+    Cubin(u32, u32),
+    /// The embedded PTX, JIT-compiled by the driver (cached by it for later runs).
+    Ptx,
+    /// PTX from the file named by `SORT_PTX_FILE`.
+    PtxFile(String),
+}
+
+impl std::fmt::Display for ModuleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModuleSource::Cubin(major, minor) => write!(f, "embedded sm_{major}{minor} cubin"),
+            ModuleSource::Ptx => f.write_str("embedded PTX (JIT-compiled by the driver)"),
+            ModuleSource::PtxFile(path) => write!(f, "PTX from SORT_PTX_FILE={path}"),
+        }
+    }
+}
+
 /// What the library needs to know about the device to configure launches.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -56,6 +95,7 @@ pub struct Gpu {
     /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     info: DeviceInfo,
+    source: ModuleSource,
     sync_each_launch: bool,
 }
 
@@ -77,22 +117,13 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().call("cuStreamCreate")?;
         keep_pool_memory(&ctx);
-        // SORT_PTX_FILE: load another build of the kernels (experiments comparing PTX
-        // variants with one binary); the embedded PTX otherwise.
-        let ptx = match std::env::var_os("SORT_PTX_FILE") {
-            Some(path) => std::fs::read_to_string(&path).map_err(|e| Error::Io {
-                context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
-                source: e,
-            })?,
-            None => PTX.to_string(),
-        };
-        let module =
-            ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).call("cuModuleLoadData (loading the kernels' PTX)")?;
+        let cc = ctx.compute_capability().call("cuDeviceGetAttribute")?;
+        let (module, source) = load_kernels(&ctx, cc)?;
         let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
         let info = DeviceInfo {
             name: ctx.name().call("cuDeviceGetName")?,
             ordinal,
-            compute_capability: ctx.compute_capability().call("cuDeviceGetAttribute")?,
+            compute_capability: cc,
             multiprocessors: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             shared_mem_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             shared_mem_per_block_optin: attr(
@@ -109,12 +140,18 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
             info,
+            source,
             sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
         })
     }
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Whether the kernels came from an embedded cubin or were JIT-compiled from PTX.
+    pub fn module_source(&self) -> &ModuleSource {
+        &self.source
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
@@ -266,6 +303,32 @@ impl Gpu {
 /// every sort's scratch allocation maps fresh memory: on an H100 that cost ~170 us per
 /// 2^24-key radix sort, more than a third of its time. Best effort: a device without
 /// memory pools simply keeps the default.
+/// Loads the kernel module: PTX from `SORT_PTX_FILE` (experiments comparing kernel
+/// builds with one binary), else the embedded cubin for this GPU (no JIT wait), else
+/// the embedded PTX. `SORT_FORCE_PTX=1` skips the cubins (to compare the driver's JIT
+/// with the build-time ptxas).
+fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Arc<CudaModule>, ModuleSource)> {
+    use cudarc::nvrtc::Ptx;
+    let (code, source) = if let Some(path) = std::env::var_os("SORT_PTX_FILE") {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+            context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
+            source: e,
+        })?;
+        (Ptx::from_src(text), ModuleSource::PtxFile(std::path::Path::new(&path).display().to_string()))
+    } else {
+        let force_ptx = std::env::var_os("SORT_FORCE_PTX").is_some_and(|v| v != "0");
+        match pick_cubin(cc, CUBINS).filter(|_| !force_ptx) {
+            Some((major, minor, cubin)) => (Ptx::from_binary(cubin.to_vec()), ModuleSource::Cubin(major, minor)),
+            None => (Ptx::from_src(PTX), ModuleSource::Ptx),
+        }
+    };
+    let module = ctx.load_module(code).call(match source {
+        ModuleSource::Cubin(..) => "cuModuleLoadData (loading the kernels' cubin)",
+        _ => "cuModuleLoadData (loading the kernels' PTX)",
+    })?;
+    Ok((module, source))
+}
+
 fn keep_pool_memory(ctx: &CudaContext) {
     use cudarc::driver::sys;
     unsafe {
@@ -440,5 +503,23 @@ impl<T: Element> DeviceBuffer<T> {
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_cubin;
+
+    #[test]
+    fn cubins_match_by_major_version_and_not_newer_minor() {
+        let (a, b, c): (&[u8], &[u8], &[u8]) = (b"80", b"86", b"90");
+        let all = [(8, 0, a), (8, 6, b), (9, 0, c)];
+        assert_eq!(pick_cubin((9, 0), &all).map(|x| x.2), Some(c));
+        assert_eq!(pick_cubin((8, 9), &all).map(|x| x.2), Some(b));
+        assert_eq!(pick_cubin((8, 0), &all).map(|x| x.2), Some(a));
+        assert_eq!(pick_cubin((8, 0), &all[1..]), None);
+        assert_eq!(pick_cubin((10, 0), &all), None);
+        assert_eq!(pick_cubin((7, 5), &all), None);
+        assert_eq!(pick_cubin((9, 0), &[]), None);
     }
 }

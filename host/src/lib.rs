@@ -157,7 +157,7 @@ pub mod variants;
 pub mod verify;
 
 pub use atomic_file::{AtomicFile, write_atomic};
-pub use device::{DeviceBuffer, DeviceInfo, Gpu};
+pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use error::{Bytes, Error, Result};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};

@@ -197,7 +197,7 @@ fn open_sorter(cpu: bool, require_gpu: bool) -> host::Result<Sorter> {
 fn run(args: &RunArgs) -> host::Result<bool> {
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {
-        Some(gpu) => println!("device:     {}", gpu.info()),
+        Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.module_source()),
         None => println!("device:     {}", sorter.backend()),
     }
     with_key_type!(args.key_type, T => run_typed::<T>(&sorter, args))
