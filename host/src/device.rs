@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
 
-use crate::Element;
 use crate::error::{DriverContext, Error, Result};
 
 /// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
@@ -256,7 +255,7 @@ impl Gpu {
 
     /// Allocates an uninitialised device buffer of `len` elements, checking free
     /// memory first so that a too-large request is [`Error::OutOfMemory`].
-    pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+    pub fn alloc<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = len
             .checked_mul(size_of::<T>())
             .ok_or_else(|| Error::BadArgument(format!("{len} elements overflow the address space")))?;
@@ -271,7 +270,7 @@ impl Gpu {
     }
 
     /// Copies `data` to a new device buffer.
-    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+    pub fn upload<T: bytemuck::Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = self.alloc(data.len())?;
         buf.copy_from_host(self, data)?;
         Ok(buf)
@@ -383,7 +382,7 @@ pub struct DeviceBuffer<T> {
     _elem: PhantomData<T>,
 }
 
-impl<T: Element> DeviceBuffer<T> {
+impl<T: bytemuck::Pod> DeviceBuffer<T> {
     pub fn len(&self) -> usize {
         self.len
     }

@@ -142,9 +142,11 @@
 //! ```
 mod atomic_file;
 pub mod bench;
+mod by_key;
 pub mod cpu;
 pub mod device;
 mod error;
+mod ext;
 pub mod file_sort;
 pub mod inputs;
 mod key_type;
@@ -157,8 +159,10 @@ pub mod variants;
 pub mod verify;
 
 pub use atomic_file::{AtomicFile, write_atomic};
+pub use by_key::{Key32, RecordKey};
 pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use error::{Bytes, Error, Result};
+pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
