@@ -78,7 +78,7 @@ fn records_sort_by_a_key_field_and_bad_sizes_fail_cleanly() {
         .map(|r| (i32::from_le_bytes(r[4..8].try_into().unwrap()), u32::from_le_bytes(r[8..].try_into().unwrap())))
         .collect();
     let mut want: Vec<(i32, u32)> = keys.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
-    want.sort_by(|a, b| b.0.cmp(&a.0)); // stable: equal keys keep their input order
+    want.sort_by_key(|r| std::cmp::Reverse(r.0)); // stable: equal keys keep their input order
     assert_eq!(rows, want);
     // A file that is not whole records, and a key past the record's end: one error, no output.
     std::fs::remove_file(&out).unwrap();
