@@ -116,6 +116,33 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().call("cuStreamCreate")?;
         keep_pool_memory(&ctx);
+        Gpu::with_stream(stream)
+    }
+
+    /// Uses the caller's cudarc stream (and its context) instead of opening the
+    /// device: every operation of the library is queued on `stream`, in order with
+    /// the caller's own work on it, and nothing waits for the whole device. The
+    /// kernels are loaded into the stream's context. The context's settings are left
+    /// as they are (unlike [`Gpu::open`], which turns off cudarc's event tracking and
+    /// keeps freed memory in the pool).
+    ///
+    /// ```no_run
+    /// use host::{DeviceBuffer, Gpu, SortOptions, Sorter};
+    ///
+    /// let ctx = cudarc::driver::CudaContext::new(0).unwrap();
+    /// let stream = ctx.new_stream().unwrap();
+    /// let keys = stream.memcpy_stod(&[3u32, 1, 2]).unwrap(); // the caller's buffer
+    /// let sorter = Sorter::from_gpu(Gpu::with_stream(stream.clone())?);
+    /// let gpu = sorter.gpu().unwrap();
+    /// let mut buf = DeviceBuffer::from_cuda_slice(gpu, keys)?; // no copy
+    /// sorter.sort_device(&mut buf, &SortOptions::default())?;
+    /// let keys = buf.into_cuda_slice(); // back to cudarc, still no copy
+    /// assert_eq!(stream.memcpy_dtov(&keys).unwrap(), [1, 2, 3]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn with_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        let ctx = stream.context().clone();
+        let ordinal = ctx.ordinal();
         let cc = ctx.compute_capability().call("cuDeviceGetAttribute")?;
         let (module, source) = load_kernels(&ctx, cc)?;
         let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
@@ -193,6 +220,17 @@ impl Gpu {
             }
         }
         self.alloc::<u32>(words)
+    }
+
+    /// Bytes of idle scratch buffers this device keeps for later sorts (the
+    /// library's workspace: a repeated sort of the same size allocates nothing).
+    pub fn scratch_kept_bytes(&self) -> u64 {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|b| b.len() as u64 * 4).sum()
+    }
+
+    /// Frees the kept scratch buffers (stream-ordered: after the queued work).
+    pub fn release_scratch(&self) {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Keeps `buf` for a later [`Gpu::take_scratch`] (the largest few are kept).
@@ -389,6 +427,44 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Takes over a cudarc device slice without copying it (the library then owns
+    /// and frees the memory). The slice must belong to `gpu`'s context
+    /// ([`Error::BadArgument`] otherwise); work queued on the slice's own stream is
+    /// ordered before the library's (a stream wait, not a host wait).
+    pub fn from_cuda_slice(gpu: &Gpu, slice: CudaSlice<T>) -> Result<DeviceBuffer<T>> {
+        if slice.context().cu_ctx() != gpu.ctx.cu_ctx() {
+            return Err(Error::BadArgument(format!(
+                "the device buffer belongs to another CUDA context (device {}) than the sorter's (device {})",
+                slice.ordinal(),
+                gpu.info.ordinal
+            )));
+        }
+        if slice.stream().cu_stream() != gpu.stream.cu_stream() {
+            gpu.stream.join(slice.stream()).call("cuStreamWaitEvent")?;
+        }
+        let len = slice.len();
+        let bytes = len * size_of::<T>();
+        if bytes == 0 {
+            return gpu.alloc(0);
+        }
+        let ptr = slice.leak();
+        // SAFETY: `ptr` is the leaked allocation of `bytes` bytes, now owned here.
+        let raw = unsafe { gpu.stream.upgrade_device_ptr::<u8>(ptr, bytes) };
+        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+    }
+
+    /// Gives the memory back as a cudarc slice, without copying (on the library's
+    /// stream; the sort's queued work is ordered before anything the caller queues
+    /// on that stream).
+    pub fn into_cuda_slice(self) -> CudaSlice<T> {
+        let stream = self.raw.stream().clone();
+        let len = self.len;
+        let ptr = self.raw.leak();
+        // SAFETY: the allocation holds at least `len` elements of `T` (zero-length
+        // buffers keep a 1-byte allocation, and a 0-element slice reads nothing).
+        unsafe { stream.upgrade_device_ptr::<T>(ptr, len) }
     }
 
     /// Device address of the first element.

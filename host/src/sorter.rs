@@ -132,6 +132,12 @@ impl Sorter {
         }
     }
 
+    /// A sorter on an already open device, e.g. [`Gpu::with_stream`] on the caller's
+    /// cudarc stream.
+    pub fn from_gpu(gpu: Gpu) -> Sorter {
+        Sorter { gpu: Some(gpu), cpu_reason: String::new() }
+    }
+
     /// Sorts on the CPU only.
     pub fn cpu() -> Sorter {
         Sorter { gpu: None, cpu_reason: "CPU backend requested".into() }
