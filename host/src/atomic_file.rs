@@ -54,12 +54,32 @@ impl AtomicFile {
             .map_err(io_error(format!("writing {}", dest.display())))
     }
 
-    /// Flushes, syncs and renames the temporary file over the destination.
-    pub fn commit(mut self) -> Result<()> {
+    /// The file, for positioned writes from several threads (`FileExt::write_all_at`)
+    /// after `set_len`; anything written through the buffer is flushed first.
+    pub fn file(&mut self) -> Result<&File> {
+        let context = format!("writing {}", self.dest.display());
+        let w = self.file.as_mut().expect("written after commit");
+        w.flush().map_err(io_error(context))?;
+        Ok(w.get_ref())
+    }
+
+    /// Flushes, syncs (the data is on disk before the name appears) and renames the
+    /// temporary file over the destination.
+    pub fn commit(self) -> Result<()> {
+        self.commit_with(true)
+    }
+
+    /// Flushes and renames, syncing the data to disk first only with `sync`. Without
+    /// it the replacement is still atomic for readers (they see the old file or the
+    /// whole new one), but a power loss right after may leave an empty or partial
+    /// file, as with `sort -o`, `cp` or numpy's `tofile`.
+    pub fn commit_with(mut self, sync: bool) -> Result<()> {
         let context = format!("writing {}", self.dest.display());
         let file = self.file.take().expect("committed twice");
         let file = file.into_inner().map_err(|e| Error::Io { context: context.clone(), source: e.into_error() })?;
-        file.sync_all().map_err(io_error(context.clone()))?;
+        if sync {
+            file.sync_all().map_err(io_error(context.clone()))?;
+        }
         drop(file);
         std::fs::rename(&self.tmp, &self.dest).map_err(io_error(context))
     }

@@ -31,3 +31,67 @@ fn chunked_gpu_sort_with_every_variant() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The pipelined path (file streamed through pinned staging buffers into the device
+/// and back): every key type, both orders, sizes from 1 element to many chunks, with
+/// staging buffers small enough that chunks and buffer reuse are exercised, and the
+/// default path through `sort_file` on a file larger than one 64 MiB stage.
+#[test]
+fn pipelined_file_sort_every_type_and_stage_pattern() {
+    let Some(sorter) = common::gpu_sorter("pipelined_file_sort_every_type_and_stage_pattern") else { return };
+    let d = std::env::temp_dir().join(format!("host-gpu-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
+    fn one<T: host::inputs::Random + host::file_sort::TextElement>(
+        sorter: &host::Sorter,
+        inp: &std::path::Path,
+        out: &std::path::Path,
+        n: usize,
+        stage: usize,
+        stages: usize,
+        order: Order,
+    ) {
+        let data: Vec<T> = generate(n, Distribution::FewUnique, n as u64);
+        format::write_file(inp, &data, Format::Binary).unwrap();
+        let mut file = host::AtomicFile::create(out).unwrap();
+        let opts = SortOptions::default().order(order);
+        file_sort::pipeline::sort_binary_staged::<T>(sorter, inp, n, &mut file, &opts, stage, stages).unwrap();
+        file.commit_with(false).unwrap();
+        let mut expect = data.clone();
+        cpu::reference_sort(&mut expect, order);
+        let got = format::read_binary::<T>(out).unwrap();
+        assert!(
+            bytemuck::cast_slice::<T, u8>(&got) == bytemuck::cast_slice::<T, u8>(&expect),
+            "{} n={n} stage {stage} x{stages} {order}",
+            T::NAME
+        );
+    }
+    for (n, stage, stages) in [
+        (1, 4096, 3),
+        (2, 4, 3),
+        (1000, 4096, 3),
+        (100_003, 4096, 3),
+        (100_003, 40_000, 1),
+        (100_003, 40_000, 2),
+        (300_007, 1 << 20, 4),
+    ] {
+        for order in [Order::Ascending, Order::Descending] {
+            one::<u32>(sorter, &inp, &out, n, stage, stages, order);
+            one::<i64>(sorter, &inp, &out, n, stage, stages, order);
+            one::<f32>(sorter, &inp, &out, n, stage, stages, order);
+            one::<f64>(sorter, &inp, &out, n, stage, stages, order);
+            one::<host::Entity>(sorter, &inp, &out, n, stage, stages, order);
+        }
+    }
+    // Through `sort_file`, the default stages: 2^25 + 3 u32 is two full 64 MiB stages and a bit.
+    let n = (1 << 25) + 3;
+    let data: Vec<u32> = generate(n, Distribution::Uniform, 11);
+    format::write_file(&inp, &data, Format::Binary).unwrap();
+    let opts = FileSortOptions::new(KeyType::U32, Format::Binary);
+    let r = file_sort::sort_file(sorter, &inp, &out, &opts, &mut |_| {}).unwrap();
+    assert!(r.pipelined && r.elements == n, "{r:?}");
+    let mut expect = data;
+    cpu::reference_sort(&mut expect, Order::Ascending);
+    assert!(format::read_binary::<u32>(&out).unwrap() == expect, "sort_file pipelined: wrong output");
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -1,0 +1,131 @@
+//! The file sort's fast path for a binary file that fits the device: the file streams
+//! through a few pinned staging buffers straight into device memory (reading chunk
+//! `i + 1` while chunk `i` is copied), the device sorts it in place, and the result
+//! streams back the same way into the output file (writing chunk `i` while chunk
+//! `i + 1` is copied). No whole-file host buffer, no pageable copies, and the reads and
+//! writes are positioned and spread over threads, so page-cache bandwidth rather than
+//! one thread's `read`/`write` is the limit.
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::atomic_file::AtomicFile;
+use crate::device::PinnedBuffer;
+use crate::error::{DriverContext, Error, Result};
+use crate::{Element, SortOptions, Sorter};
+
+/// Bytes per staging buffer (rounded down to whole elements) and buffers in flight.
+const STAGE_BYTES: usize = 64 << 20;
+const STAGES: usize = 3;
+/// Bytes each thread reads or writes at a time within a chunk.
+const IO_SLICE: usize = 4 << 20;
+
+/// Busy times of each step (seconds), besides the wall time of the whole sort.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PipelineTimes {
+    pub read_s: f64,
+    pub upload_s: f64,
+    pub sort_s: f64,
+    pub download_s: f64,
+    pub write_s: f64,
+}
+
+/// Sorts the `n` elements of the binary file `input` on the device and writes them to
+/// `out` (not committed). [`Error::OutOfMemory`] comes before anything is written, so
+/// the caller can fall back to the chunked path.
+pub fn sort_binary_on_device<T: Element>(
+    sorter: &Sorter,
+    input: &Path,
+    n: usize,
+    out: &mut AtomicFile,
+    opts: &SortOptions,
+) -> Result<PipelineTimes> {
+    sort_binary_staged::<T>(sorter, input, n, out, opts, STAGE_BYTES, STAGES)
+}
+
+/// [`sort_binary_on_device`] with `stages` staging buffers of about `stage_bytes`
+/// (whole elements, at least one): small ones let tests cover many chunks.
+pub fn sort_binary_staged<T: Element>(
+    sorter: &Sorter,
+    input: &Path,
+    n: usize,
+    out: &mut AtomicFile,
+    opts: &SortOptions,
+    stage_bytes: usize,
+    stages: usize,
+) -> Result<PipelineTimes> {
+    let gpu = sorter.gpu().ok_or_else(|| Error::NoDevice("the file pipeline needs a GPU".into()))?;
+    let mut times = PipelineTimes::default();
+    let bytes = n * size_of::<T>();
+    let mut dev = gpu.alloc::<T>(n)?;
+    let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
+    let mut stages: Vec<PinnedBuffer> = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
+        .map(|_| PinnedBuffer::new(gpu, stage))
+        .collect::<Result<_>>()?;
+    let file = File::open(input)
+        .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
+    let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
+
+    let up_start = gpu.stream().record_event(None).call("cuEventRecord")?;
+    let k = stages.len();
+    for (i, &(at, len)) in chunks.iter().enumerate() {
+        let buf = &mut stages[i % k];
+        let t = Instant::now();
+        let host = buf.host_mut()?;
+        read_at_parallel(&file, at as u64, &mut host[..len])
+            .map_err(|source| Error::Io { context: format!("reading {}", input.display()), source })?;
+        times.read_s += t.elapsed().as_secs_f64();
+        buf.upload(gpu, len, &mut dev, at)?;
+    }
+    let up_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+    sorter.sort_device(&mut dev, opts)?;
+    let sort_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+
+    let file = out.file()?;
+    file.set_len(bytes as u64).map_err(|source| Error::Io { context: "sizing the output file".into(), source })?;
+    let write = |buf: &mut PinnedBuffer, (at, len): (usize, usize), write_s: &mut f64| -> Result<()> {
+        let host = buf.host_mut()?;
+        let t = Instant::now();
+        write_at_parallel(file, at as u64, &host[..len])
+            .map_err(|source| Error::Io { context: "writing the output file".into(), source })?;
+        *write_s += t.elapsed().as_secs_f64();
+        Ok(())
+    };
+    // Chunks downloaded (or queued) and not yet written, oldest first: when every
+    // buffer holds one, the oldest is written, which frees the buffer chunk `i` uses.
+    let mut pending = std::collections::VecDeque::with_capacity(k);
+    for (i, &(at, len)) in chunks.iter().enumerate() {
+        if pending.len() == k {
+            let j: usize = pending.pop_front().expect("k pending chunks");
+            write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
+        }
+        stages[i % k].download(gpu, &dev, at, len)?;
+        pending.push_back(i);
+    }
+    while let Some(j) = pending.pop_front() {
+        write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
+    }
+    let down_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+    gpu.synchronize("the file pipeline")?;
+    times.upload_s = up_start.elapsed_ms(&up_end).call("cuEventElapsedTime")? as f64 / 1e3;
+    times.sort_s = up_end.elapsed_ms(&sort_end).call("cuEventElapsedTime")? as f64 / 1e3;
+    times.download_s = sort_end.elapsed_ms(&down_end).call("cuEventElapsedTime")? as f64 / 1e3;
+    Ok(times)
+}
+
+/// Fills `buf` from `file` at `offset`, slices of [`IO_SLICE`] on several threads.
+fn read_at_parallel(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    buf.par_chunks_mut(IO_SLICE)
+        .enumerate()
+        .try_for_each(|(j, piece)| file.read_exact_at(piece, offset + (j * IO_SLICE) as u64))
+}
+
+/// Writes `buf` to `file` at `offset`, slices of [`IO_SLICE`] on several threads.
+fn write_at_parallel(file: &File, offset: u64, buf: &[u8]) -> std::io::Result<()> {
+    buf.par_chunks(IO_SLICE)
+        .enumerate()
+        .try_for_each(|(j, piece)| file.write_all_at(piece, offset + (j * IO_SLICE) as u64))
+}
