@@ -2,7 +2,6 @@
 use super::*;
 use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
 use crate::gpu;
-use crate::key::{Entity, SortKey};
 
 /// Shared-memory access for the words the kernels stage.
 trait SmemWord: Word {
