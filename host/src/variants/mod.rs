@@ -11,6 +11,7 @@ pub mod quick;
 pub mod radix;
 mod scratch;
 pub mod shared;
+pub mod topk;
 
 pub mod bitonic;
 pub mod blockmerge;
