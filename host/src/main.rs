@@ -36,6 +36,9 @@ enum Command {
     /// Time the radix sort of (key, value) pairs on the GPU (argsort is pairs with
     /// index values).
     BenchPairs(cli::pairs::PairsArgs),
+    /// Time top-k (the k smallest or largest keys and their indices) on the GPU next to
+    /// the full radix sort and argsort of the same keys.
+    BenchTopk(cli::topk::TopkArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(cli::files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -139,6 +142,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Bench(args)) => cli::bench::bench(&args),
         Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
+        Some(Command::BenchTopk(args)) => cli::topk::bench_topk(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),
