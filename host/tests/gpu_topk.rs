@@ -51,7 +51,9 @@ fn every_case<K: Random + Element>(test: &str, sizes: &[usize]) {
     }
 }
 
-const SIZES: &[usize] = &[0, 1, 2, 3, 1000, 4097, 8193, 300_007, (1 << 20) + 13];
+/// Tiny, around one compaction tile (8,192 keys), the smallest inputs that select
+/// (about 262,000 keys for k = 100) with whole and partial last tiles, and 2^20 + 13.
+const SIZES: &[usize] = &[0, 1, 2, 3, 1000, 4097, 8191, 8192, 8193, 300_007, 327_680, 327_681, (1 << 20) + 13];
 
 #[test]
 fn topk_u32_every_case() {
