@@ -1,5 +1,8 @@
 //! Compiles `kernels/` to PTX (through the same builder as `cargo xtask build-ptx`) and
-//! places it in OUT_DIR, where `src/device.rs` embeds it with `include_str!`.
+//! places it in OUT_DIR, where `src/device.rs` embeds it with `include_str!`. Where
+//! `ptxas` is found (see `xtask::ptx::find_ptxas`), also compiles the PTX to cubins for
+//! `xtask::ptx::CUBIN_ARCHS` and lists them in OUT_DIR/cubins.rs for `src/device.rs`
+//! to embed (`SORT_CUBINS=0` turns that off).
 use std::path::PathBuf;
 
 fn main() {
@@ -26,4 +29,41 @@ fn main() {
         .unwrap_or_else(|e| panic!("{e}"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("kernels.ptx");
     std::fs::copy(&ptx, &out).unwrap_or_else(|e| panic!("copying {} to {}: {e}", ptx.display(), out.display()));
+    write_cubins(&workspace, &ptx);
+}
+
+/// Writes OUT_DIR/cubins.rs: `CUBINS`, the `(major, minor, machine code)` of each
+/// architecture ptxas compiled. A missing or failing ptxas only costs the first run's
+/// JIT time, so it is a warning, never a build failure.
+fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
+    println!("cargo:rerun-if-env-changed=PTXAS");
+    println!("cargo:rerun-if-env-changed=SORT_CUBINS");
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+    let mut entries = Vec::new();
+    let ptxas = if std::env::var_os("SORT_CUBINS").is_some_and(|v| v == "0") {
+        None
+    } else {
+        let found = xtask::ptx::find_ptxas(workspace);
+        if found.is_none() {
+            println!("cargo:warning=ptxas not found: embedding PTX only (the first run on a machine JIT-compiles it)");
+        }
+        found
+    };
+    if let Some(ptxas) = ptxas {
+        for &(major, minor) in xtask::ptx::CUBIN_ARCHS {
+            match xtask::ptx::build_cubin(&ptxas, ptx, (major, minor)) {
+                Ok(cubin) => {
+                    let dest = out_dir.join(format!("kernels.sm_{major}{minor}.cubin"));
+                    std::fs::copy(&cubin, &dest)
+                        .unwrap_or_else(|e| panic!("copying {} to {}: {e}", cubin.display(), dest.display()));
+                    entries.push(format!("({major}, {minor}, include_bytes!({:?})),", dest.display().to_string()));
+                }
+                Err(e) => {
+                    println!("cargo:warning=no sm_{major}{minor} cubin embedded: {}", e.lines().next().unwrap_or(""))
+                }
+            }
+        }
+    }
+    let code = format!("pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n", entries.join("\n"));
+    std::fs::write(out_dir.join("cubins.rs"), code).unwrap_or_else(|e| panic!("writing cubins.rs: {e}"));
 }

@@ -10,11 +10,49 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
 
-use crate::Element;
 use crate::error::{DriverContext, Error, Result};
 
 /// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+mod embedded {
+    // `CUBINS`: the same kernels as machine code, `(major, minor, cubin)` per
+    // architecture, when build.rs found ptxas (empty otherwise).
+    include!(concat!(env!("OUT_DIR"), "/cubins.rs"));
+}
+pub use embedded::CUBINS;
+
+/// The embedded cubin that runs on a GPU of compute capability `cc`: the newest one of
+/// the same major version whose minor version is not above the GPU's (machine code is
+/// compatible only within a major version). `None`: the PTX must be JIT-compiled.
+pub fn pick_cubin<'a>(cc: (i32, i32), cubins: &[(u32, u32, &'a [u8])]) -> Option<(u32, u32, &'a [u8])> {
+    cubins
+        .iter()
+        .filter(|&&(major, minor, _)| major as i32 == cc.0 && minor as i32 <= cc.1)
+        .max_by_key(|&&(_, minor, _)| minor)
+        .copied()
+}
+
+/// Which code [`Gpu::open`] loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModuleSource {
+    /// Embedded machine code for `sm_<major><minor>`: no JIT compilation.
+    Cubin(u32, u32),
+    /// The embedded PTX, JIT-compiled by the driver (cached by it for later runs).
+    Ptx,
+    /// PTX from the file named by `SORT_PTX_FILE`.
+    PtxFile(String),
+}
+
+impl std::fmt::Display for ModuleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModuleSource::Cubin(major, minor) => write!(f, "embedded sm_{major}{minor} cubin"),
+            ModuleSource::Ptx => f.write_str("embedded PTX (JIT-compiled by the driver)"),
+            ModuleSource::PtxFile(path) => write!(f, "PTX from SORT_PTX_FILE={path}"),
+        }
+    }
+}
 
 /// What the library needs to know about the device to configure launches.
 #[derive(Clone, Debug)]
@@ -56,6 +94,7 @@ pub struct Gpu {
     /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     info: DeviceInfo,
+    source: ModuleSource,
     sync_each_launch: bool,
 }
 
@@ -77,22 +116,40 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().call("cuStreamCreate")?;
         keep_pool_memory(&ctx);
-        // SORT_PTX_FILE: load another build of the kernels (experiments comparing PTX
-        // variants with one binary); the embedded PTX otherwise.
-        let ptx = match std::env::var_os("SORT_PTX_FILE") {
-            Some(path) => std::fs::read_to_string(&path).map_err(|e| Error::Io {
-                context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
-                source: e,
-            })?,
-            None => PTX.to_string(),
-        };
-        let module =
-            ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).call("cuModuleLoadData (loading the kernels' PTX)")?;
+        Gpu::with_stream(stream)
+    }
+
+    /// Uses the caller's cudarc stream (and its context) instead of opening the
+    /// device: every operation of the library is queued on `stream`, in order with
+    /// the caller's own work on it, and nothing waits for the whole device. The
+    /// kernels are loaded into the stream's context. The context's settings are left
+    /// as they are (unlike [`Gpu::open`], which turns off cudarc's event tracking and
+    /// keeps freed memory in the pool).
+    ///
+    /// ```no_run
+    /// use host::{DeviceBuffer, Gpu, SortOptions, Sorter};
+    ///
+    /// let ctx = cudarc::driver::CudaContext::new(0).unwrap();
+    /// let stream = ctx.new_stream().unwrap();
+    /// let keys = stream.memcpy_stod(&[3u32, 1, 2]).unwrap(); // the caller's buffer
+    /// let sorter = Sorter::from_gpu(Gpu::with_stream(stream.clone())?);
+    /// let gpu = sorter.gpu().unwrap();
+    /// let mut buf = DeviceBuffer::from_cuda_slice(gpu, keys)?; // no copy
+    /// sorter.sort_device(&mut buf, &SortOptions::default())?;
+    /// let keys = buf.into_cuda_slice(); // back to cudarc, still no copy
+    /// assert_eq!(stream.memcpy_dtov(&keys).unwrap(), [1, 2, 3]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn with_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        let ctx = stream.context().clone();
+        let ordinal = ctx.ordinal();
+        let cc = ctx.compute_capability().call("cuDeviceGetAttribute")?;
+        let (module, source) = load_kernels(&ctx, cc)?;
         let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
         let info = DeviceInfo {
             name: ctx.name().call("cuDeviceGetName")?,
             ordinal,
-            compute_capability: ctx.compute_capability().call("cuDeviceGetAttribute")?,
+            compute_capability: cc,
             multiprocessors: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             shared_mem_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             shared_mem_per_block_optin: attr(
@@ -109,12 +166,18 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
             info,
+            source,
             sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
         })
     }
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Whether the kernels came from an embedded cubin or were JIT-compiled from PTX.
+    pub fn module_source(&self) -> &ModuleSource {
+        &self.source
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
@@ -157,6 +220,17 @@ impl Gpu {
             }
         }
         self.alloc::<u32>(words)
+    }
+
+    /// Bytes of idle scratch buffers this device keeps for later sorts (the
+    /// library's workspace: a repeated sort of the same size allocates nothing).
+    pub fn scratch_kept_bytes(&self) -> u64 {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|b| b.len() as u64 * 4).sum()
+    }
+
+    /// Frees the kept scratch buffers (stream-ordered: after the queued work).
+    pub fn release_scratch(&self) {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Keeps `buf` for a later [`Gpu::take_scratch`] (the largest few are kept).
@@ -219,7 +293,7 @@ impl Gpu {
 
     /// Allocates an uninitialised device buffer of `len` elements, checking free
     /// memory first so that a too-large request is [`Error::OutOfMemory`].
-    pub fn alloc<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+    pub fn alloc<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = len
             .checked_mul(size_of::<T>())
             .ok_or_else(|| Error::BadArgument(format!("{len} elements overflow the address space")))?;
@@ -234,7 +308,7 @@ impl Gpu {
     }
 
     /// Copies `data` to a new device buffer.
-    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+    pub fn upload<T: bytemuck::Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = self.alloc(data.len())?;
         buf.copy_from_host(self, data)?;
         Ok(buf)
@@ -266,6 +340,32 @@ impl Gpu {
 /// every sort's scratch allocation maps fresh memory: on an H100 that cost ~170 us per
 /// 2^24-key radix sort, more than a third of its time. Best effort: a device without
 /// memory pools simply keeps the default.
+/// Loads the kernel module: PTX from `SORT_PTX_FILE` (experiments comparing kernel
+/// builds with one binary), else the embedded cubin for this GPU (no JIT wait), else
+/// the embedded PTX. `SORT_FORCE_PTX=1` skips the cubins (to compare the driver's JIT
+/// with the build-time ptxas).
+fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Arc<CudaModule>, ModuleSource)> {
+    use cudarc::nvrtc::Ptx;
+    let (code, source) = if let Some(path) = std::env::var_os("SORT_PTX_FILE") {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+            context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
+            source: e,
+        })?;
+        (Ptx::from_src(text), ModuleSource::PtxFile(std::path::Path::new(&path).display().to_string()))
+    } else {
+        let force_ptx = std::env::var_os("SORT_FORCE_PTX").is_some_and(|v| v != "0");
+        match pick_cubin(cc, CUBINS).filter(|_| !force_ptx) {
+            Some((major, minor, cubin)) => (Ptx::from_binary(cubin.to_vec()), ModuleSource::Cubin(major, minor)),
+            None => (Ptx::from_src(PTX), ModuleSource::Ptx),
+        }
+    };
+    let module = ctx.load_module(code).call(match source {
+        ModuleSource::Cubin(..) => "cuModuleLoadData (loading the kernels' cubin)",
+        _ => "cuModuleLoadData (loading the kernels' PTX)",
+    })?;
+    Ok((module, source))
+}
+
 fn keep_pool_memory(ctx: &CudaContext) {
     use cudarc::driver::sys;
     unsafe {
@@ -320,13 +420,51 @@ pub struct DeviceBuffer<T> {
     _elem: PhantomData<T>,
 }
 
-impl<T: Element> DeviceBuffer<T> {
+impl<T: bytemuck::Pod> DeviceBuffer<T> {
     pub fn len(&self) -> usize {
         self.len
     }
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Takes over a cudarc device slice without copying it (the library then owns
+    /// and frees the memory). The slice must belong to `gpu`'s context
+    /// ([`Error::BadArgument`] otherwise); work queued on the slice's own stream is
+    /// ordered before the library's (a stream wait, not a host wait).
+    pub fn from_cuda_slice(gpu: &Gpu, slice: CudaSlice<T>) -> Result<DeviceBuffer<T>> {
+        if slice.context().cu_ctx() != gpu.ctx.cu_ctx() {
+            return Err(Error::BadArgument(format!(
+                "the device buffer belongs to another CUDA context (device {}) than the sorter's (device {})",
+                slice.ordinal(),
+                gpu.info.ordinal
+            )));
+        }
+        if slice.stream().cu_stream() != gpu.stream.cu_stream() {
+            gpu.stream.join(slice.stream()).call("cuStreamWaitEvent")?;
+        }
+        let len = slice.len();
+        let bytes = len * size_of::<T>();
+        if bytes == 0 {
+            return gpu.alloc(0);
+        }
+        let ptr = slice.leak();
+        // SAFETY: `ptr` is the leaked allocation of `bytes` bytes, now owned here.
+        let raw = unsafe { gpu.stream.upgrade_device_ptr::<u8>(ptr, bytes) };
+        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+    }
+
+    /// Gives the memory back as a cudarc slice, without copying (on the library's
+    /// stream; the sort's queued work is ordered before anything the caller queues
+    /// on that stream).
+    pub fn into_cuda_slice(self) -> CudaSlice<T> {
+        let stream = self.raw.stream().clone();
+        let len = self.len;
+        let ptr = self.raw.leak();
+        // SAFETY: the allocation holds at least `len` elements of `T` (zero-length
+        // buffers keep a 1-byte allocation, and a 0-element slice reads nothing).
+        unsafe { stream.upgrade_device_ptr::<T>(ptr, len) }
     }
 
     /// Shortens the buffer to its first `len` elements (no effect if it is not
@@ -447,5 +585,23 @@ impl<T: Element> DeviceBuffer<T> {
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_cubin;
+
+    #[test]
+    fn cubins_match_by_major_version_and_not_newer_minor() {
+        let (a, b, c): (&[u8], &[u8], &[u8]) = (b"80", b"86", b"90");
+        let all = [(8, 0, a), (8, 6, b), (9, 0, c)];
+        assert_eq!(pick_cubin((9, 0), &all).map(|x| x.2), Some(c));
+        assert_eq!(pick_cubin((8, 9), &all).map(|x| x.2), Some(b));
+        assert_eq!(pick_cubin((8, 0), &all).map(|x| x.2), Some(a));
+        assert_eq!(pick_cubin((8, 0), &all[1..]), None);
+        assert_eq!(pick_cubin((10, 0), &all), None);
+        assert_eq!(pick_cubin((7, 5), &all), None);
+        assert_eq!(pick_cubin((9, 0), &[]), None);
     }
 }

@@ -84,6 +84,33 @@
 //! # Ok::<(), host::Error>(())
 //! ```
 //!
+//! Programs that already use [cudarc] keep their own stream and buffers:
+//! [`Gpu::with_stream`] queues every operation on the caller's stream, and
+//! [`DeviceBuffer::from_cuda_slice`] / [`DeviceBuffer::into_cuda_slice`] move a
+//! `CudaSlice` in and out without copying. Scratch memory is kept per device between
+//! sorts ([`Gpu::scratch_kept_bytes`], [`Gpu::release_scratch`]); no sort waits for the
+//! device unless memory runs short.
+//!
+//! # Sorting records by key
+//!
+//! Any plain-old-data record sorts by a computed key ([`Sorter::sort_by_key`], keys of
+//! every primitive type and lexicographic pairs of 32-bit ones), or by a key field at a
+//! byte offset ([`Sorter::sort_records_by_field`], record sizes known at run time; the
+//! GPU extracts the keys and gathers the records). Slices get one-call methods from
+//! [`GpuSliceExt`]:
+//!
+//! ```
+//! use host::GpuSliceExt;
+//!
+//! #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+//! #[repr(C)]
+//! struct Order { price: f64, qty: u32, side: u32 }
+//! let mut book = vec![Order { price: 10.5, qty: 3, side: 0 }, Order { price: 9.75, qty: 1, side: 1 }];
+//! book.gpu_sort_by_key(|o| o.price)?;
+//! assert_eq!(book[0].qty, 1);
+//! # Ok::<(), host::Error>(())
+//! ```
+//!
 //! # The CPU fallback
 //!
 //! [`Sorter::cpu`] always sorts on the CPU; [`Sorter::with_fallback`] does when there is
@@ -142,9 +169,11 @@
 //! ```
 mod atomic_file;
 pub mod bench;
+mod by_key;
 pub mod cpu;
 pub mod device;
 mod error;
+mod ext;
 pub mod file_sort;
 pub mod inputs;
 mod key_type;
@@ -157,8 +186,13 @@ pub mod variants;
 pub mod verify;
 
 pub use atomic_file::{AtomicFile, write_atomic};
-pub use device::{DeviceBuffer, DeviceInfo, Gpu};
+pub use by_key::{Key32, RecordKey};
+/// The cudarc this crate is built on, for [`Gpu::with_stream`] and
+/// [`DeviceBuffer::from_cuda_slice`] (same version, so its types match).
+pub use cudarc;
+pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use error::{Bytes, Error, Result};
+pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;

@@ -39,6 +39,9 @@ enum Command {
     /// Time top-k (the k smallest or largest keys and their indices) on the GPU next to
     /// the full radix sort and argsort of the same keys.
     BenchTopk(cli::topk::TopkArgs),
+    /// Time records of any size sorted by a key field on the GPU (key extraction, pair
+    /// sort, gather) on device-resident data.
+    BenchRecords(cli::records::RecordsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(cli::files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => cli::bench::bench(&args),
         Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
         Some(Command::BenchTopk(args)) => cli::topk::bench_topk(&args),
+        Some(Command::BenchRecords(args)) => cli::records::bench_records(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),
@@ -201,7 +205,7 @@ fn open_sorter(cpu: bool, require_gpu: bool) -> host::Result<Sorter> {
 fn run(args: &RunArgs) -> host::Result<bool> {
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {
-        Some(gpu) => println!("device:     {}", gpu.info()),
+        Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.module_source()),
         None => println!("device:     {}", sorter.backend()),
     }
     with_key_type!(args.key_type, T => run_typed::<T>(&sorter, args))

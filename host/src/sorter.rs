@@ -1,7 +1,9 @@
 use std::fmt;
 
+use crate::by_key::RecordKey;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
+use crate::variants::records::KeyField;
 use crate::variants::{self, Variant};
 use crate::{Element, cpu};
 
@@ -130,6 +132,12 @@ impl Sorter {
         }
     }
 
+    /// A sorter on an already open device, e.g. [`Gpu::with_stream`] on the caller's
+    /// cudarc stream.
+    pub fn from_gpu(gpu: Gpu) -> Sorter {
+        Sorter { gpu: Some(gpu), cpu_reason: String::new() }
+    }
+
     /// Sorts on the CPU only.
     pub fn cpu() -> Sorter {
         Sorter { gpu: None, cpu_reason: "CPU backend requested".into() }
@@ -248,6 +256,110 @@ impl Sorter {
         }
     }
 
+    /// Sorts records of any plain-old-data type by a key computed from each, stably
+    /// (records with equal keys keep their input order). The key is a primitive key
+    /// type or a pair of 32-bit ones, compared lexicographically ([`RecordKey`]).
+    ///
+    /// The keys are computed on the CPU (in parallel); the GPU sorts their order bits
+    /// with each record's index (the radix sort), and the records are permuted on the
+    /// CPU, so only 8 to 12 bytes per record cross the bus however large the records
+    /// are. Only `opts.order` applies. At most 2^32 - 1 records.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    /// #[repr(C)]
+    /// struct Player { score: f32, level: u32, id: u64 }
+    ///
+    /// let p = |score, level, id| Player { score, level, id };
+    /// let mut players = vec![p(2.5, 3, 0), p(9.0, 1, 1), p(2.5, 1, 2), p(-1.0, 7, 3)];
+    /// let sorter = Sorter::with_fallback();
+    /// sorter.sort_by_key(&mut players, |p| p.score, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!(players.iter().map(|p| p.id).collect::<Vec<_>>(), [1, 0, 2, 3]);
+    /// // By level, then by score (both ascending):
+    /// sorter.sort_by_key(&mut players, |p| (p.level, p.score), &SortOptions::default())?;
+    /// assert_eq!(players.iter().map(|p| p.id).collect::<Vec<_>>(), [2, 1, 0, 3]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_by_key<T, K, F>(&self, records: &mut [T], key: F, opts: &SortOptions) -> Result<Backend>
+    where
+        T: bytemuck::Pod + Send + Sync,
+        K: RecordKey,
+        F: Fn(&T) -> K + Sync + Send,
+    {
+        use rayon::prelude::*;
+        check_index_range(records.len())?;
+        let desc = opts.order.is_descending();
+        let bits: Vec<K::Bits> = records.par_iter().map(|r| key(r).order_bits(desc)).collect();
+        let perm = self.argsort(&bits, &SortOptions::new(Variant::Radix))?;
+        permute(records, &perm);
+        Ok(self.backend())
+    }
+
+    /// Sorts records by the key field `field` (a primitive key at a byte offset),
+    /// stably, in `opts.order`: like [`Sorter::sort_by_key`], but the GPU also reads
+    /// the keys and moves the records (upload, [`variants::records::sort_by_field`],
+    /// download), and the record size may be known only at run time: `bytes` holds
+    /// records of `record_bytes` bytes each (the CLI's `--record-size`/`--key-offset`).
+    ///
+    /// ```
+    /// use host::variants::records::KeyField;
+    /// use host::{KeyType, SortOptions, Sorter};
+    ///
+    /// // 6-byte records: a little-endian i32 key at byte 2 after a 2-byte tag.
+    /// let mut bytes = Vec::new();
+    /// for (tag, key) in [(b"aa", 7i32), (b"bb", -3), (b"cc", 7), (b"dd", 0)] {
+    ///     bytes.extend_from_slice(tag);
+    ///     bytes.extend_from_slice(&key.to_le_bytes());
+    /// }
+    /// Sorter::with_fallback().sort_records_by_field(&mut bytes, 6, KeyField::new(2, KeyType::I32), &SortOptions::default())?;
+    /// let tags: Vec<&[u8]> = bytes.chunks(6).map(|r| &r[..2]).collect();
+    /// assert_eq!(tags, [b"bb", b"dd", b"aa", b"cc"]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_records_by_field(
+        &self,
+        bytes: &mut [u8],
+        record_bytes: usize,
+        field: KeyField,
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        use rayon::prelude::*;
+        field.check(record_bytes)?;
+        if !bytes.len().is_multiple_of(record_bytes) {
+            return Err(Error::BadArgument(format!(
+                "{} bytes are not a whole number of {record_bytes}-byte records",
+                bytes.len()
+            )));
+        }
+        let n = bytes.len() / record_bytes;
+        check_index_range(n)?;
+        match &self.gpu {
+            Some(gpu) => {
+                let mut buf = gpu.upload(bytes)?;
+                variants::records::sort_bytes_by_field(gpu, &mut buf, record_bytes, field, opts.order)?;
+                buf.copy_to_host(gpu, bytes)?;
+            }
+            None => {
+                let desc = opts.order.is_descending();
+                let keys: Vec<u64> = bytes
+                    .par_chunks(record_bytes)
+                    .map(|r| variants::records::key_order_bits(r, field, desc))
+                    .collect::<Result<_>>()?;
+                let mut perm: Vec<u32> = (0..n as u32).collect();
+                perm.par_sort_by_key(|&i| keys[i as usize]);
+                let mut sorted = vec![0u8; bytes.len()];
+                sorted.par_chunks_mut(record_bytes).zip(perm.par_iter()).for_each(|(out, &i)| {
+                    let from = i as usize * record_bytes;
+                    out.copy_from_slice(&bytes[from..from + record_bytes]);
+                });
+                bytes.copy_from_slice(&sorted);
+            }
+        }
+        Ok(self.backend())
+    }
+
     /// Top-k: the first `min(k, n)` elements of the stable sort of `keys` in
     /// `opts.order` (ascending: the `k` smallest, descending: the `k` largest) and
     /// their input indices, ties to the lowest index: exactly the keys at
@@ -307,6 +419,21 @@ impl Sorter {
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.require_gpu()?.upload(data)
     }
+}
+
+/// Sorting by (key, u32 index) needs every index to fit.
+fn check_index_range(n: usize) -> Result<()> {
+    if n > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
+    }
+    Ok(())
+}
+
+/// `data[i] = old data[perm[i]]`, in parallel.
+fn permute<T: Copy + Send + Sync>(data: &mut [T], perm: &[u32]) {
+    use rayon::prelude::*;
+    let sorted: Vec<T> = perm.par_iter().map(|&i| data[i as usize]).collect();
+    data.copy_from_slice(&sorted);
 }
 
 /// The CPU sort, honouring [`SortOptions::key_bits`].

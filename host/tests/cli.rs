@@ -57,6 +57,39 @@ fn strays(d: &Path, keep: &[&Path]) -> Vec<String> {
 }
 
 #[test]
+fn records_sort_by_a_key_field_and_bad_sizes_fail_cleanly() {
+    let d = dir("records");
+    let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
+    // 12-byte records: a tag word, an i32 key at byte 4, the record's index.
+    let keys: Vec<i32> = generate(5_003, Distribution::FewUnique, 3);
+    let mut bytes = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        bytes.extend_from_slice(&0xabcd_u32.to_le_bytes());
+        bytes.extend_from_slice(&k.to_le_bytes());
+        bytes.extend_from_slice(&(i as u32).to_le_bytes());
+    }
+    std::fs::write(&inp, &bytes).unwrap();
+    let args = ["sort", "--cpu", "--record-size", "12", "--key-offset", "4", "--type", "i32", "--order", "desc"];
+    let stdout = ok(&host(&[&args[..], &["-i", s(&inp), "-o", s(&out)]].concat()));
+    assert!(stdout.contains("sorted 5003 records of 12 bytes"), "{stdout}");
+    let sorted = std::fs::read(&out).unwrap();
+    let rows: Vec<(i32, u32)> = sorted
+        .chunks(12)
+        .map(|r| (i32::from_le_bytes(r[4..8].try_into().unwrap()), u32::from_le_bytes(r[8..].try_into().unwrap())))
+        .collect();
+    let mut want: Vec<(i32, u32)> = keys.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect();
+    want.sort_by_key(|r| std::cmp::Reverse(r.0)); // stable: equal keys keep their input order
+    assert_eq!(rows, want);
+    // A file that is not whole records, and a key past the record's end: one error, no output.
+    std::fs::remove_file(&out).unwrap();
+    let e = fails(&host(&["sort", "--cpu", "--record-size", "7", "-i", s(&inp), "-o", s(&out)]));
+    assert!(e.contains("7-byte records"), "{e}");
+    let e = fails(&host(&["sort", "--cpu", "--record-size", "12", "--key-offset", "9", "-i", s(&inp), "-o", s(&out)]));
+    assert!(e.contains("does not fit"), "{e}");
+    assert!(strays(&d, &[&inp]).is_empty());
+}
+
+#[test]
 fn binary_sort_on_cpu_and_check_file() {
     let d = dir("binary");
     let (inp, out) = (d.join("in.bin"), d.join("out.bin"));

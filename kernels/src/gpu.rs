@@ -302,6 +302,33 @@ pub unsafe fn red_add_u32(p: *mut u32, v: u32) {
     unsafe { core::arch::asm!("red.global.add.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack)) };
 }
 
+/// One 16-byte vector load from global memory (`p` 16-byte aligned): rustc splits a
+/// 16-byte aligned struct copy into two 8-byte loads.
+#[inline(always)]
+pub unsafe fn ld_global_v4_u32(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    unsafe {
+        core::arch::asm!(
+            "ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d, p = in(reg64) p,
+            options(nostack, readonly)
+        )
+    };
+    [a, b, c, d]
+}
+
+/// One 16-byte vector store to global memory (`p` 16-byte aligned).
+#[inline(always)]
+pub unsafe fn st_global_v4_u32(p: *mut [u32; 4], v: [u32; 4]) {
+    unsafe {
+        core::arch::asm!(
+            "st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+            p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
+            options(nostack)
+        )
+    };
+}
+
 /// Volatile load of a `u64` in global memory (bypasses a stale L1 line).
 #[inline(always)]
 pub unsafe fn ld_volatile_u64(p: *const u64) -> u64 {

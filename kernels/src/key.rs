@@ -18,6 +18,10 @@ pub trait SortKey: Copy + 'static {
     /// For primitive keys (the whole element is the key), how its raw bits map to its
     /// order bits; `None` for records such as [`Entity`], whose key is one field.
     const BIT_ORDER: Option<BitOrder>;
+    /// For records, where the key field is: `(byte offset, bit order)`, the key being
+    /// `size_of::<Self::Bits>()` bytes wide (the GPU sorts records by that field and
+    /// an index, then gathers them). `None` for primitive keys.
+    const RECORD_KEY: Option<(usize, BitOrder)> = None;
     /// Order-preserving key bits.
     fn bits(&self) -> Self::Bits;
     /// Key bits for the requested direction: ascending compares `bits`, descending
@@ -159,6 +163,8 @@ impl SortKey for Entity {
     type Bits = u32;
     const NAME: &'static str = "entity";
     const BIT_ORDER: Option<BitOrder> = None;
+    const RECORD_KEY: Option<(usize, BitOrder)> =
+        Some((core::mem::offset_of!(Entity, distance_from_player), BitOrder::Float));
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.distance_from_player.to_bits())

@@ -18,6 +18,7 @@ pub mod mergepath;
 pub mod naive;
 pub mod quick;
 pub mod radix;
+pub mod records;
 pub mod scan;
 pub mod search;
 pub mod shared_merge;

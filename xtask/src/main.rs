@@ -84,23 +84,6 @@ fn build_ptx(check: bool, features: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn find_ptxas(ws: &Path) -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(p.into());
-    }
-    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        return Some("ptxas".into());
-    }
-    let lib = ws.join("target/ptxas-venv/lib");
-    for py in std::fs::read_dir(lib).ok()?.flatten() {
-        let p = py.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    None
-}
-
 /// Resource use of one kernel as ptxas reports it.
 #[derive(Default)]
 struct Resources {
@@ -112,7 +95,7 @@ struct Resources {
 }
 
 fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
-    let Some(ptxas) = find_ptxas(ws) else {
+    let Some(ptxas) = ptx::find_ptxas(ws) else {
         println!(
             "ptxas not found: skipping the sm_90 check (set $PTXAS, put ptxas on PATH, or let .ci/run \
              install nvidia-cuda-nvcc-cu12 into target/ptxas-venv)"

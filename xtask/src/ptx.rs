@@ -17,6 +17,64 @@ pub fn ptx_path(target_dir: &Path) -> PathBuf {
     target_dir.join(TARGET).join("release").join("kernels.ptx")
 }
 
+/// Architectures whose machine code (cubins) `host` embeds beside the PTX when `ptxas`
+/// is available at build time: loading the cubin that matches the GPU skips the
+/// driver's JIT compilation of the whole PTX (seconds on a first run). A cubin runs on
+/// GPUs of the same major version and an equal or higher minor one; other GPUs (and
+/// builds without `ptxas`) JIT-compile the PTX as before.
+pub const CUBIN_ARCHS: &[(u32, u32)] = &[(8, 0), (9, 0)];
+
+/// `ptxas`: `$PTXAS`, else on `PATH`, else the one `.ci/run` installs from PyPI's
+/// `nvidia-cuda-nvcc-cu12` into `<workspace>/target/ptxas-venv`.
+pub fn find_ptxas(workspace: &Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(p.into());
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Some("ptxas".into());
+    }
+    let lib = workspace.join("target/ptxas-venv/lib");
+    for py in std::fs::read_dir(lib).ok()?.flatten() {
+        let p = py.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Compiles `ptx_file` for `sm_<major><minor>` into a cubin next to it and returns its
+/// path. The cubin is reused while the PTX is unchanged (its FNV-1a hash is kept in a
+/// `.src` file beside it), so every build profile shares one ptxas run.
+pub fn build_cubin(ptxas: &Path, ptx_file: &Path, (major, minor): (u32, u32)) -> Result<PathBuf, String> {
+    let arch = format!("sm_{major}{minor}");
+    let ptx = std::fs::read(ptx_file).map_err(|e| format!("reading {}: {e}", ptx_file.display()))?;
+    let hash = format!("{:016x} {}\n", fnv1a(&ptx), ptxas.display());
+    let cubin = ptx_file.with_extension(format!("{arch}.cubin"));
+    let stamp = ptx_file.with_extension(format!("{arch}.src"));
+    if cubin.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == hash) {
+        return Ok(cubin);
+    }
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-o")
+        .arg(&cubin)
+        .arg(ptx_file)
+        .output()
+        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&cubin);
+        return Err(format!("ptxas -arch={arch} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    std::fs::write(&stamp, hash).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+    Ok(cubin)
+}
+
+/// 64-bit FNV-1a: a dependency-free fingerprint of the PTX for [`build_cubin`]'s cache.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
 /// Environment variables passed through to the nested cargo; everything else is
 /// dropped (CARGO_*, RUSTFLAGS, RUSTC_WRAPPER, ... of the outer build).
 const KEEP_ENV: &[&str] = &["PATH", "HOME", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN", "TMPDIR"];
@@ -76,7 +134,16 @@ pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32, u32)]) -> Result<Stri
     let mut out = String::with_capacity(ptx.len() + 64 * bounds.len());
     let mut pending: Option<(u32, u32)> = None;
     let mut found = 0;
+    // Set right after writing bounds: directives already there (from an earlier run
+    // over the same file, when the nested cargo had nothing to rebuild) are dropped, so
+    // running this twice gives the same PTX.
+    let mut after_bounds = false;
     for line in ptx.lines() {
+        let t = line.trim_start();
+        if after_bounds && (t.starts_with(".maxntid ") || t.starts_with(".minnctapersm ")) {
+            continue;
+        }
+        after_bounds = false;
         out.push_str(line);
         out.push('\n');
         if let Some(name) = line.trim_start().strip_prefix(".visible .entry ") {
@@ -87,6 +154,7 @@ pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32, u32)]) -> Result<Stri
             // The end of the parameter list (LLVM may append a `// @name` comment).
             if let Some((threads, blocks)) = pending.take() {
                 out.push_str(&format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}\n"));
+                after_bounds = true;
             }
         }
     }
@@ -109,6 +177,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fnv1a_matches_the_reference_values() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
     fn launch_bounds_go_after_the_parameter_list() {
         let ptx = ".visible .entry a(\n\t.param .u64 x\n)\n{\n}\n.visible .entry b(\n)   // @b\n{\n}\n";
         let out = with_launch_bounds(ptx, &[("b", 384, 3)]).unwrap();
@@ -117,6 +191,8 @@ mod tests {
             ".visible .entry a(\n\t.param .u64 x\n)\n{\n}\n.visible .entry b(\n)   // @b\n.maxntid 384, 1, 1\n.minnctapersm 3\n{\n}\n"
         );
         assert!(with_launch_bounds(ptx, &[("c", 32, 1)]).is_err());
+        // Idempotent: a second run over its own output (an up-to-date PTX file) adds nothing.
+        assert_eq!(with_launch_bounds(&out, &[("b", 384, 3)]).unwrap(), out);
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub fn bench(args: &BenchArgs) -> host::Result<bool> {
     };
     plan.baseline()?;
     match sorter.gpu() {
-        Some(gpu) => println!("device:         {}", gpu.info()),
+        Some(gpu) => println!("device:         {}\nkernels:        {}", gpu.info(), gpu.module_source()),
         None => println!(
             "device:         none: {}\n                timing the CPU backend (stable sort, wall clock) only; \
              variants and block sizes do not apply",

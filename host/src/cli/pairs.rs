@@ -49,7 +49,7 @@ pub struct PairsArgs {
 pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
-    println!("device: {}", gpu.info());
+    println!("device: {} ({})", gpu.info(), gpu.module_source());
     println!("{:<8} {:<6} {:>12} {:>10} {:>10} {:>11}  check", "keys", "values", "n", "median ms", "min ms", "Gkeys/s");
     let mut ok = true;
     for &kt in &args.key_types {

@@ -9,6 +9,7 @@ pub mod mergepath;
 pub mod naive;
 pub mod quick;
 pub mod radix;
+pub mod records;
 mod scratch;
 pub mod shared;
 pub mod topk;

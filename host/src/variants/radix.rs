@@ -15,7 +15,7 @@ use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, Order, SortOptions, launch};
+use crate::{Element, KeyType, Order, SortOptions, launch};
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.
@@ -100,60 +100,36 @@ pub fn sort_pairs<K: Element, V: Element>(
     let mut out = gpu.alloc::<V>(n)?;
     let job = Job::new::<K>(bit_order, order, bits, n, keys.ptr(), Some((4, idx.ptr())));
     job.run(gpu)?;
-    gather(gpu, values, &mut out, &idx)?;
+    super::records::gather(gpu, values, &mut out, &idx)?;
     std::mem::swap(values, &mut out);
     Ok(())
 }
 
-/// `dst[i] = src[idx[i]]` for records of a multiple of 4 bytes.
-fn gather<T: Element>(
-    gpu: &Gpu,
-    src: &DeviceBuffer<T>,
-    dst: &mut DeviceBuffer<T>,
-    idx: &DeviceBuffer<u32>,
-) -> Result<()> {
-    let (n, words) = (src.len() as u64, (size_of::<T>() / 4) as u32);
-    let cfg = super::launch::one_thread_per_item(n * words as u64, 256, 0)?;
-    let (s, d, i) = (src.ptr(), dst.ptr(), idx.ptr());
-    launch!(gpu, "gather_words", cfg, &s, &d, &i, &n, &words)
-}
-
-/// Records by key: the order bits of each key and its index are sorted as pairs, then
-/// the records are gathered into a new buffer that replaces `buf`'s storage.
+/// Records by key ([`SortKey::RECORD_KEY`]): the key field's order bits and each
+/// record's index are sorted as pairs, then the records are gathered
+/// ([`super::records`]).
 fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    let n = buf.len();
     if opts.key_bits.is_some() {
         return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
     }
-    if n > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("radix sorts at most 2^32 - 1 {} records; got {n}", T::NAME)));
-    }
-    if !size_of::<T>().is_multiple_of(4) || size_of::<T::Bits>() != 4 {
+    let Some((offset, bit_order)) = T::RECORD_KEY else {
         return Err(Error::BadArgument(format!("radix cannot sort {} records", T::NAME)));
-    }
-    let needed = (n * (8 + size_of::<T>())) as u64 + Plan::scratch_bytes(n, 4, 4);
-    check_free(gpu, needed)?;
-    let bits = gpu.alloc::<u32>(n)?;
-    let idx = gpu.alloc::<u32>(n)?;
-    let mut out = gpu.alloc::<T>(n)?;
-    let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
-    let (n64, desc) = (n as u64, opts.order.is_descending() as u32);
-    let (src, bits_ptr, idx_ptr) = (buf.ptr(), bits.ptr(), idx.ptr());
-    launch!(gpu, super::launch::kernel_name::<T>("radix_keys"), cfg, &src, &bits_ptr, &idx_ptr, &n64, &desc)?;
-    let job = Job {
-        key_bytes: 4,
-        value_bytes: 4,
-        n: n64,
-        keys: bits_ptr,
-        values: idx_ptr,
-        masks: (0, 0),
-        bits: (0, 32),
-        portion: rk::portion_tiles(rk::tile(4, 4)),
     };
-    job.run(gpu)?;
-    gather(gpu, buf, &mut out, &idx)?;
-    std::mem::swap(buf, &mut out);
-    Ok(())
+    let key_type = match (size_of::<T::Bits>(), bit_order) {
+        (4, BitOrder::Unsigned) => KeyType::U32,
+        (4, BitOrder::Signed) => KeyType::I32,
+        (4, BitOrder::Float) => KeyType::F32,
+        (_, BitOrder::Unsigned) => KeyType::U64,
+        (_, BitOrder::Signed) => KeyType::I64,
+        (_, BitOrder::Float) => KeyType::F64,
+    };
+    super::records::sort_by_field(gpu, buf, super::records::KeyField::new(offset, key_type), opts.order)
+}
+
+/// Device bytes a pair sort of `n` keys of `kb` bytes with values of `vb` bytes needs
+/// besides its input.
+pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
+    Plan::scratch_bytes(n, kb, vb)
 }
 
 /// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
@@ -161,7 +137,7 @@ fn hist_blocks_per_sm() -> u64 {
     std::env::var("SORT_RADIX_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(8)
 }
 
-fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
+pub(crate) fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
     let (free, _) = gpu.free_mem_for(needed)?;
     if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }

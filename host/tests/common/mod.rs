@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, Order, SortOptions, Sorter, Variant, verify};
+use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
 use rayon::prelude::*;
 
 /// The GPU sorter (opened once per test binary: loading the module JIT-compiles the
@@ -90,4 +90,57 @@ pub fn check_special_floats(sorter: &Sorter, variant: Variant, sizes: &[usize]) 
                 .unwrap_or_else(|m| panic!("{variant} f64 {n} {order}: {m}"));
         }
     }
+}
+
+/// `n` records of `record_bytes` random bytes, each with a key of `key_type` from
+/// distribution `dist` written at byte `offset` (little-endian).
+pub fn random_records(n: usize, record_bytes: usize, offset: usize, key_type: KeyType, dist: Distribution) -> Vec<u8> {
+    let seed = (n * 31 + record_bytes * 7 + offset) as u64;
+    let filler: Vec<u64> = generate(n * record_bytes.div_ceil(8), Distribution::Uniform, seed);
+    let mut bytes: Vec<u8> = filler.iter().flat_map(|w| w.to_le_bytes()).take(n * record_bytes).collect();
+    let keys: Vec<u8> = with_key_type!(key_type, K => {
+        let k: Vec<K> = generate(n, dist, seed ^ 0x5eed);
+        bytemuck::cast_slice(&k).to_vec()
+    });
+    let kb = key_type.size();
+    for (r, key) in bytes.chunks_mut(record_bytes).zip(keys.chunks(kb)) {
+        r[offset..offset + kb].copy_from_slice(key);
+    }
+    bytes
+}
+
+/// The records of `bytes` stably sorted by their key field, by a plain comparison sort
+/// on the typed keys (independent of the library's order-bit encoding).
+pub fn reference_records(bytes: &[u8], record_bytes: usize, offset: usize, key_type: KeyType, order: Order) -> Vec<u8> {
+    let recs: Vec<&[u8]> = bytes.chunks(record_bytes).collect();
+    let mut idx: Vec<usize> = (0..recs.len()).collect();
+    let field = |i: usize| &recs[i][offset..offset + key_type.size()];
+    let cmp = |a: usize, b: usize| -> std::cmp::Ordering {
+        let (x, y) = (field(a), field(b));
+        let o = match key_type {
+            KeyType::U32 => u32::from_le_bytes(x.try_into().unwrap()).cmp(&u32::from_le_bytes(y.try_into().unwrap())),
+            KeyType::I32 => i32::from_le_bytes(x.try_into().unwrap()).cmp(&i32::from_le_bytes(y.try_into().unwrap())),
+            KeyType::F32 => {
+                f32::from_le_bytes(x.try_into().unwrap()).total_cmp(&f32::from_le_bytes(y.try_into().unwrap()))
+            }
+            KeyType::U64 => u64::from_le_bytes(x.try_into().unwrap()).cmp(&u64::from_le_bytes(y.try_into().unwrap())),
+            KeyType::I64 => i64::from_le_bytes(x.try_into().unwrap()).cmp(&i64::from_le_bytes(y.try_into().unwrap())),
+            KeyType::F64 => {
+                f64::from_le_bytes(x.try_into().unwrap()).total_cmp(&f64::from_le_bytes(y.try_into().unwrap()))
+            }
+            KeyType::Entity => unreachable!("not a key field type"),
+        };
+        if order.is_descending() { o.reverse() } else { o }
+    };
+    idx.sort_by(|&a, &b| cmp(a, b));
+    idx.iter().flat_map(|&i| recs[i].iter().copied()).collect()
+}
+
+/// Record layouts worth testing: `(record bytes, key offset)` per key width, aligned
+/// and unaligned, lanes of 1, 4, 8 and 16 bytes.
+pub fn record_layouts(key_bytes: usize) -> Vec<(usize, usize)> {
+    let mut v = vec![(key_bytes, 0), (32, 0), (32, 16), (20, 4), (24, 8), (48, 40), (64, 24)];
+    v.extend([(key_bytes + 1, 1), (key_bytes + 3, 3), (33, 29 - key_bytes), (7 + key_bytes, 5), (40, 2)]);
+    v.retain(|&(r, o)| o + key_bytes <= r);
+    v
 }

@@ -491,37 +491,3 @@ pub unsafe extern "ptx-kernel" fn radix_copy_back(
         }
     }
 }
-
-/// Records by key: `bits[i]` = the order bits of `src[i]`'s key, `idx[i] = i`, for a
-/// pair sort followed by [`gather_words`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn radix_keys_entity(
-    src: *const Entity,
-    bits: *mut u32,
-    idx: *mut u32,
-    n: u64,
-    descending: u32,
-) {
-    let i = gpu::global_idx();
-    if i < n {
-        unsafe {
-            *bits.add(i as usize) = (*src.add(i as usize)).ord_bits(descending != 0);
-            *idx.add(i as usize) = i as u32;
-        }
-    }
-}
-
-/// `dst` record `i` = `src` record `idx[i]`, records of `words` 32-bit words; one
-/// thread per word, so stores are coalesced.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn gather_words(src: *const u32, dst: *mut u32, idx: *const u32, n: u64, words: u32) {
-    let g = gpu::global_idx();
-    if g < n * words as u64 {
-        let i = g / words as u64;
-        let w = g - i * words as u64;
-        unsafe {
-            let from = *idx.add(i as usize) as u64 * words as u64 + w;
-            *dst.add(g as usize) = *src.add(from as usize);
-        }
-    }
-}

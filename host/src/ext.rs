@@ -1,0 +1,85 @@
+//! Sorting slices in place with one method call, in the spirit of rayon's
+//! `ParallelSliceMut`: `keys.gpu_sort()?`, `records.gpu_sort_by_key(|r| r.score)?`.
+//! They use one process-wide [`Sorter::with_fallback`] ([`shared_sorter`]): the first
+//! CUDA device if there is one, the CPU otherwise.
+use std::sync::OnceLock;
+
+use crate::{Backend, Element, RecordKey, Result, SortOptions, Sorter};
+
+/// The process-wide sorter behind [`GpuSliceExt`], opened on first use (loading the
+/// kernels once).
+pub fn shared_sorter() -> &'static Sorter {
+    static SORTER: OnceLock<Sorter> = OnceLock::new();
+    SORTER.get_or_init(Sorter::with_fallback)
+}
+
+/// GPU sorting methods on slices (see the [module docs](self)).
+///
+/// ```
+/// use host::GpuSliceExt;
+/// use host::{Order, SortOptions};
+///
+/// let mut keys = vec![3.5f64, -2.0, 10.0, 0.0];
+/// keys.gpu_sort()?;
+/// assert_eq!(keys, [-2.0, 0.0, 3.5, 10.0]);
+/// keys.gpu_sort_with(&SortOptions::default().order(Order::Descending))?;
+/// assert_eq!(keys, [10.0, 3.5, 0.0, -2.0]);
+/// assert_eq!([30u32, 10, 20].gpu_argsort()?, [1, 2, 0]);
+///
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// #[repr(C)]
+/// struct Hit { score: f32, doc: u32 }
+/// let mut hits = vec![Hit { score: 0.5, doc: 7 }, Hit { score: 0.9, doc: 3 }];
+/// let ran_on = hits.gpu_sort_by_key(|h| h.score)?;
+/// assert_eq!(hits[0].doc, 7);
+/// println!("sorted on {ran_on}");
+/// # Ok::<(), host::Error>(())
+/// ```
+pub trait GpuSliceExt<T> {
+    /// Sorts ascending with the default options (the radix sort on a GPU).
+    fn gpu_sort(&mut self) -> Result<Backend>
+    where
+        T: Element;
+    /// Sorts as `opts` asks ([`Sorter::sort`]).
+    fn gpu_sort_with(&mut self, opts: &SortOptions) -> Result<Backend>
+    where
+        T: Element;
+    /// Sorts records by a computed key, stably, ascending ([`Sorter::sort_by_key`]).
+    fn gpu_sort_by_key<K: RecordKey, F: Fn(&T) -> K + Sync + Send>(&mut self, key: F) -> Result<Backend>
+    where
+        T: bytemuck::Pod + Send + Sync;
+    /// The stable ascending sorting permutation ([`Sorter::argsort`]).
+    fn gpu_argsort(&self) -> Result<Vec<u32>>
+    where
+        T: Element;
+}
+
+impl<T> GpuSliceExt<T> for [T] {
+    fn gpu_sort(&mut self) -> Result<Backend>
+    where
+        T: Element,
+    {
+        shared_sorter().sort(self, &SortOptions::default())
+    }
+
+    fn gpu_sort_with(&mut self, opts: &SortOptions) -> Result<Backend>
+    where
+        T: Element,
+    {
+        shared_sorter().sort(self, opts)
+    }
+
+    fn gpu_sort_by_key<K: RecordKey, F: Fn(&T) -> K + Sync + Send>(&mut self, key: F) -> Result<Backend>
+    where
+        T: bytemuck::Pod + Send + Sync,
+    {
+        shared_sorter().sort_by_key(self, key, &SortOptions::default())
+    }
+
+    fn gpu_argsort(&self) -> Result<Vec<u32>>
+    where
+        T: Element,
+    {
+        shared_sorter().argsort(self, &SortOptions::default())
+    }
+}

@@ -1,0 +1,188 @@
+//! Records of any size and layout sorted on the GPU by a key field (kernels in
+//! `kernels/src/records.rs`): the order bits of each record's key and its index are
+//! sorted as pairs by the radix sort, then the records are permuted by a gather in the
+//! widest lanes (16, 8, 4 or 1 bytes) their size and alignment allow. Stable.
+use kernels::key::BitOrder;
+use kernels::records::{key_is_aligned, lane_bytes};
+
+use super::radix;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{Error, Result};
+use crate::{KeyType, Order, launch};
+
+/// Where a record's sort key lives: a primitive key of `key_type` at byte `offset`
+/// (little-endian, as Rust lays out its fields; any alignment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyField {
+    pub offset: usize,
+    pub key_type: KeyType,
+}
+
+impl KeyField {
+    pub fn new(offset: usize, key_type: KeyType) -> KeyField {
+        KeyField { offset, key_type }
+    }
+
+    /// The key's width in bytes and how its raw bits map to order bits;
+    /// [`Error::BadArgument`] for a key type that is itself a record.
+    fn encoding(&self) -> Result<(usize, BitOrder)> {
+        let order = match self.key_type {
+            KeyType::U32 | KeyType::U64 => BitOrder::Unsigned,
+            KeyType::I32 | KeyType::I64 => BitOrder::Signed,
+            KeyType::F32 | KeyType::F64 => BitOrder::Float,
+            KeyType::Entity => {
+                return Err(Error::BadArgument("a key field is a primitive type, not an entity".into()));
+            }
+        };
+        Ok((self.key_type.size(), order))
+    }
+
+    /// Checks the field against records of `record_bytes` bytes.
+    pub fn check(&self, record_bytes: usize) -> Result<()> {
+        let (bytes, _) = self.encoding()?;
+        if record_bytes == 0 || self.offset.checked_add(bytes).is_none_or(|end| end > record_bytes) {
+            return Err(Error::BadArgument(format!(
+                "a {} key at byte {} does not fit in records of {record_bytes} bytes",
+                self.key_type, self.offset
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Sorts the records of `buf` by `field`, stably, in `order`. The sorted records land
+/// in a new buffer that replaces `buf`'s storage (the gather cannot work in place).
+/// At most 2^32 - 1 records.
+pub fn sort_by_field<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<R>,
+    field: KeyField,
+    order: Order,
+) -> Result<()> {
+    field.check(size_of::<R>())?;
+    let n = buf.len();
+    if n <= 1 {
+        return Ok(());
+    }
+    let mut out = gpu.alloc::<R>(0)?;
+    sort_raw(gpu, buf.ptr(), n, size_of::<R>(), field, order, &mut |bytes| {
+        out = gpu.alloc::<R>(bytes / size_of::<R>())?;
+        Ok(out.ptr())
+    })?;
+    std::mem::swap(buf, &mut out);
+    Ok(())
+}
+
+/// [`sort_by_field`] for records whose size is known at run time: `buf` holds
+/// `buf.len() / record_bytes` records of `record_bytes` bytes.
+pub fn sort_bytes_by_field(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<u8>,
+    record_bytes: usize,
+    field: KeyField,
+    order: Order,
+) -> Result<()> {
+    field.check(record_bytes)?;
+    if !buf.len().is_multiple_of(record_bytes) {
+        return Err(Error::BadArgument(format!(
+            "{} bytes are not a whole number of {record_bytes}-byte records",
+            buf.len()
+        )));
+    }
+    let n = buf.len() / record_bytes;
+    if n <= 1 {
+        return Ok(());
+    }
+    let mut out = gpu.alloc::<u8>(0)?;
+    sort_raw(gpu, buf.ptr(), n, record_bytes, field, order, &mut |bytes| {
+        out = gpu.alloc::<u8>(bytes)?;
+        Ok(out.ptr())
+    })?;
+    std::mem::swap(buf, &mut out);
+    Ok(())
+}
+
+/// The order bits of the key `field` of one record's bytes, widened to 64 bits (the
+/// CPU's view of what `record_keys_k32/k64` compute).
+pub fn key_order_bits(record: &[u8], field: KeyField, descending: bool) -> Result<u64> {
+    let (bytes, bit_order) = field.encoding()?;
+    field.check(record.len())?;
+    let raw = kernels::records::le_word_slice(&record[field.offset..field.offset + bytes]);
+    let (pos, neg) = bit_order.masks(8 * bytes as u32, descending);
+    let sign = 1u64 << (8 * bytes - 1);
+    Ok(raw ^ if raw & sign != 0 { neg } else { pos })
+}
+
+/// [`sort_by_field`] over raw bytes: `n` records of `record_bytes` at device address
+/// `src`; `alloc_out(bytes)` allocates the output and returns its address (called once
+/// the scratch buffers are known to fit).
+fn sort_raw(
+    gpu: &Gpu,
+    src: u64,
+    n: usize,
+    record_bytes: usize,
+    field: KeyField,
+    order: Order,
+    alloc_out: &mut dyn FnMut(usize) -> Result<u64>,
+) -> Result<()> {
+    let (key_bytes, bit_order) = field.encoding()?;
+    if n > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
+    }
+    let bytes = n * record_bytes;
+    let needed = (n * (key_bytes + 4) + bytes) as u64 + radix::pairs_scratch_bytes(n, key_bytes as u32, 4);
+    radix::check_free(gpu, needed)?;
+    let idx = gpu.alloc::<u32>(n)?;
+    let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
+    let aligned = key_is_aligned(record_bytes as u64, field.offset as u64, key_bytes as u64, src) as u32;
+    let (pos, neg) = bit_order.masks(8 * key_bytes as u32, order.is_descending());
+    let (n64, rb, off) = (n as u64, record_bytes as u64, field.offset as u64);
+    // The key bits are sorted as unsigned words: the masks above already made them
+    // ascend in the requested order.
+    if key_bytes == 4 {
+        let mut keys = gpu.alloc::<u32>(n)?;
+        let (k, i, p, q) = (keys.ptr(), idx.ptr(), pos as u32, neg as u32);
+        launch!(gpu, "record_keys_k32", cfg, &src, &rb, &off, &aligned, &n64, &p, &q, &k, &i)?;
+        let mut idx = idx;
+        radix::sort_pairs(gpu, &mut keys, &mut idx, Order::Ascending, None)?;
+        let dst = alloc_out(bytes)?;
+        gather_raw(gpu, src, dst, n, record_bytes, &idx)
+    } else {
+        let mut keys = gpu.alloc::<u64>(n)?;
+        let (k, i) = (keys.ptr(), idx.ptr());
+        launch!(gpu, "record_keys_k64", cfg, &src, &rb, &off, &aligned, &n64, &pos, &neg, &k, &i)?;
+        let mut idx = idx;
+        radix::sort_pairs(gpu, &mut keys, &mut idx, Order::Ascending, None)?;
+        let dst = alloc_out(bytes)?;
+        gather_raw(gpu, src, dst, n, record_bytes, &idx)
+    }
+}
+
+/// `dst[i] = src[idx[i]]` for records of `R`, in the widest lanes that fit.
+pub fn gather<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<R>,
+    dst: &mut DeviceBuffer<R>,
+    idx: &DeviceBuffer<u32>,
+) -> Result<()> {
+    if src.len() != idx.len() || dst.len() != idx.len() {
+        return Err(Error::BadArgument(format!(
+            "gather of {} records by {} indices into {}",
+            src.len(),
+            idx.len(),
+            dst.len()
+        )));
+    }
+    gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
+}
+
+fn gather_raw(gpu: &Gpu, src: u64, dst: u64, n: usize, record_bytes: usize, idx: &DeviceBuffer<u32>) -> Result<()> {
+    if n == 0 || record_bytes == 0 {
+        return Ok(());
+    }
+    let lane = lane_bytes(record_bytes as u64, src, dst);
+    let lanes = (record_bytes / lane as usize) as u64;
+    let cfg = super::launch::one_thread_per_item(n as u64 * lanes, 256, 0)?;
+    let (i, n64) = (idx.ptr(), n as u64);
+    launch!(gpu, format!("gather_b{lane}"), cfg, &src, &dst, &i, &n64, &lanes)
+}
