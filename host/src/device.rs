@@ -556,6 +556,13 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         unsafe { stream.upgrade_device_ptr::<T>(ptr, len) }
     }
 
+    /// Shortens the buffer to its first `len` elements (no effect if it is not
+    /// longer); the allocation is kept. For results whose length is known only once
+    /// the device has computed it.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// Device address of the first element.
     pub fn ptr(&self) -> u64 {
         let (p, _sync) = self.raw.device_ptr(self.raw.stream());

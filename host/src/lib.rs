@@ -196,7 +196,7 @@ pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
-pub use sorter::{Backend, Order, SortOptions, Sorter};
+pub use sorter::{Backend, Order, SortOptions, Sorter, cpu_top_k};
 pub use variants::Variant;
 
 /// An element type the library sorts: plain old data with an order-preserving key.

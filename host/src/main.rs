@@ -36,6 +36,9 @@ enum Command {
     /// Time the radix sort of (key, value) pairs on the GPU (argsort is pairs with
     /// index values).
     BenchPairs(cli::pairs::PairsArgs),
+    /// Time top-k (the k smallest or largest keys and their indices) on the GPU next to
+    /// the full radix sort and argsort of the same keys.
+    BenchTopk(cli::topk::TopkArgs),
     /// Time records of any size sorted by a key field on the GPU (key extraction, pair
     /// sort, gather) on device-resident data.
     BenchRecords(cli::records::RecordsArgs),
@@ -142,6 +145,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Bench(args)) => cli::bench::bench(&args),
         Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
+        Some(Command::BenchTopk(args)) => cli::topk::bench_topk(&args),
         Some(Command::BenchRecords(args)) => cli::records::bench_records(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),

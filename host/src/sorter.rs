@@ -360,6 +360,53 @@ impl Sorter {
         Ok(self.backend())
     }
 
+    /// Top-k: the first `min(k, n)` elements of the stable sort of `keys` in
+    /// `opts.order` (ascending: the `k` smallest, descending: the `k` largest) and
+    /// their input indices, ties to the lowest index: exactly the keys at
+    /// `argsort(keys)[..k]` and those indices, but faster than a sort for `k` much
+    /// smaller than `n` (on the GPU a radix select reads the keys about twice and
+    /// sorts only a few candidates: [`variants::topk`]).
+    ///
+    /// `k > n` returns all `n` keys sorted; `k = 0` (or no keys) returns two empty
+    /// vectors. Primitive key types only (records are [`Error::BadArgument`]); at
+    /// most 2^32 - 1 keys; `opts.variant`, `block_size` are not used and
+    /// `opts.key_bits` is refused. Floats in IEEE 754 total order.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let keys = [7u32, 3, 9, 3, 1, 9];
+    /// let sorter = Sorter::with_fallback();
+    /// let (smallest, at) = sorter.top_k(&keys, 3, &SortOptions::default())?;
+    /// assert_eq!((smallest, at), (vec![1, 3, 3], vec![4, 1, 3]));
+    /// let (largest, at) = sorter.top_k(&keys, 2, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!((largest, at), (vec![9, 9], vec![2, 5])); // equal keys: lowest index first
+    /// assert_eq!(sorter.top_k(&keys, 10, &SortOptions::default())?.0, [1, 3, 3, 7, 9, 9]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k<K: Element>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
+        if K::BIT_ORDER.is_none() {
+            return Err(Error::BadArgument(format!("top-k takes primitive keys; {} is a record", K::NAME)));
+        }
+        if opts.key_bits.is_some() {
+            return Err(Error::BadArgument("top-k compares whole keys; key bits are a radix sort option".into()));
+        }
+        if keys.len() > u32::MAX as usize {
+            return Err(Error::BadArgument(format!(
+                "top-k returns u32 indices: at most 2^32 - 1 keys, got {}",
+                keys.len()
+            )));
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                let buf = gpu.upload(keys)?;
+                let (k, i) = variants::topk::top_k(gpu, &buf, k, opts.order)?;
+                Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
+            }
+            None => Ok(cpu_top_k(keys, k, opts.order)),
+        }
+    }
+
     /// Sorts data already on the device. Queued on the sorter's stream; returns once
     /// the work is queued (read the buffer back or call [`Gpu::synchronize`] to wait).
     pub fn sort_device<T: Element>(&self, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
@@ -400,6 +447,24 @@ fn cpu_sort<T: Element>(data: &mut [T], opts: &SortOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// [`Sorter::top_k`] on the CPU: a selection of the `k`-th (order bits, index), which
+/// are unique, then a sort of the `k` before it.
+pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: Order) -> (Vec<K>, Vec<u32>) {
+    let k = k.min(keys.len());
+    if k == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let desc = order.is_descending();
+    let rank = |&i: &u32| -> (u64, u32) { (keys[i as usize].ord_bits(desc).into(), i) };
+    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    if k < idx.len() {
+        idx.select_nth_unstable_by_key(k - 1, rank);
+        idx.truncate(k);
+    }
+    idx.sort_unstable_by_key(rank);
+    (idx.iter().map(|&i| keys[i as usize]).collect(), idx)
 }
 
 /// Stable sorting permutation on the CPU, by the order bits (or the chosen bit range).

@@ -278,6 +278,30 @@ pub unsafe fn st_relaxed_u32(p: *mut u32, v: u32) {
     };
 }
 
+/// [`ld_relaxed_u32`] for a `u64` (a flag and two counts in one word).
+#[inline(always)]
+pub unsafe fn ld_relaxed_u64(p: *const u64) -> u64 {
+    let v: u64;
+    unsafe {
+        core::arch::asm!("ld.relaxed.gpu.global.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack))
+    };
+    v
+}
+
+/// [`st_relaxed_u32`] for a `u64`.
+#[inline(always)]
+pub unsafe fn st_relaxed_u64(p: *mut u64, v: u64) {
+    unsafe {
+        core::arch::asm!("st.relaxed.gpu.global.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack))
+    };
+}
+
+/// Adds `v` to the `u32` at global address `p` (no result: `red`).
+#[inline(always)]
+pub unsafe fn red_add_u32(p: *mut u32, v: u32) {
+    unsafe { core::arch::asm!("red.global.add.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+}
+
 /// One 16-byte vector load from global memory (`p` 16-byte aligned): rustc splits a
 /// 16-byte aligned struct copy into two 8-byte loads.
 #[inline(always)]

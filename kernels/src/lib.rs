@@ -22,6 +22,7 @@ pub mod records;
 pub mod scan;
 pub mod search;
 pub mod shared_merge;
+pub mod topk;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -39,9 +40,14 @@ pub use key::{Entity, SortKey};
 /// kernels whose speed depends on how many blocks share an SM. Rust has no attribute
 /// for it; the PTX builder (`xtask::ptx`) writes these into the PTX as `.maxntid` and
 /// `.minnctapersm`, which cap the registers ptxas may use.
-pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &concat_bounds::<
-    { radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() },
->(radix::LAUNCH_BOUNDS, mergepath::LAUNCH_BOUNDS);
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
+    &concat_bounds::<{ radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() + topk::LAUNCH_BOUNDS.len() }>(
+        &concat_bounds::<{ radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() }>(
+            radix::LAUNCH_BOUNDS,
+            mergepath::LAUNCH_BOUNDS,
+        ),
+        topk::LAUNCH_BOUNDS,
+    );
 
 /// `a` followed by `b`, as an array of length `N` (`a.len() + b.len()`), in a constant.
 const fn concat_bounds<const N: usize>(

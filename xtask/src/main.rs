@@ -243,14 +243,15 @@ fn sanitize() -> Result<(), String> {
 
 /// Every variant's kernels under each compute-sanitizer tool, on sizes that exercise
 /// partial tiles (4097) and many blocks (100003, 300007), 4- and 8-byte keys and 20-byte
-/// entities.
+/// entities; then top-k (`topk` in the list), whose select path starts at ~262,000
+/// keys (300007), with uniform keys and with all keys equal (the tie quota).
 const SANITIZE_SCRIPT: &str = r#"#!/usr/bin/env bash
-# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant)
+# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant, and topk)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-${OUT:-/tmp}/sanitize}; shift || true
 mkdir -p "$logs"
-variants=${*:-$("$here/host" list --names)}
+variants=${*:-$("$here/host" list --names) topk}
 pass=0; fail=0
 run() { # tool variant type n
   local log="$logs/$1-$2-$3-$4.log"
@@ -260,7 +261,25 @@ run() { # tool variant type n
     fail=$((fail+1)); echo "FAIL $1 $2 $3 n=$4:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error" "$log"
   fi
 }
+topk() { # tool type n k dist
+  local log="$logs/$1-topk-$2-$3-$4-$5.log"
+  if compute-sanitizer --tool "$1" --error-exitcode 9 "$here/host" bench-topk --check --repeat 1        --type "$2" --n "$3" --k "$4" --dist "$5" --order desc > "$log" 2>&1; then
+    pass=$((pass+1)); rm -f "$log"
+  else
+    fail=$((fail+1)); echo "FAIL $1 topk $2 n=$3 k=$4 $5:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error|FAILED" "$log"
+  fi
+}
 for v in $variants; do
+  if [ "$v" = topk ]; then
+    for tool in memcheck racecheck synccheck; do
+      topk "$tool" u32 300007 100 uniform
+      topk "$tool" u64 300007 1000 equal
+    done
+    topk initcheck f32 300007 100 few-unique
+    topk memcheck i32 4097 100 uniform
+    echo "sanitized topk"
+    continue
+  fi
   run memcheck "$v" u32 100003
   run memcheck "$v" entity 4097
   run racecheck "$v" u32 100003

@@ -3,6 +3,7 @@ pub mod bench;
 pub mod files;
 pub mod pairs;
 pub mod records;
+pub mod topk;
 
 use host::Variant;
 

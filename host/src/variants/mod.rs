@@ -12,6 +12,7 @@ pub mod radix;
 pub mod records;
 mod scratch;
 pub mod shared;
+pub mod topk;
 
 pub mod bitonic;
 pub mod blockmerge;

@@ -223,6 +223,7 @@ pub trait Word: Copy + 'static {
     fn ordered(self, pos: Self, neg: Self) -> Self;
     /// `(self >> shift) & mask`, `shift` below the width.
     fn digit(self, shift: u32, mask: u32) -> u32;
+    fn to_u64(self) -> u64;
 }
 
 impl Word for u32 {
@@ -240,6 +241,10 @@ impl Word for u32 {
     fn digit(self, shift: u32, mask: u32) -> u32 {
         (self >> shift) & mask
     }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
 }
 
 impl Word for u64 {
@@ -256,6 +261,10 @@ impl Word for u64 {
     #[inline(always)]
     fn digit(self, shift: u32, mask: u32) -> u32 {
         (self >> shift) as u32 & mask
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
     }
 }
 

@@ -1,0 +1,144 @@
+//! `host bench-topk`: top-k on device-resident keys, timed on the GPU next to the full
+//! radix sort and the argsort (pairs) of the same keys.
+use clap::Args;
+use host::inputs::{Random, generate};
+use host::measure::Stats;
+use host::variants::{radix, topk};
+use host::{Distribution, Element, Error, Gpu, KeyType, Order, SortOptions, Sorter, cpu_top_k, with_key_type};
+
+use crate::parse_count;
+
+/// Time top-k on the GPU (keys already on the device; the result left there, as
+/// `variants::topk::top_k` returns it) and, in the same run, the radix sort of the same
+/// keys and their argsort (key + u32 index pairs): medians of the repeats, CUDA events
+/// around each call (top-k's one wait for its candidate count included), one untimed
+/// warm-up each; sort inputs restored before every repeat (untimed).
+///
+/// Example: host bench-topk --type u32 --n 2^26 --k 100 --repeat 10 --check
+#[derive(Args, Debug, Clone)]
+pub struct TopkArgs {
+    /// Key types (comma-separated; primitive types only).
+    #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
+    key_types: Vec<KeyType>,
+    /// Sizes (comma-separated; each like 1000, 2^26, 1<<20 or 64M).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^26")]
+    n: Vec<usize>,
+    /// How many keys to select (comma-separated).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "100")]
+    k: Vec<usize>,
+    /// Input distribution of the keys.
+    #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+    dist: Distribution,
+    /// Ascending: the k smallest; descending: the k largest.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+    /// Timed repeats.
+    #[arg(long, default_value_t = 10)]
+    repeat: usize,
+    /// Check the last top-k result against the CPU's (`cpu_top_k`).
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn bench_topk(args: &TopkArgs) -> host::Result<bool> {
+    let sorter = Sorter::new()?;
+    let gpu = sorter.gpu().expect("Sorter::new has a GPU");
+    println!("device: {}", gpu.info());
+    println!(
+        "{:<6} {:>12} {:>9} {:>11} {:>10} {:>12} {:>10} {:>12}  check",
+        "type", "n", "k", "top-k ms", "sort ms", "argsort ms", "vs sort", "vs argsort"
+    );
+    let mut ok = true;
+    for &kt in &args.key_types {
+        for &n in &args.n {
+            for &k in &args.k {
+                match with_key_type!(kt, K => one::<K>(gpu, n, k, args)) {
+                    Ok(r) => {
+                        ok &= r.check != "FAILED";
+                        println!(
+                            "{:<6} {:>12} {:>9} {:>11.4} {:>10.4} {:>12.4} {:>9.2}x {:>11.2}x  {}",
+                            kt.name(),
+                            n,
+                            k,
+                            r.topk.median_ms,
+                            r.sort.median_ms,
+                            r.argsort.median_ms,
+                            r.sort.median_ms / r.topk.median_ms,
+                            r.argsort.median_ms / r.topk.median_ms,
+                            r.check
+                        );
+                    }
+                    Err(e) => {
+                        ok = false;
+                        println!("{:<6} {:>12} {:>9}  error: {e}", kt.name(), n, k);
+                    }
+                }
+            }
+        }
+    }
+    Ok(ok)
+}
+
+struct Row {
+    topk: Stats,
+    sort: Stats,
+    argsort: Stats,
+    check: &'static str,
+}
+
+fn one<K: Element + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> host::Result<Row> {
+    if K::BIT_ORDER.is_none() {
+        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
+    }
+    let keys: Vec<K> = generate(n, args.dist, 42);
+    let k0 = gpu.upload(&keys)?;
+    let repeats = args.repeat.max(1);
+
+    let mut result = None;
+    let mut times = Vec::with_capacity(repeats);
+    for i in 0..repeats + 1 {
+        let ms = gpu.time_ms(|| {
+            result = Some(topk::top_k(gpu, &k0, k, args.order)?);
+            Ok(())
+        })?;
+        if i > 0 {
+            times.push(ms);
+        }
+    }
+    let topk = Stats::of(&times);
+    let check = if args.check {
+        let (dk, di) = result.as_ref().expect("at least one repeat");
+        let (ck, ci) = cpu_top_k(&keys, k, args.order);
+        let same_keys = dk.to_vec(gpu)?.iter().map(|x| x.bits()).eq(ck.iter().map(|x| x.bits()));
+        if same_keys && di.to_vec(gpu)? == ci { "ok" } else { "FAILED" }
+    } else {
+        "skipped"
+    };
+    drop(result);
+
+    let opts = SortOptions::default().order(args.order);
+    let mut buf = gpu.alloc::<K>(n)?;
+    let mut times = Vec::with_capacity(repeats);
+    for i in 0..repeats + 1 {
+        buf.copy_from_device(gpu, &k0)?;
+        let ms = gpu.time_ms(|| radix::sort(gpu, &mut buf, &opts))?;
+        if i > 0 {
+            times.push(ms);
+        }
+    }
+    let sort = Stats::of(&times);
+
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let v0 = gpu.upload(&idx)?;
+    let mut vals = gpu.alloc::<u32>(n)?;
+    let mut times = Vec::with_capacity(repeats);
+    for i in 0..repeats + 1 {
+        buf.copy_from_device(gpu, &k0)?;
+        vals.copy_from_device(gpu, &v0)?;
+        let ms = gpu.time_ms(|| radix::sort_pairs(gpu, &mut buf, &mut vals, args.order, None))?;
+        if i > 0 {
+            times.push(ms);
+        }
+    }
+    Ok(Row { topk, sort, argsort: Stats::of(&times), check })
+}

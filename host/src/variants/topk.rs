@@ -1,0 +1,125 @@
+//! Top-k selection on the device: the first `k` keys of the stable sort of a device
+//! buffer and their input indices, by a radix select and a compaction
+//! (`kernels/src/topk/` describes the kernels), then the radix sort of the few
+//! candidates.
+//!
+//! Launches: a memset of the control block and of the tile status words; when
+//! selecting pays ([`kernels::topk::capacity`]), a histogram and a one-block select per
+//! 11-bit digit (3 for 32-bit keys, 6 for 64-bit; those after the decisive one return
+//! at once, so the host never waits between them); one compaction; then **one
+//! device-to-host read** of the candidate count, and the radix sort of the candidate
+//! pairs ([`super::radix::sort_pairs`]). For uniform 32-bit keys one digit suffices
+//! up to about 2^27 keys (2^n / 2048 candidates).
+use kernels::topk::{self as tk, State, ctrl};
+
+use super::launch::blocks;
+use super::scratch::Scratch;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{Error, Result};
+use crate::{Element, Order, launch};
+
+/// Histogram blocks per SM (`SORT_TOPK_HIST_BLOCKS_PER_SM` overrides it, for tuning):
+/// by default the two that are resident at once (the launch bounds), each looping over
+/// its share, since more blocks would only add global atomics at their ends.
+fn hist_blocks_per_sm() -> u64 {
+    std::env::var("SORT_TOPK_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(2)
+}
+
+/// The first `min(k, n)` elements of the stable sort of `keys` in `order` (ascending:
+/// the `k` smallest; descending: the `k` largest), and the input index of each: ties
+/// go to the lowest index, exactly `argsort(keys)[..k]` and the keys there. Returns
+/// two new device buffers of `min(k, n)` elements each; `keys` is not modified.
+/// Queued on the device's stream, with one wait (for the candidate count) when
+/// selecting.
+///
+/// `k > n` returns all `n` keys sorted; `k = 0` or `n = 0` returns empty buffers.
+/// Primitive keys only ([`Error::BadArgument`] for records); at most `u32::MAX` keys
+/// (the indices are `u32`). Floats in IEEE 754 total order.
+pub fn top_k<K: Element>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: Order,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let Some(bit_order) = K::BIT_ORDER else {
+        return Err(Error::BadArgument(format!("top-k takes primitive keys; {} is a record", K::NAME)));
+    };
+    let n = keys.len();
+    if n > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("top-k returns u32 indices: at most 2^32 - 1 keys, got {n}")));
+    }
+    let kk = k.min(n);
+    if kk == 0 {
+        return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
+    }
+    let width = 8 * size_of::<K>() as u32;
+    let (pos, neg) = bit_order.masks(width, order.is_descending());
+    let cap = tk::capacity(n as u64, kk as u64);
+    let out_len = cap.unwrap_or(n as u64) as usize;
+    let mut out_keys = gpu.alloc::<K>(out_len)?;
+    let mut out_idx = gpu.alloc::<u32>(out_len)?;
+
+    let tiles = (n as u64).div_ceil(tk::COMPACT_TILE as u64) as usize;
+    let mut scratch = Scratch::take(gpu, &[ctrl::WORDS as usize, 2 * tiles])?;
+    let [ctrl_buf, status] = &mut scratch.bufs[..] else { unreachable!("two buffers") };
+    ctrl_buf.zero_prefix(gpu, ctrl::WORDS as usize)?;
+    status.zero_prefix(gpu, 2 * tiles)?;
+    let (ctrl_ptr, status_ptr) = (ctrl_buf.ptr(), status.ptr());
+    let (keys_ptr, n64) = (keys.ptr(), n as u64);
+    let suffix = if width == 32 { "k32" } else { "k64" };
+
+    match cap {
+        Some(cap) => {
+            let sms = gpu.info().multiprocessors as u64;
+            let grid = n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
+            let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
+            let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::SCAN_SMEM)?;
+            let hist = format!("topk_hist_{suffix}");
+            let kk64 = kk as u64;
+            for pass in 0..tk::passes(width) {
+                if width == 32 {
+                    let (pos, neg) = (pos as u32, neg as u32);
+                    launch!(gpu, hist, hist_cfg, &keys_ptr, &n64, &pos, &neg, &pass, &ctrl_ptr)?;
+                } else {
+                    launch!(gpu, hist, hist_cfg, &keys_ptr, &n64, &pos, &neg, &pass, &ctrl_ptr)?;
+                }
+                launch!(gpu, "topk_select", select_cfg, &ctrl_ptr, &pass, &width, &kk64, &cap)?;
+            }
+        }
+        None => {
+            let s = State::everything(n64);
+            let words = [1, s.used as u64, s.prefix, s.before, s.equal, s.quota, s.out()];
+            ctrl_buf.write_at(gpu, 0, bytemuck::cast_slice(&words))?;
+        }
+    }
+
+    let cfg = blocks(tiles as u64, tk::COMPACT_BLOCK, tk::COMPACT_SMEM)?;
+    let compact = format!("topk_compact_{suffix}");
+    let (ok, oi) = (out_keys.ptr(), out_idx.ptr());
+    if width == 32 {
+        let (pos, neg) = (pos as u32, neg as u32);
+        launch!(gpu, compact, cfg, &keys_ptr, &n64, &pos, &neg, &ctrl_ptr, &status_ptr, &ok, &oi)?;
+    } else {
+        launch!(gpu, compact, cfg, &keys_ptr, &n64, &pos, &neg, &ctrl_ptr, &status_ptr, &ok, &oi)?;
+    }
+    let candidates = match cap {
+        Some(_) => {
+            let mut out = [0u32; 2];
+            ctrl_buf.read_at(gpu, 2 * ctrl::OUT as usize, &mut out)?;
+            u64::from_le_bytes(bytemuck::cast(out)) as usize
+        }
+        None => n,
+    };
+    scratch.give_back(gpu);
+    if candidates < kk || candidates > out_len {
+        return Err(Error::BadArgument(format!(
+            "top-k: {candidates} candidates for k = {kk} in a buffer of {out_len} (a bug: please report)"
+        )));
+    }
+    out_keys.truncate(candidates);
+    out_idx.truncate(candidates);
+    super::radix::sort_pairs(gpu, &mut out_keys, &mut out_idx, order, None)?;
+    out_keys.truncate(kk);
+    out_idx.truncate(kk);
+    Ok((out_keys, out_idx))
+}

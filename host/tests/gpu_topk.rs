@@ -1,0 +1,155 @@
+//! Top-k on the GPU (`Sorter::top_k`, `variants::topk::top_k`) against the CPU
+//! reference (`cpu_top_k`, itself checked against the stable argsort in `topk.rs`):
+//! same indices, same key bits. Skips without a device (see `common::gpu_sorter`).
+mod common;
+
+use common::gpu_sorter;
+use host::inputs::{Random, generate};
+use host::variants::topk;
+use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, cpu_top_k};
+use rayon::prelude::*;
+
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+fn check<K: Element>(s: &Sorter, keys: &[K], k: usize, order: Order, what: &str) {
+    let n = keys.len();
+    let (gk, gi) = s
+        .top_k(keys, k, &SortOptions::default().order(order))
+        .unwrap_or_else(|e| panic!("{what} {} n={n} k={k} {order}: {e}", K::NAME));
+    let (ck, ci) = cpu_top_k(keys, k, order);
+    let bits = |v: &[K]| v.iter().map(|x| x.bits().into()).collect::<Vec<u64>>();
+    if gi != ci || bits(&gk) != bits(&ck) {
+        let first = gi.iter().zip(&ci).position(|(a, b)| a != b);
+        panic!(
+            "{what} {} n={n} k={k} {order}: got {} results, want {}; first differing position {first:?}",
+            K::NAME,
+            gi.len(),
+            ci.len()
+        );
+    }
+}
+
+fn ks(n: usize) -> Vec<usize> {
+    let mut v = vec![0, 1, 100, 1000, 65536, n.saturating_sub(1), n, n + 5];
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Every distribution, both orders, every k, at each size, for key type `K`.
+fn every_case<K: Random + Element>(test: &str, sizes: &[usize]) {
+    let Some(s) = gpu_sorter(test) else { return };
+    for &n in sizes {
+        let cases: Vec<(Distribution, Order)> =
+            Distribution::ALL.iter().flat_map(|&d| ORDERS.iter().map(move |&o| (d, o))).collect();
+        cases.par_iter().for_each(|&(dist, order)| {
+            let keys: Vec<K> = generate(n, dist, n as u64 ^ 0x70b);
+            for k in ks(n) {
+                check(s, &keys, k, order, &format!("{test} {dist}"));
+            }
+        });
+    }
+}
+
+/// Tiny, around one compaction tile (8,192 keys), the smallest inputs that select
+/// (about 262,000 keys for k = 100) with whole and partial last tiles, and 2^20 + 13.
+const SIZES: &[usize] = &[0, 1, 2, 3, 1000, 4097, 8191, 8192, 8193, 300_007, 327_680, 327_681, (1 << 20) + 13];
+
+#[test]
+fn topk_u32_every_case() {
+    every_case::<u32>("topk_u32_every_case", SIZES);
+}
+
+#[test]
+fn topk_i32_every_case() {
+    every_case::<i32>("topk_i32_every_case", SIZES);
+}
+
+#[test]
+fn topk_f32_every_case() {
+    every_case::<f32>("topk_f32_every_case", SIZES);
+}
+
+#[test]
+fn topk_u64_every_case() {
+    every_case::<u64>("topk_u64_every_case", SIZES);
+}
+
+#[test]
+fn topk_i64_every_case() {
+    every_case::<i64>("topk_i64_every_case", SIZES);
+}
+
+#[test]
+fn topk_f64_every_case() {
+    every_case::<f64>("topk_f64_every_case", SIZES);
+}
+
+#[test]
+fn topk_2p24() {
+    every_case::<u32>("topk_2p24 u32", &[1 << 24]);
+    every_case::<f64>("topk_2p24 f64", &[1 << 24]);
+}
+
+/// Inputs that make the select take several passes before the candidates fit, or
+/// exhaust every bit: keys that agree on their top bits, and many keys equal to the
+/// k-th one next to a few smaller ones.
+#[test]
+fn topk_skewed_bits_and_ties() {
+    let Some(s) = gpu_sorter("topk_skewed_bits_and_ties") else { return };
+    let n = (1 << 22) + 5;
+    let h = |i: usize| host::inputs::splitmix64(i as u64);
+    let low20: Vec<u32> = (0..n).map(|i| h(i) as u32 & 0xf_ffff).collect();
+    let low9: Vec<u64> = (0..n).map(|i| h(i) & 0x1ff).collect();
+    let mid: Vec<u64> = (0..n).map(|i| 0x1234_5600_0000_0000 | (h(i) & 0xff_ffff) << 8).collect();
+    // 1% distinct small keys, the rest one value: the k-th key has millions of equals.
+    let ties: Vec<i32> = (0..n).map(|i| if h(i) % 100 == 0 { -(h(i) as i32 & 0xffff) - 1 } else { 7 }).collect();
+    let ties_f: Vec<f32> = ties.iter().map(|&x| x as f32).collect();
+    for k in [1, 100, 1000, 40_000, 65_536, 100_000] {
+        for order in ORDERS {
+            check(s, &low20, k, order, "low 20 bits");
+            check(s, &low9, k, order, "low 9 bits");
+            check(s, &mid, k, order, "middle bits");
+            check(s, &ties, k, order, "ties");
+            check(s, &ties_f, k, order, "ties f32");
+        }
+    }
+}
+
+#[test]
+fn topk_special_floats() {
+    let Some(s) = gpu_sorter("topk_special_floats") else { return };
+    let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0, f32::MIN_POSITIVE];
+    for n in [100, 5000, 300_001, 1 << 20] {
+        let keys: Vec<f32> = (0..n).map(|i| specials[(i * 7 + i / 13) % specials.len()]).collect();
+        let wide: Vec<f64> = keys.iter().map(|&x| x as f64).collect();
+        for k in [1, 3, 100, 1000, 65_536, n - 1, n, n + 5] {
+            for order in ORDERS {
+                check(s, &keys, k, order, "f32 specials");
+                check(s, &wide, k, order, "f64 specials");
+            }
+        }
+    }
+}
+
+/// The device-buffer entry point leaves its input as it was and returns buffers of
+/// `min(k, n)` elements.
+#[test]
+fn topk_device_buffers() {
+    let Some(s) = gpu_sorter("topk_device_buffers") else { return };
+    let gpu = s.gpu().unwrap();
+    let keys: Vec<i64> = generate(1_000_003, Distribution::Uniform, 5);
+    let buf = gpu.upload(&keys).unwrap();
+    for k in [0, 1, 777, 2_000_000] {
+        let (dk, di) = topk::top_k(gpu, &buf, k, Order::Descending).unwrap();
+        assert_eq!(dk.len(), k.min(keys.len()));
+        assert_eq!(di.len(), k.min(keys.len()));
+        let (ck, ci) = cpu_top_k(&keys, k, Order::Descending);
+        assert_eq!(dk.to_vec(gpu).unwrap(), ck);
+        assert_eq!(di.to_vec(gpu).unwrap(), ci);
+    }
+    assert_eq!(buf.to_vec(gpu).unwrap(), keys);
+    let e = Entity { distance_from_player: 1.0, id: 0, position: [0.0; 3] };
+    let records = gpu.upload(&[e; 3]).unwrap();
+    assert!(matches!(topk::top_k(gpu, &records, 1, Order::Ascending), Err(Error::BadArgument(_))));
+}
