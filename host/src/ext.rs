@@ -25,6 +25,8 @@ pub fn shared_sorter() -> &'static Sorter {
 /// keys.gpu_sort_with(&SortOptions::default().order(Order::Descending))?;
 /// assert_eq!(keys, [10.0, 3.5, 0.0, -2.0]);
 /// assert_eq!([30u32, 10, 20].gpu_argsort()?, [1, 2, 0]);
+/// let (largest, at) = [4i64, 9, -1, 9].gpu_top_k(2, &SortOptions::default().order(Order::Descending))?;
+/// assert_eq!((largest, at), (vec![9, 9], vec![1, 3]));
 ///
 /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 /// #[repr(C)]
@@ -50,6 +52,11 @@ pub trait GpuSliceExt<T> {
         T: bytemuck::Pod + Send + Sync;
     /// The stable ascending sorting permutation ([`Sorter::argsort`]).
     fn gpu_argsort(&self) -> Result<Vec<u32>>
+    where
+        T: Element;
+    /// The `k` smallest keys (all of them if `k` exceeds the length), ascending, with
+    /// their indices ([`Sorter::top_k`]; the largest with `SortOptions::order`).
+    fn gpu_top_k(&self, k: usize, opts: &SortOptions) -> Result<(Vec<T>, Vec<u32>)>
     where
         T: Element;
 }
@@ -81,5 +88,12 @@ impl<T> GpuSliceExt<T> for [T] {
         T: Element,
     {
         shared_sorter().argsort(self, &SortOptions::default())
+    }
+
+    fn gpu_top_k(&self, k: usize, opts: &SortOptions) -> Result<(Vec<T>, Vec<u32>)>
+    where
+        T: Element,
+    {
+        shared_sorter().top_k(self, k, opts)
     }
 }
