@@ -10,6 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Instant;
 
+use cudarc::driver::sys::CUevent_flags;
 use rayon::prelude::*;
 
 use crate::atomic_file::AtomicFile;
@@ -69,7 +70,7 @@ pub fn sort_binary_staged<T: Element>(
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
     let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
 
-    let up_start = gpu.stream().record_event(None).call("cuEventRecord")?;
+    let up_start = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
     let k = stages.len();
     for (i, &(at, len)) in chunks.iter().enumerate() {
         let buf = &mut stages[i % k];
@@ -80,9 +81,9 @@ pub fn sort_binary_staged<T: Element>(
         times.read_s += t.elapsed().as_secs_f64();
         buf.upload(gpu, len, &mut dev, at)?;
     }
-    let up_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+    let up_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
     sorter.sort_device(&mut dev, opts)?;
-    let sort_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+    let sort_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
 
     let file = out.file()?;
     file.set_len(bytes as u64).map_err(|source| Error::Io { context: "sizing the output file".into(), source })?;
@@ -108,7 +109,7 @@ pub fn sort_binary_staged<T: Element>(
     while let Some(j) = pending.pop_front() {
         write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
     }
-    let down_end = gpu.stream().record_event(None).call("cuEventRecord")?;
+    let down_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
     gpu.synchronize("the file pipeline")?;
     times.upload_s = up_start.elapsed_ms(&up_end).call("cuEventElapsedTime")? as f64 / 1e3;
     times.sort_s = up_end.elapsed_ms(&sort_end).call("cuEventElapsedTime")? as f64 / 1e3;
