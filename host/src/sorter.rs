@@ -246,11 +246,18 @@ impl Sorter {
             )));
         }
         match &self.gpu {
-            Some(_) => {
-                let mut k = keys.to_vec();
-                let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
-                self.sort_pairs(&mut k, &mut idx, opts)?;
-                Ok(idx)
+            Some(gpu) => {
+                if K::BIT_ORDER.is_none() {
+                    return Err(Error::BadArgument(format!("{} is a record, not a key type for argsort", K::NAME)));
+                }
+                if opts.variant != Variant::Radix {
+                    return Err(Error::BadArgument(format!(
+                        "argsort runs the radix variant on the GPU, not {}",
+                        opts.variant
+                    )));
+                }
+                let k = gpu.upload(keys)?;
+                variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
             }
             None => cpu_argsort(keys, opts),
         }

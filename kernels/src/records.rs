@@ -172,6 +172,15 @@ mod device {
         )*};
     }
     gather_entries!(gather_b1: u8, gather_b4: u32, gather_b8: u64, gather_b16: [u32; 4]);
+
+    /// `idx[i] = i`: the values of an argsort on the device.
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn iota_u32(idx: *mut u32, n: u64) {
+        let i = gpu::global_idx();
+        if i < n {
+            unsafe { *idx.add(i as usize) = i as u32 };
+        }
+    }
 }
 
 #[cfg(test)]

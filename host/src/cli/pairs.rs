@@ -44,6 +44,10 @@ pub struct PairsArgs {
     /// Skip the CPU check of the last output (large n: the check takes seconds).
     #[arg(long)]
     no_check: bool,
+    /// Also time the device argsort of the same keys (`radix::argsort`: keys copied,
+    /// indices generated on the device, pairs sorted) and its ratio to the pair sort.
+    #[arg(long)]
+    argsort: bool,
 }
 
 pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
@@ -70,6 +74,27 @@ pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
                         stats.min_ms,
                         gkeys_per_s(n, stats.median_ms)
                     );
+                    if args.argsort {
+                        match with_key_type!(kt, K => time_argsort::<K>(&sorter, n, args)) {
+                            Ok((a, check)) => {
+                                ok &= check != "FAILED";
+                                println!(
+                                    "{:<8} {:<6} {:>12} {:>10.3} {:>10.3} {:>11.2}  {check}; {:.2}x the pair sort",
+                                    kt.name(),
+                                    "argsort",
+                                    n,
+                                    a.median_ms,
+                                    a.min_ms,
+                                    gkeys_per_s(n, a.median_ms),
+                                    a.median_ms / stats.median_ms
+                                );
+                            }
+                            Err(e) => {
+                                ok = false;
+                                println!("{:<8} {:>12}  argsort error: {e}", kt.name(), n);
+                            }
+                        }
+                    }
                 }
                 Err(e) => {
                     ok = false;
@@ -116,6 +141,42 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
             (i as usize) < n && keys[i as usize].bits() == key.bits() && !std::mem::replace(&mut seen[i as usize], true)
         });
         if ordered && consistent { "ok" } else { "FAILED" }
+    };
+    Ok((Stats::of(&times), check))
+}
+
+/// The device argsort of generated keys: median of the repeats (the keys are not
+/// modified, so nothing is restored), checked like the pairs.
+fn time_argsort<K: Element + Random>(
+    sorter: &Sorter,
+    n: usize,
+    args: &PairsArgs,
+) -> host::Result<(Stats, &'static str)> {
+    if K::BIT_ORDER.is_none() {
+        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
+    }
+    let gpu = sorter.gpu().expect("GPU sorter");
+    let keys: Vec<K> = generate(n, args.dist, 42);
+    let k = gpu.upload(&keys)?;
+    let mut times = Vec::with_capacity(args.repeat);
+    let mut last = None;
+    for i in 0..args.repeat.max(1) + 1 {
+        let mut out = None;
+        let ms = gpu.time_ms(|| {
+            out = Some(radix::argsort(gpu, &k, args.order, None)?);
+            Ok(())
+        })?;
+        if i > 0 {
+            times.push(ms);
+        }
+        last = out;
+    }
+    let check = if args.no_check {
+        "skipped"
+    } else {
+        let perm = last.expect("at least one repeat").to_vec(gpu)?;
+        let want = Sorter::cpu().argsort(&keys, &host::SortOptions::default().order(args.order))?;
+        if perm == want { "ok" } else { "FAILED" }
     };
     Ok((Stats::of(&times), check))
 }

@@ -105,6 +105,31 @@ pub fn sort_pairs<K: Element, V: Element>(
     Ok(())
 }
 
+/// The stable sorting permutation of device-resident `keys` (left unchanged), on the
+/// device: the keys are copied, paired with `0..n` and sorted as pairs. At most
+/// 2^32 - 1 keys.
+pub fn argsort<K: Element>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<DeviceBuffer<u32>> {
+    let n = keys.len();
+    if n > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("argsort returns u32 indices: at most 2^32 - 1 keys, got {n}")));
+    }
+    let mut k = gpu.alloc::<K>(n)?;
+    k.copy_from_device(gpu, keys)?;
+    let mut idx = gpu.alloc::<u32>(n)?;
+    if n > 0 {
+        let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
+        let (p, n64) = (idx.ptr(), n as u64);
+        launch!(gpu, "iota_u32", cfg, &p, &n64)?;
+    }
+    sort_pairs(gpu, &mut k, &mut idx, order, key_bits)?;
+    Ok(idx)
+}
+
 /// Records by key ([`SortKey::RECORD_KEY`]): the key field's order bits and each
 /// record's index are sorted as pairs, then the records are gathered
 /// ([`super::records`]).
