@@ -35,6 +35,14 @@ done
 echo "(torch sorts the file as int32: it has no uint32 sort; same bytes moved)"
 rm -f "$W/np.bin" "$W/torch.bin" "$W/out.bin"
 
+echo "== u64: 1 GiB in memory vs 8 GiB chunked with --max-device-bytes 2G (seconds, wall; per GiB)"
+$H gen -o "$W/u64.bin" --n 2^27 --type u64 > /dev/null; cat "$W/u64.bin" > /dev/null
+echo "1 GiB u64:          $(t $H sort -i "$W/u64.bin" -o "$W/out.bin" --type u64 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
+$H gen -o "$W/u64.bin" --n 2^30 --type u64 > /dev/null; cat "$W/u64.bin" > /dev/null
+echo "8 GiB u64, 2G:      $(t $H sort -i "$W/u64.bin" -o "$W/out.bin" --type u64 --require-gpu --max-device-bytes 2G)  [$(grep -o 'chunks;.*' "$W/last.log")]"
+$H check-file --type u64 -i "$W/u64.bin" -o "$W/out.bin" | head -1
+rm -f "$W/u64.bin" "$W/out.bin"
+
 echo "== text: random i64, one per line"
 $H gen -o "$W/i64.txt" --n 50M --type i64 --text > /dev/null
 ls -l "$W/i64.txt" | awk '{printf "file: %.2f GB\n", $5/1e9}'
