@@ -1,0 +1,169 @@
+//! The segmented sort's kernels (see the module docs for the bins).
+use super::*;
+use crate::block::WARP;
+use crate::gpu;
+use crate::radix::device::{SmemWord, small};
+use crate::radix::{self, Word};
+
+/// A key word the warp network moves between lanes.
+trait WarpWord: Word + Ord {
+    /// Order bits above every real key's: the padding past a segment's end.
+    const MAX: Self;
+    /// This word of lane `src` (every lane of the warp must call it).
+    fn shfl(self, src: u32) -> Self;
+}
+
+impl WarpWord for u32 {
+    const MAX: u32 = u32::MAX;
+    #[inline(always)]
+    fn shfl(self, src: u32) -> u32 {
+        gpu::shfl_idx_u32(self, src)
+    }
+}
+
+impl WarpWord for u64 {
+    const MAX: u64 = u64::MAX;
+    #[inline(always)]
+    fn shfl(self, src: u32) -> u64 {
+        gpu::shfl_idx_u64(self, src)
+    }
+}
+
+/// Sorts the warp's `32 * I` order bits, element `k * 32 + lane` in `keys[k]` of
+/// `lane`, ascending: the steps of [`network`] (which the CPU model checks), written
+/// out so that every `(size, j)` is a constant. A stride known only at run time would
+/// make the partner of a register step a computed index and put `keys` in local
+/// memory; nested `unroll` closures this large are not inlined by LLVM.
+#[inline(always)]
+fn warp_bitonic<K: WarpWord, const I: usize>(keys: &mut [K; I]) {
+    let lane = gpu::lane_id();
+    let log_n = (32 * I).trailing_zeros();
+    macro_rules! stage {
+        ($m:literal: $($t:literal)*) => {
+            if $m < log_n {
+                $( bitonic_step::<K, I>(keys, 2 << $m, 1 << ($m - $t), lane); )*
+            }
+        };
+    }
+    stage!(0: 0);
+    stage!(1: 0 1);
+    stage!(2: 0 1 2);
+    stage!(3: 0 1 2 3);
+    stage!(4: 0 1 2 3 4);
+    stage!(5: 0 1 2 3 4 5);
+    stage!(6: 0 1 2 3 4 5 6);
+    stage!(7: 0 1 2 3 4 5 6 7);
+    stage!(8: 0 1 2 3 4 5 6 7 8);
+    const { assert!(32 * I <= 1 << 9, "stages cover networks of up to 512 elements") };
+}
+
+/// One step of the network: pairs at stride `j` inside merges of `size`. Strides of a
+/// warp or more pair two items of the same lane; smaller ones pair lanes.
+#[inline(always)]
+fn bitonic_step<K: WarpWord, const I: usize>(keys: &mut [K; I], size: u32, j: u32, lane: u32) {
+    if j >= WARP {
+        let jj = (j / WARP) as usize;
+        gpu::unroll::<I>(|k| {
+            if k & jj == 0 {
+                let (a, b) = (keys[k], keys[k | jj]);
+                let (lo, hi) = (core::cmp::min(a, b), core::cmp::max(a, b));
+                let min_first = keeps_min(k as u32 * WARP + lane, size, j);
+                (keys[k], keys[k | jj]) = if min_first { (lo, hi) } else { (hi, lo) };
+            }
+        });
+    } else {
+        gpu::unroll::<I>(|k| {
+            let other = keys[k].shfl(lane ^ j);
+            let mine = keys[k];
+            keys[k] = if keeps_min(k as u32 * WARP + lane, size, j) {
+                core::cmp::min(mine, other)
+            } else {
+                core::cmp::max(mine, other)
+            };
+        });
+    }
+}
+
+/// Loads `len <= 32 * I` keys at `keys` as order bits (striped, padded with
+/// [`WarpWord::MAX`]), sorts them and stores them back as raw words.
+#[inline(always)]
+unsafe fn warp_sort<K: WarpWord, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
+    let lane = gpu::lane_id();
+    let mut ks = [K::MAX; I];
+    gpu::unroll::<I>(|k| {
+        let o = k as u32 * WARP + lane;
+        if o < len {
+            ks[k] = unsafe { *keys.add(o as usize) }.ordered(pos, neg);
+        }
+    });
+    warp_bitonic::<K, I>(&mut ks);
+    gpu::unroll::<I>(|k| {
+        let o = k as u32 * WARP + lane;
+        if o < len {
+            unsafe { *keys.add(o as usize) = ks[k].raw(pos, neg) };
+        }
+    });
+}
+
+/// Warp `w` of the grid sorts segment `descs[w]` (`count` segments of 2..=WARP_MAX
+/// keys), with the shortest network that holds it.
+#[inline(always)]
+unsafe fn warp_segments<K: WarpWord>(keys: *mut K, descs: *const u64, count: u32, pos: K, neg: K) {
+    let w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
+    if w >= count {
+        return;
+    }
+    unsafe {
+        let (start, len) = unpack(*descs.add(w as usize));
+        let seg = keys.add(start as usize);
+        // Uniform across the warp: each lane reads the same descriptor.
+        match warp_items(len) {
+            1 => warp_sort::<K, 1>(seg, len, pos, neg),
+            2 => warp_sort::<K, 2>(seg, len, pos, neg),
+            4 => warp_sort::<K, 4>(seg, len, pos, neg),
+            8 => warp_sort::<K, 8>(seg, len, pos, neg),
+            _ => warp_sort::<K, { WARP_ITEMS_MAX as usize }>(seg, len, pos, neg),
+        }
+    }
+}
+
+/// Block `b` sorts segment `descs[b]` (more than WARP_MAX keys, at most the radix
+/// one-block limit) with the radix sort's one-block body.
+#[inline(always)]
+unsafe fn block_segments<K: SmemWord, const FULL: usize>(keys: *mut K, descs: *const u64, pos: K, neg: K) {
+    unsafe {
+        let (start, len) = unpack(*descs.add(gpu::block_idx() as usize));
+        let seg = keys.add(start as usize);
+        let vals = core::ptr::null_mut::<u32>();
+        let end = 8 * K::BYTES;
+        // Uniform across the block: the barriers inside are reached by every thread.
+        if block_items_short(len) {
+            small::<K, u32, false, { BLOCK_ITEMS_SHORT as usize }>(seg, vals, len, 0, end, pos, neg)
+        } else {
+            small::<K, u32, false, FULL>(seg, vals, len, 0, end, pos, neg)
+        }
+    }
+}
+
+macro_rules! segmented_entries {
+    ($k:ty, $suffix:ident) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_warp_sort_ $suffix>](
+                keys: *mut $k, descs: *const u64, count: u32, pos: $k, neg: $k,
+            ) {
+                unsafe { warp_segments::<$k>(keys, descs, count, pos, neg) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_block_sort_ $suffix>](
+                keys: *mut $k, descs: *const u64, pos: $k, neg: $k,
+            ) {
+                const FULL: usize = radix::items(<$k as Word>::BYTES, 0) as usize;
+                unsafe { block_segments::<$k, FULL>(keys, descs, pos, neg) }
+            }
+        }
+    };
+}
+segmented_entries!(u32, k32);
+segmented_entries!(u64, k64);

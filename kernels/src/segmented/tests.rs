@@ -1,0 +1,115 @@
+//! The segmented sort's bins and descriptors, and a CPU model of the warp network in
+//! the kernel's own layout (lanes x striped items), built on [`network`] and
+//! [`keeps_min`].
+extern crate std;
+use super::*;
+use crate::radix;
+use std::vec::Vec;
+
+#[test]
+fn bins_split_at_the_warp_and_block_limits() {
+    for kb in [4u32, 8] {
+        let block_max = radix::small_max(kb, 0);
+        assert_eq!(bin(0, kb), Bin::Skip);
+        assert_eq!(bin(1, kb), Bin::Skip);
+        assert_eq!(bin(2, kb), Bin::Warp);
+        assert_eq!(bin(WARP_MAX, kb), Bin::Warp);
+        assert_eq!(bin(WARP_MAX + 1, kb), Bin::Block);
+        assert_eq!(bin(block_max, kb), Bin::Block);
+        assert_eq!(bin(block_max + 1, kb), Bin::Large);
+        assert_eq!(bin(u64::MAX, kb), Bin::Large);
+        // Every block segment fits a descriptor and the one-block kernel's u32 count.
+        assert!(block_max < 1 << (64 - START_BITS));
+    }
+}
+
+#[test]
+fn descriptors_round_trip() {
+    for (start, len) in [(0u64, 2u64), (5, 512), ((1 << START_BITS) - 1, radix::small_max(8, 0)), (1 << 31, 7680)] {
+        assert_eq!(unpack(pack(start, len)), (start, len as u32));
+    }
+}
+
+#[test]
+fn warp_items_is_the_shortest_power_of_two_network() {
+    assert_eq!(warp_items(2), 1);
+    assert_eq!(warp_items(32), 1);
+    assert_eq!(warp_items(33), 2);
+    assert_eq!(warp_items(64), 2);
+    assert_eq!(warp_items(65), 4);
+    assert_eq!(warp_items(257), 16);
+    assert_eq!(warp_items(WARP_MAX as u32), WARP_ITEMS_MAX);
+    for len in 2..=WARP_MAX as u32 {
+        let i = warp_items(len);
+        assert!(i.is_power_of_two() && 32 * i >= len && (i == 1 || 16 * i < len), "{len}");
+    }
+    assert!(block_items_short(radix::BLOCK * BLOCK_ITEMS_SHORT));
+    assert!(!block_items_short(radix::BLOCK * BLOCK_ITEMS_SHORT + 1));
+}
+
+#[test]
+fn network_steps_are_the_bitonic_schedule() {
+    let steps: Vec<_> = network(3).collect();
+    assert_eq!(steps, [(2, 1), (4, 2), (4, 1), (8, 4), (8, 2), (8, 1)]);
+    assert_eq!(network(9).count(), 45);
+}
+
+/// The warp kernel on the CPU: `lanes[lane][k]` is element `k * 32 + lane`; strides
+/// of 32 and more pair items of one lane, smaller ones pair lanes (a shuffle reads the
+/// partner's value before anything is written).
+fn warp_sort_model(keys: &[u32], items: usize) -> Vec<u32> {
+    let n = 32 * items;
+    assert!(keys.len() <= n);
+    let mut lanes = [[u32::MAX; WARP_ITEMS_MAX as usize]; 32];
+    for (e, &k) in keys.iter().enumerate() {
+        lanes[e % 32][e / 32] = k;
+    }
+    for (size, j) in network(n.trailing_zeros()) {
+        if j >= 32 {
+            let jj = (j / 32) as usize;
+            for lane in 0..32u32 {
+                for k in (0..items).filter(|k| k & jj == 0) {
+                    let l = &mut lanes[lane as usize];
+                    let (lo, hi) = (l[k].min(l[k | jj]), l[k].max(l[k | jj]));
+                    let e = k as u32 * 32 + lane;
+                    (l[k], l[k | jj]) = if keeps_min(e, size, j) { (lo, hi) } else { (hi, lo) };
+                }
+            }
+        } else {
+            let before = lanes;
+            for lane in 0..32u32 {
+                for k in 0..items {
+                    let (mine, other) = (before[lane as usize][k], before[(lane ^ j) as usize][k]);
+                    let e = k as u32 * 32 + lane;
+                    lanes[lane as usize][k] = if keeps_min(e, size, j) { mine.min(other) } else { mine.max(other) };
+                }
+            }
+        }
+    }
+    (0..keys.len()).map(|e| lanes[e % 32][e / 32]).collect()
+}
+
+#[test]
+fn warp_network_sorts_every_length_and_item_count() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for len in 2..=WARP_MAX as usize {
+        let items = warp_items(len as u32) as usize;
+        for modulus in [2u64, 17, 1 << 32] {
+            let keys: Vec<u32> = (0..len).map(|_| (next() % modulus) as u32).collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            assert_eq!(warp_sort_model(&keys, items), want, "len {len} items {items} mod {modulus}");
+        }
+    }
+    // Padding is the largest value: keys equal to it still sort (they tie with it).
+    let keys: Vec<u32> = (0..100).map(|i| if i % 3 == 0 { u32::MAX } else { 100 - i }).collect();
+    let mut want = keys.clone();
+    want.sort_unstable();
+    assert_eq!(warp_sort_model(&keys, 4), want);
+}
