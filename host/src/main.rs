@@ -36,6 +36,8 @@ enum Command {
     /// Time the radix sort of (key, value) pairs on the GPU (argsort is pairs with
     /// index values).
     BenchPairs(cli::pairs::PairsArgs),
+    /// Time the segmented sort (many independent segments in one call) on the GPU.
+    BenchSegments(cli::segments::SegmentsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(cli::files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -139,6 +141,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Bench(args)) => cli::bench::bench(&args),
         Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
+        Some(Command::BenchSegments(args)) => cli::segments::bench_segments(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),

@@ -2,6 +2,7 @@
 pub mod bench;
 pub mod files;
 pub mod pairs;
+pub mod segments;
 
 use host::Variant;
 

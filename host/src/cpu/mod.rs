@@ -49,6 +49,33 @@ pub fn sort<T: Element>(data: &mut [T], order: Order) {
     }
 }
 
+/// Segments of at least this many keys are sorted one after another by [`sort`] on
+/// every thread; shorter ones are sorted one per thread, many at once.
+const LONG_SEGMENT: usize = 1 << 16;
+
+/// Sorts each segment `data[offsets[i]..offsets[i + 1]]` in `order` by the order bits,
+/// as every sort of this library does; keys outside the segments stay put. `offsets`
+/// must be valid (non-decreasing, the last at most `data.len()`; see
+/// [`crate::variants::segmented::check_offsets`]).
+pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: Order) {
+    use rayon::prelude::*;
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
+    let desc = order.is_descending();
+    let mut rest = &mut data[first..last];
+    let mut short = Vec::with_capacity(offsets.len());
+    for w in offsets.windows(2) {
+        let (seg, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+        rest = tail;
+        if seg.len() >= LONG_SEGMENT {
+            sort(seg, order);
+        } else if seg.len() > 1 {
+            short.push(seg);
+        }
+    }
+    // Equal order bits are equal keys, so an unstable sort gives the stable result.
+    short.into_par_iter().for_each(|seg| seg.sort_unstable_by_key(|x| x.ord_bits(desc)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

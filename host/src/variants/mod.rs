@@ -10,6 +10,7 @@ pub mod naive;
 pub mod quick;
 pub mod radix;
 mod scratch;
+pub mod segmented;
 pub mod shared;
 
 pub mod bitonic;

@@ -1,0 +1,160 @@
+//! The segmented sort: many independent segments of one device buffer in a few
+//! launches (kernels and bins: `kernels/src/segmented/mod.rs`).
+//!
+//! Launches per call, however many segments: one upload of the descriptors, one warp
+//! kernel for every segment of 2..=512 keys, one block kernel for every segment up to
+//! the radix one-block limit, and an ordinary radix sort per longer segment (a few
+//! launches each; such segments are few, as each is over 7,680 keys).
+use kernels::radix::{self as rk, Smem};
+use kernels::segmented::{self as sk, Bin};
+
+use super::launch::blocks;
+use super::scratch::Scratch;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::error::{Error, Result};
+use crate::{Element, Order, launch};
+
+/// Checks that `offsets` describe segments of a buffer of `len` elements: non-decreasing,
+/// the last at most `len` (fewer than two offsets: no segments).
+pub fn check_offsets(len: usize, offsets: &[usize]) -> Result<()> {
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(Error::BadArgument(format!(
+            "segment offsets must be non-decreasing: offsets[{i}] = {} > offsets[{}] = {}",
+            offsets[i],
+            i + 1,
+            offsets[i + 1]
+        )));
+    }
+    match offsets.last() {
+        Some(&last) if last > len => {
+            Err(Error::BadArgument(format!("the last segment offset {last} is past the {len} keys")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The segments of each bin: descriptors of the warp bin, then of the block bin, and
+/// the `(start, len)` of each large segment.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Bins {
+    descs: Vec<u64>,
+    warp: usize,
+    large: Vec<(usize, usize)>,
+}
+
+impl Bins {
+    /// Bins valid `offsets` (see [`check_offsets`]) for keys of `key_bytes` bytes.
+    fn of(offsets: &[usize], key_bytes: u32) -> Bins {
+        let mut warp = Vec::new();
+        let mut block = Vec::new();
+        let mut large = Vec::new();
+        for w in offsets.windows(2) {
+            let (start, len) = (w[0], w[1] - w[0]);
+            match sk::bin(len as u64, key_bytes) {
+                Bin::Skip => {}
+                Bin::Warp => warp.push(sk::pack(start as u64, len as u64)),
+                Bin::Block => block.push(sk::pack(start as u64, len as u64)),
+                Bin::Large => large.push((start, len)),
+            }
+        }
+        let n_warp = warp.len();
+        warp.append(&mut block);
+        Bins { descs: warp, warp: n_warp, large }
+    }
+
+    fn block(&self) -> usize {
+        self.descs.len() - self.warp
+    }
+}
+
+/// How many segments of `offsets` go to the warp kernel, the block kernel and the radix
+/// sort, for keys of `key_bytes` bytes (segments of 0 or 1 keys go nowhere).
+pub fn bin_counts(offsets: &[usize], key_bytes: usize) -> (usize, usize, usize) {
+    let bins = Bins::of(offsets, key_bytes as u32);
+    (bins.warp, bins.block(), bins.large.len())
+}
+
+/// Sorts each segment `buf[offsets[i]..offsets[i + 1]]` in `order`, leaving the keys
+/// outside `offsets[0]..offsets[S]` alone. Primitive keys only. Queued on the
+/// device's stream. Errors ([`Error::BadArgument`]) leave `buf` untouched.
+pub fn sort_segments<K: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
+    let bit_order = K::BIT_ORDER
+        .ok_or_else(|| Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)))?;
+    check_offsets(buf.len(), offsets)?;
+    if buf.len() as u64 >= 1 << sk::START_BITS {
+        return Err(Error::BadArgument(format!("segmented sort of {} keys: at most 2^40", buf.len())));
+    }
+    let kb = size_of::<K>() as u32;
+    let bins = Bins::of(offsets, kb);
+    let (pos, neg) = bit_order.masks(8 * kb, order.is_descending());
+    let (pos32, neg32) = (pos as u32, neg as u32);
+    if !bins.descs.is_empty() {
+        let mut scratch = Scratch::take(gpu, &[2 * bins.descs.len()])?;
+        let descs = &mut scratch.bufs[0];
+        descs.write_at(gpu, 0, bytemuck::cast_slice(&bins.descs))?;
+        let (keys, warp_descs) = (buf.ptr(), descs.ptr());
+        let block_descs = warp_descs + 8 * bins.warp as u64;
+        if bins.warp > 0 {
+            let count = bins.warp as u32;
+            let cfg = blocks(count.div_ceil(sk::WARPS) as u64, sk::WARP_BLOCK, 0)?;
+            let name = format!("segmented_warp_sort_k{}", 8 * kb);
+            if kb == 4 {
+                launch!(gpu, name, cfg, &keys, &warp_descs, &count, &pos32, &neg32)?;
+            } else {
+                launch!(gpu, name, cfg, &keys, &warp_descs, &count, &pos, &neg)?;
+            }
+        }
+        if bins.block() > 0 {
+            let name = format!("segmented_block_sort_k{}", 8 * kb);
+            let smem = Smem::small(kb, 0).bytes;
+            if smem > gpu.info().shared_mem_per_block {
+                gpu.set_max_dynamic_smem(&name, smem)?;
+            }
+            let cfg = blocks(bins.block() as u64, rk::BLOCK, smem)?;
+            if kb == 4 {
+                launch!(gpu, name, cfg, &keys, &block_descs, &pos32, &neg32)?;
+            } else {
+                launch!(gpu, name, cfg, &keys, &block_descs, &pos, &neg)?;
+            }
+        }
+        scratch.give_back(gpu);
+    }
+    for &(start, len) in &bins.large {
+        super::radix::sort_keys_at::<K>(gpu, buf.ptr_at(start), len, bit_order, order)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_checked() {
+        assert!(check_offsets(0, &[]).is_ok());
+        assert!(check_offsets(0, &[0]).is_ok());
+        assert!(check_offsets(5, &[1, 1, 3, 5]).is_ok());
+        assert!(check_offsets(5, &[7]).is_err());
+        assert!(check_offsets(5, &[0, 3, 2]).is_err());
+        assert!(check_offsets(5, &[0, 6]).is_err());
+    }
+
+    #[test]
+    fn bins_keep_order_and_split_at_the_limits() {
+        let block_max = rk::small_max(4, 0) as usize;
+        let lens = [0, 1, 2, 512, 513, block_max, block_max + 1, 3];
+        let mut offsets = vec![10];
+        for l in lens {
+            offsets.push(offsets.last().unwrap() + l);
+        }
+        let b = Bins::of(&offsets, 4);
+        let p = |s: usize, l: usize| sk::pack(s as u64, l as u64);
+        let o = &offsets;
+        assert_eq!(b.descs, [p(o[2], 2), p(o[3], 512), p(o[7], 3), p(o[4], 513), p(o[5], block_max)]);
+        assert_eq!((b.warp, b.block()), (3, 2));
+        assert_eq!(b.large, [(o[6], block_max + 1)]);
+        assert_eq!(bin_counts(&offsets, 4), (3, 2, 1));
+        // 64-bit keys: the one-block limit is higher.
+        assert_eq!(bin_counts(&offsets, 8), (3, 3, 0));
+    }
+}
