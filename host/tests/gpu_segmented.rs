@@ -126,6 +126,17 @@ fn segmented_one_huge_segment() {
 }
 
 #[test]
+fn segmented_many_large_segments() {
+    let Some(s) = gpu_sorter("segmented_many_large_segments") else { return };
+    // Hundreds of segments past the one-block limit (sorted together), between short ones.
+    let lens: Vec<usize> = (0..600).map(|i| if i % 2 == 0 { 7681 + (i * 7919) % 30_000 } else { i % 700 }).collect();
+    check_every_type(s, &lens, 5, Distribution::Uniform, "many large segments");
+    check_every_type(s, &lens[..40], 0, Distribution::TwoValues, "many large segments, two values");
+    // Two long ones: one radix sort each.
+    check_every_type(s, &[(1 << 19) + 1, 3, (1 << 19) + 3], 1, Distribution::Uniform, "two long segments");
+}
+
+#[test]
 fn segmented_random_lengths_mean_256() {
     let Some(s) = gpu_sorter("segmented_random_lengths_mean_256") else { return };
     let n = 1 << 20;

@@ -3,8 +3,9 @@
 //!
 //! Launches per call, however many segments: one upload of the descriptors, one warp
 //! kernel for every segment of 2..=512 keys, one block kernel for every segment up to
-//! the radix one-block limit, and an ordinary radix sort per longer segment (a few
-//! launches each; such segments are few, as each is over 7,680 keys).
+//! the radix one-block limit, and for longer segments either a radix sort each (a
+//! few launches each) or, when there are many, two pair sorts of all of them at once
+//! between a gather and a scatter ([`kernels::segmented::batch_large`]).
 use kernels::radix::{self as rk, Smem};
 use kernels::segmented::{self as sk, Bin};
 
@@ -119,10 +120,47 @@ pub fn sort_segments<K: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: 
         }
         scratch.give_back(gpu);
     }
+    let total: usize = bins.large.iter().map(|l| l.1).sum();
+    if sk::batch_large(bins.large.len() as u64, total as u64) {
+        return sort_large_together(gpu, buf, &bins.large, total, order);
+    }
     for &(start, len) in &bins.large {
         super::radix::sort_keys_at::<K>(gpu, buf.ptr_at(start), len, bit_order, order)?;
     }
     Ok(())
+}
+
+/// Sorts the `large` segments (`(start, len)`, `total` keys, at least two) together:
+/// gather them into one buffer with their segment indices, sort stably by key, then
+/// stably by segment index, scatter back (see `kernels/src/segmented/mod.rs`).
+fn sort_large_together<K: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    large: &[(usize, usize)],
+    total: usize,
+    order: Order,
+) -> Result<()> {
+    let count = large.len() as u32;
+    let mut table: Vec<u64> = large.iter().map(|l| l.0 as u64).collect();
+    let mut at = 0u64;
+    for &(_, len) in large {
+        table.push(at);
+        at += len as u64;
+    }
+    let table = gpu.upload(&table)?;
+    let mut concat = gpu.alloc::<K>(total)?;
+    let mut ids = gpu.alloc::<u32>(total)?;
+    let (keys, concat_ptr, ids_ptr, table_ptr, total64) =
+        (buf.ptr(), concat.ptr(), ids.ptr(), table.ptr(), total as u64);
+    let cfg = super::launch::one_thread_per_item(total64, 256, 0)?;
+    let kb = 8 * size_of::<K>();
+    launch!(gpu, format!("segmented_gather_k{kb}"), cfg, &keys, &concat_ptr, &ids_ptr, &table_ptr, &count, &total64)?;
+    super::radix::sort_pairs(gpu, &mut concat, &mut ids, order, None)?;
+    let bits = (0, sk::segment_index_bits(count));
+    super::radix::sort_pairs(gpu, &mut ids, &mut concat, Order::Ascending, Some(bits))?;
+    // The pair sorts may have swapped the buffers' storage: take the pointers again.
+    let (concat_ptr, ids_ptr) = (concat.ptr(), ids.ptr());
+    launch!(gpu, format!("segmented_scatter_k{kb}"), cfg, &keys, &concat_ptr, &ids_ptr, &table_ptr, &count, &total64)
 }
 
 #[cfg(test)]

@@ -145,6 +145,53 @@ unsafe fn block_segments<K: SmemWord, const FULL: usize>(keys: *mut K, descs: *c
     }
 }
 
+/// Thread `p` copies element `p` of the concatenation of the large segments (`table`:
+/// their `count` starts in `keys`, then their `count` starts in the concatenation)
+/// and records its segment index.
+#[inline(always)]
+unsafe fn gather_large<K: Word>(
+    keys: *const K,
+    concat: *mut K,
+    ids: *mut u32,
+    table: *const u64,
+    count: u32,
+    total: u64,
+) {
+    let p = gpu::global_idx();
+    if p >= total {
+        return;
+    }
+    unsafe {
+        let concat_starts = table.add(count as usize);
+        let seg = large_segment_of(p, count, |i| *concat_starts.add(i as usize));
+        let from = *table.add(seg as usize) + p - *concat_starts.add(seg as usize);
+        *concat.add(p as usize) = *keys.add(from as usize);
+        *ids.add(p as usize) = seg;
+    }
+}
+
+/// The inverse of [`gather_large`], once the concatenation is sorted by key within
+/// each segment: element `p` goes back to its segment (`ids[p]`, sorted alongside).
+#[inline(always)]
+unsafe fn scatter_large<K: Word>(
+    keys: *mut K,
+    concat: *const K,
+    ids: *const u32,
+    table: *const u64,
+    count: u32,
+    total: u64,
+) {
+    let p = gpu::global_idx();
+    if p >= total {
+        return;
+    }
+    unsafe {
+        let seg = *ids.add(p as usize) as usize;
+        let to = *table.add(seg) + p - *table.add(count as usize + seg);
+        *keys.add(to as usize) = *concat.add(p as usize);
+    }
+}
+
 macro_rules! segmented_entries {
     ($k:ty, $suffix:ident) => {
         paste::paste! {
@@ -161,6 +208,20 @@ macro_rules! segmented_entries {
             ) {
                 const FULL: usize = radix::items(<$k as Word>::BYTES, 0) as usize;
                 unsafe { block_segments::<$k, FULL>(keys, descs, pos, neg) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_gather_ $suffix>](
+                keys: *const $k, concat: *mut $k, ids: *mut u32, table: *const u64, count: u32, total: u64,
+            ) {
+                unsafe { gather_large::<$k>(keys, concat, ids, table, count, total) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_scatter_ $suffix>](
+                keys: *mut $k, concat: *const $k, ids: *const u32, table: *const u64, count: u32, total: u64,
+            ) {
+                unsafe { scatter_large::<$k>(keys, concat, ids, table, count, total) }
             }
         }
     };

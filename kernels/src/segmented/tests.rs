@@ -113,3 +113,22 @@ fn warp_network_sorts_every_length_and_item_count() {
     want.sort_unstable();
     assert_eq!(warp_sort_model(&keys, 4), want);
 }
+
+#[test]
+fn large_segments_are_found_and_batched() {
+    let starts = [0u64, 8000, 8000 + 9000, 8000 + 9000 + 7681];
+    let total = starts[3] + 10_000;
+    let at = |i: u32| starts[i as usize];
+    for p in [0, 1, 7999, 8000, 8001, 16_999, 17_000, 24_680, 24_681, total - 1] {
+        let seg = large_segment_of(p, 4, at);
+        assert!(starts[seg as usize] <= p && (seg == 3 || p < starts[seg as usize + 1]), "{p} -> {seg}");
+    }
+    assert_eq!(segment_index_bits(2), 1);
+    assert_eq!(segment_index_bits(3), 2);
+    assert_eq!(segment_index_bits(4), 2);
+    assert_eq!(segment_index_bits(5), 3);
+    assert_eq!(segment_index_bits(1 << 20), 20);
+    assert!(!batch_large(1, 1 << 30));
+    assert!(batch_large(245, 245 * 8000));
+    assert!(!batch_large(2, 1 << 24));
+}
