@@ -267,6 +267,50 @@ impl Sorter {
         Ok(self.backend())
     }
 
+    /// [`Sorter::sort_segments`] of keys with a `u32` value each (an index, an id):
+    /// values move with their keys and equal keys keep their input order (stable), in
+    /// every segment. `values` must have the length of `keys`; values outside the
+    /// segments are left untouched, and on error both are unchanged.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![2i64, 1, 2, 0, 5, -1];
+    /// let mut ids = vec![0u32, 1, 2, 3, 4, 5];
+    /// Sorter::with_fallback().sort_segments_pairs(&mut keys, &mut ids, &[0, 4, 6], &SortOptions::default())?;
+    /// assert_eq!(keys, [0, 1, 2, 2, -1, 5]);
+    /// assert_eq!(ids, [3, 1, 0, 2, 5, 4]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_pairs<K: Element>(
+        &self,
+        keys: &mut [K],
+        values: &mut [u32],
+        offsets: &[usize],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if K::BIT_ORDER.is_none() {
+            return Err(Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)));
+        }
+        if keys.len() != values.len() {
+            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        }
+        variants::segmented::check_offsets(keys.len(), offsets)?;
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        match &self.gpu {
+            Some(gpu) => {
+                let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
+                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+                let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
+                variants::segmented::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.order)?;
+                k.copy_to_host(gpu, krange)?;
+                v.copy_to_host(gpu, vrange)?;
+            }
+            None => cpu::sort_segments_pairs(keys, values, offsets, opts.order),
+        }
+        Ok(self.backend())
+    }
+
     /// The stable sorting permutation of `keys`: `keys[p[0]], keys[p[1]], ...` is
     /// sorted, equal keys in input order. At most 2^32 - 1 keys.
     ///

@@ -124,3 +124,64 @@ fn segmented_sort_bad_arguments_are_errors_and_leave_keys_alone() {
         assert_eq!(k, [1, 2, 3, 4, 5]);
     }
 }
+
+/// Stable per-segment pair sort on the CPU, written independently of the library.
+fn pairs_by_reference<T: host::Element>(
+    keys: &[T],
+    vals: &[u32],
+    offsets: &[usize],
+    order: Order,
+) -> (Vec<T>, Vec<u32>) {
+    let (mut k, mut v) = (keys.to_vec(), vals.to_vec());
+    let desc = order.is_descending();
+    for w in offsets.windows(2) {
+        let mut idx: Vec<usize> = (w[0]..w[1]).collect();
+        idx.sort_by_key(|&i| keys[i].ord_bits(desc)); // stable
+        for (j, i) in idx.into_iter().enumerate() {
+            (k[w[0] + j], v[w[0] + j]) = (keys[i], vals[i]);
+        }
+    }
+    (k, v)
+}
+
+#[test]
+fn cpu_segmented_pairs_are_stable_per_segment() {
+    fn one<T: host::inputs::Random>() {
+        let n = 10_000;
+        let keys: Vec<T> = host::inputs::generate(n, host::Distribution::FewUnique, 4);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let mut offsets = host::inputs::segment_offsets(n - 20, 50, 8);
+        offsets.iter_mut().for_each(|o| *o += 10);
+        for order in [Order::Ascending, Order::Descending] {
+            let (mut k, mut v) = (keys.clone(), vals.clone());
+            Sorter::cpu().sort_segments_pairs(&mut k, &mut v, &offsets, &SortOptions::default().order(order)).unwrap();
+            let (wk, wv) = pairs_by_reference(&keys, &vals, &offsets, order);
+            assert_eq!(bits_of(&k), bits_of(&wk), "{} {order}", T::NAME);
+            assert_eq!(v, wv, "{} {order}", T::NAME);
+        }
+    }
+    one::<u32>();
+    one::<f32>();
+    one::<i64>();
+    one::<f64>();
+}
+
+#[test]
+fn segmented_pairs_bad_arguments_are_errors_and_leave_data_alone() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let keys = vec![5u32, 4, 3, 2, 1];
+        let vals = vec![0u32, 1, 2, 3, 4];
+        let opts = SortOptions::default();
+        for (bad, vlen) in [(&[0, 3, 2][..], 5), (&[0, 6], 5), (&[0, 5], 4), (&[0, 5], 6)] {
+            let (mut k, mut v) = (keys.clone(), vals.clone());
+            v.resize(vlen, 9);
+            let v0 = v.clone();
+            let r = sorter.sort_segments_pairs(&mut k, &mut v, bad, &opts);
+            assert!(matches!(r, Err(Error::BadArgument(_))), "{bad:?} {vlen}: {r:?}");
+            assert_eq!((k, v), (keys.clone(), v0), "{bad:?}");
+        }
+        let mut ents = vec![host::Entity::default(); 2];
+        let r = sorter.sort_segments_pairs(&mut ents, &mut [0, 1], &[0, 2], &opts);
+        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+    }
+}

@@ -47,6 +47,49 @@ fn check<T: Element>(s: &Sorter, input: &[T], offsets: &[usize], order: Order, w
     }
 }
 
+/// [`check`] for pairs: `u32` values (input positions), compared with a stable sort
+/// of each segment's pairs on the CPU.
+fn check_pairs<T: Element>(s: &Sorter, keys: &[T], offsets: &[usize], order: Order, what: &str) {
+    let vals: Vec<u32> = (0..keys.len() as u32).collect();
+    let desc = order.is_descending();
+    let (mut wk, mut wv) = (keys.to_vec(), vals.clone());
+    for w in offsets.windows(2) {
+        let mut idx: Vec<usize> = (w[0]..w[1]).collect();
+        idx.sort_by_key(|&i| keys[i].ord_bits(desc)); // stable
+        for (j, i) in idx.into_iter().enumerate() {
+            (wk[w[0] + j], wv[w[0] + j]) = (keys[i], vals[i]);
+        }
+    }
+    let bits = |v: &[T]| -> Vec<u64> { v.iter().map(|x| x.bits().into()).collect() };
+    let (mut k, mut v) = (keys.to_vec(), vals.clone());
+    s.sort_segments_pairs(&mut k, &mut v, offsets, &SortOptions::default().order(order))
+        .unwrap_or_else(|e| panic!("{what} pairs {} {order}: {e}", T::NAME));
+    if let Some(i) = bits(&k).iter().zip(bits(&wk)).position(|(a, b)| *a != b) {
+        panic!("{what} pairs {} {order}: keys differ first at {i}", T::NAME);
+    }
+    if let Some(i) = v.iter().zip(&wv).position(|(a, b)| a != b) {
+        panic!("{what} pairs {} {order}: values differ first at {i} (stability?)", T::NAME);
+    }
+}
+
+/// [`check_pairs`] for every key type and both orders, keys of `dist`.
+fn check_pairs_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
+    fn one<T: Random>(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
+        let offsets = offsets_of(pad, lens);
+        let n = offsets.last().unwrap() + pad;
+        let input: Vec<T> = generate(n, dist, n as u64 ^ 0xa17);
+        for order in ORDERS {
+            check_pairs(s, &input, &offsets, order, what);
+        }
+    }
+    one::<u32>(s, lens, pad, dist, what);
+    one::<i32>(s, lens, pad, dist, what);
+    one::<f32>(s, lens, pad, dist, what);
+    one::<u64>(s, lens, pad, dist, what);
+    one::<i64>(s, lens, pad, dist, what);
+    one::<f64>(s, lens, pad, dist, what);
+}
+
 /// [`check`] for every key type and both orders, keys of `dist`, with `pad` keys
 /// before the first segment and after the last.
 fn check_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
@@ -158,4 +201,23 @@ fn segmented_special_floats() {
         check(s, &input, &offsets, order, "special floats");
         check(s, &input64, &offsets, order, "special floats");
     }
+}
+
+#[test]
+fn segmented_pairs_stable() {
+    let Some(s) = gpu_sorter("segmented_pairs_stable") else { return };
+    let mut lens = boundary_lengths();
+    // The pairs one-block limits (8,832 for 32-bit keys, 7,680 for 64-bit ones).
+    for (kb, vb) in [(4, 4), (8, 4)] {
+        let m = radix::small_max(kb, vb) as usize;
+        lens.extend([m - 1, m, m + 1]);
+    }
+    // Few distinct keys: stability shows in the values.
+    check_pairs_every_type(s, &lens, 7, Distribution::FewUnique, "boundary lengths");
+    check_pairs_every_type(s, &lens, 0, Distribution::TwoValues, "boundary lengths, two values");
+    let n = 1 << 18;
+    let offsets = segment_offsets(n, n / 256, 2);
+    let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    check_pairs_every_type(s, &lens, 0, Distribution::FewUnique, "random lengths, mean 256");
+    check_pairs_every_type(s, &[0, 1, 2, 0, 1], 3, Distribution::Uniform, "tiny");
 }

@@ -40,6 +40,9 @@ pub struct SegmentsArgs {
     /// Check the last output against the CPU's segmented sort.
     #[arg(long)]
     check: bool,
+    /// Sort pairs: a u32 value (the key's index) with each key, stably.
+    #[arg(long)]
+    pairs: bool,
 }
 
 pub fn bench_segments(args: &SegmentsArgs) -> host::Result<bool> {
@@ -50,11 +53,14 @@ pub fn bench_segments(args: &SegmentsArgs) -> host::Result<bool> {
         "{:<6} {:>10} {:>9} {:>22} {:>10} {:>10} {:>9}  check",
         "type", "n", "segments", "warp/block/radix segs", "median ms", "min ms", "Gkeys/s"
     );
+    if args.pairs {
+        println!("(pairs: a u32 value per key)");
+    }
     let mut ok = true;
     for &kt in &args.key_types {
         for &segments in &args.segments {
             let offsets = segment_offsets(args.n, segments, args.seed);
-            let bins = segmented::bin_counts(&offsets, kt.size());
+            let bins = segmented::bin_counts(&offsets, kt.size(), if args.pairs { 4 } else { 0 });
             match with_key_type!(kt, K => one::<K>(&sorter, &offsets, args)) {
                 Ok((stats, check)) => {
                     ok &= check != "FAILED";
@@ -89,21 +95,37 @@ fn one<K: Element + Random>(
     }
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(args.n, args.dist, args.seed);
-    let k0 = gpu.upload(&keys)?;
-    let mut k = gpu.alloc::<K>(args.n)?;
+    let vals: Vec<u32> = (0..args.n as u32).collect();
+    let (k0, v0) = (gpu.upload(&keys)?, gpu.upload(&vals)?);
+    let (mut k, mut v) = (gpu.alloc::<K>(args.n)?, gpu.alloc::<u32>(args.n)?);
     let mut times = Vec::with_capacity(args.repeat);
     for i in 0..args.repeat.max(1) + 1 {
         k.copy_from_device(gpu, &k0)?;
-        let ms = gpu.time_ms(|| segmented::sort_segments(gpu, &mut k, offsets, args.order))?;
+        v.copy_from_device(gpu, &v0)?;
+        let ms = gpu.time_ms(|| {
+            if args.pairs {
+                segmented::sort_segments_pairs(gpu, &mut k, &mut v, offsets, args.order)
+            } else {
+                segmented::sort_segments(gpu, &mut k, offsets, args.order)
+            }
+        })?;
         if i > 0 {
             times.push(ms);
         }
     }
     let check = if args.check {
-        let mut want = keys;
-        cpu::sort_segments(&mut want, offsets, args.order);
         let got = k.to_vec(gpu)?;
-        if got.iter().zip(&want).all(|(a, b)| a.bits() == b.bits()) { "ok" } else { "FAILED" }
+        let same_keys = |want: &[K]| got.iter().zip(want).all(|(a, b)| a.bits() == b.bits());
+        let ok = if args.pairs {
+            let (mut want, mut want_v) = (keys, vals);
+            cpu::sort_segments_pairs(&mut want, &mut want_v, offsets, args.order);
+            same_keys(&want) && v.to_vec(gpu)? == want_v
+        } else {
+            let mut want = keys;
+            cpu::sort_segments(&mut want, offsets, args.order);
+            same_keys(&want)
+        };
+        if ok { "ok" } else { "FAILED" }
     } else {
         "skipped"
     };

@@ -44,8 +44,9 @@ struct Bins {
 }
 
 impl Bins {
-    /// Bins valid `offsets` (see [`check_offsets`]) for keys of `key_bytes` bytes.
-    fn of(offsets: &[usize], key_bytes: u32) -> Bins {
+    /// Bins valid `offsets` (see [`check_offsets`]) for keys of `key_bytes` bytes with
+    /// values of `value_bytes` (0: none).
+    fn of(offsets: &[usize], key_bytes: u32, value_bytes: u32) -> Bins {
         // One pass, no regrowth: this loop is timed with the sort (tens of thousands
         // of segments per call).
         let mut warp = Vec::with_capacity(offsets.len());
@@ -53,7 +54,7 @@ impl Bins {
         let mut large = Vec::new();
         for w in offsets.windows(2) {
             let (start, len) = (w[0], w[1] - w[0]);
-            match sk::bin(len as u64, key_bytes) {
+            match sk::bin(len as u64, key_bytes, value_bytes) {
                 Bin::Skip => {}
                 Bin::Warp => warp.push(sk::pack(start as u64, len as u64)),
                 Bin::Block => block.push(sk::pack(start as u64, len as u64)),
@@ -71,9 +72,10 @@ impl Bins {
 }
 
 /// How many segments of `offsets` go to the warp kernel, the block kernel and the radix
-/// sort, for keys of `key_bytes` bytes (segments of 0 or 1 keys go nowhere).
-pub fn bin_counts(offsets: &[usize], key_bytes: usize) -> (usize, usize, usize) {
-    let bins = Bins::of(offsets, key_bytes as u32);
+/// sort, for keys of `key_bytes` bytes with values of `value_bytes` (0: keys only;
+/// segments of 0 or 1 keys go nowhere).
+pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> (usize, usize, usize) {
+    let bins = Bins::of(offsets, key_bytes as u32, value_bytes as u32);
     (bins.warp, bins.block(), bins.large.len())
 }
 
@@ -81,6 +83,32 @@ pub fn bin_counts(offsets: &[usize], key_bytes: usize) -> (usize, usize, usize) 
 /// outside `offsets[0]..offsets[S]` alone. Primitive keys only. Queued on the
 /// device's stream. Errors ([`Error::BadArgument`]) leave `buf` untouched.
 pub fn sort_segments<K: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
+    run(gpu, buf, None, offsets, order)
+}
+
+/// [`sort_segments`] of keys with a `u32` value each (an index, an id): values move
+/// with their keys, and equal keys keep their input order (stable), so the result
+/// equals a stable sort of each segment's pairs.
+pub fn sort_segments_pairs<K: Element>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<u32>,
+    offsets: &[usize],
+    order: Order,
+) -> Result<()> {
+    if keys.len() != values.len() {
+        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+    }
+    run(gpu, keys, Some(values), offsets, order)
+}
+
+fn run<K: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<u32>>,
+    offsets: &[usize],
+    order: Order,
+) -> Result<()> {
     let bit_order = K::BIT_ORDER
         .ok_or_else(|| Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)))?;
     check_offsets(buf.len(), offsets)?;
@@ -88,46 +116,54 @@ pub fn sort_segments<K: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: 
         return Err(Error::BadArgument(format!("segmented sort of {} keys: at most 2^40", buf.len())));
     }
     let kb = size_of::<K>() as u32;
-    let bins = Bins::of(offsets, kb);
+    let vals = values.map(|v| v.ptr());
+    let vb = if vals.is_some() { 4 } else { 0 };
+    let bins = Bins::of(offsets, kb, vb);
     let (pos, neg) = bit_order.masks(8 * kb, order.is_descending());
     let (pos32, neg32) = (pos as u32, neg as u32);
+    let suffix = if vb > 0 { format!("k{}_v32", 8 * kb) } else { format!("k{}", 8 * kb) };
+    let keys = buf.ptr();
+    let vals_ptr = vals.unwrap_or(0);
+    // Every kernel takes (keys, [values,] ...its own arguments..., pos, neg).
+    macro_rules! go {
+        ($name:expr, $cfg:expr, $($arg:expr),*) => {
+            match (kb, vb) {
+                (4, 0) => launch!(gpu, $name, $cfg, &keys, $($arg,)* &pos32, &neg32),
+                (4, _) => launch!(gpu, $name, $cfg, &keys, &vals_ptr, $($arg,)* &pos32, &neg32),
+                (_, 0) => launch!(gpu, $name, $cfg, &keys, $($arg,)* &pos, &neg),
+                _ => launch!(gpu, $name, $cfg, &keys, &vals_ptr, $($arg,)* &pos, &neg),
+            }
+        };
+    }
     if !bins.descs.is_empty() {
         let mut scratch = Scratch::take(gpu, &[2 * bins.descs.len()])?;
         let descs = &mut scratch.bufs[0];
         descs.write_at(gpu, 0, bytemuck::cast_slice(&bins.descs))?;
-        let (keys, warp_descs) = (buf.ptr(), descs.ptr());
+        let warp_descs = descs.ptr();
         let block_descs = warp_descs + 8 * bins.warp as u64;
         if bins.warp > 0 {
             let count = bins.warp as u32;
             let cfg = blocks(count.div_ceil(sk::WARPS) as u64, sk::WARP_BLOCK, 0)?;
-            let name = format!("segmented_warp_sort_k{}", 8 * kb);
-            if kb == 4 {
-                launch!(gpu, name, cfg, &keys, &warp_descs, &count, &pos32, &neg32)?;
-            } else {
-                launch!(gpu, name, cfg, &keys, &warp_descs, &count, &pos, &neg)?;
-            }
+            go!(format!("segmented_warp_sort_{suffix}"), cfg, &warp_descs, &count)?;
         }
         if bins.block() > 0 {
-            let name = format!("segmented_block_sort_k{}", 8 * kb);
-            let smem = Smem::small(kb, 0).bytes;
+            let name = format!("segmented_block_sort_{suffix}");
+            let smem = Smem::small(kb, vb).bytes;
             if smem > gpu.info().shared_mem_per_block {
                 gpu.set_max_dynamic_smem(&name, smem)?;
             }
             let cfg = blocks(bins.block() as u64, rk::BLOCK, smem)?;
-            if kb == 4 {
-                launch!(gpu, name, cfg, &keys, &block_descs, &pos32, &neg32)?;
-            } else {
-                launch!(gpu, name, cfg, &keys, &block_descs, &pos, &neg)?;
-            }
+            go!(name, cfg, &block_descs)?;
         }
         scratch.give_back(gpu);
     }
     let total: usize = bins.large.iter().map(|l| l.1).sum();
-    if sk::batch_large(bins.large.len() as u64, total as u64) {
+    if vals.is_none() && sk::batch_large(bins.large.len() as u64, total as u64) {
         return sort_large_together(gpu, buf, &bins.large, total, order);
     }
     for &(start, len) in &bins.large {
-        super::radix::sort_keys_at::<K>(gpu, buf.ptr_at(start), len, bit_order, order)?;
+        let v = vals.map(|v| (4, v + 4 * start as u64));
+        super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order)?;
     }
     Ok(())
 }
@@ -187,14 +223,17 @@ mod tests {
         for l in lens {
             offsets.push(offsets.last().unwrap() + l);
         }
-        let b = Bins::of(&offsets, 4);
+        let b = Bins::of(&offsets, 4, 0);
         let p = |s: usize, l: usize| sk::pack(s as u64, l as u64);
         let o = &offsets;
         assert_eq!(b.descs, [p(o[2], 2), p(o[3], 512), p(o[7], 3), p(o[4], 513), p(o[5], block_max)]);
         assert_eq!((b.warp, b.block()), (3, 2));
         assert_eq!(b.large, [(o[6], block_max + 1)]);
-        assert_eq!(bin_counts(&offsets, 4), (3, 2, 1));
+        assert_eq!(bin_counts(&offsets, 4, 0), (3, 2, 1));
         // 64-bit keys: the one-block limit is higher.
-        assert_eq!(bin_counts(&offsets, 8), (3, 3, 0));
+        assert_eq!(bin_counts(&offsets, 8, 0), (3, 3, 0));
+        // Pairs of 64-bit keys: a lower one-block limit (7,680).
+        let b = Bins::of(&offsets, 8, 4);
+        assert_eq!((b.warp, b.block(), b.large.len()), (3, 2, 1));
     }
 }

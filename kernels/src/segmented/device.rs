@@ -5,15 +5,15 @@ use crate::gpu;
 use crate::radix::device::{SmemWord, small};
 use crate::radix::{self, Word};
 
-/// A key word the warp network moves between lanes.
-trait WarpWord: Word + Ord {
-    /// Order bits above every real key's: the padding past a segment's end.
+/// An element of the warp network: compared as a whole, moved between lanes.
+trait NetItem: Copy + Ord {
+    /// Above every real element: the padding past a segment's end.
     const MAX: Self;
-    /// This word of lane `src` (every lane of the warp must call it).
+    /// This element of lane `src` (every lane of the warp must call it).
     fn shfl(self, src: u32) -> Self;
 }
 
-impl WarpWord for u32 {
+impl NetItem for u32 {
     const MAX: u32 = u32::MAX;
     #[inline(always)]
     fn shfl(self, src: u32) -> u32 {
@@ -21,11 +21,61 @@ impl WarpWord for u32 {
     }
 }
 
-impl WarpWord for u64 {
+impl NetItem for u64 {
     const MAX: u64 = u64::MAX;
     #[inline(always)]
     fn shfl(self, src: u32) -> u64 {
         gpu::shfl_idx_u64(self, src)
+    }
+}
+
+/// A 64-bit key's order bits and its position: tuples compare field by field.
+impl NetItem for (u64, u32) {
+    const MAX: (u64, u32) = (u64::MAX, u32::MAX);
+    #[inline(always)]
+    fn shfl(self, src: u32) -> (u64, u32) {
+        (gpu::shfl_idx_u64(self.0, src), gpu::shfl_idx_u32(self.1, src))
+    }
+}
+
+/// A network element that tags a key's order bits with its position in the segment,
+/// for the stable sort of pairs.
+trait Tag: NetItem {
+    type Key: Word;
+    fn tag(ord: Self::Key, idx: u32) -> Self;
+    fn ord(self) -> Self::Key;
+    fn idx(self) -> u32;
+}
+
+impl Tag for u64 {
+    type Key = u32;
+    #[inline(always)]
+    fn tag(ord: u32, idx: u32) -> u64 {
+        tag_u32(ord, idx)
+    }
+    #[inline(always)]
+    fn ord(self) -> u32 {
+        (self >> 32) as u32
+    }
+    #[inline(always)]
+    fn idx(self) -> u32 {
+        self as u32
+    }
+}
+
+impl Tag for (u64, u32) {
+    type Key = u64;
+    #[inline(always)]
+    fn tag(ord: u64, idx: u32) -> (u64, u32) {
+        (ord, idx)
+    }
+    #[inline(always)]
+    fn ord(self) -> u64 {
+        self.0
+    }
+    #[inline(always)]
+    fn idx(self) -> u32 {
+        self.1
     }
 }
 
@@ -35,7 +85,7 @@ impl WarpWord for u64 {
 /// make the partner of a register step a computed index and put `keys` in local
 /// memory; nested `unroll` closures this large are not inlined by LLVM.
 #[inline(always)]
-fn warp_bitonic<K: WarpWord, const I: usize>(keys: &mut [K; I]) {
+fn warp_bitonic<K: NetItem, const I: usize>(keys: &mut [K; I]) {
     let lane = gpu::lane_id();
     let log_n = (32 * I).trailing_zeros();
     macro_rules! stage {
@@ -60,7 +110,7 @@ fn warp_bitonic<K: WarpWord, const I: usize>(keys: &mut [K; I]) {
 /// One step of the network: pairs at stride `j` inside merges of `size`. Strides of a
 /// warp or more pair two items of the same lane; smaller ones pair lanes.
 #[inline(always)]
-fn bitonic_step<K: WarpWord, const I: usize>(keys: &mut [K; I], size: u32, j: u32, lane: u32) {
+fn bitonic_step<K: NetItem, const I: usize>(keys: &mut [K; I], size: u32, j: u32, lane: u32) {
     if j >= WARP {
         let jj = (j / WARP) as usize;
         gpu::unroll::<I>(|k| {
@@ -85,9 +135,9 @@ fn bitonic_step<K: WarpWord, const I: usize>(keys: &mut [K; I], size: u32, j: u3
 }
 
 /// Loads `len <= 32 * I` keys at `keys` as order bits (striped, padded with
-/// [`WarpWord::MAX`]), sorts them and stores them back as raw words.
+/// [`NetItem::MAX`]), sorts them and stores them back as raw words.
 #[inline(always)]
-unsafe fn warp_sort<K: WarpWord, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
+unsafe fn warp_sort<K: Word + NetItem, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
     let lane = gpu::lane_id();
     let mut ks = [K::MAX; I];
     gpu::unroll::<I>(|k| {
@@ -105,42 +155,110 @@ unsafe fn warp_sort<K: WarpWord, const I: usize>(keys: *mut K, len: u32, pos: K,
     });
 }
 
-/// Warp `w` of the grid sorts segment `descs[w]` (`count` segments of 2..=WARP_MAX
-/// keys), with the shortest network that holds it.
+/// Loads `len <= 32 * I` keys at `keys` tagged with their positions, sorts them
+/// (stably, as no two tags are equal), then each lane reads the values of its outputs
+/// from their input positions and, once the whole warp has read, stores keys and
+/// values.
 #[inline(always)]
-unsafe fn warp_segments<K: WarpWord>(keys: *mut K, descs: *const u64, count: u32, pos: K, neg: K) {
-    let w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
-    if w >= count {
-        return;
-    }
-    unsafe {
-        let (start, len) = unpack(*descs.add(w as usize));
-        let seg = keys.add(start as usize);
-        // Uniform across the warp: each lane reads the same descriptor.
-        match warp_items(len) {
-            1 => warp_sort::<K, 1>(seg, len, pos, neg),
-            2 => warp_sort::<K, 2>(seg, len, pos, neg),
-            4 => warp_sort::<K, 4>(seg, len, pos, neg),
-            8 => warp_sort::<K, 8>(seg, len, pos, neg),
-            _ => warp_sort::<K, { WARP_ITEMS_MAX as usize }>(seg, len, pos, neg),
+unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
+    keys: *mut T::Key,
+    vals: *mut u32,
+    len: u32,
+    pos: T::Key,
+    neg: T::Key,
+) {
+    let lane = gpu::lane_id();
+    let mut ts = [T::MAX; I];
+    gpu::unroll::<I>(|k| {
+        let o = k as u32 * WARP + lane;
+        if o < len {
+            ts[k] = T::tag(unsafe { *keys.add(o as usize) }.ordered(pos, neg), o);
         }
-    }
+    });
+    warp_bitonic::<T, I>(&mut ts);
+    let mut vs = [0u32; I];
+    gpu::unroll::<I>(|k| {
+        if k as u32 * WARP + lane < len {
+            vs[k] = unsafe { *vals.add(ts[k].idx() as usize) };
+        }
+    });
+    // Other lanes' stores below overwrite values this lane may still be reading.
+    gpu::sync_warp();
+    gpu::unroll::<I>(|k| {
+        let o = k as u32 * WARP + lane;
+        if o < len {
+            unsafe {
+                *keys.add(o as usize) = ts[k].ord().raw(pos, neg);
+                *vals.add(o as usize) = vs[k];
+            }
+        }
+    });
+}
+
+/// Warp `w` of the grid sorts segment `descs[w]` (`count` segments of 2..=WARP_MAX
+/// keys), with the shortest network that holds it: `$sort::<..., I>(seg, len)`.
+macro_rules! for_warp_segment {
+    ($descs:expr, $count:expr, |$seg:ident, $len:ident| $sort:ident::<$t:ty>($($arg:expr),*)) => {{
+        let w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
+        if w >= $count {
+            return;
+        }
+        unsafe {
+            let ($seg, $len) = unpack(*$descs.add(w as usize));
+            // Uniform across the warp: each lane reads the same descriptor.
+            match warp_items($len) {
+                1 => $sort::<$t, 1>($($arg),*),
+                2 => $sort::<$t, 2>($($arg),*),
+                4 => $sort::<$t, 4>($($arg),*),
+                8 => $sort::<$t, 8>($($arg),*),
+                _ => $sort::<$t, { WARP_ITEMS_MAX as usize }>($($arg),*),
+            }
+        }
+    }};
+}
+
+#[inline(always)]
+unsafe fn warp_segments<K: Word + NetItem>(keys: *mut K, descs: *const u64, count: u32, pos: K, neg: K) {
+    for_warp_segment!(descs, count, |start, len| warp_sort::<K>(keys.add(start as usize), len, pos, neg))
+}
+
+#[inline(always)]
+unsafe fn warp_segments_pairs<T: Tag>(
+    keys: *mut T::Key,
+    vals: *mut u32,
+    descs: *const u64,
+    count: u32,
+    pos: T::Key,
+    neg: T::Key,
+) {
+    for_warp_segment!(descs, count, |start, len| warp_sort_pairs::<T>(
+        keys.add(start as usize),
+        vals.add(start as usize),
+        len,
+        pos,
+        neg
+    ))
 }
 
 /// Block `b` sorts segment `descs[b]` (more than WARP_MAX keys, at most the radix
-/// one-block limit) with the radix sort's one-block body.
+/// one-block limit) with the radix sort's one-block body, values too when `PAIRS`.
 #[inline(always)]
-unsafe fn block_segments<K: SmemWord, const FULL: usize>(keys: *mut K, descs: *const u64, pos: K, neg: K) {
+unsafe fn block_segments<K: SmemWord, const PAIRS: bool, const FULL: usize>(
+    keys: *mut K,
+    vals: *mut u32,
+    descs: *const u64,
+    pos: K,
+    neg: K,
+) {
     unsafe {
         let (start, len) = unpack(*descs.add(gpu::block_idx() as usize));
-        let seg = keys.add(start as usize);
-        let vals = core::ptr::null_mut::<u32>();
+        let (seg, seg_vals) = (keys.add(start as usize), if PAIRS { vals.add(start as usize) } else { vals });
         let end = 8 * K::BYTES;
         // Uniform across the block: the barriers inside are reached by every thread.
         if block_items_short(len) {
-            small::<K, u32, false, { BLOCK_ITEMS_SHORT as usize }>(seg, vals, len, 0, end, pos, neg)
+            small::<K, u32, PAIRS, { BLOCK_ITEMS_SHORT as usize }>(seg, seg_vals, len, 0, end, pos, neg)
         } else {
-            small::<K, u32, false, FULL>(seg, vals, len, 0, end, pos, neg)
+            small::<K, u32, PAIRS, FULL>(seg, seg_vals, len, 0, end, pos, neg)
         }
     }
 }
@@ -193,7 +311,7 @@ unsafe fn scatter_large<K: Word>(
 }
 
 macro_rules! segmented_entries {
-    ($k:ty, $suffix:ident) => {
+    ($k:ty, $tag:ty, $suffix:ident) => {
         paste::paste! {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<segmented_warp_sort_ $suffix>](
@@ -203,11 +321,27 @@ macro_rules! segmented_entries {
             }
 
             #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_warp_sort_ $suffix _v32>](
+                keys: *mut $k, vals: *mut u32, descs: *const u64, count: u32, pos: $k, neg: $k,
+            ) {
+                unsafe { warp_segments_pairs::<$tag>(keys, vals, descs, count, pos, neg) }
+            }
+
+            #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<segmented_block_sort_ $suffix>](
                 keys: *mut $k, descs: *const u64, pos: $k, neg: $k,
             ) {
                 const FULL: usize = radix::items(<$k as Word>::BYTES, 0) as usize;
-                unsafe { block_segments::<$k, FULL>(keys, descs, pos, neg) }
+                let vals = core::ptr::null_mut::<u32>();
+                unsafe { block_segments::<$k, false, FULL>(keys, vals, descs, pos, neg) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<segmented_block_sort_ $suffix _v32>](
+                keys: *mut $k, vals: *mut u32, descs: *const u64, pos: $k, neg: $k,
+            ) {
+                const FULL: usize = radix::items(<$k as Word>::BYTES, 4) as usize;
+                unsafe { block_segments::<$k, true, FULL>(keys, vals, descs, pos, neg) }
             }
 
             #[unsafe(no_mangle)]
@@ -226,5 +360,5 @@ macro_rules! segmented_entries {
         }
     };
 }
-segmented_entries!(u32, k32);
-segmented_entries!(u64, k64);
+segmented_entries!(u32, u64, k32);
+segmented_entries!(u64, (u64, u32), k64);

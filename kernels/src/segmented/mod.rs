@@ -24,6 +24,13 @@
 //!   keys sorted in its own place of the concatenation, and `segmented_scatter`
 //!   copies them back.
 //!
+//! Pairs (a `u32` value per key, e.g. an index) are sorted stably: the warp network
+//! sorts `(order bits, position in the segment)` tags ([`tag_u32`] for 32-bit keys:
+//! one `u64`), so no two elements tie, and each lane then fetches its outputs' values
+//! from their input positions before any is overwritten; the block kernel runs the
+//! radix body with values, which is stable. Long segments of pairs get a radix pair
+//! sort each.
+//!
 //! Keys move as raw words; the networks compare order bits (`raw ^ mask`, see
 //! [`crate::key::BitOrder::masks`]), so every primitive type and both directions use
 //! the same two kernels per key width. Equal order bits mean equal raw bits, so the
@@ -42,14 +49,18 @@ pub const BLOCK_ITEMS_SHORT: u32 = 4;
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the block kernel as the radix
 /// one-block kernel whose body it runs.
-pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
-    &[("segmented_block_sort_k32", crate::radix::BLOCK, 1), ("segmented_block_sort_k64", crate::radix::BLOCK, 1)];
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    ("segmented_block_sort_k32", crate::radix::BLOCK, 1),
+    ("segmented_block_sort_k64", crate::radix::BLOCK, 1),
+    ("segmented_block_sort_k32_v32", crate::radix::BLOCK, 1),
+    ("segmented_block_sort_k64_v32", crate::radix::BLOCK, 1),
+];
 
 /// Bits of a descriptor that hold the segment's start (elements); its length sits
 /// above them.
 pub const START_BITS: u32 = 40;
 
-/// Where a segment of `len` keys of `key_bytes` bytes is sorted.
+/// Where a segment is sorted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bin {
     /// 0 or 1 keys: already sorted.
@@ -59,13 +70,14 @@ pub enum Bin {
     Large,
 }
 
-/// The bin of a segment of `len` keys of `key_bytes` bytes.
-pub const fn bin(len: u64, key_bytes: u32) -> Bin {
+/// The bin of a segment of `len` keys of `key_bytes` bytes, each with a value of
+/// `value_bytes` bytes (0: keys only).
+pub const fn bin(len: u64, key_bytes: u32, value_bytes: u32) -> Bin {
     if len <= 1 {
         Bin::Skip
     } else if len <= WARP_MAX {
         Bin::Warp
-    } else if len <= crate::radix::small_max(key_bytes, 0) {
+    } else if len <= crate::radix::small_max(key_bytes, value_bytes) {
         Bin::Block
     } else {
         Bin::Large
@@ -107,6 +119,13 @@ pub fn large_segment_of(p: u64, count: u32, concat_start: impl Fn(u32) -> u64) -
 /// segment indices (at least one bit).
 pub const fn segment_index_bits(count: u32) -> u32 {
     if count <= 2 { 1 } else { 32 - (count - 1).leading_zeros() }
+}
+
+/// The warp network's element for a 32-bit key and its position `idx` in the
+/// segment: ordered by key, then by position (a stable sort), below the padding
+/// `u64::MAX` since `idx < 2^32 - 1`.
+pub const fn tag_u32(ord: u32, idx: u32) -> u64 {
+    (ord as u64) << 32 | idx as u64
 }
 
 /// Keys per lane of the warp sort for `len` keys: the smallest power of two with

@@ -10,16 +10,20 @@ use std::vec::Vec;
 fn bins_split_at_the_warp_and_block_limits() {
     for kb in [4u32, 8] {
         let block_max = radix::small_max(kb, 0);
-        assert_eq!(bin(0, kb), Bin::Skip);
-        assert_eq!(bin(1, kb), Bin::Skip);
-        assert_eq!(bin(2, kb), Bin::Warp);
-        assert_eq!(bin(WARP_MAX, kb), Bin::Warp);
-        assert_eq!(bin(WARP_MAX + 1, kb), Bin::Block);
-        assert_eq!(bin(block_max, kb), Bin::Block);
-        assert_eq!(bin(block_max + 1, kb), Bin::Large);
-        assert_eq!(bin(u64::MAX, kb), Bin::Large);
+        assert_eq!(bin(0, kb, 0), Bin::Skip);
+        assert_eq!(bin(1, kb, 0), Bin::Skip);
+        assert_eq!(bin(2, kb, 0), Bin::Warp);
+        assert_eq!(bin(WARP_MAX, kb, 0), Bin::Warp);
+        assert_eq!(bin(WARP_MAX + 1, kb, 0), Bin::Block);
+        assert_eq!(bin(block_max, kb, 0), Bin::Block);
+        assert_eq!(bin(block_max + 1, kb, 0), Bin::Large);
+        assert_eq!(bin(u64::MAX, kb, 0), Bin::Large);
         // Every block segment fits a descriptor and the one-block kernel's u32 count.
         assert!(block_max < 1 << (64 - START_BITS));
+        let pairs_max = radix::small_max(kb, 4);
+        assert_eq!(bin(pairs_max, kb, 4), Bin::Block);
+        assert_eq!(bin(pairs_max + 1, kb, 4), Bin::Large);
+        assert_eq!(bin(WARP_MAX, kb, 4), Bin::Warp);
     }
 }
 
@@ -131,4 +135,39 @@ fn large_segments_are_found_and_batched() {
     assert!(!batch_large(1, 1 << 30));
     assert!(batch_large(245, 245 * 8000));
     assert!(!batch_large(2, 1 << 24));
+}
+
+#[test]
+fn tags_sort_by_key_then_position() {
+    assert!(tag_u32(5, 9) < tag_u32(6, 0));
+    assert!(tag_u32(5, 0) < tag_u32(5, 1));
+    assert!(tag_u32(u32::MAX, WARP_MAX as u32 - 1) < u64::MAX);
+    // The warp network on tags is a stable sort of the keys.
+    let keys: Vec<u32> = (0..300u32).map(|i| (i * 7) % 5).collect();
+    let tags: Vec<u64> = keys.iter().enumerate().map(|(i, &k)| tag_u32(k, i as u32)).collect();
+    let sorted = warp_sort_model_u64(&tags, 16);
+    let mut want: Vec<usize> = (0..keys.len()).collect();
+    want.sort_by_key(|&i| keys[i]);
+    assert_eq!(sorted.iter().map(|t| (*t as u32) as usize).collect::<Vec<_>>(), want);
+}
+
+/// [`warp_sort_model`] on 64-bit elements (the tags).
+fn warp_sort_model_u64(keys: &[u64], items: usize) -> Vec<u64> {
+    let n = 32 * items;
+    let mut lanes = [[u64::MAX; WARP_ITEMS_MAX as usize]; 32];
+    for (e, &k) in keys.iter().enumerate() {
+        lanes[e % 32][e / 32] = k;
+    }
+    for (size, j) in network(n.trailing_zeros()) {
+        let before = lanes;
+        for lane in 0..32u32 {
+            for k in 0..items {
+                let e = k as u32 * 32 + lane;
+                let p = (e ^ j) as usize;
+                let (mine, other) = (before[lane as usize][k], before[p % 32][p / 32]);
+                lanes[lane as usize][k] = if keeps_min(e, size, j) { mine.min(other) } else { mine.max(other) };
+            }
+        }
+    }
+    (0..keys.len()).map(|e| lanes[e % 32][e / 32]).collect()
 }
