@@ -262,22 +262,37 @@ fn sanitize() -> Result<(), String> {
 /// partial tiles (4097) and many blocks (100003, 300007), 4- and 8-byte keys and 20-byte
 /// entities.
 const SANITIZE_SCRIPT: &str = r#"#!/usr/bin/env bash
-# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant)
+# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS... and/or segmented]  (default: all of them)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-${OUT:-/tmp}/sanitize}; shift || true
 mkdir -p "$logs"
-variants=${*:-$("$here/host" list --names)}
+variants=${*:-$("$here/host" list --names) segmented}
 pass=0; fail=0
-run() { # tool variant type n
-  local log="$logs/$1-$2-$3-$4.log"
-  if compute-sanitizer --tool "$1" --error-exitcode 9 "$here/host" --require-gpu --check --repeat 1        --variant "$2" --type "$3" --n "$4" --order desc > "$log" 2>&1; then
+sanitize() { # log tool host-arguments...
+  local log="$1" tool="$2"; shift 2
+  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/host" "$@" > "$log" 2>&1; then
     pass=$((pass+1)); rm -f "$log"
   else
-    fail=$((fail+1)); echo "FAIL $1 $2 $3 n=$4:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error" "$log"
+    fail=$((fail+1)); echo "FAIL $tool $*:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error|FAILED" "$log"
   fi
 }
+run() { # tool variant type n
+  sanitize "$logs/$1-$2-$3-$4.log" "$1" --require-gpu --check --repeat 1 --variant "$2" --type "$3" --n "$4" --order desc
+}
+# The segmented sort (not a variant): 300 segments of mean 1,000 keys (warp and block
+# kernels), 30 of mean 10,000 (block kernel, large segments sorted together), pairs.
+segmented() { # tool type segments [--pairs]
+  sanitize "$logs/$1-segmented-$2-$3${4:-}.log" "$1" bench-segments --check --repeat 1 --type "$2" --n 300007 \
+    --segments "$3" --order desc ${4:-}
+}
 for v in $variants; do
+  if [ "$v" = segmented ]; then
+    for tool in memcheck racecheck synccheck initcheck; do
+      segmented $tool u32 300; segmented $tool u64 30; segmented $tool f32 300 --pairs; segmented $tool i64 30 --pairs
+    done
+    echo "sanitized segmented"; continue
+  fi
   run memcheck "$v" u32 100003
   run memcheck "$v" entity 4097
   run racecheck "$v" u32 100003
