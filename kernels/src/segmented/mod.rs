@@ -2,7 +2,8 @@
 //! CUB's `DeviceSegmentedSort` and `torch.sort` along a dimension do).
 //!
 //! The host knows the offsets, so it bins the segments by length ([`bin`]) and
-//! uploads one list of [`pack`]ed `(start, len)` descriptors per bin:
+//! uploads the [`pack`]ed `(start, len)` descriptors of the two kernel bins in one
+//! copy (warp bin first):
 //!
 //! - [`Bin::Warp`] (2..=[`WARP_MAX`] keys): `segmented_warp_sort`, one warp per
 //!   segment, [`WARPS`] segments per block. The warp holds its segment in registers,
@@ -33,7 +34,7 @@
 //!
 //! Keys move as raw words; the networks compare order bits (`raw ^ mask`, see
 //! [`crate::key::BitOrder::masks`]), so every primitive type and both directions use
-//! the same two kernels per key width. Equal order bits mean equal raw bits, so the
+//! the same kernels, one set per key width. Equal order bits mean equal raw bits, so the
 //! unstable network gives the same result as any stable sort.
 
 /// Threads per block of the warp kernel, and segments per block.
