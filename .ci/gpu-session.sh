@@ -28,7 +28,8 @@ for step in $steps; do
       $B/host bench --require-gpu --variants radix,mergepath,naive,sm8,sm9,sm,quick,blockmerge,bitonic --type u32,entity \
         --n 2^20,2^24 --repeat 10 --csv "$OUT/bench.csv" 2>&1 | tail -40 || status=1
       $B/host bench-pairs --type u32,u64 --values u32 --n 2^20,2^24,2^28 --repeat 10 2>&1 | tail -8 || status=1
-      $B/host bench-topk --type u32,u64 --n 2^26 --k 100,65536 --repeat 10 --check 2>&1 | tail -6 || status=1 ;;
+      $B/host bench-topk --type u32,u64 --n 2^26 --k 100,65536 --repeat 10 --check 2>&1 | tail -6 || status=1
+      $B/host bench-segments --type u32,u64 --n 2^24 --segments 2^16,2^12 --repeat 10 --check 2>&1 | tail -6 || status=1 ;;
     ptxas)
       ptxas -arch=sm_90 -v -o /dev/null target/ptx/kernels.ptx 2>&1 | tail -40 ;;
     *) echo "unknown step $step"; status=1 ;;

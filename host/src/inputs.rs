@@ -114,6 +114,25 @@ impl Random for Entity {
     }
 }
 
+/// Offsets of `segments` segments covering `n` elements (`segments + 1` entries, from
+/// 0 to `n`), reproducible from `seed`: each length uniform in `0..=2 * n / segments`
+/// (mean `n / segments`), clipped at `n`, the last segment taking what is left.
+pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(segments + 1);
+    offsets.push(0);
+    if segments == 0 {
+        return offsets;
+    }
+    let span = 2 * (n / segments) as u64 + 1;
+    let mut at = 0;
+    for i in 1..segments {
+        at = (at + (splitmix64(seed ^ splitmix64(i as u64)) % span) as usize).min(n);
+        offsets.push(at);
+    }
+    offsets.push(n);
+    offsets
+}
+
 /// Checks that the host can hold `copies` arrays of `n` elements of `T` before any of
 /// them is built, so that an impossible size is an error rather than an abort.
 pub fn ensure_host_memory<T>(n: usize, copies: usize) -> crate::Result<()> {
@@ -198,5 +217,23 @@ mod tests {
         assert!(f.len() <= 16 && f.len() > 8);
         let ents = generate::<Entity>(10, Distribution::Uniform, 3);
         assert!(ents.iter().enumerate().all(|(i, e)| e.id == i as u32));
+    }
+
+    #[test]
+    fn segment_offsets_cover_the_input_with_the_asked_mean() {
+        let o = segment_offsets(1 << 20, 1 << 12, 5);
+        assert_eq!(o.len(), (1 << 12) + 1);
+        assert_eq!((o[0], *o.last().unwrap()), (0, 1 << 20));
+        assert!(o.windows(2).all(|w| w[0] <= w[1]));
+        // All but the last length are within 0..=2 * 256; their mean is near 256.
+        let lens: Vec<usize> = o.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(lens[..lens.len() - 1].iter().all(|&l| l <= 512));
+        let mean = lens[..lens.len() - 1].iter().sum::<usize>() as f64 / (lens.len() - 1) as f64;
+        assert!((mean - 256.0).abs() < 10.0, "{mean}");
+        assert_eq!(o, segment_offsets(1 << 20, 1 << 12, 5));
+        assert_eq!(segment_offsets(10, 0, 1), [0]);
+        assert_eq!(segment_offsets(0, 3, 1), [0, 0, 0, 0]);
+        let few = segment_offsets(5, 100, 1);
+        assert!(few.windows(2).all(|w| w[0] <= w[1]) && few[100] == 5);
     }
 }

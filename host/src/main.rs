@@ -42,6 +42,8 @@ enum Command {
     /// Time records of any size sorted by a key field on the GPU (key extraction, pair
     /// sort, gather) on device-resident data.
     BenchRecords(cli::records::RecordsArgs),
+    /// Time the segmented sort (many independent segments in one call) on the GPU.
+    BenchSegments(cli::segments::SegmentsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(cli::files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -147,6 +149,7 @@ fn main() -> ExitCode {
         Some(Command::BenchPairs(args)) => cli::pairs::bench_pairs(&args),
         Some(Command::BenchTopk(args)) => cli::topk::bench_topk(&args),
         Some(Command::BenchRecords(args)) => cli::records::bench_records(&args),
+        Some(Command::BenchSegments(args)) => cli::segments::bench_segments(&args),
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),

@@ -228,6 +228,97 @@ impl Sorter {
         Ok(self.backend())
     }
 
+    /// Sorts many independent segments of `keys` in one call: segment `i` is
+    /// `keys[offsets[i]..offsets[i + 1]]`, sorted in `opts.order` by the same total
+    /// order as [`Sorter::sort`] (IEEE total order for floats). `offsets` has one entry
+    /// more than there are segments (none or one: no segments) and must be
+    /// non-decreasing with the last at most `keys.len()`; keys outside
+    /// `offsets[0]..offsets[S]` are left untouched. Primitive keys only. Of `opts` only
+    /// the order is used: the GPU bins the segments by length (a warp per segment of
+    /// up to 512 keys, a block per segment up to the radix sort's one-block limit, the
+    /// radix sort for longer ones); the CPU sorts segments in parallel.
+    ///
+    /// Bad offsets or a record type are [`Error::BadArgument`], and `keys` is then
+    /// unchanged.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![9u32, 3, 1, 2, 8, 7, 7, 0, 5];
+    /// // Segments [1..4) and [4..8); keys[0] and keys[8] are outside them.
+    /// Sorter::with_fallback().sort_segments(&mut keys, &[1, 4, 8], &SortOptions::default())?;
+    /// assert_eq!(keys, [9, 1, 2, 3, 0, 7, 7, 8, 5]);
+    /// let mut rows = vec![1.5f32, -2.0, 0.0, 4.0, f32::NAN, -1.0];
+    /// let desc = SortOptions::default().order(Order::Descending);
+    /// Sorter::with_fallback().sort_segments(&mut rows, &[0, 3, 6], &desc)?; // two rows of 3
+    /// assert_eq!(&rows[..3], [1.5, 0.0, -2.0]);
+    /// assert!(rows[3].is_nan() && rows[4..] == [4.0, -1.0]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments<K: Element>(&self, keys: &mut [K], offsets: &[usize], opts: &SortOptions) -> Result<Backend> {
+        if K::BIT_ORDER.is_none() {
+            return Err(Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)));
+        }
+        variants::segmented::check_offsets(keys.len(), offsets)?;
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        match &self.gpu {
+            Some(gpu) => {
+                // Only the segments' range travels; offsets relative to it.
+                let range = &mut keys[first..last];
+                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+                let mut buf = gpu.upload(range)?;
+                variants::segmented::sort_segments(gpu, &mut buf, &rel, opts.order)?;
+                buf.copy_to_host(gpu, range)?;
+            }
+            None => cpu::sort_segments(keys, offsets, opts.order),
+        }
+        Ok(self.backend())
+    }
+
+    /// [`Sorter::sort_segments`] of keys with a `u32` value each (an index, an id):
+    /// values move with their keys and equal keys keep their input order (stable), in
+    /// every segment. `values` must have the length of `keys`; values outside the
+    /// segments are left untouched, and on error both are unchanged.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![2i64, 1, 2, 0, 5, -1];
+    /// let mut ids = vec![0u32, 1, 2, 3, 4, 5];
+    /// Sorter::with_fallback().sort_segments_pairs(&mut keys, &mut ids, &[0, 4, 6], &SortOptions::default())?;
+    /// assert_eq!(keys, [0, 1, 2, 2, -1, 5]);
+    /// assert_eq!(ids, [3, 1, 0, 2, 5, 4]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_pairs<K: Element>(
+        &self,
+        keys: &mut [K],
+        values: &mut [u32],
+        offsets: &[usize],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if K::BIT_ORDER.is_none() {
+            return Err(Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)));
+        }
+        if keys.len() != values.len() {
+            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        }
+        variants::segmented::check_offsets(keys.len(), offsets)?;
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        match &self.gpu {
+            Some(gpu) => {
+                let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
+                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+                let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
+                variants::segmented::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.order)?;
+                k.copy_to_host(gpu, krange)?;
+                v.copy_to_host(gpu, vrange)?;
+            }
+            None => cpu::sort_segments_pairs(keys, values, offsets, opts.order),
+        }
+        Ok(self.backend())
+    }
+
     /// The stable sorting permutation of `keys`: `keys[p[0]], keys[p[1]], ...` is
     /// sorted, equal keys in input order. At most 2^32 - 1 keys.
     ///

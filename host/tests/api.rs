@@ -51,3 +51,137 @@ fn too_large_allocation_is_out_of_memory() {
     let r = gpu.alloc::<u64>((total / 8 + 1) as usize);
     assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");
 }
+
+/// Segment `i` of `input` sorted by the CPU reference, everything else as it was.
+fn segments_by_reference<T: host::Element>(input: &[T], offsets: &[usize], order: Order) -> Vec<T> {
+    let mut want = input.to_vec();
+    for w in offsets.windows(2) {
+        host::cpu::reference_sort(&mut want[w[0]..w[1]], order);
+    }
+    want
+}
+
+fn bits_of<T: host::Element>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.bits().into()).collect()
+}
+
+fn check_cpu_segments<T: host::inputs::Random>() {
+    let n = 20_000;
+    let input: Vec<T> = host::inputs::generate(n, host::Distribution::FewUnique, 9);
+    let mut offsets = host::inputs::segment_offsets(n - 100, 200, 3);
+    offsets.iter_mut().for_each(|o| *o += 50); // keys 0..50 and n-50.. are outside
+    offsets.insert(100, offsets[100]); // an empty segment
+    offsets.push(n - 50 + 1); // one of length 1
+    offsets.push(n - 10); // one long enough for the CPU's parallel sort if it were larger
+    for order in [Order::Ascending, Order::Descending] {
+        let mut got = input.clone();
+        let ran = Sorter::cpu().sort_segments(&mut got, &offsets, &SortOptions::default().order(order)).unwrap();
+        assert!(matches!(ran, Backend::Cpu(_)));
+        assert_eq!(bits_of(&got), bits_of(&segments_by_reference(&input, &offsets, order)), "{} {order}", T::NAME);
+    }
+}
+
+#[test]
+fn cpu_segmented_sort_equals_the_reference_per_segment() {
+    check_cpu_segments::<u32>();
+    check_cpu_segments::<i32>();
+    check_cpu_segments::<f32>();
+    check_cpu_segments::<u64>();
+    check_cpu_segments::<i64>();
+    check_cpu_segments::<f64>();
+    // A segment past the CPU's long-segment threshold, and special floats.
+    let specials = [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.0, -1.0];
+    let input: Vec<f64> = (0..200_000).map(|i| specials[i * 7 % 8] * (i % 5) as f64).collect();
+    let offsets = [3, 10, 150_000, 199_999];
+    let mut got = input.clone();
+    Sorter::cpu().sort_segments(&mut got, &offsets, &SortOptions::default()).unwrap();
+    assert_eq!(bits_of(&got), bits_of(&segments_by_reference(&input, &offsets, Order::Ascending)));
+}
+
+#[test]
+fn segmented_sort_bad_arguments_are_errors_and_leave_keys_alone() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let keys = vec![5u32, 4, 3, 2, 1];
+        let opts = SortOptions::default();
+        for bad in [&[0, 3, 2][..], &[0, 6], &[6], &[2, 1, 5], &[0, 5, 4]] {
+            let mut k = keys.clone();
+            let r = sorter.sort_segments(&mut k, bad, &opts);
+            assert!(matches!(r, Err(Error::BadArgument(_))), "{bad:?}: {r:?}");
+            assert_eq!(k, keys, "{bad:?}");
+        }
+        let mut ents = vec![host::Entity::default(); 3];
+        let r = sorter.sort_segments(&mut ents, &[0, 3], &opts);
+        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+        // No segments, empty input, empty segments: nothing to do.
+        let mut k = keys.clone();
+        for ok in [&[][..], &[3], &[2, 2, 2], &[5, 5]] {
+            sorter.sort_segments(&mut k, ok, &opts).unwrap();
+            assert_eq!(k, keys, "{ok:?}");
+        }
+        let mut empty: Vec<u64> = vec![];
+        sorter.sort_segments(&mut empty, &[0, 0], &opts).unwrap();
+        sorter.sort_segments(&mut k, &[0, 5], &opts).unwrap();
+        assert_eq!(k, [1, 2, 3, 4, 5]);
+    }
+}
+
+/// Stable per-segment pair sort on the CPU, written independently of the library.
+fn pairs_by_reference<T: host::Element>(
+    keys: &[T],
+    vals: &[u32],
+    offsets: &[usize],
+    order: Order,
+) -> (Vec<T>, Vec<u32>) {
+    let (mut k, mut v) = (keys.to_vec(), vals.to_vec());
+    let desc = order.is_descending();
+    for w in offsets.windows(2) {
+        let mut idx: Vec<usize> = (w[0]..w[1]).collect();
+        idx.sort_by_key(|&i| keys[i].ord_bits(desc)); // stable
+        for (j, i) in idx.into_iter().enumerate() {
+            (k[w[0] + j], v[w[0] + j]) = (keys[i], vals[i]);
+        }
+    }
+    (k, v)
+}
+
+#[test]
+fn cpu_segmented_pairs_are_stable_per_segment() {
+    fn one<T: host::inputs::Random>() {
+        let n = 10_000;
+        let keys: Vec<T> = host::inputs::generate(n, host::Distribution::FewUnique, 4);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let mut offsets = host::inputs::segment_offsets(n - 20, 50, 8);
+        offsets.iter_mut().for_each(|o| *o += 10);
+        for order in [Order::Ascending, Order::Descending] {
+            let (mut k, mut v) = (keys.clone(), vals.clone());
+            Sorter::cpu().sort_segments_pairs(&mut k, &mut v, &offsets, &SortOptions::default().order(order)).unwrap();
+            let (wk, wv) = pairs_by_reference(&keys, &vals, &offsets, order);
+            assert_eq!(bits_of(&k), bits_of(&wk), "{} {order}", T::NAME);
+            assert_eq!(v, wv, "{} {order}", T::NAME);
+        }
+    }
+    one::<u32>();
+    one::<f32>();
+    one::<i64>();
+    one::<f64>();
+}
+
+#[test]
+fn segmented_pairs_bad_arguments_are_errors_and_leave_data_alone() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let keys = vec![5u32, 4, 3, 2, 1];
+        let vals = vec![0u32, 1, 2, 3, 4];
+        let opts = SortOptions::default();
+        for (bad, vlen) in [(&[0, 3, 2][..], 5), (&[0, 6], 5), (&[0, 5], 4), (&[0, 5], 6)] {
+            let (mut k, mut v) = (keys.clone(), vals.clone());
+            v.resize(vlen, 9);
+            let v0 = v.clone();
+            let r = sorter.sort_segments_pairs(&mut k, &mut v, bad, &opts);
+            assert!(matches!(r, Err(Error::BadArgument(_))), "{bad:?} {vlen}: {r:?}");
+            assert_eq!((k, v), (keys.clone(), v0), "{bad:?}");
+        }
+        let mut ents = vec![host::Entity::default(); 2];
+        let r = sorter.sort_segments_pairs(&mut ents, &mut [0, 1], &[0, 2], &opts);
+        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+    }
+}

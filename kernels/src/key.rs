@@ -74,6 +74,21 @@ pub const fn ordered_u64(raw: u64, pos: u64, neg: u64) -> u64 {
     raw ^ if raw & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
 }
 
+/// The raw 32-bit key whose order bits ([`ordered_u32`]) are `ord`. Every mask pair of
+/// [`BitOrder::masks`] has equal sign bits, so the raw key's sign bit is `ord`'s sign
+/// bit XOR that of `pos`: the inverse is the same XOR, chosen by that bit. Lets a sort
+/// carry order bits through its network and store raw keys at the end.
+#[inline(always)]
+pub const fn raw_u32(ord: u32, pos: u32, neg: u32) -> u32 {
+    ord ^ if (ord ^ pos) & 0x8000_0000 != 0 { neg } else { pos }
+}
+
+/// [`raw_u32`] for 64-bit keys: the inverse of [`ordered_u64`].
+#[inline(always)]
+pub const fn raw_u64(ord: u64, pos: u64, neg: u64) -> u64 {
+    ord ^ if (ord ^ pos) & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
+}
+
 /// Maps an IEEE single's bit pattern to unsigned bits in total order: negative values
 /// have every bit flipped (so larger magnitudes sort first), positive ones only the
 /// sign bit set.
@@ -261,6 +276,28 @@ mod tests {
         assert_masks_match(&[i64::MIN, -1, 0, 1, i64::MAX], |v| *v as u64, |v, s| v.ord_bits(s));
         assert_masks_match(&d, |v| v.to_bits(), |v, s| v.ord_bits(s));
         assert_eq!(Entity::BIT_ORDER, None);
+    }
+
+    #[test]
+    fn raw_inverts_ordered_for_every_mask() {
+        let samples = [0u64, 1, 2, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xffff_fffe, 0xffff_ffff, 0x1234_5678];
+        for bo in [BitOrder::Unsigned, BitOrder::Signed, BitOrder::Float] {
+            for desc in [false, true] {
+                let (pos, neg) = bo.masks(32, desc);
+                assert_eq!(pos & 0x8000_0000, neg & 0x8000_0000, "{bo:?} {desc}: sign bits of the masks agree");
+                let (pos, neg) = (pos as u32, neg as u32);
+                for &r in &samples {
+                    let r = r as u32;
+                    assert_eq!(raw_u32(ordered_u32(r, pos, neg), pos, neg), r, "{bo:?} {desc} {r:#x}");
+                }
+                let (pos, neg) = bo.masks(64, desc);
+                for &r in &samples {
+                    for r in [r, r << 32 | r, !r, r.rotate_right(1)] {
+                        assert_eq!(raw_u64(ordered_u64(r, pos, neg), pos, neg), r, "{bo:?} {desc} {r:#x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

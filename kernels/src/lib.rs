@@ -21,6 +21,7 @@ pub mod radix;
 pub mod records;
 pub mod scan;
 pub mod search;
+pub mod segmented;
 pub mod shared_merge;
 pub mod topk;
 
@@ -40,29 +41,34 @@ pub use key::{Entity, SortKey};
 /// kernels whose speed depends on how many blocks share an SM. Rust has no attribute
 /// for it; the PTX builder (`xtask::ptx`) writes these into the PTX as `.maxntid` and
 /// `.minnctapersm`, which cap the registers ptxas may use.
-pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
-    &concat_bounds::<{ radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() + topk::LAUNCH_BOUNDS.len() }>(
-        &concat_bounds::<{ radix::LAUNCH_BOUNDS.len() + mergepath::LAUNCH_BOUNDS.len() }>(
-            radix::LAUNCH_BOUNDS,
-            mergepath::LAUNCH_BOUNDS,
-        ),
-        topk::LAUNCH_BOUNDS,
-    );
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &concat_bounds::<{ total_len(BOUND_TABLES) }>(BOUND_TABLES);
 
-/// `a` followed by `b`, as an array of length `N` (`a.len() + b.len()`), in a constant.
-const fn concat_bounds<const N: usize>(
-    a: &[(&'static str, u32, u32)],
-    b: &[(&'static str, u32, u32)],
-) -> [(&'static str, u32, u32); N] {
-    let mut out = [("", 0, 0); N];
-    let mut i = 0;
-    while i < a.len() {
-        out[i] = a[i];
-        i += 1;
+/// Each algorithm family's launch bounds.
+const BOUND_TABLES: &[&[(&str, u32, u32)]] =
+    &[radix::LAUNCH_BOUNDS, mergepath::LAUNCH_BOUNDS, segmented::LAUNCH_BOUNDS, topk::LAUNCH_BOUNDS];
+
+const fn total_len(tables: &[&[(&'static str, u32, u32)]]) -> usize {
+    let (mut n, mut t) = (0, 0);
+    while t < tables.len() {
+        n += tables[t].len();
+        t += 1;
     }
-    while i < N {
-        out[i] = b[i - a.len()];
-        i += 1;
+    n
+}
+
+/// The tables one after another, as an array of length `N` (their total length), in a
+/// constant.
+const fn concat_bounds<const N: usize>(tables: &[&[(&'static str, u32, u32)]]) -> [(&'static str, u32, u32); N] {
+    let mut out = [("", 0, 0); N];
+    let (mut i, mut t) = (0, 0);
+    while t < tables.len() {
+        let mut j = 0;
+        while j < tables[t].len() {
+            out[i] = tables[t][j];
+            i += 1;
+            j += 1;
+        }
+        t += 1;
     }
     out
 }

@@ -246,28 +246,34 @@ fn sanitize() -> Result<(), String> {
 /// entities; then top-k (`topk` in the list), whose select path starts at ~262,000
 /// keys (300007), with uniform keys and with all keys equal (the tie quota).
 const SANITIZE_SCRIPT: &str = r#"#!/usr/bin/env bash
-# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS...]  (default: every variant, and topk)
+# Usage: bundle/sanitize.sh [LOG_DIR] [VARIANTS... and/or segmented, topk]  (default: all of them)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-${OUT:-/tmp}/sanitize}; shift || true
 mkdir -p "$logs"
-variants=${*:-$("$here/host" list --names) topk}
+variants=${*:-$("$here/host" list --names) segmented topk}
 pass=0; fail=0
-run() { # tool variant type n
-  local log="$logs/$1-$2-$3-$4.log"
-  if compute-sanitizer --tool "$1" --error-exitcode 9 "$here/host" --require-gpu --check --repeat 1        --variant "$2" --type "$3" --n "$4" --order desc > "$log" 2>&1; then
+sanitize() { # log tool host-arguments...
+  local log="$1" tool="$2"; shift 2
+  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/host" "$@" > "$log" 2>&1; then
     pass=$((pass+1)); rm -f "$log"
   else
-    fail=$((fail+1)); echo "FAIL $1 $2 $3 n=$4:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error" "$log"
+    fail=$((fail+1)); echo "FAIL $tool $*:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error|FAILED" "$log"
   fi
 }
+run() { # tool variant type n
+  sanitize "$logs/$1-$2-$3-$4.log" "$1" --require-gpu --check --repeat 1 --variant "$2" --type "$3" --n "$4" --order desc
+}
+# The segmented sort (not a variant): 300 segments of mean 1,000 keys (warp and block
+# kernels), 30 of mean 10,000 (block kernel, large segments sorted together), pairs.
+segmented() { # tool type segments [--pairs]
+  sanitize "$logs/$1-segmented-$2-$3${4:-}.log" "$1" bench-segments --check --repeat 1 --type "$2" --n 300007 \
+    --segments "$3" --order desc ${4:-}
+}
+# Top-k (not a variant): uniform and all-equal keys (ties at the boundary).
 topk() { # tool type n k dist
-  local log="$logs/$1-topk-$2-$3-$4-$5.log"
-  if compute-sanitizer --tool "$1" --error-exitcode 9 "$here/host" bench-topk --check --repeat 1        --type "$2" --n "$3" --k "$4" --dist "$5" --order desc > "$log" 2>&1; then
-    pass=$((pass+1)); rm -f "$log"
-  else
-    fail=$((fail+1)); echo "FAIL $1 topk $2 n=$3 k=$4 $5:"; grep -m5 -E "ERROR|Invalid|Race|Barrier|Uninitialized|error|FAILED" "$log"
-  fi
+  sanitize "$logs/$1-topk-$2-$3-$4-$5.log" "$1" bench-topk --check --repeat 1 --type "$2" --n "$3" --k "$4" \
+    --dist "$5" --order desc
 }
 for v in $variants; do
   if [ "$v" = topk ]; then
@@ -277,8 +283,13 @@ for v in $variants; do
     done
     topk initcheck f32 300007 100 few-unique
     topk memcheck i32 4097 100 uniform
-    echo "sanitized topk"
-    continue
+    echo "sanitized topk"; continue
+  fi
+  if [ "$v" = segmented ]; then
+    for tool in memcheck racecheck synccheck initcheck; do
+      segmented $tool u32 300; segmented $tool u64 30; segmented $tool f32 300 --pairs; segmented $tool i64 30 --pairs
+    done
+    echo "sanitized segmented"; continue
   fi
   run memcheck "$v" u32 100003
   run memcheck "$v" entity 4097

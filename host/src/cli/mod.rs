@@ -3,6 +3,7 @@ pub mod bench;
 pub mod files;
 pub mod pairs;
 pub mod records;
+pub mod segments;
 pub mod topk;
 
 use host::Variant;

@@ -49,6 +49,59 @@ pub fn sort<T: Element>(data: &mut [T], order: Order) {
     }
 }
 
+/// Segments of at least this many keys are sorted one after another by [`sort`] on
+/// every thread; shorter ones are sorted one per thread, many at once.
+const LONG_SEGMENT: usize = 1 << 16;
+
+/// Sorts each segment `data[offsets[i]..offsets[i + 1]]` in `order` by the order bits,
+/// as every sort of this library does; keys outside the segments stay put. `offsets`
+/// must be valid (non-decreasing, the last at most `data.len()`; see
+/// [`crate::variants::segmented::check_offsets`]).
+pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: Order) {
+    use rayon::prelude::*;
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
+    let desc = order.is_descending();
+    let mut rest = &mut data[first..last];
+    let mut short = Vec::with_capacity(offsets.len());
+    for w in offsets.windows(2) {
+        let (seg, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+        rest = tail;
+        if seg.len() >= LONG_SEGMENT {
+            sort(seg, order);
+        } else if seg.len() > 1 {
+            short.push(seg);
+        }
+    }
+    // Equal order bits are equal keys, so an unstable sort gives the stable result.
+    short.into_par_iter().for_each(|seg| seg.sort_unstable_by_key(|x| x.ord_bits(desc)));
+}
+
+/// [`sort_segments`] of keys with a `u32` value each, stably: within a segment, equal
+/// keys keep their input order and values move with their keys. `values` has the
+/// length of `data`.
+pub fn sort_segments_pairs<T: Element>(data: &mut [T], values: &mut [u32], offsets: &[usize], order: Order) {
+    use rayon::prelude::*;
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
+    let desc = order.is_descending();
+    let (mut keys, mut vals) = (&mut data[first..last], &mut values[first..last]);
+    let mut segs = Vec::with_capacity(offsets.len());
+    for w in offsets.windows(2) {
+        let (k, k_tail) = std::mem::take(&mut keys).split_at_mut(w[1] - w[0]);
+        let (v, v_tail) = std::mem::take(&mut vals).split_at_mut(w[1] - w[0]);
+        (keys, vals) = (k_tail, v_tail);
+        if k.len() > 1 {
+            segs.push((k, v));
+        }
+    }
+    segs.into_par_iter().for_each(|(k, v)| {
+        let mut pairs: Vec<(T, u32)> = k.iter().copied().zip(v.iter().copied()).collect();
+        pairs.sort_by_key(|p| p.0.ord_bits(desc));
+        for (i, (key, val)) in pairs.into_iter().enumerate() {
+            (k[i], v[i]) = (key, val);
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ pub mod quick;
 pub mod radix;
 pub mod records;
 mod scratch;
+pub mod segmented;
 pub mod shared;
 pub mod topk;
 

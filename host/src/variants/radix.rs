@@ -67,6 +67,20 @@ fn key_job<T: Element>(buf: &DeviceBuffer<T>, opts: &SortOptions) -> Result<Job>
     Ok(Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None))
 }
 
+/// Sorts the `n` primitive keys of `K` at device address `keys` (a range of a larger
+/// buffer: the segmented sort's long segments) by their whole key, in `order`, with
+/// `values` = `(bytes per value, device address)` of 4- or 8-byte values if any.
+pub(crate) fn sort_at<K: SortKey>(
+    gpu: &Gpu,
+    keys: u64,
+    values: Option<(usize, u64)>,
+    n: usize,
+    bit_order: BitOrder,
+    order: Order,
+) -> Result<()> {
+    Job::new::<K>(bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
+}
+
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
 /// order, and so do their values). Keys are the primitive types; values are any
 /// element type (an index, a second key, a payload; 4- and 8-byte values move with

@@ -4,7 +4,7 @@ use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
 use crate::gpu;
 
 /// Shared-memory access for the words the kernels stage.
-trait SmemWord: Word {
+pub(crate) trait SmemWord: Word {
     unsafe fn lds(addr: u32) -> Self;
     unsafe fn sts(addr: u32, v: Self);
 }
@@ -233,11 +233,13 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
     }
 }
 
-/// Sorts `n <= tile` keys (and values) in one block: every pass ranks the tile in
-/// shared memory and reloads it in rank order.
+/// Sorts `n <= BLOCK * I` keys (and values) in one block: every pass ranks the tile in
+/// shared memory and reloads it in rank order. `I` may be below [`items`] (the
+/// segmented sort runs shorter segments with fewer items per thread, in the same
+/// [`Smem::small`] layout); launched with [`BLOCK`] threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
+pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
     keys: *mut K,
     vals: *mut V,
     n: u32,

@@ -221,6 +221,8 @@ pub trait Word: Copy + 'static {
     fn from_u64(v: u64) -> Self;
     /// Order bits from raw bits (see [`crate::key::ordered_u32`]).
     fn ordered(self, pos: Self, neg: Self) -> Self;
+    /// Raw bits from order bits: the inverse of [`Word::ordered`].
+    fn raw(self, pos: Self, neg: Self) -> Self;
     /// `(self >> shift) & mask`, `shift` below the width.
     fn digit(self, shift: u32, mask: u32) -> u32;
     fn to_u64(self) -> u64;
@@ -236,6 +238,10 @@ impl Word for u32 {
     #[inline(always)]
     fn ordered(self, pos: u32, neg: u32) -> u32 {
         crate::key::ordered_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn raw(self, pos: u32, neg: u32) -> u32 {
+        crate::key::raw_u32(self, pos, neg)
     }
     #[inline(always)]
     fn digit(self, shift: u32, mask: u32) -> u32 {
@@ -259,6 +265,10 @@ impl Word for u64 {
         crate::key::ordered_u64(self, pos, neg)
     }
     #[inline(always)]
+    fn raw(self, pos: u64, neg: u64) -> u64 {
+        crate::key::raw_u64(self, pos, neg)
+    }
+    #[inline(always)]
     fn digit(self, shift: u32, mask: u32) -> u32 {
         (self >> shift) as u32 & mask
     }
@@ -269,7 +279,7 @@ impl Word for u64 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-mod device;
+pub(crate) mod device;
 
 #[cfg(test)]
 mod tests;
