@@ -12,7 +12,7 @@ B=$(cd "${1:?bundle dir}" && pwd)
 W=${2:-/tmp/bench-file}
 mkdir -p "$W"
 H=$B/host
-t() { local s e; s=$(date +%s.%N); "$@" > "$W/last.log" 2>&1; local rc=$?; e=$(date +%s.%N); printf '%.3f' "$(echo "$e - $s" | bc)"; [ $rc -eq 0 ] || printf ' (rc %d: %s)' $rc "$(tail -1 "$W/last.log")"; }
+t() { local s e rc; s=$(date +%s%N); "$@" > "$W/last.log" 2>&1; rc=$?; e=$(date +%s%N); awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e9 }'; [ $rc -eq 0 ] || printf ' (rc %d: %s)' $rc "$(tail -1 "$W/last.log")"; }
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 echo "cpus: $(nproc), $(free -g | awk '/Mem:/ {print $2}') GiB"
 
@@ -21,9 +21,12 @@ cat "$W/u32.bin" > /dev/null
 echo "memcpy 1 GiB (dd from page cache to /dev/null): $(dd if="$W/u32.bin" of=/dev/null bs=64M 2>&1 | tail -1)"
 echo "== 1 GiB binary u32, page cache warm (seconds, wall)"
 for i in 1 2 3; do
-  echo "host sort:          $(t $H sort -i "$W/u32.bin" -o "$W/out.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
+  echo "host sort:          $(t $H sort -i "$W/u32.bin" -o "$W/out$i.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
 done
-echo "host sort --fsync:  $(t $H sort -i "$W/u32.bin" -o "$W/out.bin" --type u32 --require-gpu --fsync)"
+echo "host sort (over an existing output; the rename waits for the old file's writeback):"
+echo "                    $(t $H sort -i "$W/u32.bin" -o "$W/out1.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
+mv "$W/out1.bin" "$W/out.bin"; rm -f "$W/out2.bin" "$W/out3.bin"; sync
+echo "host sort --fsync:  $(t $H sort -i "$W/u32.bin" -o "$W/outf.bin" --type u32 --require-gpu --fsync)"; rm -f "$W/outf.bin"
 $H check-file --type u32 -i "$W/u32.bin" -o "$W/out.bin" | head -1
 for i in 1 2; do
   echo "numpy:              $(t python3 -c "import numpy as np; a=np.fromfile('$W/u32.bin', dtype=np.uint32); a.sort(); a.tofile('$W/np.bin')")"

@@ -1,7 +1,6 @@
 //! Reading and writing element files: raw little-endian binary, or text with one
 //! element per line.
 use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -164,6 +163,8 @@ pub struct BinaryReader<T> {
     path: std::path::PathBuf,
     left: usize,
     piece: usize,
+    /// Byte offset of the next piece.
+    offset: u64,
     _elem: std::marker::PhantomData<T>,
 }
 
@@ -175,6 +176,7 @@ impl<T: Element> BinaryReader<T> {
             path: path.to_path_buf(),
             left,
             piece: piece.max(1),
+            offset: 0,
             _elem: Default::default(),
         })
     }
@@ -189,11 +191,19 @@ impl<T: Element> BinaryReader<T> {
         if self.left == 0 {
             return Ok(None);
         }
+        use std::os::unix::fs::FileExt;
         let len = self.left.min(self.piece);
         let mut v = vec![T::zeroed(); len];
-        self.file
-            .read_exact(bytemuck::cast_slice_mut(&mut v))
+        // Positioned reads of 4 MiB slices on several threads: page-cache bandwidth
+        // rather than one thread's `read`.
+        const SLICE: usize = 4 << 20;
+        let at = self.offset;
+        bytemuck::cast_slice_mut::<T, u8>(&mut v)
+            .par_chunks_mut(SLICE)
+            .enumerate()
+            .try_for_each(|(i, piece)| self.file.read_exact_at(piece, at + (i * SLICE) as u64))
             .map_err(|source| Error::Io { context: format!("reading {}", self.path.display()), source })?;
+        self.offset += (len * size_of::<T>()) as u64;
         self.left -= len;
         Ok(Some(v))
     }
@@ -295,7 +305,7 @@ pub fn read_file<T: TextElement>(path: &Path, format: Format) -> Result<Vec<T>> 
 /// Appends `data` to `out` in `format`.
 pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: Format) -> Result<()> {
     match format {
-        Format::Binary => out.write_all(bytemuck::cast_slice(data)),
+        Format::Binary => write_binary_parallel(out, bytemuck::cast_slice(data)),
         Format::Text => {
             // Formatting is the slow part: do it in parallel, a block at a time.
             for block in data.chunks(1 << 20) {
@@ -315,6 +325,28 @@ pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: 
             Ok(())
         }
     }
+}
+
+/// Appends `bytes` with positioned writes of 4 MiB slices on several threads (one
+/// thread's `write` into the page cache runs at a fraction of what the machine can).
+fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8]) -> Result<()> {
+    use std::io::Seek;
+    use std::os::unix::fs::FileExt;
+    const SLICE: usize = 4 << 20;
+    if bytes.len() < 4 * SLICE {
+        return out.write_all(bytes);
+    }
+    let file = out.file()?;
+    let io = |source| Error::Io { context: "writing the output file".into(), source };
+    let at = (&*file).stream_position().map_err(io)?;
+    file.set_len(at + bytes.len() as u64).map_err(io)?;
+    bytes
+        .par_chunks(SLICE)
+        .enumerate()
+        .try_for_each(|(i, piece)| file.write_all_at(piece, at + (i * SLICE) as u64))
+        .map_err(io)?;
+    (&*file).seek(std::io::SeekFrom::Start(at + bytes.len() as u64)).map_err(io)?;
+    Ok(())
 }
 
 /// Writes `data` to `path` atomically.
