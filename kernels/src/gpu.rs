@@ -150,7 +150,9 @@ pub fn warp_inclusive_sum_u64(mut v: u64) -> u64 {
 
 /// `__ballot_sync(0xffffffff, pred)`: bit `i` is lane `i`'s `pred`. Every lane must
 /// call it. (Rust's NVPTX inline asm has no predicate register class, so the
-/// predicate lives in a scoped PTX register.)
+/// predicate lives in a scoped PTX register.) The asm may touch memory as far as the
+/// compiler knows, so no load is moved above it: issue a tile's loads before its
+/// ballots, or every item waits out its own load latency.
 #[inline(always)]
 pub fn ballot(pred: bool) -> u32 {
     let r: u32;
