@@ -26,9 +26,10 @@ pub struct SortArgs {
     /// Element type of the file.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
-    /// File format (input and output).
-    #[arg(long, value_enum, default_value_t = Format::Binary)]
-    format: Format,
+    /// File format (input and output); by default text for `.txt`, `.csv` and `.tsv`
+    /// inputs and binary otherwise.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Shorthand for `--format text`.
     #[arg(long, conflicts_with = "format")]
     text: bool,
@@ -75,7 +76,7 @@ pub fn sort(args: &SortArgs) -> host::Result<bool> {
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);
     }
-    let format = if args.text { Format::Text } else { args.format };
+    let format = Format::choose(args.text, args.format, &args.input);
     let opts = FileSortOptions {
         key_type: args.key_type,
         format,
@@ -121,7 +122,7 @@ pub fn sort(args: &SortArgs) -> host::Result<bool> {
 /// `host sort --record-size`: records by a key field, in memory, written atomically.
 fn sort_records(sorter: &host::Sorter, args: &SortArgs, record_size: usize) -> host::Result<bool> {
     use host::variants::records::KeyField;
-    if args.format != Format::Binary {
+    if Format::choose(args.text, args.format, &args.input) != Format::Binary {
         return Err(host::Error::BadArgument("--record-size sorts binary files only".into()));
     }
     let field = KeyField::new(args.key_offset, args.key_type);
@@ -174,9 +175,10 @@ pub struct CheckFileArgs {
     /// Element type of both files.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
-    /// Format of both files.
-    #[arg(long, value_enum, default_value_t = Format::Binary)]
-    format: Format,
+    /// Format of both files; by default text for `.txt`, `.csv` and `.tsv` inputs and
+    /// binary otherwise.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Shorthand for `--format text`.
     #[arg(long, conflicts_with = "format")]
     text: bool,
@@ -186,7 +188,7 @@ pub struct CheckFileArgs {
 }
 
 pub fn check_file(args: &CheckFileArgs) -> host::Result<bool> {
-    let format = if args.text { Format::Text } else { args.format };
+    let format = Format::choose(args.text, args.format, &args.input);
     let r = file_sort::check_files(args.key_type, format, &args.input, &args.output, args.order)?;
     println!("{r}");
     Ok(true)
@@ -207,9 +209,10 @@ pub struct GenArgs {
     /// Element type.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
-    /// File format.
-    #[arg(long, value_enum, default_value_t = Format::Binary)]
-    format: Format,
+    /// File format; by default text for `.txt`, `.csv` and `.tsv` outputs and binary
+    /// otherwise.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Shorthand for `--format text`.
     #[arg(long, conflicts_with = "format")]
     text: bool,
@@ -222,7 +225,7 @@ pub struct GenArgs {
 }
 
 pub fn generate(args: &GenArgs) -> host::Result<bool> {
-    let format = if args.text { Format::Text } else { args.format };
+    let format = Format::choose(args.text, args.format, &args.output);
     file_sort::generate_file(&args.output, args.key_type, format, args.n, args.dist, args.seed)?;
     println!("wrote {} {} {} ({format}) to {}", args.n, args.dist, args.key_type, args.output.display());
     Ok(true)

@@ -21,6 +21,36 @@ pub enum Format {
     Text,
 }
 
+impl Format {
+    /// The format a command uses: `--text`, else `--format`, else by the file name
+    /// (`.txt`, `.csv`, `.tsv`: text; anything else: binary).
+    pub fn choose(text: bool, format: Option<Format>, path: &Path) -> Format {
+        if text {
+            return Format::Text;
+        }
+        format.unwrap_or_else(|| Format::from_name(path))
+    }
+
+    /// Text for `.txt`, `.csv` and `.tsv` (any case), binary otherwise.
+    pub fn from_name(path: &Path) -> Format {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("txt" | "csv" | "tsv") => Format::Text,
+            _ => Format::Binary,
+        }
+    }
+}
+
+/// Whether the start of a file looks like numbers in text, one per line (for the
+/// hint in the "not a multiple of the element size" error).
+fn looks_like_text(path: &Path) -> bool {
+    let mut head = [0u8; 4096];
+    let Ok(mut f) = File::open(path) else { return false };
+    let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
+    let head = &head[..n];
+    n > 0 && head.contains(&b'\n') && head.iter().all(|&b| b.is_ascii_digit() || b" \t\r\n+-.eEinfaINFA".contains(&b))
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -146,8 +176,9 @@ pub fn binary_len<T: Element>(path: &Path) -> Result<usize> {
         .len();
     let size = size_of::<T>() as u64;
     if bytes % size != 0 {
+        let hint = if looks_like_text(path) { "; it looks like text: add --text" } else { "" };
         return Err(Error::BadInput(format!(
-            "{} is {bytes} bytes, not a multiple of {size} (the size of one {}): not a binary {} file",
+            "{} is {bytes} bytes, not a multiple of {size} (the size of one {}): not a binary {} file{hint}",
             path.display(),
             T::NAME,
             T::NAME
@@ -453,6 +484,25 @@ mod tests {
         let e = read_text::<u32>(&p).unwrap_err().to_string();
         assert!(e.ends_with("line 4: `-3` is not a u32"), "{e}");
         assert_eq!(read_text::<i32>(&p).unwrap(), [1, 2, -3, 4]);
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn format_follows_the_file_name_and_text_gets_a_hint() {
+        assert_eq!(Format::from_name(Path::new("a/keys.TXT")), Format::Text);
+        assert_eq!(Format::from_name(Path::new("k.csv")), Format::Text);
+        assert_eq!(Format::from_name(Path::new("k.bin")), Format::Binary);
+        assert_eq!(Format::from_name(Path::new("k")), Format::Binary);
+        assert_eq!(Format::choose(true, Some(Format::Binary), Path::new("k.bin")), Format::Text);
+        assert_eq!(Format::choose(false, Some(Format::Binary), Path::new("k.txt")), Format::Binary);
+        assert_eq!(Format::choose(false, None, Path::new("k.tsv")), Format::Text);
+        let p = tmp("looks-text.dat");
+        std::fs::write(&p, "12\n-7\n30\n").unwrap(); // 9 bytes
+        let e = read_binary::<u32>(&p).unwrap_err().to_string();
+        assert!(e.ends_with("it looks like text: add --text"), "{e}");
+        std::fs::write(&p, [1u8, 2, 3, 200, 7]).unwrap();
+        let e = read_binary::<u32>(&p).unwrap_err().to_string();
+        assert!(!e.contains("--text"), "{e}");
         std::fs::remove_file(&p).unwrap();
     }
 
