@@ -90,6 +90,25 @@ fn records_sort_by_a_key_field_and_bad_sizes_fail_cleanly() {
 }
 
 #[test]
+fn argsort_writes_the_stable_permutation_in_both_formats() {
+    let d = dir("argsort");
+    let (inp, out) = (d.join("in.txt"), d.join("perm.txt"));
+    std::fs::write(&inp, "30\n-4\n12\n-4\n").unwrap();
+    ok(&host(&["sort", "--cpu", "--argsort", "--type", "i64", "-i", s(&inp), "-o", s(&out)]));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n3\n2\n0\n");
+    ok(&host(&["sort", "--cpu", "--argsort", "--type", "i64", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "0\n2\n1\n3\n");
+    let (bin, pbin) = (d.join("in.bin"), d.join("perm.bin"));
+    let keys: Vec<f32> = vec![2.5, -1.0, 2.5, 0.0];
+    std::fs::write(&bin, bytemuck::cast_slice::<f32, u8>(&keys)).unwrap();
+    ok(&host(&["sort", "--cpu", "--argsort", "--type", "f32", "-i", s(&bin), "-o", s(&pbin)]));
+    assert_eq!(std::fs::read(&pbin).unwrap(), bytemuck::cast_slice::<u32, u8>(&[1, 3, 0, 2]));
+    let e = fails(&host(&["sort", "--cpu", "--argsort", "--type", "entity", "-i", s(&bin), "-o", s(&d.join("x"))]));
+    assert!(e.contains("entity"), "{e}");
+    assert!(strays(&d, &[&inp, &out, &bin, &pbin]).is_empty());
+}
+
+#[test]
 fn binary_sort_on_cpu_and_check_file() {
     let d = dir("binary");
     let (inp, out) = (d.join("in.bin"), d.join("out.bin"));

@@ -66,6 +66,11 @@ pub struct SortArgs {
     /// loss; without it the replacement is still atomic for readers).
     #[arg(long)]
     fsync: bool,
+    /// Write the sorting permutation instead of the sorted elements: the input
+    /// position (u32) of each element in sorted order, stably (binary: u32
+    /// little-endian; text: one per line). In memory; primitive types.
+    #[arg(long, conflicts_with_all = ["record_size", "max_device_bytes"])]
+    argsort: bool,
     /// Byte offset of the key field in each record (with `--record-size`).
     #[arg(long, requires = "record_size", default_value_t = 0)]
     key_offset: usize,
@@ -75,6 +80,9 @@ pub fn sort(args: &SortArgs) -> host::Result<bool> {
     let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);
+    }
+    if args.argsort {
+        return host::with_key_type!(args.key_type, T => argsort_file::<T>(&sorter, args));
     }
     let format = Format::choose(args.text, args.format, &args.input);
     let opts = FileSortOptions {
@@ -115,6 +123,28 @@ pub fn sort(args: &SortArgs) -> host::Result<bool> {
         args.output.display(),
         r.backend,
         r.total_s
+    );
+    Ok(true)
+}
+
+/// `host sort --argsort`: the stable sorting permutation of a file, written atomically.
+fn argsort_file<T: file_sort::TextElement>(sorter: &host::Sorter, args: &SortArgs) -> host::Result<bool> {
+    let format = Format::choose(args.text, args.format, &args.input);
+    let start = std::time::Instant::now();
+    let data: Vec<T> = file_sort::format::read_file(&args.input, format)?;
+    let opts = SortOptions::default().order(args.order);
+    let perm = sorter.argsort(&data, &opts)?;
+    let mut out = host::AtomicFile::create(&args.output)?;
+    file_sort::format::write_elements(&mut out, &perm, format)?;
+    out.commit_with(args.fsync)?;
+    println!(
+        "wrote the sorting permutation of {} {} ({format}, {}) to {} on {}, total {:.3} s",
+        data.len(),
+        args.key_type,
+        args.order,
+        args.output.display(),
+        sorter.backend(),
+        start.elapsed().as_secs_f64()
     );
     Ok(true)
 }
