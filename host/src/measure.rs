@@ -60,6 +60,15 @@ impl Stats {
 }
 
 /// Billions of keys per second.
+/// Runs `round` (which restores its input untimed, then returns the milliseconds of
+/// the timed work) once to warm up and then `repeats` times (at least once), and
+/// summarises the timed rounds: the loop of the `bench-*` commands.
+pub fn time_rounds(repeats: usize, mut round: impl FnMut() -> Result<f64>) -> Result<Stats> {
+    round()?;
+    let times = (0..repeats.max(1)).map(|_| round()).collect::<Result<Vec<f64>>>()?;
+    Ok(Stats::of(&times))
+}
+
 pub fn gkeys_per_s(n: usize, ms: f64) -> f64 {
     n as f64 / (ms * 1e-3) / 1e9
 }
@@ -216,6 +225,21 @@ fn time_cpu_with<T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_rounds_drops_the_warm_up_round() {
+        let mut ms = [50.0, 3.0, 1.0, 2.0].into_iter();
+        let stats = time_rounds(3, || Ok(ms.next().unwrap())).unwrap();
+        assert_eq!((stats.min_ms, stats.median_ms), (1.0, 2.0));
+        assert!(ms.next().is_none());
+        let mut calls = 0;
+        time_rounds(0, || {
+            calls += 1;
+            Ok(1.0)
+        })
+        .unwrap();
+        assert_eq!(calls, 2);
+    }
     use crate::Variant;
 
     #[test]

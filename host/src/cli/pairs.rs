@@ -1,7 +1,7 @@
 //! `host bench-pairs`: the radix sort of key-value pairs and argsort, timed on the GPU.
 use clap::{Args, ValueEnum};
 use host::inputs::{Random, generate};
-use host::measure::{Stats, gkeys_per_s};
+use host::measure::{Stats, gkeys_per_s, time_rounds};
 use host::variants::radix;
 use host::{Distribution, Element, Error, KeyType, Order, Sorter, with_key_type};
 
@@ -119,15 +119,11 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
     let vals: Vec<W> = (0..n as u32).map(W::from).collect();
     let (k0, v0) = (gpu.upload(&keys)?, gpu.upload(&vals)?);
     let (mut k, mut v) = (gpu.alloc::<K>(n)?, gpu.alloc::<W>(n)?);
-    let mut times = Vec::with_capacity(args.repeat);
-    for i in 0..args.repeat.max(1) + 1 {
+    let stats = time_rounds(args.repeat, || {
         k.copy_from_device(gpu, &k0)?;
         v.copy_from_device(gpu, &v0)?;
-        let ms = gpu.time_ms(|| radix::sort_pairs(gpu, &mut k, &mut v, args.order, None))?;
-        if i > 0 {
-            times.push(ms);
-        }
-    }
+        gpu.time_ms(|| radix::sort_pairs(gpu, &mut k, &mut v, args.order, None))
+    })?;
     let check = if args.no_check {
         "skipped"
     } else {
@@ -142,7 +138,7 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
         });
         if ordered && consistent { "ok" } else { "FAILED" }
     };
-    Ok((Stats::of(&times), check))
+    Ok((stats, check))
 }
 
 /// The device argsort of generated keys: median of the repeats (the keys are not
@@ -158,19 +154,13 @@ fn time_argsort<K: Element + Random>(
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k = gpu.upload(&keys)?;
-    let mut times = Vec::with_capacity(args.repeat);
     let mut last = None;
-    for i in 0..args.repeat.max(1) + 1 {
-        let mut out = None;
-        let ms = gpu.time_ms(|| {
-            out = Some(radix::argsort(gpu, &k, args.order, None)?);
+    let stats = time_rounds(args.repeat, || {
+        gpu.time_ms(|| {
+            last = Some(radix::argsort(gpu, &k, args.order, None)?);
             Ok(())
-        })?;
-        if i > 0 {
-            times.push(ms);
-        }
-        last = out;
-    }
+        })
+    })?;
     let check = if args.no_check {
         "skipped"
     } else {
@@ -178,5 +168,5 @@ fn time_argsort<K: Element + Random>(
         let want = Sorter::cpu().argsort(&keys, &host::SortOptions::default().order(args.order))?;
         if perm == want { "ok" } else { "FAILED" }
     };
-    Ok((Stats::of(&times), check))
+    Ok((stats, check))
 }

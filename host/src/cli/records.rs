@@ -2,7 +2,7 @@
 //! extraction, (key, index) pair sort, gather), timed on device-resident data.
 use clap::Args;
 use host::inputs::generate;
-use host::measure::{Stats, gkeys_per_s};
+use host::measure::{gkeys_per_s, time_rounds};
 use host::variants::records::{self, KeyField};
 use host::{Distribution, KeyType, Order, SortOptions, Sorter, with_key_type};
 
@@ -56,15 +56,10 @@ pub fn bench_records(args: &RecordsArgs) -> host::Result<bool> {
         let input = random_records(n, args.record_size, field, args.dist);
         let src = gpu.upload(&input)?;
         let mut buf = gpu.alloc::<u8>(input.len())?;
-        let mut times = Vec::with_capacity(args.repeat);
-        for i in 0..args.repeat.max(1) + 1 {
+        let stats = time_rounds(args.repeat, || {
             buf.copy_from_device(gpu, &src)?;
-            let ms =
-                gpu.time_ms(|| records::sort_bytes_by_field(gpu, &mut buf, args.record_size, field, args.order))?;
-            if i > 0 {
-                times.push(ms);
-            }
-        }
+            gpu.time_ms(|| records::sort_bytes_by_field(gpu, &mut buf, args.record_size, field, args.order))
+        })?;
         let check = if args.no_check {
             "skipped"
         } else {
@@ -79,7 +74,6 @@ pub fn bench_records(args: &RecordsArgs) -> host::Result<bool> {
             if got == want { "ok" } else { "FAILED" }
         };
         ok &= check != "FAILED";
-        let stats = Stats::of(&times);
         // Bytes the records move: read and written once by the gather.
         let gbs = 2.0 * input.len() as f64 / (stats.median_ms * 1e6);
         println!(

@@ -2,7 +2,7 @@
 //! the GPU.
 use clap::Args;
 use host::inputs::{Random, generate, segment_offsets};
-use host::measure::{Stats, gkeys_per_s};
+use host::measure::{Stats, gkeys_per_s, time_rounds};
 use host::variants::segmented;
 use host::{Distribution, Element, Error, KeyType, Order, Sorter, cpu, with_key_type};
 
@@ -98,21 +98,17 @@ fn one<K: Element + Random>(
     let vals: Vec<u32> = (0..args.n as u32).collect();
     let (k0, v0) = (gpu.upload(&keys)?, gpu.upload(&vals)?);
     let (mut k, mut v) = (gpu.alloc::<K>(args.n)?, gpu.alloc::<u32>(args.n)?);
-    let mut times = Vec::with_capacity(args.repeat);
-    for i in 0..args.repeat.max(1) + 1 {
+    let stats = time_rounds(args.repeat, || {
         k.copy_from_device(gpu, &k0)?;
         v.copy_from_device(gpu, &v0)?;
-        let ms = gpu.time_ms(|| {
+        gpu.time_ms(|| {
             if args.pairs {
                 segmented::sort_segments_pairs(gpu, &mut k, &mut v, offsets, args.order)
             } else {
                 segmented::sort_segments(gpu, &mut k, offsets, args.order)
             }
-        })?;
-        if i > 0 {
-            times.push(ms);
-        }
-    }
+        })
+    })?;
     let check = if args.check {
         let got = k.to_vec(gpu)?;
         let same_keys = |want: &[K]| got.iter().zip(want).all(|(a, b)| a.bits() == b.bits());
@@ -129,5 +125,5 @@ fn one<K: Element + Random>(
     } else {
         "skipped"
     };
-    Ok((Stats::of(&times), check))
+    Ok((stats, check))
 }
