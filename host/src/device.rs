@@ -683,6 +683,53 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     }
 }
 
+impl<T: bytemuck::Pod> DeviceBuffer<T> {
+    /// Copies `len` elements of `src` from element `from` to element `at` of this
+    /// buffer (stream-ordered, device to device).
+    pub fn copy_range_from(
+        &mut self,
+        gpu: &Gpu,
+        at: usize,
+        src: &DeviceBuffer<T>,
+        from: usize,
+        len: usize,
+    ) -> Result<()> {
+        if at.checked_add(len).is_none_or(|e| e > self.len) || from.checked_add(len).is_none_or(|e| e > src.len) {
+            return Err(Error::BadArgument(format!(
+                "device copy of {len} elements from {from} of {} to {at} of {}",
+                src.len, self.len
+            )));
+        }
+        if len > 0 {
+            let s = size_of::<T>();
+            gpu.stream
+                .memcpy_dtod(
+                    &src.raw.slice(from * s..(from + len) * s),
+                    &mut self.raw.slice_mut(at * s..(at + len) * s),
+                )
+                .call("cuMemcpyDtoD")?;
+        }
+        Ok(())
+    }
+
+    /// The bytes of elements `range` (for the multi-GPU exchange).
+    pub(crate) fn byte_view(&self, range: std::ops::Range<usize>) -> cudarc::driver::CudaView<'_, u8> {
+        let s = size_of::<T>();
+        self.raw.slice(range.start * s..range.end * s)
+    }
+
+    /// The bytes of elements `range`, writable.
+    pub(crate) fn byte_view_mut(&mut self, range: std::ops::Range<usize>) -> cudarc::driver::CudaViewMut<'_, u8> {
+        let s = size_of::<T>();
+        self.raw.slice_mut(range.start * s..range.end * s)
+    }
+
+    /// Whether the buffer lives in `gpu`'s context.
+    pub(crate) fn belongs_to(&self, gpu: &Gpu) -> bool {
+        self.raw.context().cu_ctx() == gpu.ctx.cu_ctx()
+    }
+}
+
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)

@@ -23,6 +23,10 @@ pub enum Error {
     /// Reading or writing a file (the CLI's `sort`).
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    /// The multi-GPU sort's communication (NCCL) is missing or failed: no library,
+    /// a failed call, or an exchange that did not finish in time.
+    #[error("multi-GPU communication: {0}")]
+    Communication(String),
     /// An input file's contents are not what its format requires.
     #[error("{0}")]
     BadInput(String),

@@ -178,6 +178,7 @@ pub mod file_sort;
 pub mod inputs;
 mod key_type;
 pub mod measure;
+pub mod multi_gpu;
 pub mod report;
 pub mod scan;
 mod sorter;
@@ -196,6 +197,7 @@ pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
+pub use multi_gpu::{MultiGpuReport, MultiGpuSorter};
 pub use sorter::{Backend, Order, SortOptions, Sorter, cpu_top_k};
 pub use variants::Variant;
 

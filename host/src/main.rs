@@ -114,6 +114,10 @@ struct RunArgs {
     /// Fail instead of falling back to the CPU when there is no GPU.
     #[arg(long, conflicts_with = "cpu")]
     require_gpu: bool,
+    /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
+    /// the variant is then radix on each GPU. `--gpus 1` gives the radix sort's result.
+    #[arg(long, value_parser = cli::multi::parse_gpus, conflicts_with = "cpu")]
+    gpus: Option<cli::multi::Gpus>,
 }
 
 /// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
@@ -206,6 +210,11 @@ fn open_sorter(cpu: bool, require_gpu: bool) -> host::Result<Sorter> {
 
 /// Returns Ok(false) when the check failed.
 fn run(args: &RunArgs) -> host::Result<bool> {
+    if let Some(gpus) = args.gpus {
+        return with_key_type!(args.key_type, T => cli::multi::run::<T>(
+            gpus, args.n, args.key_type, args.order, args.dist, args.seed, args.repeat, args.check
+        ));
+    }
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {
         Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.module_source()),

@@ -23,6 +23,7 @@ pub mod scan;
 pub mod search;
 pub mod segmented;
 pub mod shared_merge;
+pub mod splitters;
 pub mod topk;
 
 pub mod bitonic;

@@ -81,10 +81,32 @@ pub struct BenchArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Time the multi-GPU sample sort instead of the variants, for each GPU count
+    /// listed (comma-separated counts or `all`), on device-resident data: one row per
+    /// count with the time split into local sort, splitters, exchange and merge, and
+    /// the speed-up over the first count.
+    #[arg(long, value_delimiter = ',', value_parser = crate::cli::multi::parse_gpus, conflicts_with = "cpu")]
+    gpus: Vec<crate::cli::multi::Gpus>,
+    /// With `--gpus`: sort (key, u32 index) pairs instead of keys.
+    #[arg(long, requires = "gpus")]
+    pairs: bool,
 }
 
 /// Returns Ok(false) when a configuration failed.
 pub fn bench(args: &BenchArgs) -> host::Result<bool> {
+    if !args.gpus.is_empty() {
+        return crate::cli::multi::bench(
+            &args.gpus,
+            &args.key_types,
+            &args.n,
+            &args.dist,
+            args.order,
+            args.seed,
+            args.repeat,
+            args.pairs,
+            args.check,
+        );
+    }
     let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
     let variants = super::parse_variants(&args.variants)?;
     let baseline = args.baseline.as_deref().map(str::parse).transpose()?;

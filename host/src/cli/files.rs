@@ -62,6 +62,11 @@ pub struct SortArgs {
     /// sorted in memory.
     #[arg(long, conflicts_with_all = ["text", "max_device_bytes"])]
     record_size: Option<usize>,
+    /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
+    /// the whole file is sorted in memory.
+    #[arg(long, value_parser = crate::cli::multi::parse_gpus,
+          conflicts_with_all = ["cpu", "record_size", "argsort", "max_device_bytes", "stable"])]
+    gpus: Option<crate::cli::multi::Gpus>,
     /// Sync the output to disk before renaming it into place (durable across a power
     /// loss; without it the replacement is still atomic for readers).
     #[arg(long)]
@@ -77,6 +82,12 @@ pub struct SortArgs {
 }
 
 pub fn sort(args: &SortArgs) -> host::Result<bool> {
+    if let Some(gpus) = args.gpus {
+        let format = Format::choose(args.text, args.format, &args.input);
+        return host::with_key_type!(args.key_type, T => crate::cli::multi::sort_file::<T>(
+            gpus, &args.input, &args.output, format, args.order
+        ));
+    }
     let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);

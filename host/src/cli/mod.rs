@@ -1,6 +1,7 @@
 //! The subcommands beyond `run` and `list`, one module each; `main.rs` only dispatches.
 pub mod bench;
 pub mod files;
+pub mod multi;
 pub mod pairs;
 pub mod records;
 pub mod segments;

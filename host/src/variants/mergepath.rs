@@ -64,3 +64,73 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     scratch.give_back(gpu);
     Ok(())
 }
+
+/// Merges the consecutive sorted runs of `src` (their lengths in `runs`, summing to
+/// `src.len()`) into one sorted buffer, stably: among equal keys an earlier run's come
+/// first. Pairs of neighbouring runs are merged by merge path (every block writes one
+/// tile, whatever the run lengths) in `ceil(log2(runs))` rounds, ping-ponging with one
+/// buffer of `src.len()` elements; returns the buffer holding the result (`src` itself
+/// when there is one run). Used by the multi-GPU sort for what each GPU received.
+pub fn merge_runs<T: Element>(
+    gpu: &Gpu,
+    src: DeviceBuffer<T>,
+    runs: &[u64],
+    order: crate::Order,
+) -> Result<DeviceBuffer<T>> {
+    let n = src.len() as u64;
+    if runs.iter().sum::<u64>() != n {
+        return Err(crate::Error::BadArgument(format!("runs of {runs:?} elements in a buffer of {n}")));
+    }
+    let mut runs: Vec<u64> = runs.iter().copied().filter(|&r| r > 0).collect();
+    if runs.len() <= 1 {
+        return Ok(src);
+    }
+    let bytes = size_of::<T>() as u32;
+    let tile = mp::tile(bytes);
+    let smem = mp::smem_bytes(bytes);
+    let desc = order.is_descending() as u32;
+    let partition = kernel_name::<T>("mergepath_pair_partition");
+    let merge = kernel_name::<T>("mergepath_pair_merge");
+    if smem > gpu.info().shared_mem_per_block {
+        gpu.set_max_dynamic_smem(&merge, smem)?;
+    }
+    let mut cur = src;
+    let mut other = gpu.alloc::<T>(n as usize)?;
+    // Every pair's blocks need one co-rank each; a round has at most this many.
+    let parts = gpu.alloc::<u64>((mp::tiles(n, tile) + runs.len() as u64) as usize)?;
+    while runs.len() > 1 {
+        let mut at = 0u64;
+        let mut next = Vec::with_capacity(runs.len().div_ceil(2));
+        for pair in runs.chunks(2) {
+            let (from, to) = (cur.ptr_at(at as usize), other.ptr_at(at as usize));
+            match *pair {
+                [a_len, b_len] => {
+                    let t = mp::tiles(a_len + b_len, tile);
+                    let p = parts.ptr();
+                    launch!(
+                        gpu,
+                        partition,
+                        one_thread_per_item(t, mp::PARTITION_BLOCK, 0)?,
+                        &from,
+                        &p,
+                        &a_len,
+                        &b_len,
+                        &desc
+                    )?;
+                    launch!(gpu, merge, blocks(t, mp::BLOCK, smem)?, &from, &to, &p, &a_len, &b_len, &desc)?;
+                    next.push(a_len + b_len);
+                    at += a_len + b_len;
+                }
+                [len] => {
+                    other.copy_range_from(gpu, at as usize, &cur, at as usize, len as usize)?;
+                    next.push(len);
+                    at += len;
+                }
+                _ => unreachable!("chunks of two"),
+            }
+        }
+        std::mem::swap(&mut cur, &mut other);
+        runs = next;
+    }
+    Ok(cur)
+}

@@ -184,12 +184,34 @@ unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: 
 /// its pair of runs of `tile << log_run` elements.
 #[inline(always)]
 unsafe fn partition<T: SortKey>(src: *const T, parts: *mut u64, n: u64, tile: u32, log_run: u32, descending: u32) {
-    let desc = descending != 0;
     let b = gpu::global_idx();
     if b >= super::tiles(n, tile) {
         return;
     }
-    let w = merge_window(b, log_run, tile as u64, n);
+    unsafe { partition_window(src, parts, b, merge_window(b, log_run, tile as u64, n), descending) }
+}
+
+/// Partition of the merge of two given runs ([`super::pair_window`]).
+#[inline(always)]
+unsafe fn partition_pair<T: SortKey>(
+    src: *const T,
+    parts: *mut u64,
+    a_len: u64,
+    b_len: u64,
+    tile: u32,
+    descending: u32,
+) {
+    let b = gpu::global_idx();
+    if b >= super::tiles(a_len + b_len, tile) {
+        return;
+    }
+    unsafe { partition_window(src, parts, b, super::pair_window(b, tile, a_len, b_len), descending) }
+}
+
+/// `parts[b]` = co-rank of the diagonal `w.diag` in the pair of runs of `w`.
+#[inline(always)]
+unsafe fn partition_window<T: SortKey>(src: *const T, parts: *mut u64, b: u64, w: Window<u64>, descending: u32) {
+    let desc = descending != 0;
     unsafe {
         let a = src.add(w.start as usize);
         let bb = a.add(w.a_len as usize);
@@ -215,13 +237,45 @@ unsafe fn merge<T: SortKey, const N: usize>(
     log_run: u32,
     descending: u32,
 ) {
+    let tile_len = BLOCK * N as u32;
+    let b = gpu::block_idx() as u64;
+    unsafe { merge_block::<T, N>(src, dst, parts, b, n, merge_window(b, log_run, tile_len as u64, n), descending) }
+}
+
+/// Merge of two given runs, `a_len` elements then `b_len` ([`super::pair_window`]):
+/// block `b` writes outputs `b * tile ..`.
+#[inline(always)]
+unsafe fn merge_pair<T: SortKey, const N: usize>(
+    src: *const T,
+    dst: *mut T,
+    parts: *const u64,
+    a_len: u64,
+    b_len: u64,
+    descending: u32,
+) {
+    let tile_len = BLOCK * N as u32;
+    let b = gpu::block_idx() as u64;
+    let w = super::pair_window(b, tile_len, a_len, b_len);
+    unsafe { merge_block::<T, N>(src, dst, parts, b, a_len + b_len, w, descending) }
+}
+
+/// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w`, given
+/// the co-ranks in `parts`.
+#[inline(always)]
+unsafe fn merge_block<T: SortKey, const N: usize>(
+    src: *const T,
+    dst: *mut T,
+    parts: *const u64,
+    b: u64,
+    n: u64,
+    w: Window<u64>,
+    descending: u32,
+) {
     let desc = descending != 0;
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
     let tile = gpu::dyn_smem::<T>();
-    let b = gpu::block_idx() as u64;
     let (start, count) = block_range(b, tile_len, n);
-    let w = merge_window(b, log_run, tile_len as u64, n);
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
         let j0 = w.diag - i0;
@@ -268,6 +322,21 @@ macro_rules! mergepath_entries {
                 src: *const $t, parts: *mut u64, n: u64, log_run: u32, descending: u32,
             ) {
                 unsafe { partition::<$t>(src, parts, n, super::tile(size_of::<$t>() as u32), log_run, descending) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_partition_ $suffix>](
+                src: *const $t, parts: *mut u64, a_len: u64, b_len: u64, descending: u32,
+            ) {
+                unsafe { partition_pair::<$t>(src, parts, a_len, b_len, super::tile(size_of::<$t>() as u32), descending) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_ $suffix>](
+                src: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
+            ) {
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                unsafe { merge_pair::<$t, N>(src, dst, parts, a_len, b_len, descending) }
             }
 
             #[unsafe(no_mangle)]

@@ -121,6 +121,14 @@ pub fn merge_window<I: Index + core::ops::Mul<Output = I>>(unit: I, log_run: u32
     Window { start, a_len: mid - start, b_len: end - mid, diag: unit * unit_len - start }
 }
 
+/// [`Window`] of block `b` (tiles of `tile` outputs) in the merge of two given runs:
+/// `A` = the first `a_len` elements, `B` = the next `b_len` (runs of any lengths, e.g.
+/// the parts two GPUs sent each other in the multi-GPU sort).
+#[inline(always)]
+pub const fn pair_window(b: u64, tile: u32, a_len: u64, b_len: u64) -> Window<u64> {
+    Window { start: 0, a_len, b_len, diag: b * tile as u64 }
+}
+
 /// The sequential merge's choice, the stability rule in one line: take the head of
 /// `A` when `B` is exhausted, or when `A` has one and it is `<=` the head of `B`.
 /// (`a`/`b` may be garbage once their run is exhausted; they are not looked at then.)
@@ -156,6 +164,13 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_merge_i64", BLOCK, 2),
     ("mergepath_merge_f64", BLOCK, 2),
     ("mergepath_merge_entity", BLOCK, 2),
+    ("mergepath_pair_merge_u32", BLOCK, 2),
+    ("mergepath_pair_merge_i32", BLOCK, 2),
+    ("mergepath_pair_merge_f32", BLOCK, 2),
+    ("mergepath_pair_merge_u64", BLOCK, 2),
+    ("mergepath_pair_merge_i64", BLOCK, 2),
+    ("mergepath_pair_merge_f64", BLOCK, 2),
+    ("mergepath_pair_merge_entity", BLOCK, 2),
 ];
 
 #[cfg(target_arch = "nvptx64")]

@@ -162,6 +162,34 @@ fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
     }
 }
 
+/// Block `b` of a global merge over the window `w` (given every block's co-rank in
+/// `parts`): loads its two input windows and writes its tile of outputs.
+fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<u64>, threads: u32, items: u32) {
+    let tile = threads * items;
+    let n = src.len() as u64;
+    let (start, count) = block_range(b, tile, n);
+    let (i0, i1) = block_co_ranks(&w, count, parts[b as usize], || parts[b as usize + 1]);
+    let j0 = w.diag - i0;
+    let la = (i1 - i0) as u32;
+    let lb = count - la;
+    let a = (w.start + i0) as usize;
+    let bs = (w.start + w.a_len + j0) as usize;
+    let mut smem: Vec<E> = src[a..a + la as usize].to_vec();
+    smem.extend_from_slice(&src[bs..bs + lb as usize]);
+    for t in 0..threads {
+        let first = t * items;
+        if first < count {
+            let out = model_merge(&smem, 0, la, lb, first, items as usize);
+            for (k, e) in out.into_iter().enumerate() {
+                let x = first as usize + k;
+                if x < count as usize {
+                    dst[start as usize + x] = e;
+                }
+            }
+        }
+    }
+}
+
 /// The whole sort: block sort, then per pass a partition and a merge of every block,
 /// ping-ponging between two buffers.
 fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
@@ -190,28 +218,7 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
             })
             .collect();
         for b in 0..blocks {
-            let (start, count) = block_range(b, tile, n);
-            let w = merge_window(b, p, tile as u64, n);
-            let (i0, i1) = block_co_ranks(&w, count, parts[b as usize], || parts[b as usize + 1]);
-            let j0 = w.diag - i0;
-            let la = (i1 - i0) as u32;
-            let lb = count - la;
-            let a = (w.start + i0) as usize;
-            let bs = (w.start + w.a_len + j0) as usize;
-            let mut smem: Vec<E> = src[a..a + la as usize].to_vec();
-            smem.extend_from_slice(&src[bs..bs + lb as usize]);
-            for t in 0..threads {
-                let first = t * items;
-                if first < count {
-                    let out = model_merge(&smem, 0, la, lb, first, items as usize);
-                    for (k, e) in out.into_iter().enumerate() {
-                        let x = first as usize + k;
-                        if x < count as usize {
-                            dst[start as usize + x] = e;
-                        }
-                    }
-                }
-            }
+            model_block_merge(&src, &mut dst, &parts, b, merge_window(b, p, tile as u64, n), threads, items);
         }
         core::mem::swap(&mut src, &mut dst);
         at ^= 1;
@@ -251,4 +258,51 @@ fn model_sorts_descending_by_inverted_bits() {
     want.sort_by_key(|e| e.0);
     model_sort(&mut data, 4, 5);
     assert_eq!(data, want);
+}
+
+/// The merge of two runs of any lengths (the multi-GPU sort's merge of what each GPU
+/// received), block by block as the `mergepath_pair_*` kernels do it.
+#[test]
+fn model_merges_two_runs_of_any_lengths() {
+    let mut state = 11u64;
+    let mut rnd = |m: u32| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % m as u64) as u32
+    };
+    let (threads, items) = (4u32, 3u32);
+    let tile = threads * items;
+    for a_len in [0u64, 1, 5, 12, 13, 40, 97] {
+        for b_len in [0u64, 1, 11, 12, 25, 64] {
+            for range in [2u32, 1000] {
+                let mut a: Vec<E> = (0..a_len as u32).map(|i| (rnd(range), i)).collect();
+                let mut b: Vec<E> = (0..b_len as u32).map(|i| (rnd(range), a_len as u32 + i)).collect();
+                a.sort_by_key(|e| e.0);
+                b.sort_by_key(|e| e.0);
+                let src: Vec<E> = a.iter().chain(&b).copied().collect();
+                let n = a_len + b_len;
+                let blocks = tiles(n, tile);
+                let parts: Vec<u64> = (0..blocks)
+                    .map(|blk| {
+                        let w = pair_window(blk, tile, a_len, b_len);
+                        co_rank(w.diag, a_len, b_len, |x| src[x as usize].0, |x| src[(a_len + x) as usize].0)
+                    })
+                    .collect();
+                let mut dst = vec![(0, 0); n as usize];
+                for blk in 0..blocks {
+                    model_block_merge(
+                        &src,
+                        &mut dst,
+                        &parts,
+                        blk,
+                        pair_window(blk, tile, a_len, b_len),
+                        threads,
+                        items,
+                    );
+                }
+                let mut want = src.clone();
+                want.sort_by_key(|e| e.0); // stable: A's elements first among equal keys
+                assert_eq!(dst, want, "a {a_len} b {b_len} range {range}");
+            }
+        }
+    }
 }

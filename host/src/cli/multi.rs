@@ -1,0 +1,306 @@
+//! `--gpus`: `host run`, `host sort` and `host bench` over several GPUs
+//! ([`host::MultiGpuSorter`]).
+use host::inputs::{self, Random};
+use host::measure::{gkeys_per_s, median};
+use host::{DeviceBuffer, Distribution, Element, KeyType, MultiGpuReport, MultiGpuSorter, Order, SortOptions, verify};
+
+/// How many GPUs: a count (GPUs `0..N`) or every GPU of the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gpus {
+    Count(usize),
+    All,
+}
+
+impl Gpus {
+    /// The sorter over these GPUs.
+    pub fn open(self) -> host::Result<MultiGpuSorter> {
+        match self {
+            Gpus::All => MultiGpuSorter::all(),
+            Gpus::Count(n) => MultiGpuSorter::new(&(0..n).collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// Parses `--gpus`: `all` or a count of at least 1.
+pub fn parse_gpus(s: &str) -> Result<Gpus, String> {
+    match s.trim() {
+        "all" => Ok(Gpus::All),
+        t => match t.parse::<usize>() {
+            Ok(0) | Err(_) => Err(format!("`{s}` is not a GPU count (examples: 1, 2, all)")),
+            Ok(n) => Ok(Gpus::Count(n)),
+        },
+    }
+}
+
+/// One line describing where the time went.
+pub fn phases(r: &MultiGpuReport) -> String {
+    format!(
+        "local sort {:.3} ms, splitters {:.3} ms, exchange {:.3} ms ({:.1} GB/s), merge {:.3} ms",
+        r.local_sort_s * 1e3,
+        r.splitters_s * 1e3,
+        r.exchange_s * 1e3,
+        exchange_gb_s(r),
+        r.merge_s * 1e3
+    )
+}
+
+fn exchange_gb_s(r: &MultiGpuReport) -> f64 {
+    if r.exchange_s > 0.0 { r.exchanged_bytes as f64 / r.exchange_s / 1e9 } else { 0.0 }
+}
+
+/// Largest share of a GPU relative to `n / p`, e.g. 1.002.
+fn imbalance(r: &MultiGpuReport) -> f64 {
+    let n: u64 = r.held.iter().sum();
+    let ideal = n as f64 / r.held.len().max(1) as f64;
+    if ideal == 0.0 { 1.0 } else { r.held.iter().copied().max().unwrap_or(0) as f64 / ideal }
+}
+
+/// The median round's report, every round's time in ms, and the last round's sorted
+/// keys and (for pairs) index values.
+pub type Timed<K> = (MultiGpuReport, Vec<f64>, Vec<K>, Option<Vec<u32>>);
+
+/// Times `sorter` on device-resident copies of `input` (pairs with `u32` indices as
+/// values when `pairs`): each round copies the pristine parts on the device (untimed),
+/// then times the whole sort by the wall clock. Returns the median round's report and
+/// every round's time in ms, and the sorted keys (and values) of the last round.
+pub fn time_device<K: Element>(
+    sorter: &MultiGpuSorter,
+    input: &[K],
+    pairs: bool,
+    opts: &SortOptions,
+    repeat: usize,
+) -> host::Result<Timed<K>> {
+    let gpus = sorter.gpus();
+    let orig = sorter.scatter(input)?;
+    let idx: Vec<u32> = if pairs { (0..input.len() as u32).collect() } else { Vec::new() };
+    let orig_idx = if pairs { Some(sorter.scatter(&idx)?) } else { None };
+    let fresh = |src: &[DeviceBuffer<K>]| -> host::Result<Vec<DeviceBuffer<K>>> {
+        src.iter().zip(gpus).map(|(b, g)| copy_of(g, b)).collect()
+    };
+    let mut rounds: Vec<(f64, MultiGpuReport)> = Vec::new();
+    let mut last = None;
+    for round in 0..repeat.max(1) + 1 {
+        let mut keys = fresh(&orig)?;
+        let mut values = match &orig_idx {
+            Some(o) => Some(o.iter().zip(gpus).map(|(b, g)| copy_of(g, b)).collect::<host::Result<Vec<_>>>()?),
+            None => None,
+        };
+        for g in gpus {
+            g.synchronize("copying the input")?;
+        }
+        let t = std::time::Instant::now();
+        let report = match values.as_mut() {
+            Some(v) => sorter.sort_pairs_device(&mut keys, v, opts)?,
+            None => sorter.sort_device(&mut keys, opts)?,
+        };
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if round > 0 {
+            rounds.push((ms, report));
+        }
+        last = Some((keys, values));
+    }
+    let (keys, values) = last.expect("at least one round");
+    let out = sorter.gather(&keys)?;
+    let out_values = match values {
+        Some(v) => Some(sorter.gather(&v)?),
+        None => None,
+    };
+    let times: Vec<f64> = rounds.iter().map(|r| r.0).collect();
+    let med = median(&times);
+    let report = rounds
+        .iter()
+        .min_by(|a, b| (a.0 - med).abs().total_cmp(&(b.0 - med).abs()))
+        .map(|r| r.1.clone())
+        .unwrap_or_default();
+    Ok((report, times, out, out_values))
+}
+
+fn copy_of<T: Element>(gpu: &host::Gpu, b: &DeviceBuffer<T>) -> host::Result<DeviceBuffer<T>> {
+    let mut c = gpu.alloc::<T>(b.len())?;
+    c.copy_from_device(gpu, b)?;
+    Ok(c)
+}
+
+/// Checks sorted keys (and index values) against the input: order and the same
+/// multiset; with indices, that each index points at its key and ties are in input
+/// order (stability).
+pub fn check<K: Element>(input: &[K], out: &[K], idx: Option<&[u32]>, order: Order) -> Result<String, String> {
+    verify::check_large(input, out, order).map_err(|m| m.to_string())?;
+    if let Some(idx) = idx {
+        let mut seen = vec![false; input.len()];
+        for (j, (&i, k)) in idx.iter().zip(out).enumerate() {
+            let i = i as usize;
+            if i >= input.len() || seen[i] || input[i].ord_bits(false).into() != k.ord_bits(false).into() {
+                return Err(format!("value {j} (index {i}) does not carry its key"));
+            }
+            seen[i] = true;
+            if j > 0 && k.ord_bits(false).into() == out[j - 1].ord_bits(false).into() && idx[j - 1] as usize > i {
+                return Err(format!("equal keys out of input order at {j} (not stable)"));
+            }
+        }
+        return Ok("ok (ordered, same keys, values carried, stable)".into());
+    }
+    Ok("ok (ordered, same multiset fingerprint as the input)".into())
+}
+
+/// `host run --gpus N`.
+#[allow(clippy::too_many_arguments)]
+pub fn run<K: Random + Element>(
+    gpus: Gpus,
+    n: usize,
+    key_type: KeyType,
+    order: Order,
+    dist: Distribution,
+    seed: u64,
+    repeat: usize,
+    check_result: bool,
+) -> host::Result<bool> {
+    let sorter = gpus.open()?;
+    for g in sorter.gpus() {
+        println!("device:     {}", g.info());
+    }
+    println!("variant:    radix on each of {} GPUs, sample sort over NCCL", sorter.len());
+    println!("input:      n = {n}, type {key_type}, order {order}, dist {dist}, seed {seed}");
+    inputs::ensure_host_memory::<K>(n, 2)?;
+    let input: Vec<K> = inputs::generate(n, dist, seed);
+    let opts = SortOptions::default().order(order);
+    let (report, times, out, _) = time_device(&sorter, &input, false, &opts, repeat)?;
+    let med = median(&times);
+    println!("time:       median {med:.3} ms over {} repeats (wall clock, device-resident data)", times.len());
+    println!("phases:     {}", phases(&report));
+    println!("held:       {:?} keys per GPU (largest {:.4}x n/p)", report.held, imbalance(&report));
+    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(n, med));
+    if check_result {
+        match check(&input, &out, None, order) {
+            Ok(c) => println!("check:      {c}"),
+            Err(m) => {
+                println!("check:      FAILED: {m}");
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// `host bench --gpus 1,2`: every GPU count on the same inputs, keys or pairs.
+#[allow(clippy::too_many_arguments)]
+pub fn bench(
+    counts: &[Gpus],
+    types: &[KeyType],
+    sizes: &[usize],
+    dists: &[Distribution],
+    order: Order,
+    seed: u64,
+    repeat: usize,
+    pairs: bool,
+    check_result: bool,
+) -> host::Result<bool> {
+    let sorters = counts.iter().map(|g| g.open()).collect::<host::Result<Vec<_>>>()?;
+    for g in sorters.iter().max_by_key(|s| s.len()).map(|s| s.gpus()).unwrap_or(&[]) {
+        println!("# device {}", g.info());
+    }
+    println!(
+        "# multi-GPU sample sort, {}, device-resident data, wall clock per sort, median of {repeat}",
+        if pairs { "u32 index values" } else { "keys only" }
+    );
+    println!(
+        "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>7} {:>9} {:>8} {:>6} {:>8} {:>7}",
+        "gpus",
+        "type",
+        "n",
+        "dist",
+        "ms",
+        "Gkeys/s",
+        "speedup",
+        "local",
+        "splitters",
+        "exchange",
+        "GB/s",
+        "merge",
+        "balance"
+    );
+    let mut ok = true;
+    for &kt in types {
+        for &dist in dists {
+            for &n in sizes {
+                ok &= host::with_key_type!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result))?;
+            }
+        }
+    }
+    Ok(ok)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_one<K: Random + Element>(
+    sorters: &[MultiGpuSorter],
+    kt: KeyType,
+    n: usize,
+    dist: Distribution,
+    order: Order,
+    seed: u64,
+    repeat: usize,
+    pairs: bool,
+    check_result: bool,
+) -> host::Result<bool> {
+    let input: Vec<K> = inputs::generate(n, dist, seed);
+    let opts = SortOptions::default().order(order);
+    let mut base = None;
+    let mut ok = true;
+    for sorter in sorters {
+        let (r, times, out, idx) = time_device(sorter, &input, pairs, &opts, repeat)?;
+        let med = median(&times);
+        let base_ms = *base.get_or_insert(med);
+        println!(
+            "{:>4} {:>5} {:>12} {:>9} {:>10.3} {:>8.2} {:>7.2}x {:>7.3} {:>9.3} {:>8.3} {:>6.1} {:>8.3} {:>7.4}",
+            sorter.len(),
+            kt.name(),
+            n,
+            dist.name(),
+            med,
+            gkeys_per_s(n, med),
+            base_ms / med,
+            r.local_sort_s * 1e3,
+            r.splitters_s * 1e3,
+            r.exchange_s * 1e3,
+            exchange_gb_s(&r),
+            r.merge_s * 1e3,
+            imbalance(&r)
+        );
+        if check_result && let Err(m) = check(&input, &out, idx.as_deref(), order) {
+            println!("# check FAILED for {} GPUs: {m}", sorter.len());
+            ok = false;
+        }
+    }
+    Ok(ok)
+}
+
+/// `host sort --gpus N`: the whole file is read, sorted over the GPUs and written
+/// atomically.
+pub fn sort_file<K: host::file_sort::TextElement>(
+    gpus: Gpus,
+    input: &std::path::Path,
+    output: &std::path::Path,
+    format: host::file_sort::Format,
+    order: Order,
+) -> host::Result<bool> {
+    let sorter = gpus.open()?;
+    let t = std::time::Instant::now();
+    let mut data: Vec<K> = host::file_sort::format::read_file(input, format)?;
+    let read_s = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let report = sorter.sort(&mut data, &SortOptions::default().order(order))?;
+    let sort_s = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    host::file_sort::format::write_file(output, &data, format)?;
+    let write_s = t.elapsed().as_secs_f64();
+    println!(
+        "sorted {} {} ({format}) into {} on {} GPUs: read {read_s:.3} s, sort {sort_s:.3} s with transfers ({}), \
+         write {write_s:.3} s",
+        data.len(),
+        K::NAME,
+        output.display(),
+        sorter.len(),
+        phases(&report)
+    );
+    Ok(true)
+}

@@ -1,0 +1,306 @@
+//! The sample sort's decisions, as plain functions of the samples and counts: which
+//! splitters, where each GPU cuts its sorted part, and who sends what to whom. The GPU
+//! path ([`super::MultiGpuSorter`]) and the CPU model in the tests use these same
+//! functions.
+//!
+//! **Order with ties.** Every key is ordered by `(order bits, rank, position)`: its
+//! order bits ([`kernels::SortKey::ord_bits`]), then the GPU it started on, then its
+//! position in that GPU's *sorted* part. The local sorts are stable, so among equal
+//! keys the position in the sorted part is the input order, and ranks hold consecutive
+//! ranges of the input: this order is the stable sort's order, and no two keys are
+//! equal in it. So splitters taken from it split runs of duplicates anywhere, and a
+//! single repeated key still spreads evenly over the GPUs.
+
+use kernels::splitters::{sample_count, sample_position};
+
+/// One sample, or a splitter: a key's place in the `(bits, rank, pos)` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Splitter {
+    /// Order bits of the key (ascending: what the sort puts first is smallest).
+    pub bits: u64,
+    /// GPU whose sorted part holds the key.
+    pub rank: usize,
+    /// Position of the key in that sorted part.
+    pub pos: u64,
+}
+
+/// Samples wanted from a part of `n` keys when each GPU gives at most `max`.
+pub fn samples_of(n: u64, max: u64) -> u64 {
+    sample_count(n, max)
+}
+
+/// The `p - 1` splitters of `p` GPUs, from each GPU's samples (`samples[r][i]`: order
+/// bits of the key at [`sample_position`]`(i, samples[r].len(), lens[r])` of GPU `r`'s
+/// sorted part of `lens[r]` keys).
+///
+/// Each sample stands for `lens[r] / samples[r].len()` keys (the parts may differ in
+/// size); splitter `t` is the first sample, in the `(bits, rank, pos)` order, at which
+/// the keys counted so far reach `t / p` of all keys. Each GPU's count of keys below a
+/// splitter is then off by less than one sample's share of its part, so GPU `t` ends
+/// with `n / p` keys give or take `sum_r lens[r] / samples[r].len()`.
+pub fn choose_splitters(samples: &[Vec<u64>], lens: &[u64]) -> Vec<Splitter> {
+    let p = lens.len();
+    let total: u64 = lens.iter().sum();
+    let mut all: Vec<(Splitter, f64)> = Vec::new();
+    for (rank, (s, &n)) in samples.iter().zip(lens).enumerate() {
+        let count = s.len() as u64;
+        for (i, &bits) in s.iter().enumerate() {
+            let pos = sample_position(i as u64, count, n);
+            all.push((Splitter { bits, rank, pos }, n as f64 / count as f64));
+        }
+    }
+    all.sort_unstable_by_key(|a| a.0);
+    let mut out = Vec::with_capacity(p.saturating_sub(1));
+    let (mut at, mut before) = (0usize, 0f64);
+    for t in 1..p {
+        let target = total as f64 * t as f64 / p as f64;
+        // A sample sits in the middle of the keys it stands for.
+        while at + 1 < all.len() && before + all[at].1 / 2.0 < target {
+            before += all[at].1;
+            at += 1;
+        }
+        match all.get(at) {
+            Some(&(s, _)) => out.push(s),
+            // No keys at all: every cut is 0.
+            None => out.push(Splitter { bits: 0, rank: 0, pos: 0 }),
+        }
+    }
+    out
+}
+
+/// Keys of GPU `rank`'s sorted part that come before `s` in the `(bits, rank, pos)`
+/// order, given that part's counts of keys with bits `< s.bits` (`less`) and `<=
+/// s.bits` (`less_eq`): keys equal to the splitter's go before it from lower ranks, after
+/// it from higher ranks, and on the splitter's own GPU those before its position.
+pub fn cut(rank: usize, s: &Splitter, less: u64, less_eq: u64) -> u64 {
+    use std::cmp::Ordering::*;
+    match rank.cmp(&s.rank) {
+        Less => less_eq,
+        Equal => s.pos.clamp(less, less_eq),
+        Greater => less,
+    }
+}
+
+/// `counts[i][j]`: keys GPU `i` sends GPU `j`, from each GPU's cuts (`cuts[i]`: the `p -
+/// 1` cut positions of GPU `i`'s sorted part of `lens[i]` keys). Cuts are made
+/// non-decreasing and at most `lens[i]`, so the counts always add up to the parts.
+pub fn send_counts(cuts: &[Vec<u64>], lens: &[u64]) -> Vec<Vec<u64>> {
+    cuts.iter()
+        .zip(lens)
+        .map(|(c, &n)| {
+            let mut prev = 0;
+            let mut row = Vec::with_capacity(c.len() + 1);
+            for &x in c {
+                let x = x.clamp(prev, n);
+                row.push(x - prev);
+                prev = x;
+            }
+            row.push(n - prev);
+            row
+        })
+        .collect()
+}
+
+/// Where each GPU's pieces start: `(send_offsets[i][j], recv_offsets[j][i])` (element
+/// offsets into GPU `i`'s sorted part and GPU `j`'s receive buffer) and each GPU's
+/// received total. GPU `j` receives from `0, 1, .., p - 1` in that order, so its buffer
+/// holds `p` sorted runs in rank order (the stable order of equal keys).
+pub struct Layout {
+    pub send_offsets: Vec<Vec<u64>>,
+    pub recv_offsets: Vec<Vec<u64>>,
+    pub received: Vec<u64>,
+}
+
+impl Layout {
+    pub fn new(counts: &[Vec<u64>]) -> Layout {
+        let p = counts.len();
+        let send_offsets = counts
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .scan(0u64, |acc, &c| {
+                        let at = *acc;
+                        *acc += c;
+                        Some(at)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut recv_offsets = vec![vec![0u64; p]; p];
+        let mut received = vec![0u64; p];
+        for j in 0..p {
+            for i in 0..p {
+                recv_offsets[j][i] = received[j];
+                received[j] += counts[i][j];
+            }
+        }
+        Layout { send_offsets, recv_offsets, received }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The whole sample sort on the CPU with the functions the GPU path uses: `parts`
+    /// are each GPU's input (order bits, input index); returns what each GPU ends with.
+    fn model(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Vec<Vec<(u64, u64)>> {
+        let p = parts.len();
+        let sorted: Vec<Vec<(u64, u64)>> = parts
+            .iter()
+            .map(|part| {
+                let mut s = part.clone();
+                s.sort_by_key(|e| e.0); // stable, as the radix sort
+                s
+            })
+            .collect();
+        let lens: Vec<u64> = sorted.iter().map(|s| s.len() as u64).collect();
+        let samples: Vec<Vec<u64>> = sorted
+            .iter()
+            .map(|s| {
+                let n = s.len() as u64;
+                let c = samples_of(n, max_samples);
+                (0..c).map(|i| s[sample_position(i, c, n) as usize].0).collect()
+            })
+            .collect();
+        let splitters = choose_splitters(&samples, &lens);
+        assert_eq!(splitters.len(), p - 1);
+        let cuts: Vec<Vec<u64>> = sorted
+            .iter()
+            .enumerate()
+            .map(|(r, s)| {
+                splitters
+                    .iter()
+                    .map(|sp| {
+                        let less = s.partition_point(|e| e.0 < sp.bits) as u64;
+                        let less_eq = s.partition_point(|e| e.0 <= sp.bits) as u64;
+                        cut(r, sp, less, less_eq)
+                    })
+                    .collect()
+            })
+            .collect();
+        let counts = send_counts(&cuts, &lens);
+        let layout = Layout::new(&counts);
+        (0..p)
+            .map(|j| {
+                let mut got = Vec::with_capacity(layout.received[j] as usize);
+                for i in 0..p {
+                    let from = layout.send_offsets[i][j] as usize;
+                    got.extend_from_slice(&sorted[i][from..from + counts[i][j] as usize]);
+                }
+                got.sort_by_key(|e| e.0); // the stable merge of the runs in rank order
+                got
+            })
+            .collect()
+    }
+
+    fn split(keys: &[u64], p: usize) -> Vec<Vec<(u64, u64)>> {
+        let n = keys.len();
+        (0..p).map(|r| (r * n / p..(r + 1) * n / p).map(|i| (keys[i], i as u64)).collect()).collect()
+    }
+
+    /// The concatenation is the stable sort, and each GPU holds `n / p` keys within
+    /// the sampling bound.
+    fn check(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Vec<usize> {
+        let p = parts.len();
+        let out = model(parts, max_samples);
+        let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
+        want.sort_by_key(|e| (e.0, e.1));
+        let got: Vec<(u64, u64)> = out.iter().flatten().copied().collect();
+        assert_eq!(got, want, "not the stable sort");
+        let n: usize = want.len();
+        let slack: f64 = parts
+            .iter()
+            .map(|s| {
+                let c = samples_of(s.len() as u64, max_samples).max(1);
+                s.len() as f64 / c as f64
+            })
+            .sum::<f64>()
+            + 1.0;
+        for (j, o) in out.iter().enumerate() {
+            let ideal = n as f64 / p as f64;
+            assert!(
+                (o.len() as f64 - ideal).abs() <= slack,
+                "GPU {j} holds {} keys, ideal {ideal}, slack {slack}",
+                o.len()
+            );
+        }
+        out.iter().map(|o| o.len()).collect()
+    }
+
+    #[test]
+    fn skewed_inputs_stay_balanced() {
+        let n = 100_000usize;
+        let mut state = 1u64;
+        let mut rnd = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let cases: Vec<(&str, Vec<u64>)> = vec![
+            ("all equal", vec![7; n]),
+            ("two values", (0..n).map(|i| (i % 2) as u64).collect()),
+            ("few unique", (0..n).map(|_| rnd() % 5).collect()),
+            ("sorted", (0..n as u64).collect()),
+            ("reverse", (0..n as u64).rev().collect()),
+            ("one outlier", (0..n).map(|i| if i == n / 2 { u64::MAX } else { 3 }).collect()),
+            ("random", (0..n).map(|_| rnd()).collect()),
+        ];
+        for (name, keys) in &cases {
+            for p in [2usize, 3, 4, 8] {
+                for max_samples in [4096u64, 64] {
+                    let sizes = check(&split(keys, p), max_samples);
+                    // The bound: every GPU within 10% of n / p.
+                    for s in &sizes {
+                        let ideal = n as f64 / p as f64;
+                        assert!((*s as f64 - ideal).abs() <= 0.1 * ideal, "{name} p {p} s {max_samples}: {sizes:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn uneven_and_empty_parts() {
+        let parts = vec![
+            (0..1000u64).map(|i| (i % 13, i)).collect::<Vec<_>>(),
+            vec![],
+            (1000..1010u64).map(|i| (i % 13, i)).collect(),
+            (1010..5000u64).map(|i| (5, i)).collect(),
+        ];
+        check(&parts, 16);
+        check(&[vec![], vec![]], 16);
+        check(&[vec![(1, 0)], vec![]], 16);
+        check(&[vec![], vec![(1, 0)]], 16);
+        check(&[vec![(2, 0)], vec![(1, 1)], vec![(0, 2)]], 16);
+    }
+
+    #[test]
+    fn cut_rule() {
+        let s = Splitter { bits: 5, rank: 1, pos: 12 };
+        assert_eq!(cut(0, &s, 10, 20), 20, "lower ranks: equal keys go before");
+        assert_eq!(cut(1, &s, 10, 20), 12, "own rank: before its position");
+        assert_eq!(cut(2, &s, 10, 20), 10, "higher ranks: equal keys go after");
+        assert_eq!(send_counts(&[vec![3, 2, 9]], &[8]), vec![vec![3, 0, 5, 0]], "clamped and monotone");
+        let l = Layout::new(&[vec![1, 2], vec![3, 4]]);
+        assert_eq!(l.send_offsets, vec![vec![0, 1], vec![0, 3]]);
+        assert_eq!(l.recv_offsets, vec![vec![0, 1], vec![0, 2]]);
+        assert_eq!(l.received, vec![4, 6]);
+    }
+
+    proptest! {
+        #[test]
+        fn model_is_the_stable_sort(
+            keys in prop::collection::vec(0u64..40, 0..600),
+            p in 1usize..6,
+            max_samples in 1u64..50,
+        ) {
+            let parts = split(&keys, p);
+            let out = model(&parts, max_samples);
+            let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
+            want.sort_by_key(|e| e.0);
+            let got: Vec<(u64, u64)> = out.into_iter().flatten().collect();
+            prop_assert_eq!(got, want);
+        }
+    }
+}

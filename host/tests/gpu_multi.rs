@@ -1,0 +1,251 @@
+//! The multi-GPU sample sort (`MultiGpuSorter`) against the CPU reference: every key
+//! type, both orders, every distribution, sizes from 0 up, pairs (stability), balance
+//! under skew, device parts of any lengths, bad arguments, and a peer that stops
+//! answering. Needs two GPUs and the NCCL library: skips with a message otherwise,
+//! and fails instead when `SORT_REQUIRE_GPUS=2` says the run has them. The one-GPU
+//! test needs one GPU (`SORT_REQUIRE_GPU=1` makes it fail without).
+mod common;
+
+use std::io::Write;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use host::inputs::{Random, generate};
+use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, SortOptions, Sorter, verify};
+
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+/// The sorter over GPUs 0 and 1, shared by the tests of this binary (one NCCL
+/// communicator pair), or `None` after printing why the test is skipped.
+fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>> {
+    static SORTER: OnceLock<Result<Mutex<MultiGpuSorter>, String>> = OnceLock::new();
+    let opened = SORTER.get_or_init(|| {
+        let s = MultiGpuSorter::new(&[0, 1]).map_err(|e| e.to_string())?;
+        s.connect().map_err(|e| e.to_string())?;
+        Ok(Mutex::new(s))
+    });
+    match opened {
+        Ok(s) => Some(s.lock().unwrap_or_else(|p| p.into_inner())),
+        Err(e) => {
+            if std::env::var("SORT_REQUIRE_GPUS").is_ok_and(|v| v.parse::<usize>().is_ok_and(|n| n >= 2)) {
+                panic!("{test}: SORT_REQUIRE_GPUS asks for 2 GPUs but: {e}");
+            }
+            let _ = writeln!(std::io::stderr(), "{test}: skipped: needs 2 GPUs and NCCL ({e})");
+            None
+        }
+    }
+}
+
+/// Sorts `input` over the GPUs as a host slice and checks it against the CPU sort;
+/// returns the keys each GPU held.
+fn check_keys<K: Element>(s: &MultiGpuSorter, input: &[K], order: Order, what: &str) -> Vec<u64> {
+    let mut out = input.to_vec();
+    let r = s
+        .sort(&mut out, &SortOptions::default().order(order))
+        .unwrap_or_else(|e| panic!("{what} {} n={} {order}: {e}", K::NAME, input.len()));
+    if let Err(m) = verify::check(input, &out, order, false) {
+        panic!("{what} {} n={} {order}: {m}", K::NAME, input.len());
+    }
+    assert_eq!(r.held.iter().sum::<u64>(), input.len() as u64);
+    r.held
+}
+
+/// Pairs with index values: the values must be the CPU's stable argsort.
+fn check_pairs<K: Element>(s: &MultiGpuSorter, input: &[K], order: Order, what: &str) {
+    let n = input.len();
+    let mut keys = input.to_vec();
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    s.sort_pairs(&mut keys, &mut idx, &SortOptions::default().order(order))
+        .unwrap_or_else(|e| panic!("{what} {} n={n} {order}: {e}", K::NAME));
+    let mut want: Vec<u32> = (0..n as u32).collect();
+    let bits = |i: u32| input[i as usize].ord_bits(order.is_descending()).into();
+    want.sort_by_key(|&i| bits(i)); // stable
+    if idx != want {
+        let at = idx.iter().zip(&want).position(|(a, b)| a != b);
+        panic!("{what} {} n={n} {order}: values differ from the stable argsort first at {at:?}", K::NAME);
+    }
+    let kb: Vec<u64> = keys.iter().map(|k| k.ord_bits(false).into()).collect();
+    let wb: Vec<u64> = want.iter().map(|&i| input[i as usize].ord_bits(false).into()).collect();
+    assert!(kb == wb, "{what} {} n={n} {order}: keys do not match their values", K::NAME);
+}
+
+const SIZES: &[usize] = &[0, 1, 2, 3, 1000, 4097, 65_537, (1 << 20) + 13];
+
+fn every_case<K: Random + Element>(test: &str) {
+    let Some(s) = two_gpus(test) else { return };
+    for &n in SIZES {
+        for dist in Distribution::ALL.iter().copied() {
+            let input: Vec<K> = generate(n, dist, n as u64 ^ 0x6d);
+            for order in ORDERS {
+                check_keys(&s, &input, order, &format!("{test} {dist}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn keys_u32() {
+    every_case::<u32>("keys_u32");
+}
+
+#[test]
+fn keys_i32() {
+    every_case::<i32>("keys_i32");
+}
+
+#[test]
+fn keys_f32() {
+    every_case::<f32>("keys_f32");
+}
+
+#[test]
+fn keys_u64() {
+    every_case::<u64>("keys_u64");
+}
+
+#[test]
+fn keys_i64() {
+    every_case::<i64>("keys_i64");
+}
+
+#[test]
+fn keys_f64() {
+    every_case::<f64>("keys_f64");
+}
+
+#[test]
+fn special_floats() {
+    let Some(s) = two_gpus("special_floats") else { return };
+    let mut v: Vec<f32> = vec![f32::NAN, -f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
+    v = v.iter().cycle().take(100_003).copied().collect();
+    for order in ORDERS {
+        check_keys(&s, &v, order, "special_floats");
+    }
+}
+
+#[test]
+fn pairs_are_stable() {
+    let Some(s) = two_gpus("pairs_are_stable") else { return };
+    for &n in &[0usize, 1, 5, 4097, 300_001] {
+        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal, Distribution::Sorted] {
+            for order in ORDERS {
+                check_pairs::<u32>(&s, &generate(n, dist, 3), order, &format!("pairs {dist}"));
+                check_pairs::<f64>(&s, &generate(n, dist, 4), order, &format!("pairs {dist}"));
+            }
+        }
+    }
+    // u64 values move with their keys too.
+    let keys: Vec<i32> = generate(100_000, Distribution::FewUnique, 9);
+    let mut k = keys.clone();
+    let mut v: Vec<u64> = (0..keys.len() as u64).map(|i| i << 32 | 7).collect();
+    s.sort_pairs(&mut k, &mut v, &SortOptions::default()).unwrap();
+    let mut want: Vec<u64> = (0..keys.len() as u64).collect();
+    want.sort_by_key(|&i| keys[i as usize]);
+    assert_eq!(v.iter().map(|x| x >> 32).collect::<Vec<_>>(), want);
+    assert!(v.iter().all(|x| x & 0xffff_ffff == 7));
+}
+
+/// Every GPU ends within 10% of n / p however skewed the keys (ties are split by
+/// input position).
+#[test]
+fn balanced_under_skew() {
+    let Some(s) = two_gpus("balanced_under_skew") else { return };
+    let n = 1 << 22;
+    let cases: Vec<(&str, Vec<u32>)> = vec![
+        ("all equal", vec![5; n]),
+        ("two values", (0..n as u32).map(|i| i & 1).collect()),
+        ("few unique", generate(n, Distribution::FewUnique, 1)),
+        ("sorted", generate(n, Distribution::Sorted, 1)),
+        ("reverse", generate(n, Distribution::Reverse, 1)),
+        ("one outlier", (0..n as u32).map(|i| if i == 77 { u32::MAX } else { 1 }).collect()),
+    ];
+    for (name, keys) in &cases {
+        for order in ORDERS {
+            let held = check_keys(&s, keys, order, name);
+            for h in &held {
+                let ideal = n as f64 / 2.0;
+                assert!((*h as f64 - ideal).abs() <= 0.1 * ideal, "{name} {order}: held {held:?}");
+            }
+        }
+    }
+}
+
+/// Device parts of any lengths (one empty) come back as the sorted ranges.
+#[test]
+fn uneven_device_parts() {
+    let Some(s) = two_gpus("uneven_device_parts") else { return };
+    let gpus = s.gpus();
+    for (a, b) in [(0usize, 1000usize), (1000, 0), (1, 500_000), (300_000, 7), (0, 0)] {
+        let x: Vec<u64> = generate(a, Distribution::Uniform, 1);
+        let y: Vec<u64> = generate(b, Distribution::FewUnique, 2);
+        let mut parts = vec![gpus[0].upload(&x).unwrap(), gpus[1].upload(&y).unwrap()];
+        let r = s.sort_device(&mut parts, &SortOptions::default()).unwrap();
+        let got = s.gather(&parts).unwrap();
+        let mut want: Vec<u64> = x.iter().chain(&y).copied().collect();
+        want.sort();
+        assert_eq!(got, want, "parts of {a} and {b}");
+        assert_eq!(r.held, vec![parts[0].len() as u64, parts[1].len() as u64]);
+    }
+}
+
+#[test]
+fn bad_arguments() {
+    let Some(s) = two_gpus("bad_arguments") else { return };
+    let gpus = s.gpus();
+    let opts = SortOptions::default();
+    let one = vec![gpus[0].upload(&[1u32, 2]).unwrap()];
+    let mut one = one;
+    assert!(matches!(s.sort_device(&mut one, &opts), Err(Error::BadArgument(_))), "one buffer for two GPUs");
+    let mut swapped = vec![gpus[1].upload(&[3u32]).unwrap(), gpus[0].upload(&[1u32]).unwrap()];
+    assert!(matches!(s.sort_device(&mut swapped, &opts), Err(Error::BadArgument(_))), "buffers on the wrong GPUs");
+    let mut k = vec![1u32, 2, 3];
+    let mut v = vec![1u32, 2];
+    assert!(matches!(s.sort_pairs(&mut k, &mut v, &opts), Err(Error::BadArgument(_))));
+    assert_eq!(k, [1, 2, 3], "unchanged on error");
+    let mut e = vec![Entity::default(); 4];
+    assert!(matches!(s.sort(&mut e, &opts), Err(Error::BadArgument(_))));
+    assert!(matches!(MultiGpuSorter::new(&[0, 0]), Err(Error::BadArgument(_))));
+    assert!(matches!(MultiGpuSorter::new(&[0, 99]), Err(Error::NoDevice(_))));
+    assert!(matches!(MultiGpuSorter::new(&[]), Err(Error::BadArgument(_))));
+}
+
+/// A peer that never sends or receives: the sort fails with a communication error
+/// within the timeout (plus the abort), the host data is unchanged, and the next sort
+/// (new communicators) works.
+#[test]
+fn silent_peer_is_an_error_not_a_hang() {
+    let Some(mut s) = two_gpus("silent_peer_is_an_error_not_a_hang") else { return };
+    s.set_exchange_timeout(Duration::from_secs(2));
+    let input: Vec<u32> = generate(1 << 20, Distribution::Uniform, 5);
+    let mut data = input.clone();
+    s.silence_rank_in_next_exchange(1);
+    let t = Instant::now();
+    let r = s.sort(&mut data, &SortOptions::default());
+    let took = t.elapsed();
+    assert!(matches!(r, Err(Error::Communication(_))), "got {r:?}");
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert_eq!(data, input, "host data unchanged on error");
+    let _ = writeln!(std::io::stderr(), "silent peer: {} after {took:?}", r.unwrap_err());
+    s.set_exchange_timeout(host::multi_gpu::DEFAULT_EXCHANGE_TIMEOUT);
+    check_keys(&s, &input, Order::Ascending, "after a failed exchange");
+}
+
+/// With one GPU the multi-GPU sorter is the radix sort: the same bits.
+#[test]
+fn one_gpu_is_the_radix_sort() {
+    let Some(single) = common::gpu_sorter("one_gpu_is_the_radix_sort") else { return };
+    let s = MultiGpuSorter::new(&[0]).unwrap();
+    for n in [0usize, 1, 7681, 1 << 20] {
+        for order in ORDERS {
+            let input: Vec<f32> = generate(n, Distribution::Uniform, 8);
+            let mut a = input.clone();
+            let mut b = input.clone();
+            let r = s.sort(&mut a, &SortOptions::default().order(order)).unwrap();
+            single.sort(&mut b, &SortOptions::default().order(order)).unwrap();
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "n {n} {order}");
+            assert_eq!(r.held, vec![n as u64]);
+        }
+    }
+    let _: &Sorter = single;
+}
