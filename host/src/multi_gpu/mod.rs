@@ -333,15 +333,22 @@ impl MultiGpuSorter {
             self.connect()?;
         }
 
-        // 1. Local sorts, queued on every GPU before waiting for any.
+        // 1. Local sorts, each GPU driven by its own thread (so no GPU waits for
+        // another's launches or host-side work).
         let t = Instant::now();
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            match values.as_deref_mut() {
-                Some(v) => radix::sort_pairs(gpu, &mut keys[g], &mut v[g], order, None)?,
-                None => radix::sort(gpu, &mut keys[g], &SortOptions { key_bits: None, ..*opts })?,
+        let local_opts = SortOptions { key_bits: None, ..*opts };
+        let mut value_parts: Vec<Option<&mut DeviceBuffer<V>>> = match values.as_deref_mut() {
+            Some(v) => v.iter_mut().map(Some).collect(),
+            None => (0..p).map(|_| None).collect(),
+        };
+        let items: Vec<_> = keys.iter_mut().zip(value_parts.iter_mut().map(|v| v.take())).collect();
+        self.per_gpu(items, |gpu, (k, v)| {
+            match v {
+                Some(v) => radix::sort_pairs(gpu, k, v, order, None)?,
+                None => radix::sort(gpu, k, &local_opts)?,
             }
-        }
-        self.sync_all("the local sorts")?;
+            gpu.synchronize("the local sort")
+        })?;
         report.local_sort_s = t.elapsed().as_secs_f64();
         if p == 1 {
             report.held = vec![keys[0].len() as u64];
@@ -404,25 +411,34 @@ impl MultiGpuSorter {
         self.exchange(keys, &mut recv_keys, values.as_deref(), recv_values.as_mut(), &pieces)?;
         report.exchange_s = t.elapsed().as_secs_f64();
 
-        // 4. Merge what each GPU received.
+        // 4. Merge what each GPU received, each GPU in its own thread.
         let t = Instant::now();
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            let received = std::mem::replace(&mut recv_keys[g], gpu.alloc::<K>(0)?);
-            match (values.as_deref_mut(), recv_values.as_mut()) {
-                (Some(v), Some(rv)) => {
-                    let mut k = received;
-                    let mut vals = std::mem::replace(&mut rv[g], gpu.alloc::<V>(0)?);
-                    radix::sort_pairs(gpu, &mut k, &mut vals, order, None)?;
-                    keys[g] = k;
-                    v[g] = vals;
+        let recv_values: Vec<Option<DeviceBuffer<V>>> = match recv_values {
+            Some(rv) => rv.into_iter().map(Some).collect(),
+            None => (0..p).map(|_| None).collect(),
+        };
+        let items: Vec<_> = recv_keys.into_iter().zip(recv_values).enumerate().collect();
+        let merged = self.per_gpu(items, |gpu, (g, (k, v))| {
+            let out = match v {
+                Some(mut v) => {
+                    let mut k = k;
+                    radix::sort_pairs(gpu, &mut k, &mut v, order, None)?;
+                    (k, Some(v))
                 }
-                _ => {
+                None => {
                     let runs: Vec<u64> = (0..p).map(|i| counts[i][g]).collect();
-                    keys[g] = mergepath::merge_runs(gpu, received, &runs, order)?;
+                    (mergepath::merge_runs(gpu, k, &runs, order)?, None)
                 }
+            };
+            gpu.synchronize("the merge")?;
+            Ok(out)
+        })?;
+        for (g, (k, v)) in merged.into_iter().enumerate() {
+            keys[g] = k;
+            if let (Some(v), Some(values)) = (v, values.as_deref_mut()) {
+                values[g] = v;
             }
         }
-        self.sync_all("the merges")?;
         report.merge_s = t.elapsed().as_secs_f64();
         report.held = keys.iter().map(|k| k.len() as u64).collect();
         Ok(report)
@@ -507,7 +523,19 @@ impl MultiGpuSorter {
         }
     }
 
-    fn sync_all(&self, what: &str) -> Result<()> {
-        self.gpus.iter().try_for_each(|g| g.synchronize(what))
+    /// Runs `f` for every GPU with its item, each in its own thread (inline for one
+    /// GPU); the first error wins.
+    fn per_gpu<I: Send, O: Send>(&self, items: Vec<I>, f: impl Fn(&Gpu, I) -> Result<O> + Sync) -> Result<Vec<O>> {
+        if self.gpus.len() == 1 {
+            return items.into_iter().map(|i| f(&self.gpus[0], i)).collect();
+        }
+        std::thread::scope(|s| {
+            let f = &f;
+            let handles: Vec<_> = self.gpus.iter().zip(items).map(|(gpu, i)| s.spawn(move || f(gpu, i))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect::<Result<Vec<O>>>()
+        })
     }
 }

@@ -195,8 +195,7 @@ struct Plan {
 impl Plan {
     fn new(n: u64, kb: u32, vb: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
         let total_tiles = n.div_ceil(rk::tile(kb, vb) as u64);
-        let status_tiles = total_tiles.min(portion);
-        let portions = total_tiles.div_ceil(portion);
+        let (portions, status_tiles) = rk::balanced_portions(total_tiles, portion);
         let passes = rk::passes(begin, end);
         let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
         let words = [
@@ -278,7 +277,8 @@ impl Job {
         }
         let plan = self.plan();
         let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
-        let (portion, (begin, end)) = (self.portion, self.bits);
+        // Every portion but the last has `status_tiles` tiles (balanced portions).
+        let (portion, (begin, end)) = (status_tiles, self.bits);
         // Scratch from the device's cache (a repeated sort allocates nothing); the
         // free-memory check is made only when something must be allocated.
         let mut scratch = Scratch::take(gpu, &words)?;

@@ -105,6 +105,19 @@ pub const fn portion_tiles(tile: u32) -> u64 {
     VALUE_MASK as u64 / tile as u64
 }
 
+/// `(portions, tiles per portion)` of a pass over `total_tiles` tiles with at most
+/// `max_tiles` per launch: the fewest portions, of equal size (the last may be a few
+/// tiles shorter). Equal portions matter: every launch's blocks clear the status
+/// words of the launch after next, and a tiny last portion (2^30 keys are one tile
+/// past one portion) left that to one block, making a 2^30-key sort 1.5x slower.
+pub const fn balanced_portions(total_tiles: u64, max_tiles: u64) -> (u64, u64) {
+    if total_tiles == 0 {
+        return (0, 0);
+    }
+    let portions = total_tiles.div_ceil(max_tiles);
+    (portions, total_tiles.div_ceil(portions))
+}
+
 /// Number of digit passes over bits `begin..end`.
 pub const fn passes(begin: u32, end: u32) -> u32 {
     (end - begin).div_ceil(DIGIT_BITS)

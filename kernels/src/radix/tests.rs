@@ -106,6 +106,7 @@ fn model(
         }
         let (src, dst) = if e == PLAN_FROM_A { (0, 1) } else { (1, 0) };
         let total_tiles = n.div_ceil(tile);
+        let (_, portion) = balanced_portions(total_tiles, portion);
         let mut first = 0;
         let mut q = 0usize;
         while first < total_tiles {
@@ -218,4 +219,25 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
             }
         }
     }
+}
+
+#[test]
+fn portions_are_balanced() {
+    for max in [1u64, 2, 3, 7, 139_810] {
+        for total in (0..50u64).chain([139_809, 139_810, 139_811, 279_620, 279_621, 1 << 20]) {
+            let (portions, per) = balanced_portions(total, max);
+            if total == 0 {
+                assert_eq!((portions, per), (0, 0));
+                continue;
+            }
+            assert!(per <= max && per >= 1, "total {total} max {max}");
+            assert_eq!(portions, total.div_ceil(max), "fewest portions");
+            assert!(portions * per >= total && (portions - 1) * per < total, "covers exactly {portions} launches");
+            // The last portion is at most `portions - 1` tiles short of the others.
+            assert!(total - (portions - 1) * per + portions > per);
+        }
+    }
+    // 2^30 u32 keys: two halves, not one portion and a single tile.
+    let t = (1u64 << 30).div_ceil(tile(4, 0) as u64);
+    assert_eq!(balanced_portions(t, portion_tiles(tile(4, 0))), (2, t.div_ceil(2)));
 }
