@@ -291,6 +291,16 @@ impl Gpu {
         })
     }
 
+    /// Queues a copy of `bytes` bytes between two device addresses of this GPU.
+    pub(crate) fn copy_raw(&self, dst: u64, src: u64, bytes: u64) -> Result<()> {
+        if bytes > 0 {
+            // SAFETY: the callers pass addresses inside live buffers of this context.
+            unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes as usize, self.stream.cu_stream()) }
+                .call("cuMemcpyDtoDAsync")?;
+        }
+        Ok(())
+    }
+
     /// Allocates an uninitialised device buffer of `len` elements, checking free
     /// memory first so that a too-large request is [`Error::OutOfMemory`].
     pub fn alloc<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {

@@ -249,3 +249,40 @@ fn one_gpu_is_the_radix_sort() {
     }
     let _: &Sorter = single;
 }
+
+/// The merge of what a GPU receives, on one GPU: any number of sorted runs (rounds of
+/// pairwise merges, a leftover run copied), empty runs included, both orders. (Which of
+/// two equal keys comes first is the CPU model's business in `kernels`; here equal keys
+/// are equal words.)
+#[test]
+fn merge_of_many_runs() {
+    use host::variants::mergepath;
+    let Some(sorter) = common::gpu_sorter("merge_of_many_runs") else { return };
+    let gpu = sorter.gpu().expect("a GPU sorter");
+    let mut state = 99u64;
+    let mut rnd = move |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    for runs in 1..=9usize {
+        for order in ORDERS {
+            let lens: Vec<u64> = (0..runs).map(|r| if r == 2 { 0 } else { rnd(70_000) }).collect();
+            let mut all: Vec<i64> = Vec::new();
+            for &len in &lens {
+                let mut run: Vec<i64> = (0..len).map(|_| rnd(1000) as i64 - 500).collect();
+                run.sort();
+                if order.is_descending() {
+                    run.reverse();
+                }
+                all.extend(run);
+            }
+            let mut want = all.clone();
+            want.sort();
+            if order.is_descending() {
+                want.reverse();
+            }
+            let merged = mergepath::merge_runs(gpu, gpu.upload(&all).unwrap(), &lens, order).unwrap();
+            assert_eq!(merged.to_vec(gpu).unwrap(), want, "{runs} runs {lens:?} {order}");
+        }
+    }
+}

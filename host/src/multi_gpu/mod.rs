@@ -34,14 +34,15 @@ use cudarc::nccl::Comm;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
 use crate::variants::launch::{kernel_name, one_thread_per_item};
-use crate::variants::{mergepath, radix};
+use crate::variants::mergepath::{self, Run};
+use crate::variants::radix;
 use crate::{Element, SortOptions, launch};
 
 pub mod nccl;
 pub mod plan;
 
 use nccl::{Lane, Piece};
-use plan::{Layout, Splitter};
+use plan::Layout;
 
 /// Samples each GPU contributes to the splitter choice: each GPU ends within about
 /// `n / SAMPLES` keys of `n / p`.
@@ -357,34 +358,51 @@ impl MultiGpuSorter {
 
         // 2. Splitters. One kept scratch buffer per GPU holds its samples, the
         // splitters and their bounds (no allocation, no driver call but the copies).
+        // Each step is queued on every GPU before any is waited for; these are a few
+        // tiny kernels and copies, so one thread does it (threads measured slower).
         let t = Instant::now();
         let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
         let counts: Vec<u64> = lens.iter().map(|&n| plan::samples_of(n, self.samples)).collect();
-        let mut scratch = self
-            .gpus
-            .iter()
-            .zip(&counts)
-            .map(|(gpu, &c)| gpu.take_scratch(2 * (c as usize + 3 * (p - 1))))
-            .collect::<Result<Vec<_>>>()?;
+        let mut scratch = Vec::with_capacity(p);
         for (g, gpu) in self.gpus.iter().enumerate() {
-            let count = counts[g];
+            let (src, n, count) = (keys[g].ptr(), lens[g], counts[g]);
+            let buf = gpu.take_scratch(2 * (count as usize + 3 * (p - 1)))?;
             if count > 0 {
-                let (src, n, dst) = (keys[g].ptr(), lens[g], scratch[g].ptr());
+                let dst = buf.ptr();
                 let name = kernel_name::<K>("splitter_samples");
                 launch!(gpu, name, one_thread_per_item(count, 256, 0)?, &src, &n, &count, &desc, &dst)?;
             }
+            scratch.push(buf);
         }
-        let mut samples = Vec::with_capacity(p);
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            samples.push(read_u64s(gpu, &scratch[g], 0, counts[g] as usize)?);
-        }
+        let samples =
+            (0..p).map(|g| read_u64s(&self.gpus[g], &scratch[g], 0, counts[g] as usize)).collect::<Result<Vec<_>>>()?;
         let splitters = plan::choose_splitters(&samples, &lens);
-        let cuts = self.cuts::<K>(keys, &splitters, &counts, &mut scratch, desc);
-        for (gpu, s) in self.gpus.iter().zip(scratch) {
-            gpu.give_back_scratch(s);
+        let bits: Vec<u64> = splitters.iter().map(|s| s.bits).collect();
+        let bounds = (|| {
+            let name = kernel_name::<K>("splitter_bounds");
+            let count = bits.len() as u64;
+            for (g, gpu) in self.gpus.iter().enumerate() {
+                let at = counts[g] as usize;
+                scratch[g].write_at(gpu, 2 * at, bytemuck::cast_slice(&bits))?;
+                let (src, n) = (keys[g].ptr(), lens[g]);
+                let (sp, dst) = (scratch[g].ptr_at(2 * at), scratch[g].ptr_at(2 * (at + bits.len())));
+                launch!(gpu, name, one_thread_per_item(count, 32, 0)?, &src, &n, &sp, &count, &desc, &dst)?;
+            }
+            (0..p)
+                .map(|g| {
+                    let b = read_u64s(&self.gpus[g], &scratch[g], counts[g] as usize + bits.len(), 2 * bits.len())?;
+                    Ok(splitters.iter().enumerate().map(|(t, sp)| plan::cut(g, sp, b[2 * t], b[2 * t + 1])).collect())
+                })
+                .collect::<Result<Vec<Vec<u64>>>>()
+        })();
+        for (gpu, buf) in self.gpus.iter().zip(scratch) {
+            gpu.give_back_scratch(buf);
         }
-        let counts = plan::send_counts(&cuts?, &lens);
-        let layout = Layout::new(&counts);
+        let counts = plan::send_counts(&bounds?, &lens);
+        // Keys only: a GPU's own piece stays where it is and the merge reads it there
+        // (pairs are sorted again from one buffer, so theirs is copied in).
+        let keep_own = values.is_none();
+        let layout = Layout::new(&counts, !keep_own);
         report.splitters_s = t.elapsed().as_secs_f64();
 
         // 3. Exchange.
@@ -400,6 +418,7 @@ impl MultiGpuSorter {
                     len: counts[i][j] as usize,
                 })
             })
+            .filter(|x| !(keep_own && x.src == x.dst))
             .collect();
         report.exchanged_bytes = pieces.iter().filter(|x| x.src != x.dst).map(|x| x.len as u64).sum::<u64>()
             * (size_of::<K>() + if values.is_some() { size_of::<V>() } else { 0 }) as u64;
@@ -417,6 +436,7 @@ impl MultiGpuSorter {
             Some(rv) => rv.into_iter().map(Some).collect(),
             None => (0..p).map(|_| None).collect(),
         };
+        let own: Vec<u64> = (0..p).map(|g| keys[g].ptr_at(layout.send_offsets[g][g] as usize)).collect();
         let items: Vec<_> = recv_keys.into_iter().zip(recv_values).enumerate().collect();
         let merged = self.per_gpu(items, |gpu, (g, (k, v))| {
             let out = match v {
@@ -426,8 +446,13 @@ impl MultiGpuSorter {
                     (k, Some(v))
                 }
                 None => {
-                    let runs: Vec<u64> = (0..p).map(|i| counts[i][g]).collect();
-                    (mergepath::merge_runs(gpu, k, &runs, order)?, None)
+                    let runs: Vec<Run> = (0..p)
+                        .map(|i| Run {
+                            ptr: if i == g { own[g] } else { k.ptr_at(layout.recv_offsets[g][i] as usize) },
+                            len: counts[i][g],
+                        })
+                        .collect();
+                    (mergepath::merge_run_list(gpu, &runs, order)?, None)
                 }
             };
             gpu.synchronize("the merge")?;
@@ -442,36 +467,6 @@ impl MultiGpuSorter {
         report.merge_s = t.elapsed().as_secs_f64();
         report.held = keys.iter().map(|k| k.len() as u64).collect();
         Ok(report)
-    }
-
-    /// Each GPU's `p - 1` cut positions: its keys before each splitter in the
-    /// `(key, GPU, position)` order ([`plan::cut`]), from one binary search per
-    /// splitter on the GPU. The splitters and the bounds go into `scratch[g]` after the
-    /// `samples[g]` samples.
-    fn cuts<K: Element>(
-        &self,
-        keys: &[DeviceBuffer<K>],
-        splitters: &[Splitter],
-        samples: &[u64],
-        scratch: &mut [DeviceBuffer<u32>],
-        desc: u32,
-    ) -> Result<Vec<Vec<u64>>> {
-        let bits: Vec<u64> = splitters.iter().map(|s| s.bits).collect();
-        let count = bits.len() as u64;
-        let name = kernel_name::<K>("splitter_bounds");
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            let at = samples[g] as usize;
-            scratch[g].write_at(gpu, 2 * at, bytemuck::cast_slice(&bits))?;
-            let (src, n) = (keys[g].ptr(), keys[g].len() as u64);
-            let (sp, dst) = (scratch[g].ptr_at(2 * at), scratch[g].ptr_at(2 * (at + bits.len())));
-            launch!(gpu, name, one_thread_per_item(count, 32, 0)?, &src, &n, &sp, &count, &desc, &dst)?;
-        }
-        let mut cuts = Vec::with_capacity(self.gpus.len());
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            let b = read_u64s(gpu, &scratch[g], samples[g] as usize + bits.len(), 2 * bits.len())?;
-            cuts.push(splitters.iter().enumerate().map(|(t, sp)| plan::cut(g, sp, b[2 * t], b[2 * t + 1])).collect());
-        }
-        Ok(cuts)
     }
 
     fn alloc_received<T: Element>(&self, received: &[u64]) -> Result<Vec<DeviceBuffer<T>>> {

@@ -156,3 +156,22 @@ pub fn wait_all(gpus: &[Gpu], timeout: Duration) -> Result<bool> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the library (the CI machine has none) creating communicators is a clear
+    /// error, not cudarc's panic.
+    #[test]
+    fn missing_library_is_an_error() {
+        if library_present() {
+            eprintln!("missing_library_is_an_error: skipped: this machine has NCCL");
+            return;
+        }
+        match communicators(&[]) {
+            Err(Error::Communication(m)) => assert!(m.contains("libnccl.so"), "{m}"),
+            other => panic!("expected a communication error, got {:?}", other.map(|c| c.len())),
+        }
+    }
+}

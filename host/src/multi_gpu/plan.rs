@@ -41,29 +41,47 @@ pub fn samples_of(n: u64, max: u64) -> u64 {
 pub fn choose_splitters(samples: &[Vec<u64>], lens: &[u64]) -> Vec<Splitter> {
     let p = lens.len();
     let total: u64 = lens.iter().sum();
-    let mut all: Vec<(Splitter, f64)> = Vec::new();
-    for (rank, (s, &n)) in samples.iter().zip(lens).enumerate() {
-        let count = s.len() as u64;
-        for (i, &bits) in s.iter().enumerate() {
-            let pos = sample_position(i as u64, count, n);
-            all.push((Splitter { bits, rank, pos }, n as f64 / count as f64));
-        }
-    }
-    all.sort_unstable_by_key(|a| a.0);
+    let weight: Vec<f64> = samples.iter().zip(lens).map(|(s, &n)| n as f64 / s.len().max(1) as f64).collect();
+    // Each GPU's samples come from its sorted part at increasing positions, so they
+    // are already in `(bits, rank, pos)` order: a p-way merge visits all of them in
+    // order without sorting.
+    let mut head = vec![0usize; p];
+    let next = |head: &[usize]| -> Option<usize> {
+        (0..p).filter(|&r| head[r] < samples[r].len()).min_by_key(|&r| (samples[r][head[r]], r))
+    };
+    let sample = |r: usize, i: usize| Splitter {
+        bits: samples[r][i],
+        rank: r,
+        pos: sample_position(i as u64, samples[r].len() as u64, lens[r]),
+    };
     let mut out = Vec::with_capacity(p.saturating_sub(1));
-    let (mut at, mut before) = (0usize, 0f64);
+    let mut before = 0f64;
+    let mut cur = next(&head);
     for t in 1..p {
         let target = total as f64 * t as f64 / p as f64;
-        // A sample sits in the middle of the keys it stands for.
-        while at + 1 < all.len() && before + all[at].1 / 2.0 < target {
-            before += all[at].1;
-            at += 1;
+        // A sample sits in the middle of the keys it stands for; stop at the first
+        // whose middle reaches the target, or at the last sample.
+        while let Some(r) = cur {
+            if before + weight[r] / 2.0 >= target {
+                break;
+            }
+            head[r] += 1;
+            match next(&head) {
+                Some(n) => {
+                    before += weight[r];
+                    cur = Some(n);
+                }
+                None => {
+                    head[r] -= 1;
+                    break;
+                }
+            }
         }
-        match all.get(at) {
-            Some(&(s, _)) => out.push(s),
+        out.push(match cur {
+            Some(r) => sample(r, head[r]),
             // No keys at all: every cut is 0.
-            None => out.push(Splitter { bits: 0, rank: 0, pos: 0 }),
-        }
+            None => Splitter { bits: 0, rank: 0, pos: 0 },
+        });
     }
     out
 }
@@ -104,7 +122,9 @@ pub fn send_counts(cuts: &[Vec<u64>], lens: &[u64]) -> Vec<Vec<u64>> {
 /// Where each GPU's pieces start: `(send_offsets[i][j], recv_offsets[j][i])` (element
 /// offsets into GPU `i`'s sorted part and GPU `j`'s receive buffer) and each GPU's
 /// received total. GPU `j` receives from `0, 1, .., p - 1` in that order, so its buffer
-/// holds `p` sorted runs in rank order (the stable order of equal keys).
+/// holds the sorted runs in rank order (the stable order of equal keys). Without
+/// `with_own`, a GPU's own piece gets no room in its receive buffer (the merge reads it
+/// where it is).
 pub struct Layout {
     pub send_offsets: Vec<Vec<u64>>,
     pub recv_offsets: Vec<Vec<u64>>,
@@ -112,7 +132,7 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn new(counts: &[Vec<u64>]) -> Layout {
+    pub fn new(counts: &[Vec<u64>], with_own: bool) -> Layout {
         let p = counts.len();
         let send_offsets = counts
             .iter()
@@ -131,7 +151,9 @@ impl Layout {
         for j in 0..p {
             for i in 0..p {
                 recv_offsets[j][i] = received[j];
-                received[j] += counts[i][j];
+                if with_own || i != j {
+                    received[j] += counts[i][j];
+                }
             }
         }
         Layout { send_offsets, recv_offsets, received }
@@ -181,7 +203,7 @@ mod tests {
             })
             .collect();
         let counts = send_counts(&cuts, &lens);
-        let layout = Layout::new(&counts);
+        let layout = Layout::new(&counts, true);
         (0..p)
             .map(|j| {
                 let mut got = Vec::with_capacity(layout.received[j] as usize);
@@ -282,10 +304,13 @@ mod tests {
         assert_eq!(cut(1, &s, 10, 20), 12, "own rank: before its position");
         assert_eq!(cut(2, &s, 10, 20), 10, "higher ranks: equal keys go after");
         assert_eq!(send_counts(&[vec![3, 2, 9]], &[8]), vec![vec![3, 0, 5, 0]], "clamped and monotone");
-        let l = Layout::new(&[vec![1, 2], vec![3, 4]]);
+        let l = Layout::new(&[vec![1, 2], vec![3, 4]], true);
         assert_eq!(l.send_offsets, vec![vec![0, 1], vec![0, 3]]);
         assert_eq!(l.recv_offsets, vec![vec![0, 1], vec![0, 2]]);
         assert_eq!(l.received, vec![4, 6]);
+        let l = Layout::new(&[vec![1, 2], vec![3, 4]], false);
+        assert_eq!(l.recv_offsets, vec![vec![0, 0], vec![0, 2]]);
+        assert_eq!(l.received, vec![3, 2]);
     }
 
     proptest! {

@@ -65,12 +65,17 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     Ok(())
 }
 
+/// A sorted run in device memory on the merging GPU: its address and its length in
+/// elements.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    pub ptr: u64,
+    pub len: u64,
+}
+
 /// Merges the consecutive sorted runs of `src` (their lengths in `runs`, summing to
 /// `src.len()`) into one sorted buffer, stably: among equal keys an earlier run's come
-/// first. Pairs of neighbouring runs are merged by merge path (every block writes one
-/// tile, whatever the run lengths) in `ceil(log2(runs))` rounds, ping-ponging with one
-/// buffer of `src.len()` elements; returns the buffer holding the result (`src` itself
-/// when there is one run). Used by the multi-GPU sort for what each GPU received.
+/// first. See [`merge_run_list`]; `src` is freed once the merge has read it.
 pub fn merge_runs<T: Element>(
     gpu: &Gpu,
     src: DeviceBuffer<T>,
@@ -81,10 +86,30 @@ pub fn merge_runs<T: Element>(
     if runs.iter().sum::<u64>() != n {
         return Err(crate::Error::BadArgument(format!("runs of {runs:?} elements in a buffer of {n}")));
     }
-    let mut runs: Vec<u64> = runs.iter().copied().filter(|&r| r > 0).collect();
-    if runs.len() <= 1 {
+    if runs.iter().filter(|&&r| r > 0).count() <= 1 {
         return Ok(src);
     }
+    let list: Vec<Run> = runs
+        .iter()
+        .scan(0u64, |at, &len| {
+            let r = Run { ptr: src.ptr_at(*at as usize), len };
+            *at += len;
+            Some(r)
+        })
+        .collect();
+    merge_run_list::<T>(gpu, &list, order)
+}
+
+/// Merges sorted runs lying anywhere in `gpu`'s memory (each must stay valid until the
+/// queued work has run) into one new sorted buffer, stably: among equal keys an earlier
+/// run's come first. Pairs of neighbouring runs are merged by merge path (every block
+/// writes one tile, whatever the run lengths) in `ceil(log2(runs))` rounds; the first
+/// round reads the runs where they are (so two runs cost one pass and no copy), later
+/// rounds ping-pong between the output and one more buffer. Used by the multi-GPU sort
+/// for a GPU's own part and what it received.
+pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: crate::Order) -> Result<DeviceBuffer<T>> {
+    let mut runs: Vec<Run> = runs.iter().copied().filter(|r| r.len > 0).collect();
+    let n: u64 = runs.iter().map(|r| r.len).sum();
     let bytes = size_of::<T>() as u32;
     let tile = mp::tile(bytes);
     let smem = mp::smem_bytes(bytes);
@@ -94,43 +119,48 @@ pub fn merge_runs<T: Element>(
     if smem > gpu.info().shared_mem_per_block {
         gpu.set_max_dynamic_smem(&merge, smem)?;
     }
-    let mut cur = src;
-    let mut other = gpu.alloc::<T>(n as usize)?;
-    // Every pair's blocks need one co-rank each; a round has at most this many.
+    // Rounds alternate between `bufs[0]` and `bufs[1]`; the last round must write
+    // `bufs[0]` (the result), so an even number of rounds starts in `bufs[1]`.
+    let rounds = if runs.len() <= 1 { 1 } else { 64 - (runs.len() as u64 - 1).leading_zeros() };
+    let mut bufs = vec![gpu.alloc::<T>(n as usize)?];
+    if rounds > 1 {
+        bufs.push(gpu.alloc::<T>(n as usize)?);
+    }
     let parts = gpu.alloc::<u64>((mp::tiles(n, tile) + runs.len() as u64) as usize)?;
-    while runs.len() > 1 {
+    let mut to = (rounds % 2 == 0) as usize;
+    for _ in 0..rounds {
         let mut at = 0u64;
         let mut next = Vec::with_capacity(runs.len().div_ceil(2));
         for pair in runs.chunks(2) {
-            let (from, to) = (cur.ptr_at(at as usize), other.ptr_at(at as usize));
+            let out = bufs[to].ptr_at(at as usize);
             match *pair {
-                [a_len, b_len] => {
-                    let t = mp::tiles(a_len + b_len, tile);
+                [a, b] => {
+                    let t = mp::tiles(a.len + b.len, tile);
                     let p = parts.ptr();
+                    let (a_len, b_len) = (a.len, b.len);
                     launch!(
                         gpu,
                         partition,
                         one_thread_per_item(t, mp::PARTITION_BLOCK, 0)?,
-                        &from,
+                        &a.ptr,
+                        &b.ptr,
                         &p,
                         &a_len,
                         &b_len,
                         &desc
                     )?;
-                    launch!(gpu, merge, blocks(t, mp::BLOCK, smem)?, &from, &to, &p, &a_len, &b_len, &desc)?;
-                    next.push(a_len + b_len);
-                    at += a_len + b_len;
+                    launch!(gpu, merge, blocks(t, mp::BLOCK, smem)?, &a.ptr, &b.ptr, &out, &p, &a_len, &b_len, &desc)?;
                 }
-                [len] => {
-                    other.copy_range_from(gpu, at as usize, &cur, at as usize, len as usize)?;
-                    next.push(len);
-                    at += len;
-                }
+                [a] => gpu.copy_raw(out, a.ptr, a.len * bytes as u64)?,
                 _ => unreachable!("chunks of two"),
             }
+            let len = pair.iter().map(|r| r.len).sum::<u64>();
+            next.push(Run { ptr: out, len });
+            at += len;
         }
-        std::mem::swap(&mut cur, &mut other);
         runs = next;
+        to ^= 1;
     }
-    Ok(cur)
+    debug_assert_eq!(to, 1, "the last round wrote bufs[0]");
+    Ok(bufs.swap_remove(0))
 }

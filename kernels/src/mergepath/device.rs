@@ -188,13 +188,19 @@ unsafe fn partition<T: SortKey>(src: *const T, parts: *mut u64, n: u64, tile: u3
     if b >= super::tiles(n, tile) {
         return;
     }
-    unsafe { partition_window(src, parts, b, merge_window(b, log_run, tile as u64, n), descending) }
+    let w = merge_window(b, log_run, tile as u64, n);
+    unsafe {
+        let a = src.add(w.start as usize);
+        partition_window(a, a.add(w.a_len as usize), parts, b, w, descending)
+    }
 }
 
-/// Partition of the merge of two given runs ([`super::pair_window`]).
+/// Partition of the merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]`
+/// (anywhere in memory; [`super::pair_window`]).
 #[inline(always)]
 unsafe fn partition_pair<T: SortKey>(
-    src: *const T,
+    a: *const T,
+    bb: *const T,
     parts: *mut u64,
     a_len: u64,
     b_len: u64,
@@ -205,16 +211,22 @@ unsafe fn partition_pair<T: SortKey>(
     if b >= super::tiles(a_len + b_len, tile) {
         return;
     }
-    unsafe { partition_window(src, parts, b, super::pair_window(b, tile, a_len, b_len), descending) }
+    unsafe { partition_window(a, bb, parts, b, super::pair_window(b, tile, a_len, b_len), descending) }
 }
 
-/// `parts[b]` = co-rank of the diagonal `w.diag` in the pair of runs of `w`.
+/// `parts[b]` = co-rank of the diagonal `w.diag` in the pair of runs of `w`, whose
+/// `A` starts at `a` and `B` at `bb`.
 #[inline(always)]
-unsafe fn partition_window<T: SortKey>(src: *const T, parts: *mut u64, b: u64, w: Window<u64>, descending: u32) {
+unsafe fn partition_window<T: SortKey>(
+    a: *const T,
+    bb: *const T,
+    parts: *mut u64,
+    b: u64,
+    w: Window<u64>,
+    descending: u32,
+) {
     let desc = descending != 0;
     unsafe {
-        let a = src.add(w.start as usize);
-        let bb = a.add(w.a_len as usize);
         let i = co_rank(
             w.diag,
             w.a_len,
@@ -239,14 +251,19 @@ unsafe fn merge<T: SortKey, const N: usize>(
 ) {
     let tile_len = BLOCK * N as u32;
     let b = gpu::block_idx() as u64;
-    unsafe { merge_block::<T, N>(src, dst, parts, b, n, merge_window(b, log_run, tile_len as u64, n), descending) }
+    let w = merge_window(b, log_run, tile_len as u64, n);
+    unsafe {
+        let a = src.add(w.start as usize);
+        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, parts, b, n, w, descending)
+    }
 }
 
-/// Merge of two given runs, `a_len` elements then `b_len` ([`super::pair_window`]):
-/// block `b` writes outputs `b * tile ..`.
+/// Merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]` (anywhere in
+/// memory; [`super::pair_window`]): block `b` writes outputs `b * tile ..` of `dst`.
 #[inline(always)]
 unsafe fn merge_pair<T: SortKey, const N: usize>(
-    src: *const T,
+    a: *const T,
+    bb: *const T,
     dst: *mut T,
     parts: *const u64,
     a_len: u64,
@@ -256,14 +273,16 @@ unsafe fn merge_pair<T: SortKey, const N: usize>(
     let tile_len = BLOCK * N as u32;
     let b = gpu::block_idx() as u64;
     let w = super::pair_window(b, tile_len, a_len, b_len);
-    unsafe { merge_block::<T, N>(src, dst, parts, b, a_len + b_len, w, descending) }
+    unsafe { merge_block::<T, N>(a, bb, dst, parts, b, a_len + b_len, w, descending) }
 }
 
-/// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w`, given
-/// the co-ranks in `parts`.
+/// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
+/// `A` at `a`, its `B` at `bb`), given the co-ranks in `parts`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn merge_block<T: SortKey, const N: usize>(
-    src: *const T,
+    a: *const T,
+    bb: *const T,
     dst: *mut T,
     parts: *const u64,
     b: u64,
@@ -282,8 +301,8 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
         let la = (i1 - i0) as u32;
         let lb = count - la;
         // A's window then B's window, contiguous in the tile.
-        let a_src = src.add((w.start + i0) as usize);
-        let b_src = src.add((w.start + w.a_len + j0) as usize);
+        let a_src = a.add(i0 as usize);
+        let b_src = bb.add(j0 as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if x < count {
@@ -326,17 +345,17 @@ macro_rules! mergepath_entries {
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_pair_partition_ $suffix>](
-                src: *const $t, parts: *mut u64, a_len: u64, b_len: u64, descending: u32,
+                a: *const $t, b: *const $t, parts: *mut u64, a_len: u64, b_len: u64, descending: u32,
             ) {
-                unsafe { partition_pair::<$t>(src, parts, a_len, b_len, super::tile(size_of::<$t>() as u32), descending) }
+                unsafe { partition_pair::<$t>(a, b, parts, a_len, b_len, super::tile(size_of::<$t>() as u32), descending) }
             }
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_ $suffix>](
-                src: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
+                a: *const $t, b: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair::<$t, N>(src, dst, parts, a_len, b_len, descending) }
+                unsafe { merge_pair::<$t, N>(a, b, dst, parts, a_len, b_len, descending) }
             }
 
             #[unsafe(no_mangle)]
