@@ -280,3 +280,34 @@ fn bench_on_the_gpu_or_refuses_without_one() {
     let lines = std::fs::read_to_string(&csv).unwrap().lines().count();
     assert_eq!(lines, 1 + host::Variant::ALL.len() * 2 * 2 * 2, "{stdout}");
 }
+
+/// `--gpus`: bad counts are usage errors; without enough GPUs every command says why in
+/// one error line; with two GPUs, `run --gpus 2 --check` sorts and verifies.
+#[test]
+fn gpus_flag_errors_and_runs() {
+    for bad in ["0", "two", "1.5"] {
+        let out = host(&["run", "--gpus", bad, "--n", "10"]);
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains("is not a GPU count"), "{}", text(&out.stderr));
+    }
+    let out = host(&["bench", "--pairs", "--n", "10"]);
+    assert!(!out.status.success(), "--pairs needs --gpus");
+    let present = host::MultiGpuSorter::device_count().unwrap_or(0);
+    let d = dir("gpus");
+    let (input, output) = (d.join("in.bin"), d.join("out.bin"));
+    ok(&host(&["gen", "--output", s(&input), "--n", "10000"]));
+    if present < 2 {
+        let e = fails(&host(&["run", "--gpus", "2", "--n", "1000"]));
+        assert!(e.contains("no CUDA device") || e.contains("2 present"), "{e}");
+        let e = fails(&host(&["sort", "--gpus", "2", "-i", s(&input), "-o", s(&output)]));
+        assert!(e.contains("no CUDA device") || e.contains("GPUs asked for"), "{e}");
+        assert!(!output.exists(), "no output on error");
+        let e = fails(&host(&["bench", "--gpus", "1,2", "--n", "1000"]));
+        assert!(e.contains("no CUDA device") || e.contains("GPUs asked for"), "{e}");
+        return;
+    }
+    let stdout = ok(&host(&["run", "--gpus", "2", "--n", "100003", "--check", "--repeat", "1"]));
+    assert!(stdout.contains("check:      ok"), "{stdout}");
+    ok(&host(&["sort", "--gpus", "2", "-i", s(&input), "-o", s(&output)]));
+    ok(&host(&["check-file", "-i", s(&input), "-o", s(&output)]));
+}
