@@ -171,6 +171,36 @@ impl Gpu {
         })
     }
 
+    /// Lets this device's kernels and copies reach `peer`'s memory directly (NVLink or
+    /// PCIe peer-to-peer). Already enabled (NCCL does it too) is fine.
+    pub(crate) fn enable_peer_access(&self, peer: &Gpu) -> Result<()> {
+        use cudarc::driver::sys::{CUresult, cuCtxEnablePeerAccess};
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: both contexts are alive; the call only changes access rights.
+        match unsafe { cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) } {
+            CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            other => Err(Error::NoDevice(format!(
+                "device {} cannot access device {} directly: {other:?}",
+                self.info.ordinal, peer.info.ordinal
+            ))),
+        }
+    }
+
+    /// Device memory from `cuMemAlloc` rather than the stream-ordered pool: peer
+    /// access enabled by [`Gpu::enable_peer_access`] covers it (pool memory would need
+    /// the pool's own access rights, so a peer copy of it is staged through the host).
+    pub(crate) fn alloc_plain(&self, bytes: usize) -> Result<PlainAlloc<'_>> {
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: a plain allocation in this (current) context, freed by `PlainAlloc`.
+        let ptr = unsafe { cudarc::driver::result::malloc_sync(bytes.max(1)) }.call("cuMemAlloc")?;
+        Ok(PlainAlloc { gpu: self, ptr })
+    }
+
+    /// The driver context (for peer copies between devices).
+    pub(crate) fn cu_ctx(&self) -> cudarc::driver::sys::CUcontext {
+        self.ctx.cu_ctx()
+    }
+
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -509,6 +539,22 @@ macro_rules! launch {
             Err(source) => Err($crate::Error::Launch { kernel: name.to_string(), source }),
         }
     }};
+}
+
+/// A `cuMemAlloc` allocation ([`Gpu::alloc_plain`]), freed on drop.
+pub(crate) struct PlainAlloc<'a> {
+    gpu: &'a Gpu,
+    pub ptr: u64,
+}
+
+impl Drop for PlainAlloc<'_> {
+    fn drop(&mut self) {
+        let _ = self.gpu.synchronize("freeing");
+        if self.gpu.ctx.bind_to_thread().is_ok() {
+            // SAFETY: `ptr` came from `cuMemAlloc` in this context and is freed once.
+            let _ = unsafe { cudarc::driver::result::free_sync(self.ptr) };
+        }
+    }
 }
 
 /// Elements of type `T` in device memory, owned. Kernels receive its address as a

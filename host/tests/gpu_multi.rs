@@ -143,6 +143,12 @@ fn pairs_are_stable() {
     want.sort_by_key(|&i| keys[i as usize]);
     assert_eq!(v.iter().map(|x| x >> 32).collect::<Vec<_>>(), want);
     assert!(v.iter().all(|x| x & 0xffff_ffff == 7));
+    // Wider values (20-byte records) take the re-sort path.
+    let mut k = keys.clone();
+    let mut e: Vec<Entity> =
+        (0..keys.len()).map(|i| Entity { distance_from_player: i as f32, ..Entity::default() }).collect();
+    s.sort_pairs(&mut k, &mut e, &SortOptions::default()).unwrap();
+    assert_eq!(e.iter().map(|x| x.distance_from_player as u64).collect::<Vec<_>>(), want);
 }
 
 /// Every GPU ends within 10% of n / p however skewed the keys (ties are split by
@@ -283,6 +289,27 @@ fn merge_of_many_runs() {
             }
             let merged = mergepath::merge_runs(gpu, gpu.upload(&all).unwrap(), &lens, order).unwrap();
             assert_eq!(merged.to_vec(gpu).unwrap(), want, "{runs} runs {lens:?} {order}");
+            // With values: each key's input position, which must come out in stable
+            // order (runs are in input order, equal keys keep it).
+            let keys = gpu.upload(&all).unwrap();
+            let idx: Vec<u32> = (0..all.len() as u32).collect();
+            let vals = gpu.upload(&idx).unwrap();
+            let mut at = 0usize;
+            let (mut rk, mut rv) = (Vec::new(), Vec::new());
+            for &len in &lens {
+                rk.push(mergepath::Run { ptr: keys.ptr_at(at), len });
+                rv.push(vals.ptr_at(at));
+                at += len as usize;
+            }
+            let (mk, mv) = mergepath::merge_run_list_pairs::<i64, u32>(gpu, &rk, &rv, order).unwrap();
+            let mut want_idx = idx.clone();
+            if order.is_descending() {
+                want_idx.sort_by_key(|&i| std::cmp::Reverse(all[i as usize]));
+            } else {
+                want_idx.sort_by_key(|&i| all[i as usize]);
+            }
+            assert_eq!(mk.to_vec(gpu).unwrap(), want, "kv keys, {runs} runs {order}");
+            assert_eq!(mv.to_vec(gpu).unwrap(), want_idx, "kv values (stable), {runs} runs {order}");
         }
     }
 }

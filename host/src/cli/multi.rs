@@ -199,6 +199,15 @@ pub fn bench(
     for g in sorters.iter().max_by_key(|s| s.len()).map(|s| s.gpus()).unwrap_or(&[]) {
         println!("# device {}", g.info());
     }
+    if let Some(widest) = sorters.iter().max_by_key(|s| s.len()) {
+        match widest.peer_copy_gb_s(1 << 30) {
+            Ok(Some(gb)) => println!(
+                "# peer copy GPU 0 <-> GPU 1, 1 GiB each way at once: {gb:.1} GB/s (both directions; cf. exchange GB/s)"
+            ),
+            Ok(None) => {}
+            Err(e) => println!("# peer copy GPU 0 <-> GPU 1 not measured: {e}"),
+        }
+    }
     println!(
         "# multi-GPU sample sort, {}, device-resident data, wall clock per sort, median of {repeat}",
         if pairs { "u32 index values" } else { "keys only" }

@@ -11,8 +11,10 @@
 //! 3. **Exchange.** GPU `i` sends GPU `j` its keys between cuts `j` and `j + 1`
 //!    (grouped NCCL send/recv; pieces that stay are device copies). GPU `j` receives
 //!    `p` sorted runs, from GPU 0 first.
-//! 4. **Merge.** Keys: the runs are merged by merge path, pairwise rounds
-//!    ([`crate::variants::mergepath::merge_runs`]). Pairs: the received pairs are sorted
+//! 4. **Merge.** The GPU's own run (read where the local sort left it) and the
+//!    received runs are merged by merge path in rank order, pairwise rounds
+//!    ([`crate::variants::mergepath::merge_run_list`]); values of 4 or 8 bytes move
+//!    with their keys in the same kernels. Wider values: the received pairs are sorted
 //!    again by the stable radix pair sort (the runs arrive in input order, so ties
 //!    keep it).
 //!
@@ -31,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::nccl::Comm;
 
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::{DeviceBuffer, Gpu, PlainAlloc};
 use crate::error::{Error, Result};
 use crate::variants::launch::{kernel_name, one_thread_per_item};
 use crate::variants::mergepath::{self, Run};
@@ -177,6 +179,54 @@ impl MultiGpuSorter {
     /// Samples per GPU for the splitters (default [`SAMPLES_PER_GPU`]; at least 1).
     pub fn set_samples_per_gpu(&mut self, samples: u64) {
         self.samples = samples.max(1);
+    }
+
+    /// Both-ways copy bandwidth between GPUs 0 and 1 in GB/s (10^9 bytes per second):
+    /// `bytes` copied 0 -> 1 and 1 -> 0 at the same time by the driver's peer copies,
+    /// total bytes over the time of both (best of three after a warm-up), with peer
+    /// access enabled. The ceiling the exchange's NCCL transfers can be compared with.
+    /// `Ok(None)` with one GPU; an error when the GPUs cannot reach each other directly.
+    pub fn peer_copy_gb_s(&self, bytes: usize) -> Result<Option<f64>> {
+        if self.gpus.len() < 2 {
+            return Ok(None);
+        }
+        let (a, b) = (&self.gpus[0], &self.gpus[1]);
+        // Without peer access the driver stages the copy through the host (~50 GB/s
+        // measured instead of NVLink's hundreds).
+        a.enable_peer_access(b)?;
+        b.enable_peer_access(a)?;
+        let (a_src, a_dst) = (a.alloc_plain(bytes)?, a.alloc_plain(bytes)?);
+        let (b_src, b_dst) = (b.alloc_plain(bytes)?, b.alloc_plain(bytes)?);
+        let copy = |dst: &PlainAlloc, dg: &Gpu, src: &PlainAlloc, sg: &Gpu| -> Result<()> {
+            use crate::error::DriverContext as _;
+            // SAFETY: both buffers are live allocations of `bytes` bytes in their contexts.
+            unsafe {
+                cudarc::driver::sys::cuMemcpyPeerAsync(
+                    dst.ptr,
+                    dg.cu_ctx(),
+                    src.ptr,
+                    sg.cu_ctx(),
+                    bytes,
+                    sg.stream().cu_stream(),
+                )
+                .result()
+            }
+            .call("cuMemcpyPeerAsync")
+        };
+        let mut best = f64::INFINITY;
+        for round in 0..4 {
+            a.synchronize("peer copy")?;
+            b.synchronize("peer copy")?;
+            let t = Instant::now();
+            copy(&b_dst, b, &a_src, a)?;
+            copy(&a_dst, a, &b_src, b)?;
+            a.synchronize("peer copy")?;
+            b.synchronize("peer copy")?;
+            if round > 0 {
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+        }
+        Ok(Some(2.0 * bytes as f64 / best / 1e9))
     }
 
     /// Test hook: in the next exchange, GPU `rank` posts none of its sends and
@@ -399,9 +449,11 @@ impl MultiGpuSorter {
             gpu.give_back_scratch(buf);
         }
         let counts = plan::send_counts(&bounds?, &lens);
-        // Keys only: a GPU's own piece stays where it is and the merge reads it there
-        // (pairs are sorted again from one buffer, so theirs is copied in).
-        let keep_own = values.is_none();
+        // A GPU's own piece stays where it is and the merge reads it there; only pairs
+        // with values of other widths than 4 or 8 bytes are sorted again from one
+        // buffer, so theirs is copied in.
+        let kv_merge = matches!(size_of::<V>(), 4 | 8);
+        let keep_own = values.is_none() || kv_merge;
         let layout = Layout::new(&counts, !keep_own);
         report.splitters_s = t.elapsed().as_secs_f64();
 
@@ -437,23 +489,33 @@ impl MultiGpuSorter {
             None => (0..p).map(|_| None).collect(),
         };
         let own: Vec<u64> = (0..p).map(|g| keys[g].ptr_at(layout.send_offsets[g][g] as usize)).collect();
+        let own_values: Vec<u64> = match values.as_deref() {
+            Some(v) => (0..p).map(|g| v[g].ptr_at(layout.send_offsets[g][g] as usize)).collect(),
+            None => vec![0; p],
+        };
         let items: Vec<_> = recv_keys.into_iter().zip(recv_values).enumerate().collect();
         let merged = self.per_gpu(items, |gpu, (g, (k, v))| {
+            // Runs in rank order: the stable order of equal keys.
+            let runs: Vec<Run> = (0..p)
+                .map(|i| Run {
+                    ptr: if i == g { own[g] } else { k.ptr_at(layout.recv_offsets[g][i] as usize) },
+                    len: counts[i][g],
+                })
+                .collect();
             let out = match v {
+                Some(v) if kv_merge => {
+                    let vptrs: Vec<u64> = (0..p)
+                        .map(|i| if i == g { own_values[g] } else { v.ptr_at(layout.recv_offsets[g][i] as usize) })
+                        .collect();
+                    let (k, v) = mergepath::merge_run_list_pairs::<K, V>(gpu, &runs, &vptrs, order)?;
+                    (k, Some(v))
+                }
                 Some(mut v) => {
                     let mut k = k;
                     radix::sort_pairs(gpu, &mut k, &mut v, order, None)?;
                     (k, Some(v))
                 }
-                None => {
-                    let runs: Vec<Run> = (0..p)
-                        .map(|i| Run {
-                            ptr: if i == g { own[g] } else { k.ptr_at(layout.recv_offsets[g][i] as usize) },
-                            len: counts[i][g],
-                        })
-                        .collect();
-                    (mergepath::merge_run_list(gpu, &runs, order)?, None)
-                }
+                None => (mergepath::merge_run_list(gpu, &runs, order)?, None),
             };
             gpu.synchronize("the merge")?;
             Ok(out)

@@ -108,59 +108,98 @@ pub fn merge_runs<T: Element>(
 /// rounds ping-pong between the output and one more buffer. Used by the multi-GPU sort
 /// for a GPU's own part and what it received.
 pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: crate::Order) -> Result<DeviceBuffer<T>> {
-    let mut runs: Vec<Run> = runs.iter().copied().filter(|r| r.len > 0).collect();
-    let n: u64 = runs.iter().map(|r| r.len).sum();
-    let bytes = size_of::<T>() as u32;
-    let tile = mp::tile(bytes);
-    let smem = mp::smem_bytes(bytes);
+    Ok(merge_lists::<T, u32>(gpu, runs, None, order)?.0)
+}
+
+/// [`merge_run_list`] of keys that carry a 4- or 8-byte value each: `values[r]` is the
+/// address of run `r`'s values (as many as its keys). Returns the merged keys and
+/// values.
+pub fn merge_run_list_pairs<K: Element, V: Element>(
+    gpu: &Gpu,
+    runs: &[Run],
+    values: &[u64],
+    order: crate::Order,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>)> {
+    if !matches!(size_of::<V>(), 4 | 8) || values.len() != runs.len() {
+        return Err(crate::Error::BadArgument(format!(
+            "a key-value merge takes 4- or 8-byte values, one address per run ({} for {} runs)",
+            values.len(),
+            runs.len()
+        )));
+    }
+    let (k, v) = merge_lists::<K, V>(gpu, runs, Some(values), order)?;
+    Ok((k, v.expect("values were given")))
+}
+
+fn merge_lists<K: Element, V: Element>(
+    gpu: &Gpu,
+    runs: &[Run],
+    values: Option<&[u64]>,
+    order: crate::Order,
+) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
+    // (keys, values) of each non-empty run.
+    let mut runs: Vec<(Run, u64)> =
+        runs.iter().enumerate().filter(|(_, r)| r.len > 0).map(|(i, r)| (*r, values.map_or(0, |v| v[i]))).collect();
+    let n: u64 = runs.iter().map(|r| r.0.len).sum();
+    let (kb, vb) = (size_of::<K>() as u32, size_of::<V>() as u32);
+    let tile = mp::tile(kb);
     let desc = order.is_descending() as u32;
-    let partition = kernel_name::<T>("mergepath_pair_partition");
-    let merge = kernel_name::<T>("mergepath_pair_merge");
+    let partition = kernel_name::<K>("mergepath_pair_partition");
+    let (merge, smem) = match values {
+        None => (kernel_name::<K>("mergepath_pair_merge"), mp::smem_bytes(kb)),
+        Some(_) => (format!("mergepath_pair_merge_kv_{}_v{}", K::NAME, 8 * vb), mp::kv_smem_bytes(kb, vb)),
+    };
     if smem > gpu.info().shared_mem_per_block {
         gpu.set_max_dynamic_smem(&merge, smem)?;
     }
-    // Rounds alternate between `bufs[0]` and `bufs[1]`; the last round must write
-    // `bufs[0]` (the result), so an even number of rounds starts in `bufs[1]`.
+    // Rounds alternate between buffers 0 and 1; the last round must write buffer 0
+    // (the result), so an even number of rounds starts in buffer 1.
     let rounds = if runs.len() <= 1 { 1 } else { 64 - (runs.len() as u64 - 1).leading_zeros() };
-    let mut bufs = vec![gpu.alloc::<T>(n as usize)?];
-    if rounds > 1 {
-        bufs.push(gpu.alloc::<T>(n as usize)?);
-    }
+    let count = if rounds > 1 { 2 } else { 1 };
+    let mut kbufs = (0..count).map(|_| gpu.alloc::<K>(n as usize)).collect::<Result<Vec<_>>>()?;
+    let mut vbufs = match values {
+        Some(_) => (0..count).map(|_| gpu.alloc::<V>(n as usize)).collect::<Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let parts = gpu.alloc::<u64>((mp::tiles(n, tile) + runs.len() as u64) as usize)?;
     let mut to = (rounds % 2 == 0) as usize;
     for _ in 0..rounds {
         let mut at = 0u64;
         let mut next = Vec::with_capacity(runs.len().div_ceil(2));
         for pair in runs.chunks(2) {
-            let out = bufs[to].ptr_at(at as usize);
+            let out = kbufs[to].ptr_at(at as usize);
+            let vout = vbufs.get(to).map_or(0, |b| b.ptr_at(at as usize));
             match *pair {
-                [a, b] => {
+                [(a, va), (b, vb_)] => {
                     let t = mp::tiles(a.len + b.len, tile);
                     let p = parts.ptr();
                     let (a_len, b_len) = (a.len, b.len);
-                    launch!(
-                        gpu,
-                        partition,
-                        one_thread_per_item(t, mp::PARTITION_BLOCK, 0)?,
-                        &a.ptr,
-                        &b.ptr,
-                        &p,
-                        &a_len,
-                        &b_len,
-                        &desc
-                    )?;
-                    launch!(gpu, merge, blocks(t, mp::BLOCK, smem)?, &a.ptr, &b.ptr, &out, &p, &a_len, &b_len, &desc)?;
+                    let part_cfg = one_thread_per_item(t, mp::PARTITION_BLOCK, 0)?;
+                    launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &desc)?;
+                    let cfg = blocks(t, mp::BLOCK, smem)?;
+                    if values.is_some() {
+                        launch!(gpu, merge, cfg, &a.ptr, &b.ptr, &va, &vb_, &out, &vout, &p, &a_len, &b_len, &desc)?;
+                    } else {
+                        launch!(gpu, merge, cfg, &a.ptr, &b.ptr, &out, &p, &a_len, &b_len, &desc)?;
+                    }
                 }
-                [a] => gpu.copy_raw(out, a.ptr, a.len * bytes as u64)?,
+                [(a, va)] => {
+                    gpu.copy_raw(out, a.ptr, a.len * kb as u64)?;
+                    if values.is_some() {
+                        gpu.copy_raw(vout, va, a.len * vb as u64)?;
+                    }
+                }
                 _ => unreachable!("chunks of two"),
             }
-            let len = pair.iter().map(|r| r.len).sum::<u64>();
-            next.push(Run { ptr: out, len });
+            let len = pair.iter().map(|r| r.0.len).sum::<u64>();
+            next.push((Run { ptr: out, len }, vout));
             at += len;
         }
         runs = next;
         to ^= 1;
     }
-    debug_assert_eq!(to, 1, "the last round wrote bufs[0]");
-    Ok(bufs.swap_remove(0))
+    debug_assert_eq!(to, 1, "the last round wrote buffer 0");
+    let keys = kbufs.swap_remove(0);
+    let vals = if vbufs.is_empty() { None } else { Some(vbufs.swap_remove(0)) };
+    Ok((keys, vals))
 }

@@ -53,8 +53,9 @@ fn sort_registers<T: SortKey, const N: usize>(v: &mut [T; N], valid: usize, desc
 /// at diagonal `diag` into `out`. The thread's split comes from the co-rank; then each
 /// step takes by [`take_a`] and loads one new head (index clamped into the pair, so
 /// steps past the pair's end read valid memory and produce outputs nobody stores).
+/// With `POS`, `pos[k]` gets the tile slot (counted from `a0`) output `k` came from.
 #[inline(always)]
-unsafe fn merge_from_tile<T: SortKey, const N: usize>(
+unsafe fn merge_from_tile<T: SortKey, const N: usize, const POS: bool>(
     tile: *const T,
     a0: u32,
     a_len: u32,
@@ -62,6 +63,7 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize>(
     diag: u32,
     desc: bool,
     out: &mut [T; N],
+    pos: &mut [u32; N],
 ) {
     let a = |x: u64| unsafe { lds(tile, a0 + x as u32) }.ord_bits(desc);
     let b = |x: u64| unsafe { lds(tile, a0 + a_len + x as u32) }.ord_bits(desc);
@@ -75,12 +77,15 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize>(
         let (mut ak, mut bk) = (key(i), key(a_len + j));
         gpu::unroll::<N>(|k| {
             let from_a = take_a(i, a_len, j, b_len, ak, bk);
-            let pos = if from_a { i } else { a_len + j };
-            out[k] = unsafe { lds(tile, a0 + pos.min(last)) };
+            let at = if from_a { i } else { a_len + j };
+            out[k] = unsafe { lds(tile, a0 + at.min(last)) };
+            if POS {
+                pos[k] = at;
+            }
             i += from_a as u32;
             j += !from_a as u32;
             if k + 1 < N {
-                let v = key(pos + 1);
+                let v = key(at + 1);
                 ak = if from_a { v } else { ak };
                 bk = if from_a { bk } else { v };
             }
@@ -93,6 +98,9 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize>(
         gpu::unroll::<N>(|k| {
             let from_a = take_a(i, a_len, j, b_len, ah.ord_bits(desc), bh.ord_bits(desc));
             out[k] = if from_a { ah } else { bh };
+            if POS {
+                pos[k] = if from_a { i } else { a_len + j };
+            }
             if from_a {
                 i += 1;
             } else {
@@ -169,7 +177,7 @@ unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: 
             gpu::sync_threads();
             if first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
-                merge_from_tile(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v);
+                merge_from_tile::<T, N, false>(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v, &mut [0; N]);
             }
             r += 1;
         }
@@ -316,7 +324,7 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
         let first = t * N as u32;
         let mut v = [lds(tile, 0); N];
         if first < count {
-            merge_from_tile(tile, 0, la, lb, first, desc, &mut v);
+            merge_from_tile::<T, N, false>(tile, 0, la, lb, first, desc, &mut v, &mut [0; N]);
         }
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
@@ -324,6 +332,139 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
         store_striped::<T, N>(tile, dst.add(start as usize), count);
     }
 }
+
+/// Element `x` of a shared-memory array of 4- or 8-byte words at byte `off` of the
+/// dynamic shared memory.
+#[inline(always)]
+unsafe fn lds_word<V: SortKey>(off: u32, x: u32) -> V {
+    let addr = gpu::smem_base() + off + x * size_of::<V>() as u32;
+    unsafe {
+        if size_of::<V>() == 8 {
+            core::mem::transmute_copy(&gpu::lds_u64(addr))
+        } else {
+            core::mem::transmute_copy(&gpu::lds_u32(addr))
+        }
+    }
+}
+
+/// Writes element `x` of a shared-memory array of 4- or 8-byte words at byte `off`.
+#[inline(always)]
+unsafe fn sts_word<V: SortKey>(off: u32, x: u32, v: V) {
+    let addr = gpu::smem_base() + off + x * size_of::<V>() as u32;
+    unsafe {
+        if size_of::<V>() == 8 {
+            gpu::sts_u64(addr, core::mem::transmute_copy(&v))
+        } else {
+            gpu::sts_u32(addr, core::mem::transmute_copy(&v))
+        }
+    }
+}
+
+/// [`merge_pair`] of keys with a 4- or 8-byte value each: `A` = keys `a[..a_len]` with
+/// values `va`, `B` = keys `bb[..b_len]` with values `vb`. The keys merge as in
+/// [`merge_block`]; each output remembers which tile slot it came from, and the values
+/// are then loaded into a second shared-memory array (after the key tile) and
+/// gathered by those slots, so both leave coalesced. Stable like the key merge.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_pair_kv<T: SortKey, V: SortKey, const N: usize>(
+    a: *const T,
+    bb: *const T,
+    va: *const V,
+    vb: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    parts: *const u64,
+    a_len: u64,
+    b_len: u64,
+    descending: u32,
+) {
+    let desc = descending != 0;
+    let t = gpu::thread_idx();
+    let tile_len = BLOCK * N as u32;
+    let tile = gpu::dyn_smem::<T>();
+    let voff = tile_len * size_of::<T>() as u32;
+    let b = gpu::block_idx() as u64;
+    let n = a_len + b_len;
+    let w = super::pair_window(b, tile_len, a_len, b_len);
+    let (start, count) = block_range(b, tile_len, n);
+    unsafe {
+        let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
+        let j0 = w.diag - i0;
+        let la = (i1 - i0) as u32;
+        let lb = count - la;
+        let (a_src, b_src) = (a.add(i0 as usize), bb.add(j0 as usize));
+        let (va_src, vb_src) = (va.add(i0 as usize), vb.add(j0 as usize));
+        gpu::unroll::<N>(|k| {
+            let x = k as u32 * BLOCK + t;
+            if x < count {
+                let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
+                sts(tile, x, *p);
+                let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
+                sts_word(voff, x, *q);
+            }
+        });
+        gpu::sync_threads();
+        let first = t * N as u32;
+        let mut v = [lds(tile, 0); N];
+        let mut pos = [0u32; N];
+        if first < count {
+            merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
+        }
+        let mut vals = [lds_word::<V>(voff, 0); N];
+        gpu::unroll::<N>(|k| {
+            if first + (k as u32) < count {
+                vals[k] = lds_word::<V>(voff, pos[k]);
+            }
+        });
+        gpu::sync_threads();
+        store_blocked(tile, first, count, &v);
+        gpu::unroll::<N>(|k| {
+            if first + (k as u32) < count {
+                sts_word(voff, first + k as u32, vals[k]);
+            }
+        });
+        gpu::sync_threads();
+        store_striped::<T, N>(tile, dst.add(start as usize), count);
+        let vdst = vdst.add(start as usize);
+        gpu::unroll::<N>(|k| {
+            let x = k as u32 * BLOCK + t;
+            if x < count {
+                *vdst.add(x as usize) = lds_word::<V>(voff, x);
+            }
+        });
+    }
+}
+
+macro_rules! mergepath_kv_entries {
+    ($t:ty, $suffix:ident) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _v32>](
+                a: *const $t, b: *const $t, va: *const u32, vb: *const u32, dst: *mut $t, vdst: *mut u32,
+                parts: *const u64, a_len: u64, b_len: u64, descending: u32,
+            ) {
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                unsafe { merge_pair_kv::<$t, u32, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _v64>](
+                a: *const $t, b: *const $t, va: *const u64, vb: *const u64, dst: *mut $t, vdst: *mut u64,
+                parts: *const u64, a_len: u64, b_len: u64, descending: u32,
+            ) {
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                unsafe { merge_pair_kv::<$t, u64, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
+            }
+        }
+    };
+}
+mergepath_kv_entries!(u32, u32);
+mergepath_kv_entries!(i32, i32);
+mergepath_kv_entries!(f32, f32);
+mergepath_kv_entries!(u64, u64);
+mergepath_kv_entries!(i64, i64);
+mergepath_kv_entries!(f64, f64);
 
 macro_rules! mergepath_entries {
     ($t:ty, $suffix:ident) => {

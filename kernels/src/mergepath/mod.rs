@@ -64,6 +64,12 @@ pub const fn smem_bytes(bytes: u32) -> u32 {
     tile(bytes) * bytes
 }
 
+/// Shared memory of the key-value merge (`mergepath_pair_merge_kv_*`): the key tile,
+/// then one value per key.
+pub const fn kv_smem_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
+    tile(key_bytes) * (key_bytes + value_bytes)
+}
+
 /// Number of tiles (blocks of the sort and merge kernels) for `n` elements.
 pub const fn tiles(n: u64, tile: u32) -> u64 {
     n.div_ceil(tile as u64)
@@ -171,6 +177,18 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_pair_merge_i64", BLOCK, 2),
     ("mergepath_pair_merge_f64", BLOCK, 2),
     ("mergepath_pair_merge_entity", BLOCK, 2),
+    ("mergepath_pair_merge_kv_u32_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_u32_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_i32_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_i32_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_f32_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_f32_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_u64_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_u64_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_i64_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_i64_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_f64_v32", BLOCK, 2),
+    ("mergepath_pair_merge_kv_f64_v64", BLOCK, 2),
 ];
 
 #[cfg(target_arch = "nvptx64")]
