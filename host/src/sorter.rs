@@ -178,8 +178,9 @@ impl Sorter {
     /// Sorts `keys` and applies the same permutation to `values`, stably (equal keys
     /// keep their input order, and so their values). Keys are the primitive types;
     /// values any element type. On the GPU this is the radix sort
-    /// (`opts.variant` must be [`Variant::Radix`], the default); on the CPU a stable
-    /// sort of indices. Lengths must match.
+    /// ([`Variant::Radix`], the default) or, with [`Variant::Mergepath`], the merge-path
+    /// merge sort (values of 4 or 8 bytes); on the CPU a stable sort of indices.
+    /// Lengths must match.
     ///
     /// ```
     /// use host::{Order, SortOptions, Sorter};
@@ -205,15 +206,19 @@ impl Sorter {
         }
         match &self.gpu {
             Some(gpu) => {
-                if opts.variant != Variant::Radix {
+                if !matches!(opts.variant, Variant::Radix | Variant::Mergepath) {
                     return Err(Error::BadArgument(format!(
-                        "pairs are sorted by the radix variant on the GPU, not {}",
+                        "pairs are sorted by the radix or mergepath variant on the GPU, not {}",
                         opts.variant
                     )));
                 }
                 let mut k = gpu.upload(keys)?;
                 let mut v = gpu.upload(values)?;
-                variants::radix::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+                if opts.variant == Variant::Mergepath {
+                    variants::mergepath::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
+                } else {
+                    variants::radix::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+                }
                 k.copy_to_host(gpu, keys)?;
                 v.copy_to_host(gpu, values)?;
             }

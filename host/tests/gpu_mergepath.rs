@@ -102,3 +102,138 @@ fn mergepath_special_floats() {
     let Some(s) = gpu_sorter("mergepath_special_floats") else { return };
     common::check_special_floats(s, V, &[100, 5000, 50_000, 1_000_001]);
 }
+
+/// The run-list merges of the multi-GPU sort (`mergepath_pair_partition`,
+/// `mergepath_pair_merge`, `mergepath_pair_merge_kv_*`) on one GPU: sorted runs of
+/// uneven lengths (empty ones included) merged into one, keys alone and with 4- and
+/// 8-byte values that record each key's run and position, so the result shows the
+/// stability rule (an earlier run's equal keys first) directly.
+fn check_run_merge<K: host::inputs::Random + host::Element>(s: &host::Sorter, lens: &[usize], order: Order) {
+    use host::variants::mergepath::{Run, merge_run_list, merge_run_list_pairs};
+    let gpu = s.gpu().expect("a GPU sorter");
+    let desc = order.is_descending();
+    let mut runs: Vec<Vec<K>> = Vec::new();
+    for (r, &len) in lens.iter().enumerate() {
+        let dist = if r % 2 == 0 { Distribution::FewUnique } else { Distribution::Uniform };
+        let mut v: Vec<K> = host::inputs::generate(len, dist, 77 + r as u64);
+        v.sort_by_key(|k| k.ord_bits(desc));
+        runs.push(v);
+    }
+    // Value of element `i` of run `r`: its place in the concatenation, so the
+    // expected output is the stable sort of the concatenation.
+    let all: Vec<K> = runs.concat();
+    let mut expected: Vec<(K, u64)> = all.iter().copied().zip(0u64..).collect();
+    expected.sort_by_key(|(k, _)| k.ord_bits(desc));
+    let bufs: Vec<_> = runs.iter().map(|v| gpu.upload(v).unwrap()).collect();
+    let list: Vec<Run> = bufs.iter().zip(&runs).map(|(b, v)| Run { ptr: b.ptr(), len: v.len() as u64 }).collect();
+    let what = format!("{} runs {lens:?} {order}", K::NAME);
+
+    let keys = merge_run_list::<K>(gpu, &list, order).unwrap().to_vec(gpu).unwrap();
+    let want: Vec<u64> = expected.iter().map(|(k, _)| k.ord_bits(desc).into()).collect();
+    let got: Vec<u64> = keys.iter().map(|k| k.ord_bits(desc).into()).collect();
+    assert_eq!(got, want, "keys: {what}");
+
+    let mut at = 0u64;
+    let vals32: Vec<_> = runs
+        .iter()
+        .map(|v| {
+            let idx: Vec<u32> = (at..at + v.len() as u64).map(|i| i as u32).collect();
+            at += v.len() as u64;
+            gpu.upload(&idx).unwrap()
+        })
+        .collect();
+    let vptrs: Vec<u64> = vals32.iter().map(|b| b.ptr()).collect();
+    let (k, v) = merge_run_list_pairs::<K, u32>(gpu, &list, &vptrs, order).unwrap();
+    let (k, v) = (k.to_vec(gpu).unwrap(), v.to_vec(gpu).unwrap());
+    let got: Vec<(u64, u64)> = k.iter().zip(&v).map(|(k, &v)| (k.ord_bits(desc).into(), v as u64)).collect();
+    let want: Vec<(u64, u64)> = expected.iter().map(|(k, i)| (k.ord_bits(desc).into(), *i)).collect();
+    assert_eq!(got, want, "u32 values: {what}");
+
+    let mut at = 0u64;
+    let vals64: Vec<_> = runs
+        .iter()
+        .map(|v| {
+            let idx: Vec<u64> = (at..at + v.len() as u64).map(|i| i << 20 | 0xabc).collect();
+            at += v.len() as u64;
+            gpu.upload(&idx).unwrap()
+        })
+        .collect();
+    let vptrs: Vec<u64> = vals64.iter().map(|b| b.ptr()).collect();
+    let (k, v) = merge_run_list_pairs::<K, u64>(gpu, &list, &vptrs, order).unwrap();
+    let (k, v) = (k.to_vec(gpu).unwrap(), v.to_vec(gpu).unwrap());
+    let got: Vec<(u64, u64)> = k.iter().zip(&v).map(|(k, &v)| (k.ord_bits(desc).into(), v >> 20)).collect();
+    assert_eq!(got, want, "u64 values: {what}");
+}
+
+#[test]
+fn mergepath_run_list_merges_are_stable() {
+    let Some(s) = gpu_sorter("mergepath_run_list_merges_are_stable") else { return };
+    let t = mp::tile(4) as usize;
+    let cases: [&[usize]; 6] = [
+        &[1000, 0, 3],
+        &[t - 1, t + 1],
+        &[5 * t + 7, 1, 0, 2 * t],
+        &[300_001, 299_999, 7, 100_000],
+        &[1 << 20, (1 << 20) + 13],
+        &[0, 0, 17],
+    ];
+    for lens in cases {
+        for order in ORDERS {
+            check_run_merge::<u32>(s, lens, order);
+            check_run_merge::<i32>(s, lens, order);
+            check_run_merge::<f32>(s, lens, order);
+            check_run_merge::<u64>(s, lens, order);
+            check_run_merge::<i64>(s, lens, order);
+            check_run_merge::<f64>(s, lens, order);
+        }
+    }
+}
+
+/// The merge-path sort of pairs (`mergepath_block_sort_kv_*`, `mergepath_merge_kv_*`)
+/// against the CPU's stable sort: values are input indices (u32) or indices shifted
+/// into the high bits (u64), so equal keys must come out with increasing values.
+fn check_pairs<K: host::inputs::Random + host::Element>(s: &host::Sorter, n: usize, order: Order, dist: Distribution) {
+    let keys: Vec<K> = host::inputs::generate(n, dist, n as u64 ^ 0x5a1e);
+    let desc = order.is_descending();
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    idx.sort_by_key(|&i| keys[i as usize].ord_bits(desc));
+    let want: Vec<(u64, u32)> = idx.iter().map(|&i| (keys[i as usize].ord_bits(desc).into(), i)).collect();
+    let opts = SortOptions::new(V).order(order);
+    let what = format!("{} n={n} {order} {dist}", K::NAME);
+
+    let (mut k, mut v) = (keys.clone(), (0..n as u32).collect::<Vec<u32>>());
+    s.sort_pairs(&mut k, &mut v, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got: Vec<(u64, u32)> = k.iter().zip(&v).map(|(k, &v)| (k.ord_bits(desc).into(), v)).collect();
+    assert!(got == want, "u32 values: {what}");
+
+    let (mut k, mut v) = (keys.clone(), (0..n as u64).map(|i| i << 32 | 7).collect::<Vec<u64>>());
+    s.sort_pairs(&mut k, &mut v, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got: Vec<(u64, u32)> = k.iter().zip(&v).map(|(k, &v)| (k.ord_bits(desc).into(), (v >> 32) as u32)).collect();
+    assert!(got == want, "u64 values: {what}");
+}
+
+#[test]
+fn mergepath_pairs_are_stable() {
+    let Some(s) = gpu_sorter("mergepath_pairs_are_stable") else { return };
+    let mut sizes = boundary_sizes();
+    sizes.extend([100_003, 1 << 20]);
+    sizes.par_iter().for_each(|&n| {
+        for order in ORDERS {
+            for dist in [Distribution::FewUnique, Distribution::Uniform] {
+                check_pairs::<u32>(s, n, order, dist);
+                check_pairs::<i32>(s, n, order, dist);
+                check_pairs::<f32>(s, n, order, dist);
+                check_pairs::<u64>(s, n, order, dist);
+                check_pairs::<i64>(s, n, order, dist);
+                check_pairs::<f64>(s, n, order, dist);
+            }
+        }
+    });
+    // Bad input: a clear error, nothing sorted.
+    let (mut k, mut v) = (vec![3u32, 1, 2], vec![0u32; 2]);
+    assert!(s.sort_pairs(&mut k, &mut v, &SortOptions::new(V)).is_err());
+    assert_eq!(k, [3, 1, 2]);
+    let mut wide = vec![Entity::default(); 3];
+    assert!(s.sort_pairs(&mut k, &mut wide, &SortOptions::new(V)).is_err());
+    assert_eq!(k, [3, 1, 2]);
+}

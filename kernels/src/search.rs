@@ -156,8 +156,7 @@ pub fn co_rank_within<B: Ord + Copy>(
     // exactly when it precedes `b[k - 1 - mid]` (the `b` element that would otherwise
     // complete those `k`), i.e. when `a[mid] <= b[k - 1 - mid]`: monotone in `mid`.
     // Both indices stay in range: `lo <= mid < hi <= k` and `mid >= k - b_len`.
-    let mut lo = k.saturating_sub(b_len);
-    let mut hi = if k < a_len { k } else { a_len };
+    let (mut lo, mut hi) = co_rank_range(k, a_len, b_len);
     if *bracket.start() > lo {
         lo = *bracket.start();
     }
@@ -175,10 +174,51 @@ pub fn co_rank_within<B: Ord + Copy>(
     lo
 }
 
+/// The range `[lo, hi]` in which the co-rank of output `k` lies (before any probe):
+/// `max(0, k - b_len) ..= min(k, a_len)`. `hi` is a valid answer; probes are `< hi`.
+#[inline(always)]
+pub fn co_rank_range(k: u64, a_len: u64, b_len: u64) -> (u64, u64) {
+    (k.saturating_sub(b_len), if k < a_len { k } else { a_len })
+}
+
+/// Probe `lane` (of `ways` probes at once, e.g. the 32 lanes of a warp) of one round of
+/// the many-way co-rank search over `[lo, hi)` (`lo < hi`): evenly spaced, in
+/// `lo..hi`, non-decreasing in `lane`. Every lane tests the same predicate as the binary
+/// search in [`co_rank_within`] at its probe, `a[p] <= b[k - 1 - p]`, true exactly for the
+/// probes below the answer.
+#[inline(always)]
+pub fn co_rank_probe(lo: u64, hi: u64, lane: u32, ways: u32) -> u64 {
+    lo + (hi - lo) * (lane as u64 + 1) / (ways as u64 + 1)
+}
+
+/// Narrows `[lo, hi]` after a round of [`co_rank_probe`]s of which the first `trues`
+/// (lanes `0..trues`) found their predicate true: the answer lies after the last true
+/// probe and at or before the first false one. Each round divides the range by about
+/// `ways + 1`, so a warp finds a co-rank among 2^23 candidates in 5 rounds where the
+/// binary search takes 23 dependent steps (each a global-memory round trip).
+#[inline(always)]
+pub fn co_rank_narrow(lo: u64, hi: u64, trues: u32, ways: u32) -> (u64, u64) {
+    let new_lo = if trues > 0 { co_rank_probe(lo, hi, trues - 1, ways) + 1 } else { lo };
+    let new_hi = if trues < ways { co_rank_probe(lo, hi, trues, ways) } else { hi };
+    (new_lo, new_hi)
+}
+
+/// The many-way co-rank search over `[lo, hi]`: `trues(lo, hi)` runs one round, each
+/// of `ways` probers testing its [`co_rank_probe`] (on the GPU, the lanes of a warp and
+/// a ballot), and returns how many found their predicate true.
+#[inline(always)]
+pub fn many_way_search(mut lo: u64, mut hi: u64, ways: u32, mut trues: impl FnMut(u64, u64) -> u32) -> u64 {
+    while lo < hi {
+        let t = trues(lo, hi);
+        (lo, hi) = co_rank_narrow(lo, hi, t, ways);
+    }
+    lo
+}
+
 #[cfg(test)]
 mod co_rank_tests {
     extern crate std;
-    use super::{co_rank, co_rank_within};
+    use super::{co_rank, co_rank_narrow, co_rank_probe, co_rank_range, co_rank_within, many_way_search};
     use std::vec::Vec;
 
     /// Stable merge of tagged keys, `a` first on ties.
@@ -186,6 +226,42 @@ mod co_rank_tests {
         let mut all: Vec<_> = a.iter().chain(b).copied().collect();
         all.sort_by_key(|e| e.0);
         all
+    }
+
+    /// The warp search of the partition kernels, its lanes run one after the other.
+    fn many_way(k: u64, a_len: u64, b_len: u64, ways: u32, a: impl Fn(u64) -> u32, b: impl Fn(u64) -> u32) -> u64 {
+        let (lo, hi) = co_rank_range(k, a_len, b_len);
+        let mut rounds = 0;
+        many_way_search(lo, hi, ways, |lo, hi| {
+            let preds: Vec<bool> = (0..ways)
+                .map(|l| {
+                    let p = co_rank_probe(lo, hi, l, ways);
+                    assert!(lo <= p && p < hi);
+                    a(p) <= b(k - 1 - p)
+                })
+                .collect();
+            let trues = preds.iter().filter(|&&t| t).count() as u32;
+            // The predicate is monotone, so the trues are a prefix of the lanes.
+            assert!(preds[..trues as usize].iter().all(|&t| t));
+            rounds += 1;
+            assert!(rounds <= 64, "no progress");
+            trues
+        })
+    }
+
+    #[test]
+    fn many_way_rounds_are_few() {
+        // 2^23 candidates, answer anywhere: 32 ways take at most 5 rounds.
+        for answer in [0u64, 1, 4_000_000, (1 << 23) - 1, 1 << 23] {
+            let (mut lo, mut hi, mut rounds) = (0u64, 1u64 << 23, 0);
+            while lo < hi {
+                let trues = (0..32).filter(|&l| co_rank_probe(lo, hi, l, 32) < answer).count() as u32;
+                (lo, hi) = co_rank_narrow(lo, hi, trues, 32);
+                rounds += 1;
+            }
+            assert_eq!(lo, answer);
+            assert!(rounds <= 5, "{rounds} rounds for {answer}");
+        }
     }
 
     #[test]
@@ -212,6 +288,9 @@ mod co_rank_tests {
                     let lo = i - (rnd(3) as u64).min(i);
                     let hi = i + rnd(3) as u64;
                     assert_eq!(co_rank_within(k, a_len as u64, b_len as u64, lo..=hi, at_a, at_b), i);
+                    for ways in [1, 2, 3, 32] {
+                        assert_eq!(many_way(k, a_len as u64, b_len as u64, ways, at_a, at_b), i, "ways {ways}");
+                    }
                 }
             }
         }

@@ -1,9 +1,10 @@
-//! `host bench-pairs`: the radix sort of key-value pairs and argsort, timed on the GPU.
+//! `host bench-pairs`: the sort of key-value pairs (radix or mergepath) and argsort,
+//! timed on the GPU.
 use clap::{Args, ValueEnum};
 use host::inputs::{Random, generate};
 use host::measure::{Stats, gkeys_per_s, time_rounds};
-use host::variants::radix;
-use host::{Distribution, Element, Error, KeyType, Order, Sorter, with_key_type};
+use host::variants::{mergepath, radix};
+use host::{Distribution, Element, Error, KeyType, Order, Sorter, Variant, with_key_type};
 
 use crate::parse_count;
 
@@ -16,11 +17,13 @@ pub enum ValueKind {
     U64,
 }
 
-/// Time the radix sort of (key, value) pairs on the GPU: median of the repeats, CUDA
-/// events around the sort only, the input restored before each repeat (untimed).
-/// The output of the last repeat is checked against the CPU's stable pair sort.
+/// Time the sort of (key, value) pairs on the GPU: median of the repeats, CUDA events
+/// around the sort only, the input restored before each repeat (untimed). The output
+/// of the last repeat is checked: keys in order, each value the index of an input
+/// element with that key, used once, and equal keys in input order (stable).
 ///
 /// Example: host bench-pairs --type u32 --values u32 --n 2^20,2^24,2^28
+/// (`--variant mergepath` for the merge-path sort of pairs)
 #[derive(Args, Debug, Clone)]
 pub struct PairsArgs {
     /// Key types (comma-separated; primitive types only).
@@ -29,6 +32,9 @@ pub struct PairsArgs {
     /// Value type.
     #[arg(long, value_enum, default_value_t = ValueKind::U32)]
     values: ValueKind,
+    /// The pair sort: radix or mergepath.
+    #[arg(long, value_enum, default_value_t = Variant::Radix)]
+    variant: Variant,
     /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
     #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^20,2^24")]
     n: Vec<usize>,
@@ -54,6 +60,7 @@ pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {} ({})", gpu.info(), gpu.module_source());
+    println!("pair sort: {}", args.variant);
     println!("{:<8} {:<6} {:>12} {:>10} {:>10} {:>11}  check", "keys", "values", "n", "median ms", "min ms", "Gkeys/s");
     let mut ok = true;
     for &kt in &args.key_types {
@@ -114,6 +121,9 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
     if K::BIT_ORDER.is_none() {
         return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
     }
+    if !matches!(args.variant, Variant::Radix | Variant::Mergepath) {
+        return Err(Error::BadArgument(format!("pairs are sorted by radix or mergepath, not {}", args.variant)));
+    }
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(n, args.dist, 42);
     let vals: Vec<W> = (0..n as u32).map(W::from).collect();
@@ -122,7 +132,10 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
     let stats = time_rounds(args.repeat, || {
         k.copy_from_device(gpu, &k0)?;
         v.copy_from_device(gpu, &v0)?;
-        gpu.time_ms(|| radix::sort_pairs(gpu, &mut k, &mut v, args.order, None))
+        gpu.time_ms(|| match args.variant {
+            Variant::Mergepath => mergepath::sort_pairs(gpu, &mut k, &mut v, args.order),
+            _ => radix::sort_pairs(gpu, &mut k, &mut v, args.order, None),
+        })
     })?;
     let check = if args.no_check {
         "skipped"
@@ -136,7 +149,10 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
             let i: u64 = i.into();
             (i as usize) < n && keys[i as usize].bits() == key.bits() && !std::mem::replace(&mut seen[i as usize], true)
         });
-        if ordered && consistent { "ok" } else { "FAILED" }
+        // Stable: among equal keys the input indices increase.
+        let stable =
+            gv.windows(2).zip(gk.windows(2)).all(|(v, k)| k[0].bits() != k[1].bits() || v[0].into() < v[1].into());
+        if ordered && consistent && stable { "ok" } else { "FAILED" }
     };
     Ok((stats, check))
 }

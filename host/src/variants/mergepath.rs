@@ -6,8 +6,10 @@
 //! `ceil(log2(n / T))` global passes a partition (one co-rank per block) and a merge
 //! (every block writes exactly `T` outputs), ping-ponging between the caller's buffer
 //! and one scratch buffer. The block sort writes to whichever buffer makes the last
-//! pass end in the caller's (no copy-back). Device memory besides the input: `n`
-//! elements and one `u64` per tile.
+//! pass end in the caller's (no copy-back). Every block sort and merge also writes the
+//! first and last element of each 32-element chunk (`kernels::mergepath::SAMPLE`),
+//! where the next partition searches first. Device memory besides the input: `n`
+//! elements, `n / 16` sample elements and one `u64` per tile.
 use kernels::mergepath as mp;
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
@@ -18,18 +20,55 @@ use crate::{Element, SortOptions, launch};
 
 /// Sorts `buf` by the merge-path merge sort (the `mergepath` variant). Stable.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    sort_any::<T, u32>(gpu, buf, None, opts.order)
+}
+
+/// Sorts `keys` and moves each of `values` (4 or 8 bytes each, as many as keys) with
+/// its key, stably (equal keys keep their input order): the merge-path sort of pairs.
+pub fn sort_pairs<K: Element, V: Element>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: crate::Order,
+) -> Result<()> {
+    if keys.len() != values.len() {
+        return Err(crate::Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+    }
+    if !matches!(size_of::<V>(), 4 | 8) || K::BIT_ORDER.is_none() {
+        return Err(crate::Error::BadArgument(format!(
+            "mergepath sorts pairs of a primitive key and a 4- or 8-byte value, not {} and {} bytes",
+            K::NAME,
+            size_of::<V>()
+        )));
+    }
+    sort_any(gpu, keys, Some(values), order)
+}
+
+/// The sort of keys, with values when `values` is given: one block sort, then per pass
+/// a partition and a merge (the `_kv_` kernels when values come along).
+fn sort_any<T: Element, V: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<T>,
+    values: Option<&mut DeviceBuffer<V>>,
+    order: crate::Order,
+) -> Result<()> {
     let n = buf.len() as u64;
     if n <= 1 {
         return Ok(());
     }
-    let bytes = size_of::<T>() as u32;
+    let (bytes, vbytes) = (size_of::<T>() as u32, size_of::<V>() as u32);
     let tile = mp::tile(bytes);
-    let smem = mp::smem_bytes(bytes);
     let tiles = mp::tiles(n, tile);
-    let desc = opts.order.is_descending() as u32;
+    let desc = order.is_descending() as u32;
 
-    let block_sort = kernel_name::<T>("mergepath_block_sort");
-    let merge = kernel_name::<T>("mergepath_merge");
+    let (block_sort, merge, smem) = match values {
+        None => (kernel_name::<T>("mergepath_block_sort"), kernel_name::<T>("mergepath_merge"), mp::smem_bytes(bytes)),
+        Some(_) => (
+            format!("mergepath_block_sort_kv_{}_v{}", T::NAME, 8 * vbytes),
+            format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes),
+            mp::kv_smem_bytes(bytes, vbytes),
+        ),
+    };
     let partition = kernel_name::<T>("mergepath_partition");
     for name in [&block_sort, &merge] {
         if smem > gpu.info().shared_mem_per_block {
@@ -39,27 +78,47 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     let passes = mp::global_passes(n, tile);
 
     let data = buf.ptr();
+    let vdata = values.as_ref().map_or(0, |v| v.ptr());
     let sort_cfg = blocks(tiles, mp::BLOCK, smem)?;
     if passes == 0 {
-        return launch!(gpu, block_sort, sort_cfg, &data, &data, &n, &desc);
+        return match values {
+            None => launch!(gpu, block_sort, sort_cfg, &data, &data, &0u64, &n, &desc),
+            Some(_) => launch!(gpu, block_sort, sort_cfg, &data, &vdata, &data, &vdata, &0u64, &n, &desc),
+        };
     }
 
     // Scratch from the device's cache; out of memory fails here, before any launch.
-    let scratch = Scratch::take(gpu, &[(n * bytes as u64).div_ceil(4) as usize, 2 * tiles as usize])?;
-    let [data_b, parts] = &scratch.bufs[..] else { unreachable!("two buffers") };
+    let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
+    let value_words = if values.is_some() { words(n, vbytes) } else { 0 };
+    let scratch = Scratch::take(
+        gpu,
+        &[words(n, bytes), 2 * tiles as usize, words(mp::sample_slots(n), bytes), value_words.max(1)],
+    )?;
+    let [data_b, parts, samples, values_b] = &scratch.bufs[..] else { unreachable!("four buffers") };
+    let samples = samples.ptr();
     // `bufs[0]` is the caller's; the block sort writes `bufs[first]`, pass `p` reads
-    // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`.
+    // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`. Values alike.
     let bufs = [data, data_b.ptr()];
+    let vbufs = [vdata, values_b.ptr()];
     let first = mp::block_sort_to_scratch(passes) as usize;
-    launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &n, &desc)?;
+    match values {
+        None => launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &samples, &n, &desc)?,
+        Some(_) => launch!(gpu, block_sort, sort_cfg, &data, &vdata, &bufs[first], &vbufs[first], &samples, &n, &desc)?,
+    }
     let parts_ptr = parts.ptr();
-    let part_cfg = one_thread_per_item(tiles, mp::PARTITION_BLOCK, 0)?;
+    let part_cfg = one_thread_per_item(mp::partition_threads(tiles), mp::PARTITION_BLOCK, 0)?;
     let merge_cfg = blocks(tiles, mp::BLOCK, smem)?;
     for log_run in 0..passes {
         let from = first ^ (log_run as usize & 1);
         let (src, dst) = (bufs[from], bufs[from ^ 1]);
-        launch!(gpu, partition, part_cfg, &src, &parts_ptr, &n, &log_run, &desc)?;
-        launch!(gpu, merge, merge_cfg, &src, &dst, &parts_ptr, &n, &log_run, &desc)?;
+        let (vsrc, vdst) = (vbufs[from], vbufs[from ^ 1]);
+        launch!(gpu, partition, part_cfg, &src, &samples, &parts_ptr, &n, &log_run, &desc)?;
+        match values {
+            None => launch!(gpu, merge, merge_cfg, &src, &dst, &samples, &parts_ptr, &n, &log_run, &desc)?,
+            Some(_) => {
+                launch!(gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &samples, &parts_ptr, &n, &log_run, &desc)?
+            }
+        }
     }
     scratch.give_back(gpu);
     Ok(())
@@ -174,7 +233,7 @@ fn merge_lists<K: Element, V: Element>(
                     let t = mp::tiles(a.len + b.len, tile);
                     let p = parts.ptr();
                     let (a_len, b_len) = (a.len, b.len);
-                    let part_cfg = one_thread_per_item(t, mp::PARTITION_BLOCK, 0)?;
+                    let part_cfg = one_thread_per_item(mp::partition_threads(t), mp::PARTITION_BLOCK, 0)?;
                     launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &desc)?;
                     let cfg = blocks(t, mp::BLOCK, smem)?;
                     if values.is_some() {

@@ -3,14 +3,84 @@
 //! elements live in a register array indexed only inside [`gpu::unroll`].
 use super::{BLOCK, LOG_BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
 use crate::gpu;
-use crate::key::SortKey;
-use crate::search::co_rank;
+use crate::key::{Entity, SortKey, ordered_u32, ordered_u64, raw_u32, raw_u64};
+use crate::search::{co_rank, co_rank_probe, co_rank_range, many_way_search};
+
+/// The order masks of a primitive key type for the requested direction
+/// ([`crate::key::BitOrder::masks`]); unused for records.
+#[inline(always)]
+fn masks<T: SortKey>(desc: bool) -> (u64, u64) {
+    match T::BIT_ORDER {
+        Some(order) => order.masks(8 * size_of::<T>() as u32, desc),
+        None => (0, 0),
+    }
+}
+
+/// The form an element takes inside the kernels. Primitive keys are turned into their
+/// order bits (direction included) as they are read from global memory and back as
+/// they are written, so every comparison in the register sort, the co-rank searches
+/// and the merges is one unsigned compare of a word (no per-comparison transform,
+/// and the register sort's compare-swaps become min/max). Records stay records and
+/// compare through [`SortKey::ord_bits`].
+trait Item: SortKey {
+    /// What shared memory and registers hold.
+    type W: Copy;
+    /// What the merges compare.
+    type K: Ord + Copy;
+    fn enc(self, masks: (u64, u64)) -> Self::W;
+    fn dec(w: Self::W, masks: (u64, u64)) -> Self;
+    fn key(w: Self::W, desc: bool) -> Self::K;
+}
+
+macro_rules! primitive_item {
+    ($t:ty, $w:ty, $ordered:ident, $raw:ident) => {
+        impl Item for $t {
+            type W = $w;
+            type K = $w;
+            #[inline(always)]
+            fn enc(self, m: (u64, u64)) -> $w {
+                $ordered(unsafe { core::mem::transmute_copy(&self) }, m.0 as $w, m.1 as $w)
+            }
+            #[inline(always)]
+            fn dec(w: $w, m: (u64, u64)) -> Self {
+                unsafe { core::mem::transmute_copy(&$raw(w, m.0 as $w, m.1 as $w)) }
+            }
+            #[inline(always)]
+            fn key(w: $w, _desc: bool) -> $w {
+                w
+            }
+        }
+    };
+}
+primitive_item!(u32, u32, ordered_u32, raw_u32);
+primitive_item!(i32, u32, ordered_u32, raw_u32);
+primitive_item!(f32, u32, ordered_u32, raw_u32);
+primitive_item!(u64, u64, ordered_u64, raw_u64);
+primitive_item!(i64, u64, ordered_u64, raw_u64);
+primitive_item!(f64, u64, ordered_u64, raw_u64);
+
+impl Item for Entity {
+    type W = Entity;
+    type K = u32;
+    #[inline(always)]
+    fn enc(self, _: (u64, u64)) -> Entity {
+        self
+    }
+    #[inline(always)]
+    fn dec(w: Entity, _: (u64, u64)) -> Entity {
+        w
+    }
+    #[inline(always)]
+    fn key(w: Entity, desc: bool) -> u32 {
+        w.ord_bits(desc)
+    }
+}
 
 /// Reads element `x` of the shared-memory tile (`tile` is always the dynamic shared
 /// memory). 4- and 8-byte elements go through 32-bit shared addresses
 /// (`ld.shared`), wider records through the generic volatile path.
 #[inline(always)]
-unsafe fn lds<T: SortKey>(tile: *const T, x: u32) -> T {
+unsafe fn lds<T: Copy>(tile: *const T, x: u32) -> T {
     let addr = gpu::smem_base() + x * size_of::<T>() as u32;
     unsafe {
         match size_of::<T>() {
@@ -24,7 +94,7 @@ unsafe fn lds<T: SortKey>(tile: *const T, x: u32) -> T {
 /// Writes element `x` of the shared-memory tile (`tile` is always the dynamic shared
 /// memory), through 32-bit shared addresses for 4- and 8-byte elements.
 #[inline(always)]
-unsafe fn sts<T: SortKey>(tile: *mut T, x: u32, v: T) {
+unsafe fn sts<T: Copy>(tile: *mut T, x: u32, v: T) {
     let addr = gpu::smem_base() + x * size_of::<T>() as u32;
     unsafe {
         match size_of::<T>() {
@@ -38,10 +108,10 @@ unsafe fn sts<T: SortKey>(tile: *mut T, x: u32, v: T) {
 /// Sorts `v[0..valid]` stably by odd-even transposition (`valid` rounds of adjacent
 /// compare-swaps, swapping only on strict `>`); `v[valid..]` is left alone.
 #[inline(always)]
-fn sort_registers<T: SortKey, const N: usize>(v: &mut [T; N], valid: usize, desc: bool) {
+fn sort_registers<T: Item, const N: usize>(v: &mut [T::W; N], valid: usize, desc: bool) {
     gpu::unroll::<N>(|round| {
         gpu::unroll::<N>(|k| {
-            if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && v[k + 1].ord_bits(desc) < v[k].ord_bits(desc) {
+            if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && T::key(v[k + 1], desc) < T::key(v[k], desc) {
                 v.swap(k, k + 1);
             }
         });
@@ -55,26 +125,27 @@ fn sort_registers<T: SortKey, const N: usize>(v: &mut [T; N], valid: usize, desc
 /// steps past the pair's end read valid memory and produce outputs nobody stores).
 /// With `POS`, `pos[k]` gets the tile slot (counted from `a0`) output `k` came from.
 #[inline(always)]
-unsafe fn merge_from_tile<T: SortKey, const N: usize, const POS: bool>(
-    tile: *const T,
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
+    tile: *const T::W,
     a0: u32,
     a_len: u32,
     b_len: u32,
     diag: u32,
     desc: bool,
-    out: &mut [T; N],
+    out: &mut [T::W; N],
     pos: &mut [u32; N],
 ) {
-    let a = |x: u64| unsafe { lds(tile, a0 + x as u32) }.ord_bits(desc);
-    let b = |x: u64| unsafe { lds(tile, a0 + a_len + x as u32) }.ord_bits(desc);
-    let mut i = co_rank(diag as u64, a_len as u64, b_len as u64, a, b) as u32;
+    let key = |x: u32| T::key(unsafe { lds(tile, x) }, desc);
+    let i = co_rank(diag as u64, a_len as u64, b_len as u64, |x| key(a0 + x as u32), |x| key(a0 + a_len + x as u32));
+    let mut i = i as u32;
     let mut j = diag - i;
     let last = a_len + b_len - 1;
-    if !gpu::carry_by_value::<T>() {
+    if !gpu::carry_by_value::<T::W>() {
         // Wide records: carry the heads' keys and positions, read each record once
         // when it is output (record-valued heads end up in local memory).
-        let key = |x: u32| unsafe { lds(tile, a0 + x.min(last)) }.ord_bits(desc);
-        let (mut ak, mut bk) = (key(i), key(a_len + j));
+        let key_at = |x: u32| key(a0 + x.min(last));
+        let (mut ak, mut bk) = (key_at(i), key_at(a_len + j));
         gpu::unroll::<N>(|k| {
             let from_a = take_a(i, a_len, j, b_len, ak, bk);
             let at = if from_a { i } else { a_len + j };
@@ -85,7 +156,7 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize, const POS: bool>(
             i += from_a as u32;
             j += !from_a as u32;
             if k + 1 < N {
-                let v = key(at + 1);
+                let v = key_at(at + 1);
                 ak = if from_a { v } else { ak };
                 bk = if from_a { bk } else { v };
             }
@@ -96,7 +167,7 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize, const POS: bool>(
         let mut ah = lds(tile, a0 + i.min(last));
         let mut bh = lds(tile, a0 + (a_len + j).min(last));
         gpu::unroll::<N>(|k| {
-            let from_a = take_a(i, a_len, j, b_len, ah.ord_bits(desc), bh.ord_bits(desc));
+            let from_a = take_a(i, a_len, j, b_len, T::key(ah, desc), T::key(bh, desc));
             out[k] = if from_a { ah } else { bh };
             if POS {
                 pos[k] = if from_a { i } else { a_len + j };
@@ -122,7 +193,7 @@ unsafe fn merge_from_tile<T: SortKey, const N: usize, const POS: bool>(
 /// Writes this thread's `N` consecutive outputs (first one at `first`) to the tile,
 /// those below `count` only.
 #[inline(always)]
-unsafe fn store_blocked<T: SortKey, const N: usize>(tile: *mut T, first: u32, count: u32, v: &[T; N]) {
+unsafe fn store_blocked<W: Copy, const N: usize>(tile: *mut W, first: u32, count: u32, v: &[W; N]) {
     gpu::unroll::<N>(|k| {
         if first + (k as u32) < count {
             unsafe { sts(tile, first + k as u32, v[k]) };
@@ -130,33 +201,61 @@ unsafe fn store_blocked<T: SortKey, const N: usize>(tile: *mut T, first: u32, co
     });
 }
 
-/// Copies `count` elements of the tile to `dst`, `BLOCK` consecutive ones per step
-/// (coalesced).
+/// Copies `count` elements of the tile to `dst` (element `start` of the sequence),
+/// `BLOCK` consecutive ones per step (coalesced), turning them back into `T`
+/// ([`Item::dec`]). Unless `samples` is null, also writes the first and the last
+/// element of every whole chunk of [`super::SAMPLE`] there (`start` is a multiple of
+/// the chunk): one sample per thread, coalesced.
 #[inline(always)]
-unsafe fn store_striped<T: SortKey, const N: usize>(tile: *const T, dst: *mut T, count: u32) {
+unsafe fn store_striped<T: Item, const N: usize>(
+    tile: *const T::W,
+    dst: *mut T,
+    samples: *mut T,
+    start: u64,
+    count: u32,
+    m: (u64, u64),
+) {
     let t = gpu::thread_idx();
-    gpu::unroll::<N>(|k| {
-        let x = k as u32 * BLOCK + t;
-        if x < count {
-            unsafe { *dst.add(x as usize) = lds(tile, x) };
+    unsafe {
+        let out = dst.add(start as usize);
+        gpu::unroll::<N>(|k| {
+            let x = k as u32 * BLOCK + t;
+            if x < count {
+                *out.add(x as usize) = T::dec(lds(tile, x), m);
+            }
+        });
+        if samples.is_null() {
+            return;
         }
-    });
+        let s = super::SAMPLE;
+        let first_slot = 2 * (start / s as u64);
+        // Slot 2c is chunk c's first element, 2c + 1 its last (when it exists).
+        let mut slot = t;
+        while slot < 2 * count.div_ceil(s) {
+            let x = (slot / 2) * s + (slot % 2) * (s - 1);
+            if x < count {
+                *samples.add((first_slot + slot as u64) as usize) = T::dec(lds(tile, x), m);
+            }
+            slot += BLOCK;
+        }
+    }
 }
 
 /// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `src` into the same
 /// tile of `dst` (which may be `src`: a block reads its whole tile before writing).
 #[inline(always)]
-unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: u64, descending: u32) {
+unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, samples: *mut T, n: u64, descending: u32) {
     let desc = descending != 0;
+    let m = masks::<T>(desc);
     let t = gpu::thread_idx();
-    let tile = gpu::dyn_smem::<T>();
+    let tile = gpu::dyn_smem::<T::W>();
     let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
     unsafe {
         let src = src.add(start as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if x < count {
-                sts(tile, x, *src.add(x as usize));
+                sts(tile, x, (*src.add(x as usize)).enc(m));
             }
         });
         gpu::sync_threads();
@@ -165,9 +264,9 @@ unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: 
         let mut v = [lds(tile, first.min(count - 1)); N];
         gpu::unroll::<N>(|k| v[k] = lds(tile, (first + k as u32).min(count - 1)));
         if valid == N {
-            sort_registers(&mut v, N, desc);
+            sort_registers::<T, N>(&mut v, N, desc);
         } else {
-            sort_registers(&mut v, valid, desc);
+            sort_registers::<T, N>(&mut v, valid, desc);
         }
         // Round r merges runs of N << r elements (runs of 2^r threads' outputs).
         let mut r = 0;
@@ -184,27 +283,53 @@ unsafe fn block_sort<T: SortKey, const N: usize>(src: *const T, dst: *mut T, n: 
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst.add(start as usize), count);
+        store_striped::<T, N>(tile, dst, samples, start, count, m);
     }
 }
 
 /// Partition of one global pass: `parts[b]` = co-rank of block `b`'s first output in
-/// its pair of runs of `tile << log_run` elements.
+/// its pair of runs of `tile << log_run` elements. One warp per block
+/// ([`super::PARTITION_LANES`]); `samples` are those written with `src`.
 #[inline(always)]
-unsafe fn partition<T: SortKey>(src: *const T, parts: *mut u64, n: u64, tile: u32, log_run: u32, descending: u32) {
-    let b = gpu::global_idx();
+unsafe fn partition<T: SortKey>(
+    src: *const T,
+    samples: *const T,
+    parts: *mut u64,
+    n: u64,
+    tile: u32,
+    log_run: u32,
+    descending: u32,
+) {
+    let b = gpu::global_idx() / super::PARTITION_LANES as u64;
     if b >= super::tiles(n, tile) {
         return;
     }
     let w = merge_window(b, log_run, tile as u64, n);
-    unsafe {
-        let a = src.add(w.start as usize);
-        partition_window(a, a.add(w.a_len as usize), parts, b, w, descending)
+    let desc = descending != 0;
+    let lanes = super::PARTITION_LANES;
+    let lane = gpu::lane_id();
+    let stride = super::SAMPLE as u64;
+    let (a, bb, k) = (w.start, w.start + w.a_len, w.diag);
+    let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
+    if w.b_len > 0 {
+        // Among the chunk boundaries first (L2-resident samples), see `super::SAMPLE`.
+        let (c0, c1) = super::coarse_range(lo, hi, stride);
+        let cf = many_way_search(c0, c1, lanes, |l, h| {
+            let c = co_rank_probe(l, h, lane, lanes);
+            let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
+            let before = unsafe {
+                (*samples.add((2 * (ga / stride)) as usize)).ord_bits(desc)
+                    <= (*samples.add((2 * (gb / stride) + 1) as usize)).ord_bits(desc)
+            };
+            gpu::ballot(before).count_ones()
+        });
+        (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
+    unsafe { partition_search(src.add(a as usize), src.add(bb as usize), parts, b, k, lo, hi, desc) }
 }
 
 /// Partition of the merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]`
-/// (anywhere in memory; [`super::pair_window`]).
+/// (anywhere in memory; [`super::pair_window`]). One warp per block.
 #[inline(always)]
 unsafe fn partition_pair<T: SortKey>(
     a: *const T,
@@ -215,43 +340,52 @@ unsafe fn partition_pair<T: SortKey>(
     tile: u32,
     descending: u32,
 ) {
-    let b = gpu::global_idx();
+    let b = gpu::global_idx() / super::PARTITION_LANES as u64;
     if b >= super::tiles(a_len + b_len, tile) {
         return;
     }
-    unsafe { partition_window(a, bb, parts, b, super::pair_window(b, tile, a_len, b_len), descending) }
+    let w = super::pair_window(b, tile, a_len, b_len);
+    let (lo, hi) = co_rank_range(w.diag, a_len, b_len);
+    unsafe { partition_search(a, bb, parts, b, w.diag, lo, hi, descending != 0) }
 }
 
-/// `parts[b]` = co-rank of the diagonal `w.diag` in the pair of runs of `w`, whose
-/// `A` starts at `a` and `B` at `bb`.
+/// `parts[b]` = co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at
+/// `bb`), known to lie in `[lo, hi]`, found by the whole warp (which is uniform in
+/// `b`): each round its 32 lanes probe 32 evenly spaced candidates at once
+/// ([`co_rank_probe`]) and a ballot narrows the range about 33-fold (5 rounds for
+/// 2^23 candidates where a binary search takes 23 dependent global loads; one round
+/// after the coarse search of [`partition`]).
 #[inline(always)]
-unsafe fn partition_window<T: SortKey>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn partition_search<T: SortKey>(
     a: *const T,
     bb: *const T,
     parts: *mut u64,
     b: u64,
-    w: Window<u64>,
-    descending: u32,
+    k: u64,
+    lo: u64,
+    hi: u64,
+    desc: bool,
 ) {
-    let desc = descending != 0;
-    unsafe {
-        let i = co_rank(
-            w.diag,
-            w.a_len,
-            w.b_len,
-            |x| (*a.add(x as usize)).ord_bits(desc),
-            |x| (*bb.add(x as usize)).ord_bits(desc),
-        );
-        *parts.add(b as usize) = i;
+    let lanes = super::PARTITION_LANES;
+    let lane = gpu::lane_id();
+    let i = many_way_search(lo, hi, lanes, |l, h| {
+        let p = co_rank_probe(l, h, lane, lanes);
+        let before = unsafe { (*a.add(p as usize)).ord_bits(desc) <= (*bb.add((k - 1 - p) as usize)).ord_bits(desc) };
+        gpu::ballot(before).count_ones()
+    });
+    if lane == 0 {
+        unsafe { *parts.add(b as usize) = i };
     }
 }
 
 /// Merge of one global pass: block `b` writes outputs `b * tile ..` of the pairwise
 /// merge of runs of `tile << log_run` elements from `src` to `dst`.
 #[inline(always)]
-unsafe fn merge<T: SortKey, const N: usize>(
+unsafe fn merge<T: Item, const N: usize>(
     src: *const T,
     dst: *mut T,
+    samples: *mut T,
     parts: *const u64,
     n: u64,
     log_run: u32,
@@ -262,14 +396,14 @@ unsafe fn merge<T: SortKey, const N: usize>(
     let w = merge_window(b, log_run, tile_len as u64, n);
     unsafe {
         let a = src.add(w.start as usize);
-        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, parts, b, n, w, descending)
+        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, samples, parts, b, n, w, descending)
     }
 }
 
 /// Merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]` (anywhere in
 /// memory; [`super::pair_window`]): block `b` writes outputs `b * tile ..` of `dst`.
 #[inline(always)]
-unsafe fn merge_pair<T: SortKey, const N: usize>(
+unsafe fn merge_pair<T: Item, const N: usize>(
     a: *const T,
     bb: *const T,
     dst: *mut T,
@@ -281,17 +415,19 @@ unsafe fn merge_pair<T: SortKey, const N: usize>(
     let tile_len = BLOCK * N as u32;
     let b = gpu::block_idx() as u64;
     let w = super::pair_window(b, tile_len, a_len, b_len);
-    unsafe { merge_block::<T, N>(a, bb, dst, parts, b, a_len + b_len, w, descending) }
+    unsafe { merge_block::<T, N>(a, bb, dst, core::ptr::null_mut(), parts, b, a_len + b_len, w, descending) }
 }
 
 /// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
-/// `A` at `a`, its `B` at `bb`), given the co-ranks in `parts`.
+/// `A` at `a`, its `B` at `bb`), given the co-ranks in `parts`; writes the samples of
+/// its outputs unless `samples` is null.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_block<T: SortKey, const N: usize>(
+unsafe fn merge_block<T: Item, const N: usize>(
     a: *const T,
     bb: *const T,
     dst: *mut T,
+    samples: *mut T,
     parts: *const u64,
     b: u64,
     n: u64,
@@ -299,9 +435,10 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
     descending: u32,
 ) {
     let desc = descending != 0;
+    let m = masks::<T>(desc);
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
-    let tile = gpu::dyn_smem::<T>();
+    let tile = gpu::dyn_smem::<T::W>();
     let (start, count) = block_range(b, tile_len, n);
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
@@ -317,7 +454,7 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
                 // Select the address, not the element (a selected record goes
                 // through local memory).
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
-                sts(tile, x, *p);
+                sts(tile, x, (*p).enc(m));
             }
         });
         gpu::sync_threads();
@@ -329,7 +466,7 @@ unsafe fn merge_block<T: SortKey, const N: usize>(
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst.add(start as usize), count);
+        store_striped::<T, N>(tile, dst, samples, start, count, m);
     }
 }
 
@@ -361,13 +498,10 @@ unsafe fn sts_word<V: SortKey>(off: u32, x: u32, v: V) {
 }
 
 /// [`merge_pair`] of keys with a 4- or 8-byte value each: `A` = keys `a[..a_len]` with
-/// values `va`, `B` = keys `bb[..b_len]` with values `vb`. The keys merge as in
-/// [`merge_block`]; each output remembers which tile slot it came from, and the values
-/// are then loaded into a second shared-memory array (after the key tile) and
-/// gathered by those slots, so both leave coalesced. Stable like the key merge.
+/// values `va`, `B` = keys `bb[..b_len]` with values `vb` (see [`merge_block_kv`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_pair_kv<T: SortKey, V: SortKey, const N: usize>(
+unsafe fn merge_pair_kv<T: Item, V: SortKey, const N: usize>(
     a: *const T,
     bb: *const T,
     va: *const V,
@@ -379,14 +513,63 @@ unsafe fn merge_pair_kv<T: SortKey, V: SortKey, const N: usize>(
     b_len: u64,
     descending: u32,
 ) {
+    let b = gpu::block_idx() as u64;
+    let w = super::pair_window(b, BLOCK * N as u32, a_len, b_len);
+    let null = core::ptr::null_mut();
+    unsafe { merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, null, parts, b, a_len + b_len, w, descending) }
+}
+
+/// [`merge`] of keys `src` with a 4- or 8-byte value each in `vsrc` (the global passes
+/// of [`block_sort_kv`]'s sort).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_kv<T: Item, V: SortKey, const N: usize>(
+    src: *const T,
+    vsrc: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    samples: *mut T,
+    parts: *const u64,
+    n: u64,
+    log_run: u32,
+    descending: u32,
+) {
+    let b = gpu::block_idx() as u64;
+    let w = merge_window(b, log_run, (BLOCK * N as u32) as u64, n);
+    unsafe {
+        let (a, va) = (src.add(w.start as usize), vsrc.add(w.start as usize));
+        let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len as usize));
+        merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, samples, parts, b, n, w, descending)
+    }
+}
+
+/// [`merge_block`] of keys that carry a 4- or 8-byte value each (`va` beside `a`, `vb`
+/// beside `bb`). The keys merge as in [`merge_block`]; each output remembers which tile
+/// slot it came from, and the values, loaded into a second shared-memory array after
+/// the key tile, are gathered by those slots, so keys and values both leave coalesced.
+/// Stable like the key merge.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
+    a: *const T,
+    bb: *const T,
+    va: *const V,
+    vb: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    samples: *mut T,
+    parts: *const u64,
+    b: u64,
+    n: u64,
+    w: Window<u64>,
+    descending: u32,
+) {
     let desc = descending != 0;
+    let m = masks::<T>(desc);
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
-    let tile = gpu::dyn_smem::<T>();
+    let tile = gpu::dyn_smem::<T::W>();
     let voff = tile_len * size_of::<T>() as u32;
-    let b = gpu::block_idx() as u64;
-    let n = a_len + b_len;
-    let w = super::pair_window(b, tile_len, a_len, b_len);
     let (start, count) = block_range(b, tile_len, n);
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
@@ -399,7 +582,7 @@ unsafe fn merge_pair_kv<T: SortKey, V: SortKey, const N: usize>(
             let x = k as u32 * BLOCK + t;
             if x < count {
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
-                sts(tile, x, *p);
+                sts(tile, x, (*p).enc(m));
                 let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
                 sts_word(voff, x, *q);
             }
@@ -419,42 +602,137 @@ unsafe fn merge_pair_kv<T: SortKey, V: SortKey, const N: usize>(
         });
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
-        gpu::unroll::<N>(|k| {
-            if first + (k as u32) < count {
-                sts_word(voff, first + k as u32, vals[k]);
-            }
-        });
+        store_blocked_words(voff, first, count, &vals);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst.add(start as usize), count);
-        let vdst = vdst.add(start as usize);
+        store_striped::<T, N>(tile, dst, samples, start, count, m);
+        store_striped_words::<V, N>(voff, vdst.add(start as usize), count);
+    }
+}
+
+/// [`store_blocked`] of values into the shared-memory word array at byte `voff`.
+#[inline(always)]
+unsafe fn store_blocked_words<V: SortKey, const N: usize>(voff: u32, first: u32, count: u32, vals: &[V; N]) {
+    gpu::unroll::<N>(|k| {
+        if first + (k as u32) < count {
+            unsafe { sts_word(voff, first + k as u32, vals[k]) };
+        }
+    });
+}
+
+/// Copies `count` values of the shared-memory word array at byte `voff` to `dst`,
+/// `BLOCK` consecutive ones per step (coalesced).
+#[inline(always)]
+unsafe fn store_striped_words<V: SortKey, const N: usize>(voff: u32, dst: *mut V, count: u32) {
+    let t = gpu::thread_idx();
+    gpu::unroll::<N>(|k| {
+        let x = k as u32 * BLOCK + t;
+        if x < count {
+            unsafe { *dst.add(x as usize) = lds_word::<V>(voff, x) };
+        }
+    });
+}
+
+/// [`block_sort`] of keys that carry a 4- or 8-byte value each: the register sort swaps
+/// values with their keys (adjacent swaps on strict `>`: stable), and every merge round
+/// gathers the values by the tile slots its outputs came from, as [`merge_block_kv`].
+#[inline(always)]
+unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
+    src: *const T,
+    vsrc: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    samples: *mut T,
+    n: u64,
+    descending: u32,
+) {
+    let desc = descending != 0;
+    let m = masks::<T>(desc);
+    let t = gpu::thread_idx();
+    let tile_len = BLOCK * N as u32;
+    let tile = gpu::dyn_smem::<T::W>();
+    let voff = tile_len * size_of::<T>() as u32;
+    let (start, count) = block_range(gpu::block_idx() as u64, tile_len, n);
+    unsafe {
+        let (src, vsrc) = (src.add(start as usize), vsrc.add(start as usize));
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if x < count {
-                *vdst.add(x as usize) = lds_word::<V>(voff, x);
+                sts(tile, x, (*src.add(x as usize)).enc(m));
+                sts_word(voff, x, *vsrc.add(x as usize));
             }
         });
+        gpu::sync_threads();
+        let first = t * N as u32;
+        let valid = count.saturating_sub(first).min(N as u32) as usize;
+        let mut v = [lds(tile, first.min(count - 1)); N];
+        let mut vals = [lds_word::<V>(voff, first.min(count - 1)); N];
+        gpu::unroll::<N>(|k| {
+            v[k] = lds(tile, (first + k as u32).min(count - 1));
+            vals[k] = lds_word::<V>(voff, (first + k as u32).min(count - 1));
+        });
+        gpu::unroll::<N>(|round| {
+            gpu::unroll::<N>(|k| {
+                if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && T::key(v[k + 1], desc) < T::key(v[k], desc) {
+                    v.swap(k, k + 1);
+                    vals.swap(k, k + 1);
+                }
+            });
+        });
+        let mut r = 0;
+        while r < LOG_BLOCK && ((N as u32) << r) < count {
+            gpu::sync_threads();
+            store_blocked(tile, first, count, &v);
+            store_blocked_words(voff, first, count, &vals);
+            gpu::sync_threads();
+            if first < count {
+                let w: Window<u32> = merge_window(t, r, N as u32, count);
+                let mut pos = [0u32; N];
+                merge_from_tile::<T, N, true>(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
+                gpu::unroll::<N>(|k| vals[k] = lds_word::<V>(voff, w.start + pos[k]));
+            }
+            r += 1;
+        }
+        gpu::sync_threads();
+        store_blocked(tile, first, count, &v);
+        store_blocked_words(voff, first, count, &vals);
+        gpu::sync_threads();
+        store_striped::<T, N>(tile, dst, samples, start, count, m);
+        store_striped_words::<V, N>(voff, vdst.add(start as usize), count);
     }
 }
 
 macro_rules! mergepath_kv_entries {
     ($t:ty, $suffix:ident) => {
+        mergepath_kv_entries!(@value $t, $suffix, u32, v32);
+        mergepath_kv_entries!(@value $t, $suffix, u64, v64);
+    };
+    (@value $t:ty, $suffix:ident, $v:ty, $vs:ident) => {
         paste::paste! {
             #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _v32>](
-                a: *const $t, b: *const $t, va: *const u32, vb: *const u32, dst: *mut $t, vdst: *mut u32,
+            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _ $vs>](
+                a: *const $t, b: *const $t, va: *const $v, vb: *const $v, dst: *mut $t, vdst: *mut $v,
                 parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair_kv::<$t, u32, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
+                unsafe { merge_pair_kv::<$t, $v, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
             }
 
             #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _v64>](
-                a: *const $t, b: *const $t, va: *const u64, vb: *const u64, dst: *mut $t, vdst: *mut u64,
-                parts: *const u64, a_len: u64, b_len: u64, descending: u32,
+            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_kv_ $suffix _ $vs>](
+                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t, n: u64,
+                descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair_kv::<$t, u64, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
+                unsafe { block_sort_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples, n, descending) }
+            }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_merge_kv_ $suffix _ $vs>](
+                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t,
+                parts: *const u64, n: u64, log_run: u32, descending: u32,
+            ) {
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                unsafe { merge_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples, parts, n, log_run, descending) }
             }
         }
     };
@@ -471,17 +749,18 @@ macro_rules! mergepath_entries {
         paste::paste! {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_ $suffix>](
-                src: *const $t, dst: *mut $t, n: u64, descending: u32,
+                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, N>(src, dst, n, descending) }
+                unsafe { block_sort::<$t, N>(src, dst, samples, n, descending) }
             }
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_partition_ $suffix>](
-                src: *const $t, parts: *mut u64, n: u64, log_run: u32, descending: u32,
+                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, log_run: u32, descending: u32,
             ) {
-                unsafe { partition::<$t>(src, parts, n, super::tile(size_of::<$t>() as u32), log_run, descending) }
+                let tile = super::tile(size_of::<$t>() as u32);
+                unsafe { partition::<$t>(src, samples, parts, n, tile, log_run, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -501,10 +780,10 @@ macro_rules! mergepath_entries {
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_merge_ $suffix>](
-                src: *const $t, dst: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
+                src: *const $t, dst: *mut $t, samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge::<$t, N>(src, dst, parts, n, log_run, descending) }
+                unsafe { merge::<$t, N>(src, dst, samples, parts, n, log_run, descending) }
             }
         }
     };

@@ -40,8 +40,50 @@ use crate::search::Index;
 pub const BLOCK: u32 = 256;
 /// `log2(BLOCK)`: merge rounds of the block sort.
 pub const LOG_BLOCK: u32 = 8;
-/// Threads per block of the partition kernel (one thread per merge block).
+/// Threads per block of the partition kernels.
 pub const PARTITION_BLOCK: u32 = 256;
+/// Threads of the partition kernels per merge block: one warp searches each co-rank
+/// ([`crate::search::co_rank_probe`]).
+pub const PARTITION_LANES: u32 = 32;
+
+/// Threads of a partition launch for `tiles` merge blocks.
+pub const fn partition_threads(tiles: u64) -> u64 {
+    tiles * PARTITION_LANES as u64
+}
+
+/// Stride of the *samples*: every kernel that writes a sorted tile also writes the
+/// first and the last element of each chunk of `SAMPLE` (`samples[2c]`, `samples[2c +
+/// 1]` for chunk `c`), a 1/16 copy that stays in L2. The next pass's partition finds
+/// each co-rank among the chunk boundaries there first ([`coarse_range`],
+/// [`refine_range`]), and only the final round of its search reads the sequence
+/// itself (32 candidates, one warp). Tiles are multiples of `SAMPLE`, so a block's
+/// diagonal and its runs' starts are too; that puts every coarse probe `a[SAMPLE * c]`
+/// at a chunk's first element and its partner `b[k - 1 - SAMPLE * c]` at a chunk's
+/// last.
+pub const SAMPLE: u32 = 32;
+
+/// Sample slots of a sequence of `n` elements.
+pub const fn sample_slots(n: u64) -> u64 {
+    2 * n.div_ceil(SAMPLE as u64)
+}
+
+/// Chunk-boundary candidates of the co-rank range `[lo, hi]`: the multiples
+/// `stride * c` in it with `c` in `[c0, c1)`; the coarse search finds the first `c` whose
+/// predicate is false, or `c1`.
+#[inline(always)]
+pub const fn coarse_range(lo: u64, hi: u64, stride: u64) -> (u64, u64) {
+    (lo.div_ceil(stride), hi.div_ceil(stride))
+}
+
+/// The co-rank range left after the coarse search found `cf` (of `[c0, c1]`): after the
+/// last true candidate `stride * (cf - 1)` and at or before the first false one
+/// `stride * cf`, so at most `stride` candidates.
+#[inline(always)]
+pub const fn refine_range(lo: u64, hi: u64, stride: u64, c0: u64, c1: u64, cf: u64) -> (u64, u64) {
+    let new_lo = if cf > c0 && stride * cf - (stride - 1) > lo { stride * cf - (stride - 1) } else { lo };
+    let new_hi = if cf < c1 && stride * cf < hi { stride * cf } else { hi };
+    (new_lo, new_hi)
+}
 
 /// Elements per thread for elements of `bytes` bytes. Odd counts keep a thread's
 /// consecutive shared-memory words on distinct banks (stride `ITEMS` words for 4-byte
@@ -58,6 +100,7 @@ pub const fn items(bytes: u32) -> u32 {
 pub const fn tile(bytes: u32) -> u32 {
     BLOCK * items(bytes)
 }
+const _: () = assert!(BLOCK.is_multiple_of(SAMPLE), "tiles are whole chunks of samples");
 
 /// Shared memory of the block-sort and merge kernels: one tile of elements.
 pub const fn smem_bytes(bytes: u32) -> u32 {
@@ -153,42 +196,69 @@ pub fn block_co_ranks(w: &Window<u64>, count: u32, part: u64, next_part: impl Fn
     (part, end)
 }
 
-/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the tile kernels are capped so that
-/// at least two blocks fit an SM (at most 128 registers per thread).
+/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]), chosen by measurement (docs/PERFLOG.md,
+/// 2026-11-23): 4 blocks per SM for the key-only kernels of 4-byte keys (at most 64
+/// registers), 3 for 8-byte keys and for every key-value kernel (at most 80; the
+/// 4-byte-key value merges spill 12-20 bytes there and are still faster than at 2
+/// blocks per SM), 2 for records.
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
-    ("mergepath_block_sort_u32", BLOCK, 2),
-    ("mergepath_block_sort_i32", BLOCK, 2),
-    ("mergepath_block_sort_f32", BLOCK, 2),
-    ("mergepath_block_sort_u64", BLOCK, 2),
-    ("mergepath_block_sort_i64", BLOCK, 2),
-    ("mergepath_block_sort_f64", BLOCK, 2),
+    ("mergepath_block_sort_u32", BLOCK, 4),
+    ("mergepath_block_sort_i32", BLOCK, 4),
+    ("mergepath_block_sort_f32", BLOCK, 4),
+    ("mergepath_block_sort_u64", BLOCK, 3),
+    ("mergepath_block_sort_i64", BLOCK, 3),
+    ("mergepath_block_sort_f64", BLOCK, 3),
     ("mergepath_block_sort_entity", BLOCK, 2),
-    ("mergepath_merge_u32", BLOCK, 2),
-    ("mergepath_merge_i32", BLOCK, 2),
-    ("mergepath_merge_f32", BLOCK, 2),
-    ("mergepath_merge_u64", BLOCK, 2),
-    ("mergepath_merge_i64", BLOCK, 2),
-    ("mergepath_merge_f64", BLOCK, 2),
+    ("mergepath_merge_u32", BLOCK, 4),
+    ("mergepath_merge_i32", BLOCK, 4),
+    ("mergepath_merge_f32", BLOCK, 4),
+    ("mergepath_merge_u64", BLOCK, 3),
+    ("mergepath_merge_i64", BLOCK, 3),
+    ("mergepath_merge_f64", BLOCK, 3),
     ("mergepath_merge_entity", BLOCK, 2),
-    ("mergepath_pair_merge_u32", BLOCK, 2),
-    ("mergepath_pair_merge_i32", BLOCK, 2),
-    ("mergepath_pair_merge_f32", BLOCK, 2),
-    ("mergepath_pair_merge_u64", BLOCK, 2),
-    ("mergepath_pair_merge_i64", BLOCK, 2),
-    ("mergepath_pair_merge_f64", BLOCK, 2),
+    ("mergepath_pair_merge_u32", BLOCK, 4),
+    ("mergepath_pair_merge_i32", BLOCK, 4),
+    ("mergepath_pair_merge_f32", BLOCK, 4),
+    ("mergepath_pair_merge_u64", BLOCK, 3),
+    ("mergepath_pair_merge_i64", BLOCK, 3),
+    ("mergepath_pair_merge_f64", BLOCK, 3),
     ("mergepath_pair_merge_entity", BLOCK, 2),
-    ("mergepath_pair_merge_kv_u32_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_u32_v64", BLOCK, 2),
-    ("mergepath_pair_merge_kv_i32_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_i32_v64", BLOCK, 2),
-    ("mergepath_pair_merge_kv_f32_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_f32_v64", BLOCK, 2),
-    ("mergepath_pair_merge_kv_u64_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_u64_v64", BLOCK, 2),
-    ("mergepath_pair_merge_kv_i64_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_i64_v64", BLOCK, 2),
-    ("mergepath_pair_merge_kv_f64_v32", BLOCK, 2),
-    ("mergepath_pair_merge_kv_f64_v64", BLOCK, 2),
+    ("mergepath_pair_merge_kv_u32_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_u32_v64", BLOCK, 3),
+    ("mergepath_pair_merge_kv_i32_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_i32_v64", BLOCK, 3),
+    ("mergepath_pair_merge_kv_f32_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_f32_v64", BLOCK, 3),
+    ("mergepath_pair_merge_kv_u64_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_u64_v64", BLOCK, 3),
+    ("mergepath_pair_merge_kv_i64_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_i64_v64", BLOCK, 3),
+    ("mergepath_pair_merge_kv_f64_v32", BLOCK, 3),
+    ("mergepath_pair_merge_kv_f64_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_u32_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_u32_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_i32_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_i32_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_f32_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_f32_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_u64_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_u64_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_i64_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_i64_v64", BLOCK, 3),
+    ("mergepath_block_sort_kv_f64_v32", BLOCK, 3),
+    ("mergepath_block_sort_kv_f64_v64", BLOCK, 3),
+    ("mergepath_merge_kv_u32_v32", BLOCK, 3),
+    ("mergepath_merge_kv_u32_v64", BLOCK, 3),
+    ("mergepath_merge_kv_i32_v32", BLOCK, 3),
+    ("mergepath_merge_kv_i32_v64", BLOCK, 3),
+    ("mergepath_merge_kv_f32_v32", BLOCK, 3),
+    ("mergepath_merge_kv_f32_v64", BLOCK, 3),
+    ("mergepath_merge_kv_u64_v32", BLOCK, 3),
+    ("mergepath_merge_kv_u64_v64", BLOCK, 3),
+    ("mergepath_merge_kv_i64_v32", BLOCK, 3),
+    ("mergepath_merge_kv_i64_v64", BLOCK, 3),
+    ("mergepath_merge_kv_f64_v32", BLOCK, 3),
+    ("mergepath_merge_kv_f64_v64", BLOCK, 3),
 ];
 
 #[cfg(target_arch = "nvptx64")]

@@ -190,6 +190,55 @@ fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<
     }
 }
 
+fn sample_slots_at(n: u64, stride: u64) -> u64 {
+    2 * n.div_ceil(stride)
+}
+
+/// The partition kernel's search with its warp's lanes run in turn: first among the
+/// chunk boundaries in `samples` (stride `stride`), then in `src` itself.
+fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u64) -> u64 {
+    use crate::search::{co_rank_probe, co_rank_range, many_way_search};
+    const WAYS: u32 = PARTITION_LANES;
+    let (a, bb, k) = (w.start, w.start + w.a_len, w.diag);
+    let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
+    if w.b_len > 0 {
+        let (c0, c1) = coarse_range(lo, hi, stride);
+        let cf = many_way_search(c0, c1, WAYS, |l, h| {
+            (0..WAYS)
+                .filter(|&lane| {
+                    let c = co_rank_probe(l, h, lane, WAYS);
+                    let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
+                    assert_eq!((ga % stride, gb % stride), (0, stride - 1), "probes sit on chunk ends");
+                    samples[2 * (ga / stride) as usize] <= samples[2 * (gb / stride) as usize + 1]
+                })
+                .count() as u32
+        });
+        (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
+        assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
+    }
+    many_way_search(lo, hi, WAYS, |l, h| {
+        (0..WAYS)
+            .filter(|&lane| {
+                let p = co_rank_probe(l, h, lane, WAYS);
+                src[(a + p) as usize].0 <= src[(bb + k - 1 - p) as usize].0
+            })
+            .count() as u32
+    })
+}
+
+#[test]
+fn one_round_finishes_a_chunk() {
+    // After the coarse search at most SAMPLE candidates are left, which one warp round
+    // of 32 probes covers.
+    for span in 1..=SAMPLE as u64 {
+        let probes: Vec<u64> =
+            (0..PARTITION_LANES).map(|l| crate::search::co_rank_probe(100, 100 + span, l, PARTITION_LANES)).collect();
+        for x in 100..100 + span {
+            assert!(probes.contains(&x), "span {span}: {x} not probed");
+        }
+    }
+}
+
 /// The whole sort: block sort, then per pass a partition and a merge of every block,
 /// ping-ponging between two buffers.
 fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
@@ -210,11 +259,26 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
     let mut dst = vec![(0, 0); n as usize];
     let blocks = tiles(n, tile);
     for p in 0..passes {
+        // The samples the block sort or the previous pass wrote with `src`, at the
+        // stride of one tile (the GPU's is 32; any divisor of the tile works).
+        let stride = tile as u64;
+        let mut samples = vec![u32::MAX; sample_slots_at(n, stride) as usize];
+        for (x, e) in src.iter().enumerate() {
+            let x = x as u64;
+            if x.is_multiple_of(stride) {
+                samples[2 * (x / stride) as usize] = e.0;
+            }
+            if x % stride == stride - 1 {
+                samples[2 * (x / stride) as usize + 1] = e.0;
+            }
+        }
         let parts: Vec<u64> = (0..blocks)
             .map(|b| {
                 let w = merge_window(b, p, tile as u64, n);
                 let (a, bb) = (w.start as usize, (w.start + w.a_len) as usize);
-                co_rank(w.diag, w.a_len, w.b_len, |x| src[a + x as usize].0, |x| src[bb + x as usize].0)
+                let i = co_rank(w.diag, w.a_len, w.b_len, |x| src[a + x as usize].0, |x| src[bb + x as usize].0);
+                assert_eq!(model_sampled_co_rank(&src, &samples, &w, stride), i, "pass {p} block {b}");
+                i
             })
             .collect();
         for b in 0..blocks {
