@@ -43,7 +43,7 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 DYN_SMEM[];");
 pub fn dyn_smem<T>() -> *mut T {
     let p: u64;
     unsafe {
-        core::arch::asm!("cvta.shared.u64 {p}, DYN_SMEM;", p = out(reg64) p);
+        core::arch::asm!("cvta.shared.u64 {p}, DYN_SMEM;", p = out(reg64) p, options(nomem, nostack, pure));
     }
     p as *mut T
 }

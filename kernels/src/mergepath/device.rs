@@ -3,7 +3,8 @@
 //! elements live in a register array indexed only inside [`gpu::unroll`].
 use super::{BLOCK, LOG_BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
 use crate::gpu;
-use crate::key::{Entity, SortKey, ordered_u32, ordered_u64, raw_u32, raw_u64};
+use crate::key::{Entity, SortKey};
+use crate::radix::Word;
 use crate::search::{co_rank, co_rank_probe, co_rank_range, many_way_search};
 
 /// The order masks of a primitive key type for the requested direction
@@ -33,17 +34,18 @@ trait Item: SortKey {
 }
 
 macro_rules! primitive_item {
-    ($t:ty, $w:ty, $ordered:ident, $raw:ident) => {
+    ($t:ty, $w:ty) => {
         impl Item for $t {
             type W = $w;
             type K = $w;
             #[inline(always)]
             fn enc(self, m: (u64, u64)) -> $w {
-                $ordered(unsafe { core::mem::transmute_copy(&self) }, m.0 as $w, m.1 as $w)
+                let raw: $w = unsafe { core::mem::transmute_copy(&self) };
+                raw.ordered(<$w>::from_u64(m.0), <$w>::from_u64(m.1))
             }
             #[inline(always)]
             fn dec(w: $w, m: (u64, u64)) -> Self {
-                unsafe { core::mem::transmute_copy(&$raw(w, m.0 as $w, m.1 as $w)) }
+                unsafe { core::mem::transmute_copy(&w.raw(<$w>::from_u64(m.0), <$w>::from_u64(m.1))) }
             }
             #[inline(always)]
             fn key(w: $w, _desc: bool) -> $w {
@@ -52,12 +54,12 @@ macro_rules! primitive_item {
         }
     };
 }
-primitive_item!(u32, u32, ordered_u32, raw_u32);
-primitive_item!(i32, u32, ordered_u32, raw_u32);
-primitive_item!(f32, u32, ordered_u32, raw_u32);
-primitive_item!(u64, u64, ordered_u64, raw_u64);
-primitive_item!(i64, u64, ordered_u64, raw_u64);
-primitive_item!(f64, u64, ordered_u64, raw_u64);
+primitive_item!(u32, u32);
+primitive_item!(i32, u32);
+primitive_item!(f32, u32);
+primitive_item!(u64, u64);
+primitive_item!(i64, u64);
+primitive_item!(f64, u64);
 
 impl Item for Entity {
     type W = Entity;
@@ -76,43 +78,52 @@ impl Item for Entity {
     }
 }
 
-/// Reads element `x` of the shared-memory tile (`tile` is always the dynamic shared
-/// memory). 4- and 8-byte elements go through 32-bit shared addresses
+/// Reads element `x` of the shared-memory array of `T` that starts `tile` bytes into
+/// the dynamic shared memory (the key tile at 0, the values of the key-value kernels
+/// after it). 4- and 8-byte elements go through 32-bit shared addresses
 /// (`ld.shared`), wider records through the generic volatile path.
 #[inline(always)]
-unsafe fn lds<T: Copy>(tile: *const T, x: u32) -> T {
-    let addr = gpu::smem_base() + x * size_of::<T>() as u32;
+unsafe fn lds<T: Copy>(tile: u32, x: u32) -> T {
+    let addr = gpu::smem_base() + tile + x * size_of::<T>() as u32;
     unsafe {
         match size_of::<T>() {
             4 => core::mem::transmute_copy(&gpu::lds_u32(addr)),
             8 => core::mem::transmute_copy(&gpu::lds_u64(addr)),
-            _ => gpu::load_shared_element(tile.add(x as usize)),
+            _ => gpu::load_shared_element(gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize)),
         }
     }
 }
 
-/// Writes element `x` of the shared-memory tile (`tile` is always the dynamic shared
-/// memory), through 32-bit shared addresses for 4- and 8-byte elements.
+/// Writes element `x` of the shared-memory array of `T` at byte `tile` (see [`lds`]),
+/// through 32-bit shared addresses for 4- and 8-byte elements.
 #[inline(always)]
-unsafe fn sts<T: Copy>(tile: *mut T, x: u32, v: T) {
-    let addr = gpu::smem_base() + x * size_of::<T>() as u32;
+unsafe fn sts<T: Copy>(tile: u32, x: u32, v: T) {
+    let addr = gpu::smem_base() + tile + x * size_of::<T>() as u32;
     unsafe {
         match size_of::<T>() {
             4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
             8 => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
-            _ => *tile.add(x as usize) = v,
+            _ => *gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize) = v,
         }
     }
 }
 
 /// Sorts `v[0..valid]` stably by odd-even transposition (`valid` rounds of adjacent
 /// compare-swaps, swapping only on strict `>`); `v[valid..]` is left alone.
+/// `swapped(k)` is called after each swap of `k` and `k + 1`, so that values can
+/// follow their keys.
 #[inline(always)]
-fn sort_registers<T: Item, const N: usize>(v: &mut [T::W; N], valid: usize, desc: bool) {
+fn sort_registers<T: Item, const N: usize>(
+    v: &mut [T::W; N],
+    valid: usize,
+    desc: bool,
+    mut swapped: impl FnMut(usize),
+) {
     gpu::unroll::<N>(|round| {
         gpu::unroll::<N>(|k| {
             if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && T::key(v[k + 1], desc) < T::key(v[k], desc) {
                 v.swap(k, k + 1);
+                swapped(k);
             }
         });
     });
@@ -127,7 +138,7 @@ fn sort_registers<T: Item, const N: usize>(v: &mut [T::W; N], valid: usize, desc
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
-    tile: *const T::W,
+    tile: u32,
     a0: u32,
     a_len: u32,
     b_len: u32,
@@ -193,7 +204,7 @@ unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
 /// Writes this thread's `N` consecutive outputs (first one at `first`) to the tile,
 /// those below `count` only.
 #[inline(always)]
-unsafe fn store_blocked<W: Copy, const N: usize>(tile: *mut W, first: u32, count: u32, v: &[W; N]) {
+unsafe fn store_blocked<W: Copy, const N: usize>(tile: u32, first: u32, count: u32, v: &[W; N]) {
     gpu::unroll::<N>(|k| {
         if first + (k as u32) < count {
             unsafe { sts(tile, first + k as u32, v[k]) };
@@ -208,7 +219,7 @@ unsafe fn store_blocked<W: Copy, const N: usize>(tile: *mut W, first: u32, count
 /// the chunk): one sample per thread, coalesced.
 #[inline(always)]
 unsafe fn store_striped<T: Item, const N: usize>(
-    tile: *const T::W,
+    tile: u32,
     dst: *mut T,
     samples: *mut T,
     start: u64,
@@ -248,7 +259,7 @@ unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, sample
     let desc = descending != 0;
     let m = masks::<T>(desc);
     let t = gpu::thread_idx();
-    let tile = gpu::dyn_smem::<T::W>();
+    let tile = 0; // the key tile starts the dynamic shared memory
     let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
     unsafe {
         let src = src.add(start as usize);
@@ -264,9 +275,9 @@ unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, sample
         let mut v = [lds(tile, first.min(count - 1)); N];
         gpu::unroll::<N>(|k| v[k] = lds(tile, (first + k as u32).min(count - 1)));
         if valid == N {
-            sort_registers::<T, N>(&mut v, N, desc);
+            sort_registers::<T, N>(&mut v, N, desc, |_| {});
         } else {
-            sort_registers::<T, N>(&mut v, valid, desc);
+            sort_registers::<T, N>(&mut v, valid, desc, |_| {});
         }
         // Round r merges runs of N << r elements (runs of 2^r threads' outputs).
         let mut r = 0;
@@ -438,7 +449,7 @@ unsafe fn merge_block<T: Item, const N: usize>(
     let m = masks::<T>(desc);
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
-    let tile = gpu::dyn_smem::<T::W>();
+    let tile = 0; // the key tile starts the dynamic shared memory
     let (start, count) = block_range(b, tile_len, n);
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
@@ -467,33 +478,6 @@ unsafe fn merge_block<T: Item, const N: usize>(
         store_blocked(tile, first, count, &v);
         gpu::sync_threads();
         store_striped::<T, N>(tile, dst, samples, start, count, m);
-    }
-}
-
-/// Element `x` of a shared-memory array of 4- or 8-byte words at byte `off` of the
-/// dynamic shared memory.
-#[inline(always)]
-unsafe fn lds_word<V: SortKey>(off: u32, x: u32) -> V {
-    let addr = gpu::smem_base() + off + x * size_of::<V>() as u32;
-    unsafe {
-        if size_of::<V>() == 8 {
-            core::mem::transmute_copy(&gpu::lds_u64(addr))
-        } else {
-            core::mem::transmute_copy(&gpu::lds_u32(addr))
-        }
-    }
-}
-
-/// Writes element `x` of a shared-memory array of 4- or 8-byte words at byte `off`.
-#[inline(always)]
-unsafe fn sts_word<V: SortKey>(off: u32, x: u32, v: V) {
-    let addr = gpu::smem_base() + off + x * size_of::<V>() as u32;
-    unsafe {
-        if size_of::<V>() == 8 {
-            gpu::sts_u64(addr, core::mem::transmute_copy(&v))
-        } else {
-            gpu::sts_u32(addr, core::mem::transmute_copy(&v))
-        }
     }
 }
 
@@ -568,7 +552,7 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
     let m = masks::<T>(desc);
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
-    let tile = gpu::dyn_smem::<T::W>();
+    let tile = 0; // the key tile starts the dynamic shared memory
     let voff = tile_len * size_of::<T>() as u32;
     let (start, count) = block_range(b, tile_len, n);
     unsafe {
@@ -584,7 +568,7 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
                 sts(tile, x, (*p).enc(m));
                 let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
-                sts_word(voff, x, *q);
+                sts(voff, x, *q);
             }
         });
         gpu::sync_threads();
@@ -594,40 +578,31 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
         if first < count {
             merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
         }
-        let mut vals = [lds_word::<V>(voff, 0); N];
+        let mut vals = [lds::<V>(voff, 0); N];
         gpu::unroll::<N>(|k| {
             if first + (k as u32) < count {
-                vals[k] = lds_word::<V>(voff, pos[k]);
+                vals[k] = lds::<V>(voff, pos[k]);
             }
         });
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
-        store_blocked_words(voff, first, count, &vals);
+        store_blocked(voff, first, count, &vals);
         gpu::sync_threads();
         store_striped::<T, N>(tile, dst, samples, start, count, m);
-        store_striped_words::<V, N>(voff, vdst.add(start as usize), count);
+        copy_striped::<V, N>(voff, vdst.add(start as usize), count);
     }
 }
 
-/// [`store_blocked`] of values into the shared-memory word array at byte `voff`.
+/// Copies `count` elements of the shared-memory array at byte `tile` to `dst` as they
+/// are, `BLOCK` consecutive ones per step (coalesced): the values of the key-value
+/// kernels ([`store_striped`] does the keys).
 #[inline(always)]
-unsafe fn store_blocked_words<V: SortKey, const N: usize>(voff: u32, first: u32, count: u32, vals: &[V; N]) {
-    gpu::unroll::<N>(|k| {
-        if first + (k as u32) < count {
-            unsafe { sts_word(voff, first + k as u32, vals[k]) };
-        }
-    });
-}
-
-/// Copies `count` values of the shared-memory word array at byte `voff` to `dst`,
-/// `BLOCK` consecutive ones per step (coalesced).
-#[inline(always)]
-unsafe fn store_striped_words<V: SortKey, const N: usize>(voff: u32, dst: *mut V, count: u32) {
+unsafe fn copy_striped<V: Copy, const N: usize>(tile: u32, dst: *mut V, count: u32) {
     let t = gpu::thread_idx();
     gpu::unroll::<N>(|k| {
         let x = k as u32 * BLOCK + t;
         if x < count {
-            unsafe { *dst.add(x as usize) = lds_word::<V>(voff, x) };
+            unsafe { *dst.add(x as usize) = lds::<V>(tile, x) };
         }
     });
 }
@@ -649,7 +624,7 @@ unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
     let m = masks::<T>(desc);
     let t = gpu::thread_idx();
     let tile_len = BLOCK * N as u32;
-    let tile = gpu::dyn_smem::<T::W>();
+    let tile = 0; // the key tile starts the dynamic shared memory
     let voff = tile_len * size_of::<T>() as u32;
     let (start, count) = block_range(gpu::block_idx() as u64, tile_len, n);
     unsafe {
@@ -658,46 +633,39 @@ unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
             let x = k as u32 * BLOCK + t;
             if x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
-                sts_word(voff, x, *vsrc.add(x as usize));
+                sts(voff, x, *vsrc.add(x as usize));
             }
         });
         gpu::sync_threads();
         let first = t * N as u32;
         let valid = count.saturating_sub(first).min(N as u32) as usize;
         let mut v = [lds(tile, first.min(count - 1)); N];
-        let mut vals = [lds_word::<V>(voff, first.min(count - 1)); N];
+        let mut vals = [lds::<V>(voff, first.min(count - 1)); N];
         gpu::unroll::<N>(|k| {
             v[k] = lds(tile, (first + k as u32).min(count - 1));
-            vals[k] = lds_word::<V>(voff, (first + k as u32).min(count - 1));
+            vals[k] = lds::<V>(voff, (first + k as u32).min(count - 1));
         });
-        gpu::unroll::<N>(|round| {
-            gpu::unroll::<N>(|k| {
-                if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && T::key(v[k + 1], desc) < T::key(v[k], desc) {
-                    v.swap(k, k + 1);
-                    vals.swap(k, k + 1);
-                }
-            });
-        });
+        sort_registers::<T, N>(&mut v, valid, desc, |k| vals.swap(k, k + 1));
         let mut r = 0;
         while r < LOG_BLOCK && ((N as u32) << r) < count {
             gpu::sync_threads();
             store_blocked(tile, first, count, &v);
-            store_blocked_words(voff, first, count, &vals);
+            store_blocked(voff, first, count, &vals);
             gpu::sync_threads();
             if first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
                 let mut pos = [0u32; N];
                 merge_from_tile::<T, N, true>(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
-                gpu::unroll::<N>(|k| vals[k] = lds_word::<V>(voff, w.start + pos[k]));
+                gpu::unroll::<N>(|k| vals[k] = lds::<V>(voff, w.start + pos[k]));
             }
             r += 1;
         }
         gpu::sync_threads();
         store_blocked(tile, first, count, &v);
-        store_blocked_words(voff, first, count, &vals);
+        store_blocked(voff, first, count, &vals);
         gpu::sync_threads();
         store_striped::<T, N>(tile, dst, samples, start, count, m);
-        store_striped_words::<V, N>(voff, vdst.add(start as usize), count);
+        copy_striped::<V, N>(voff, vdst.add(start as usize), count);
     }
 }
 
