@@ -134,24 +134,26 @@ mod tests {
 /// from `a`. The other `k - i` come from `b`, so a thread that must write outputs
 /// `k..` starts merging at `a[i]`, `b[k - i]` without looking at anything before.
 ///
-/// Requires `k <= a_len + b_len`.
+/// Requires `k <= a_len + b_len`. Generic over the index width: 32-bit inside a
+/// shared-memory tile (half the instructions of 64-bit index math), 64-bit in global
+/// memory.
 #[inline(always)]
-pub fn co_rank<B: Ord + Copy>(k: u64, a_len: u64, b_len: u64, a: impl Fn(u64) -> B, b: impl Fn(u64) -> B) -> u64 {
-    co_rank_within(k, a_len, b_len, 0..=a_len, a, b)
+pub fn co_rank<I: Index, B: Ord + Copy>(k: I, a_len: I, b_len: I, a: impl Fn(I) -> B, b: impl Fn(I) -> B) -> I {
+    co_rank_within(k, a_len, b_len, I::ZERO..=a_len, a, b)
 }
 
 /// [`co_rank`] when the answer is already known to lie in `bracket`, e.g. between the
 /// co-ranks of two outputs around `k`: the search then touches only that window of
 /// `a` and `b`.
 #[inline(always)]
-pub fn co_rank_within<B: Ord + Copy>(
-    k: u64,
-    a_len: u64,
-    b_len: u64,
-    bracket: core::ops::RangeInclusive<u64>,
-    a: impl Fn(u64) -> B,
-    b: impl Fn(u64) -> B,
-) -> u64 {
+pub fn co_rank_within<I: Index, B: Ord + Copy>(
+    k: I,
+    a_len: I,
+    b_len: I,
+    bracket: core::ops::RangeInclusive<I>,
+    a: impl Fn(I) -> B,
+    b: impl Fn(I) -> B,
+) -> I {
     // `i` lies in [k - b_len, min(k, a_len)]. `a[mid]` is among the first `k` outputs
     // exactly when it precedes `b[k - 1 - mid]` (the `b` element that would otherwise
     // complete those `k`), i.e. when `a[mid] <= b[k - 1 - mid]`: monotone in `mid`.
@@ -164,9 +166,9 @@ pub fn co_rank_within<B: Ord + Copy>(
         hi = *bracket.end();
     }
     while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if a(mid) <= b(k - 1 - mid) {
-            lo = mid + 1;
+        let mid = lo + ((hi - lo) >> 1);
+        if a(mid) <= b(k - I::ONE - mid) {
+            lo = mid + I::ONE;
         } else {
             hi = mid;
         }
@@ -177,8 +179,8 @@ pub fn co_rank_within<B: Ord + Copy>(
 /// The range `[lo, hi]` in which the co-rank of output `k` lies (before any probe):
 /// `max(0, k - b_len) ..= min(k, a_len)`. `hi` is a valid answer; probes are `< hi`.
 #[inline(always)]
-pub fn co_rank_range(k: u64, a_len: u64, b_len: u64) -> (u64, u64) {
-    (k.saturating_sub(b_len), if k < a_len { k } else { a_len })
+pub fn co_rank_range<I: Index>(k: I, a_len: I, b_len: I) -> (I, I) {
+    (if k > b_len { k - b_len } else { I::ZERO }, if k < a_len { k } else { a_len })
 }
 
 /// Probe `lane` (of `ways` probes at once, e.g. the 32 lanes of a warp) of one round of

@@ -15,7 +15,7 @@ use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, KeyType, Order, SortOptions, launch};
+use crate::{Element, Order, SortOptions, launch};
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.
@@ -151,18 +151,10 @@ fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOpt
     if opts.key_bits.is_some() {
         return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
     }
-    let Some((offset, bit_order)) = T::RECORD_KEY else {
+    let Some(field) = super::records::record_field::<T>() else {
         return Err(Error::BadArgument(format!("radix cannot sort {} records", T::NAME)));
     };
-    let key_type = match (size_of::<T::Bits>(), bit_order) {
-        (4, BitOrder::Unsigned) => KeyType::U32,
-        (4, BitOrder::Signed) => KeyType::I32,
-        (4, BitOrder::Float) => KeyType::F32,
-        (_, BitOrder::Unsigned) => KeyType::U64,
-        (_, BitOrder::Signed) => KeyType::I64,
-        (_, BitOrder::Float) => KeyType::F64,
-    };
-    super::records::sort_by_field(gpu, buf, super::records::KeyField::new(offset, key_type), opts.order)
+    super::records::sort_by_field(gpu, buf, field, opts.order)
 }
 
 /// Device bytes a pair sort of `n` keys of `kb` bytes with values of `vb` bytes needs

@@ -2,10 +2,11 @@
 //! `kernels/src/records.rs`): the order bits of each record's key and its index are
 //! sorted as pairs by the radix sort, then the records are permuted by a gather in the
 //! widest lanes (16, 8, 4 or 1 bytes) their size and alignment allow. Stable.
+use kernels::SortKey;
 use kernels::key::BitOrder;
 use kernels::records::{key_is_aligned, lane_bytes};
 
-use super::radix;
+use super::{mergepath, radix};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
 use crate::{KeyType, Order, launch};
@@ -50,6 +51,30 @@ impl KeyField {
     }
 }
 
+/// The key field of a record type that has one ([`SortKey::RECORD_KEY`], e.g.
+/// [`crate::Entity`]'s distance); `None` for primitive keys.
+pub fn record_field<T: SortKey>() -> Option<KeyField> {
+    let (offset, bit_order) = T::RECORD_KEY?;
+    let key_type = match (size_of::<T::Bits>(), bit_order) {
+        (4, BitOrder::Unsigned) => KeyType::U32,
+        (4, BitOrder::Signed) => KeyType::I32,
+        (4, BitOrder::Float) => KeyType::F32,
+        (_, BitOrder::Unsigned) => KeyType::U64,
+        (_, BitOrder::Signed) => KeyType::I64,
+        (_, BitOrder::Float) => KeyType::F64,
+    };
+    Some(KeyField::new(offset, key_type))
+}
+
+/// Which stable sort orders the (key bits, index) pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairSort {
+    /// The radix sort (`radix`): the fastest.
+    Radix,
+    /// The merge-path merge sort (`mergepath`), for the `mergepath` variant's records.
+    Mergepath,
+}
+
 /// Sorts the records of `buf` by `field`, stably, in `order`. The sorted records land
 /// in a new buffer that replaces `buf`'s storage (the gather cannot work in place).
 /// At most 2^32 - 1 records.
@@ -59,13 +84,24 @@ pub fn sort_by_field<R: bytemuck::Pod>(
     field: KeyField,
     order: Order,
 ) -> Result<()> {
+    sort_by_field_with(gpu, buf, field, order, PairSort::Radix)
+}
+
+/// [`sort_by_field`] with the pairs sorted by `pairs`.
+pub fn sort_by_field_with<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<R>,
+    field: KeyField,
+    order: Order,
+    pairs: PairSort,
+) -> Result<()> {
     field.check(size_of::<R>())?;
     let n = buf.len();
     if n <= 1 {
         return Ok(());
     }
     let mut out = gpu.alloc::<R>(0)?;
-    sort_raw(gpu, buf.ptr(), n, size_of::<R>(), field, order, &mut |bytes| {
+    sort_raw(gpu, buf.ptr(), n, size_of::<R>(), field, order, pairs, &mut |bytes| {
         out = gpu.alloc::<R>(bytes / size_of::<R>())?;
         Ok(out.ptr())
     })?;
@@ -94,7 +130,7 @@ pub fn sort_bytes_by_field(
         return Ok(());
     }
     let mut out = gpu.alloc::<u8>(0)?;
-    sort_raw(gpu, buf.ptr(), n, record_bytes, field, order, &mut |bytes| {
+    sort_raw(gpu, buf.ptr(), n, record_bytes, field, order, PairSort::Radix, &mut |bytes| {
         out = gpu.alloc::<u8>(bytes)?;
         Ok(out.ptr())
     })?;
@@ -116,6 +152,7 @@ pub fn key_order_bits(record: &[u8], field: KeyField, descending: bool) -> Resul
 /// [`sort_by_field`] over raw bytes: `n` records of `record_bytes` at device address
 /// `src`; `alloc_out(bytes)` allocates the output and returns its address (called once
 /// the scratch buffers are known to fit).
+#[allow(clippy::too_many_arguments)]
 fn sort_raw(
     gpu: &Gpu,
     src: u64,
@@ -123,6 +160,7 @@ fn sort_raw(
     record_bytes: usize,
     field: KeyField,
     order: Order,
+    pairs: PairSort,
     alloc_out: &mut dyn FnMut(usize) -> Result<u64>,
 ) -> Result<()> {
     let (key_bytes, bit_order) = field.encoding()?;
@@ -130,7 +168,11 @@ fn sort_raw(
         return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
     }
     let bytes = n * record_bytes;
-    let needed = (n * (key_bytes + 4) + bytes) as u64 + radix::pairs_scratch_bytes(n, key_bytes as u32, 4);
+    let scratch = match pairs {
+        PairSort::Radix => radix::pairs_scratch_bytes(n, key_bytes as u32, 4),
+        PairSort::Mergepath => mergepath::pairs_scratch_bytes(n, key_bytes as u32, 4),
+    };
+    let needed = (n * (key_bytes + 4) + bytes) as u64 + scratch;
     radix::check_free(gpu, needed)?;
     let idx = gpu.alloc::<u32>(n)?;
     let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
@@ -144,7 +186,7 @@ fn sort_raw(
         let (k, i, p, q) = (keys.ptr(), idx.ptr(), pos as u32, neg as u32);
         launch!(gpu, "record_keys_k32", cfg, &src, &rb, &off, &aligned, &n64, &p, &q, &k, &i)?;
         let mut idx = idx;
-        radix::sort_pairs(gpu, &mut keys, &mut idx, Order::Ascending, None)?;
+        sort_pairs_by(gpu, pairs, &mut keys, &mut idx)?;
         let dst = alloc_out(bytes)?;
         gather_raw(gpu, src, dst, n, record_bytes, &idx)
     } else {
@@ -152,9 +194,22 @@ fn sort_raw(
         let (k, i) = (keys.ptr(), idx.ptr());
         launch!(gpu, "record_keys_k64", cfg, &src, &rb, &off, &aligned, &n64, &pos, &neg, &k, &i)?;
         let mut idx = idx;
-        radix::sort_pairs(gpu, &mut keys, &mut idx, Order::Ascending, None)?;
+        sort_pairs_by(gpu, pairs, &mut keys, &mut idx)?;
         let dst = alloc_out(bytes)?;
         gather_raw(gpu, src, dst, n, record_bytes, &idx)
+    }
+}
+
+/// Sorts (key bits, index) pairs ascending by `pairs`.
+fn sort_pairs_by<K: crate::Element>(
+    gpu: &Gpu,
+    pairs: PairSort,
+    keys: &mut DeviceBuffer<K>,
+    idx: &mut DeviceBuffer<u32>,
+) -> Result<()> {
+    match pairs {
+        PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
+        PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
     }
 }
 

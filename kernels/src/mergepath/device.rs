@@ -7,16 +7,6 @@ use crate::key::{Entity, SortKey};
 use crate::radix::Word;
 use crate::search::{co_rank, co_rank_probe, co_rank_range, many_way_search};
 
-/// The order masks of a primitive key type for the requested direction
-/// ([`crate::key::BitOrder::masks`]); unused for records.
-#[inline(always)]
-fn masks<T: SortKey>(desc: bool) -> (u64, u64) {
-    match T::BIT_ORDER {
-        Some(order) => order.masks(8 * size_of::<T>() as u32, desc),
-        None => (0, 0),
-    }
-}
-
 /// The form an element takes inside the kernels. Primitive keys are turned into their
 /// order bits (direction included) as they are read from global memory and back as
 /// they are written, so every comparison in the register sort, the co-rank searches
@@ -28,9 +18,17 @@ trait Item: SortKey {
     type W: Copy;
     /// What the merges compare.
     type K: Ord + Copy;
-    fn enc(self, masks: (u64, u64)) -> Self::W;
-    fn dec(w: Self::W, masks: (u64, u64)) -> Self;
+    /// The order masks of the requested direction, already at the word's width
+    /// ([`crate::key::BitOrder::masks`]); nothing for records.
+    type M: Copy;
+    fn masks(desc: bool) -> Self::M;
+    fn enc(self, masks: Self::M) -> Self::W;
+    fn dec(w: Self::W, masks: Self::M) -> Self;
     fn key(w: Self::W, desc: bool) -> Self::K;
+    /// The word written after each pair of runs in shared memory: the largest key
+    /// (see [`super::round_sentinel`]). Records do not use sentinels (their merge
+    /// tests both ends).
+    fn sentinel() -> Self::W;
 }
 
 macro_rules! primitive_item {
@@ -38,18 +36,31 @@ macro_rules! primitive_item {
         impl Item for $t {
             type W = $w;
             type K = $w;
+            type M = ($w, $w);
             #[inline(always)]
-            fn enc(self, m: (u64, u64)) -> $w {
-                let raw: $w = unsafe { core::mem::transmute_copy(&self) };
-                raw.ordered(<$w>::from_u64(m.0), <$w>::from_u64(m.1))
+            fn masks(desc: bool) -> ($w, $w) {
+                let (pos, neg) = match <$t as SortKey>::BIT_ORDER {
+                    Some(order) => order.masks(8 * size_of::<$t>() as u32, desc),
+                    None => (0, 0),
+                };
+                (<$w>::from_u64(pos), <$w>::from_u64(neg))
             }
             #[inline(always)]
-            fn dec(w: $w, m: (u64, u64)) -> Self {
-                unsafe { core::mem::transmute_copy(&w.raw(<$w>::from_u64(m.0), <$w>::from_u64(m.1))) }
+            fn enc(self, m: ($w, $w)) -> $w {
+                let raw: $w = unsafe { core::mem::transmute_copy(&self) };
+                raw.ordered(m.0, m.1)
+            }
+            #[inline(always)]
+            fn dec(w: $w, m: ($w, $w)) -> Self {
+                unsafe { core::mem::transmute_copy(&w.raw(m.0, m.1)) }
             }
             #[inline(always)]
             fn key(w: $w, _desc: bool) -> $w {
                 w
+            }
+            #[inline(always)]
+            fn sentinel() -> $w {
+                <$w as Word>::MAX
             }
         }
     };
@@ -64,13 +75,20 @@ primitive_item!(f64, u64);
 impl Item for Entity {
     type W = Entity;
     type K = u32;
+    type M = ();
     #[inline(always)]
-    fn enc(self, _: (u64, u64)) -> Entity {
+    fn masks(_: bool) {}
+    #[inline(always)]
+    fn enc(self, _: ()) -> Entity {
         self
     }
     #[inline(always)]
-    fn dec(w: Entity, _: (u64, u64)) -> Entity {
+    fn dec(w: Entity, _: ()) -> Entity {
         w
+    }
+    #[inline(always)]
+    fn sentinel() -> Entity {
+        Entity { distance_from_player: 0.0, id: 0, position: [0.0; 3] }
     }
     #[inline(always)]
     fn key(w: Entity, desc: bool) -> u32 {
@@ -84,12 +102,22 @@ impl Item for Entity {
 /// (`ld.shared`), wider records through the generic volatile path.
 #[inline(always)]
 unsafe fn lds<T: Copy>(tile: u32, x: u32) -> T {
-    let addr = gpu::smem_base() + tile + x * size_of::<T>() as u32;
+    unsafe {
+        if gpu::carry_by_value::<T>() {
+            lds_at(gpu::smem_base() + tile + x * size_of::<T>() as u32)
+        } else {
+            gpu::load_shared_element(gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize))
+        }
+    }
+}
+
+/// Reads the 4- or 8-byte `T` at shared address `addr`.
+#[inline(always)]
+unsafe fn lds_at<T: Copy>(addr: u32) -> T {
     unsafe {
         match size_of::<T>() {
             4 => core::mem::transmute_copy(&gpu::lds_u32(addr)),
-            8 => core::mem::transmute_copy(&gpu::lds_u64(addr)),
-            _ => gpu::load_shared_element(gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize)),
+            _ => core::mem::transmute_copy(&gpu::lds_u64(addr)),
         }
     }
 }
@@ -131,10 +159,15 @@ fn sort_registers<T: Item, const N: usize>(
 
 /// Merges `N` outputs of the pair `A = tile[a0 .. a0 + a_len]`,
 /// `B = tile[a0 + a_len .. a0 + a_len + b_len]` (contiguous in shared memory) starting
-/// at diagonal `diag` into `out`. The thread's split comes from the co-rank; then each
-/// step takes by [`take_a`] and loads one new head (index clamped into the pair, so
-/// steps past the pair's end read valid memory and produce outputs nobody stores).
+/// at diagonal `diag` into `out`. The thread's split comes from the co-rank (32-bit
+/// index math); then each step takes by the stability rule and loads one new head.
 /// With `POS`, `pos[k]` gets the tile slot (counted from `a0`) output `k` came from.
+///
+/// Words (primitive keys, `size <= 8`) need the sentinel ([`Item::sentinel`]) in
+/// the slot after `B` and [`super::tile_slots`] room after it: the step tests only
+/// `A`'s end (see [`super::round_sentinel`]), and a thread whose outputs run past
+/// the pair's end reads on past the sentinel (outputs nobody stores). Records test
+/// both ends and clamp their reads into the pair.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
@@ -148,13 +181,13 @@ unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
     pos: &mut [u32; N],
 ) {
     let key = |x: u32| T::key(unsafe { lds(tile, x) }, desc);
-    let i = co_rank(diag as u64, a_len as u64, b_len as u64, |x| key(a0 + x as u32), |x| key(a0 + a_len + x as u32));
-    let mut i = i as u32;
+    let b0 = a0 + a_len;
+    let mut i = co_rank(diag, a_len, b_len, |x| key(a0 + x), |x| key(b0 + x));
     let mut j = diag - i;
-    let last = a_len + b_len - 1;
     if !gpu::carry_by_value::<T::W>() {
         // Wide records: carry the heads' keys and positions, read each record once
         // when it is output (record-valued heads end up in local memory).
+        let last = a_len + b_len - 1;
         let key_at = |x: u32| key(a0 + x.min(last));
         let (mut ak, mut bk) = (key_at(i), key_at(a_len + j));
         gpu::unroll::<N>(|k| {
@@ -174,23 +207,25 @@ unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
         });
         return;
     }
+    // Words: heads tracked by shared address, B's end guarded by the sentinel.
+    let size = size_of::<T::W>() as u32;
+    let base = gpu::smem_base() + tile + a0 * size;
+    let a_end = base + a_len * size;
+    let (mut pa, mut pb) = (base + i * size, a_end + j * size);
     unsafe {
-        let mut ah = lds(tile, a0 + i.min(last));
-        let mut bh = lds(tile, a0 + (a_len + j).min(last));
+        let mut ah: T::W = lds_at(pa);
+        let mut bh: T::W = lds_at(pb);
         gpu::unroll::<N>(|k| {
-            let from_a = take_a(i, a_len, j, b_len, T::key(ah, desc), T::key(bh, desc));
+            let from_a = pa < a_end && T::key(ah, desc) <= T::key(bh, desc);
             out[k] = if from_a { ah } else { bh };
+            let at = if from_a { pa } else { pb };
             if POS {
-                pos[k] = if from_a { i } else { a_len + j };
+                pos[k] = (at - base) / size;
             }
-            if from_a {
-                i += 1;
-            } else {
-                j += 1;
-            }
+            pa += if from_a { size } else { 0 };
+            pb += if from_a { 0 } else { size };
             if k + 1 < N {
-                let next = if from_a { i } else { a_len + j };
-                let v = lds(tile, a0 + next.min(last));
+                let v = lds_at(at + size);
                 // Two value selects: an `if` that assigns one of two heads becomes a
                 // store through a selected pointer, which puts both heads in local
                 // memory.
@@ -201,13 +236,20 @@ unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
     }
 }
 
-/// Writes this thread's `N` consecutive outputs (first one at `first`) to the tile,
-/// those below `count` only.
+/// Writes this thread's `N` consecutive outputs (first one at position `first`, slot
+/// `first + shift`) to the tile, those at positions below `count` only (all of them
+/// with `FULL`, see [`block_sort`]).
 #[inline(always)]
-unsafe fn store_blocked<W: Copy, const N: usize>(tile: u32, first: u32, count: u32, v: &[W; N]) {
+unsafe fn store_blocked<W: Copy, const N: usize, const FULL: bool>(
+    tile: u32,
+    first: u32,
+    count: u32,
+    shift: u32,
+    v: &[W; N],
+) {
     gpu::unroll::<N>(|k| {
-        if first + (k as u32) < count {
-            unsafe { sts(tile, first + k as u32, v[k]) };
+        if FULL || first + (k as u32) < count {
+            unsafe { sts(tile, first + shift + k as u32, v[k]) };
         }
     });
 }
@@ -218,20 +260,20 @@ unsafe fn store_blocked<W: Copy, const N: usize>(tile: u32, first: u32, count: u
 /// element of every whole chunk of [`super::SAMPLE`] there (`start` is a multiple of
 /// the chunk): one sample per thread, coalesced.
 #[inline(always)]
-unsafe fn store_striped<T: Item, const N: usize>(
+unsafe fn store_striped<T: Item, const N: usize, const FULL: bool>(
     tile: u32,
     dst: *mut T,
     samples: *mut T,
     start: u64,
     count: u32,
-    m: (u64, u64),
+    m: T::M,
 ) {
     let t = gpu::thread_idx();
     unsafe {
         let out = dst.add(start as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
-            if x < count {
+            if FULL || x < count {
                 *out.add(x as usize) = T::dec(lds(tile, x), m);
             }
         });
@@ -252,20 +294,66 @@ unsafe fn store_striped<T: Item, const N: usize>(
     }
 }
 
+/// Stores thread `t`'s outputs for block-sort round `r` at their slots (each pair of
+/// runs followed by a sentinel slot, [`super::pair_index`]) and the sentinel its
+/// outputs end, if any ([`super::round_sentinel`]). Returns the thread's pair index,
+/// the slot shift of its pair.
+#[inline(always)]
+unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
+    tile: u32,
+    t: u32,
+    count: u32,
+    r: u32,
+    v: &[T::W; N],
+) -> u32 {
+    let pair = super::pair_index(t, r);
+    unsafe {
+        store_blocked::<_, N, FULL>(tile, t * N as u32, count, pair, v);
+        if let Some(slot) = super::round_sentinel(t, N as u32, count, r) {
+            sts(tile, slot, T::sentinel());
+        }
+    }
+    pair
+}
+
 /// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `src` into the same
 /// tile of `dst` (which may be `src`: a block reads its whole tile before writing).
+///
+/// Every block but the last holds a whole tile; those run a copy of the kernel body
+/// compiled with `FULL`, without a bound test per element (the load and store loops
+/// are a fifth of the merge kernel's instructions otherwise).
 #[inline(always)]
 unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, samples: *mut T, n: u64, descending: u32) {
+    let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
+    unsafe {
+        if count == BLOCK * N as u32 {
+            block_sort_tile::<T, N, true>(src, dst, samples, start, count, descending)
+        } else {
+            block_sort_tile::<T, N, false>(src, dst, samples, start, count, descending)
+        }
+    }
+}
+
+/// [`block_sort`] of the tile of `count` elements at `start`.
+#[inline(always)]
+unsafe fn block_sort_tile<T: Item, const N: usize, const FULL: bool>(
+    src: *const T,
+    dst: *mut T,
+    samples: *mut T,
+    start: u64,
+    count: u32,
+    descending: u32,
+) {
     let desc = descending != 0;
-    let m = masks::<T>(desc);
+    let m = T::masks(desc);
     let t = gpu::thread_idx();
     let tile = 0; // the key tile starts the dynamic shared memory
-    let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
+    let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
         let src = src.add(start as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
-            if x < count {
+            if FULL || x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
             }
         });
@@ -283,18 +371,19 @@ unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, sample
         let mut r = 0;
         while r < LOG_BLOCK && ((N as u32) << r) < count {
             gpu::sync_threads();
-            store_blocked(tile, first, count, &v);
+            let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
             gpu::sync_threads();
-            if first < count {
+            if FULL || first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
-                merge_from_tile::<T, N, false>(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v, &mut [0; N]);
+                let a0 = w.start + pair;
+                merge_from_tile::<T, N, false>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut [0; N]);
             }
             r += 1;
         }
         gpu::sync_threads();
-        store_blocked(tile, first, count, &v);
+        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst, samples, start, count, m);
+        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
     }
 }
 
@@ -445,12 +534,37 @@ unsafe fn merge_block<T: Item, const N: usize>(
     w: Window<u64>,
     descending: u32,
 ) {
+    let (start, count) = block_range(b, BLOCK * N as u32, n);
+    unsafe {
+        if count == BLOCK * N as u32 {
+            merge_block_tile::<T, N, true>(a, bb, dst, samples, parts, b, start, count, w, descending)
+        } else {
+            merge_block_tile::<T, N, false>(a, bb, dst, samples, parts, b, start, count, w, descending)
+        }
+    }
+}
+
+/// [`merge_block`] of the tile of `count` outputs at `start` (see [`block_sort`] for
+/// `FULL`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_block_tile<T: Item, const N: usize, const FULL: bool>(
+    a: *const T,
+    bb: *const T,
+    dst: *mut T,
+    samples: *mut T,
+    parts: *const u64,
+    b: u64,
+    start: u64,
+    count: u32,
+    w: Window<u64>,
+    descending: u32,
+) {
     let desc = descending != 0;
-    let m = masks::<T>(desc);
+    let m = T::masks(desc);
     let t = gpu::thread_idx();
-    let tile_len = BLOCK * N as u32;
     let tile = 0; // the key tile starts the dynamic shared memory
-    let (start, count) = block_range(b, tile_len, n);
+    let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
         let j0 = w.diag - i0;
@@ -461,23 +575,26 @@ unsafe fn merge_block<T: Item, const N: usize>(
         let b_src = bb.add(j0 as usize);
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
-            if x < count {
+            if FULL || x < count {
                 // Select the address, not the element (a selected record goes
                 // through local memory).
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
                 sts(tile, x, (*p).enc(m));
             }
         });
+        if t == 0 {
+            sts(tile, count, T::sentinel());
+        }
         gpu::sync_threads();
         let first = t * N as u32;
         let mut v = [lds(tile, 0); N];
-        if first < count {
+        if FULL || first < count {
             merge_from_tile::<T, N, false>(tile, 0, la, lb, first, desc, &mut v, &mut [0; N]);
         }
         gpu::sync_threads();
-        store_blocked(tile, first, count, &v);
+        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst, samples, start, count, m);
+        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
     }
 }
 
@@ -548,13 +665,45 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
     w: Window<u64>,
     descending: u32,
 ) {
+    let (start, count) = block_range(b, BLOCK * N as u32, n);
+    unsafe {
+        if count == BLOCK * N as u32 {
+            merge_block_kv_tile::<T, V, N, true>(
+                a, bb, va, vb, dst, vdst, samples, parts, b, start, count, w, descending,
+            )
+        } else {
+            merge_block_kv_tile::<T, V, N, false>(
+                a, bb, va, vb, dst, vdst, samples, parts, b, start, count, w, descending,
+            )
+        }
+    }
+}
+
+/// [`merge_block_kv`] of the tile of `count` outputs at `start` (see [`block_sort`]
+/// for `FULL`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: bool>(
+    a: *const T,
+    bb: *const T,
+    va: *const V,
+    vb: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    samples: *mut T,
+    parts: *const u64,
+    b: u64,
+    start: u64,
+    count: u32,
+    w: Window<u64>,
+    descending: u32,
+) {
     let desc = descending != 0;
-    let m = masks::<T>(desc);
+    let m = T::masks(desc);
     let t = gpu::thread_idx();
-    let tile_len = BLOCK * N as u32;
     let tile = 0; // the key tile starts the dynamic shared memory
-    let voff = tile_len * size_of::<T>() as u32;
-    let (start, count) = block_range(b, tile_len, n);
+    let voff = super::kv_values_offset(size_of::<T>() as u32);
+    let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
         let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
         let j0 = w.diag - i0;
@@ -564,32 +713,35 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
         let (va_src, vb_src) = (va.add(i0 as usize), vb.add(j0 as usize));
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
-            if x < count {
+            if FULL || x < count {
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
                 sts(tile, x, (*p).enc(m));
                 let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
                 sts(voff, x, *q);
             }
         });
+        if t == 0 {
+            sts(tile, count, T::sentinel());
+        }
         gpu::sync_threads();
         let first = t * N as u32;
         let mut v = [lds(tile, 0); N];
         let mut pos = [0u32; N];
-        if first < count {
+        if FULL || first < count {
             merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
         }
         let mut vals = [lds::<V>(voff, 0); N];
         gpu::unroll::<N>(|k| {
-            if first + (k as u32) < count {
+            if FULL || first + (k as u32) < count {
                 vals[k] = lds::<V>(voff, pos[k]);
             }
         });
         gpu::sync_threads();
-        store_blocked(tile, first, count, &v);
-        store_blocked(voff, first, count, &vals);
+        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
+        store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst, samples, start, count, m);
-        copy_striped::<V, N>(voff, vdst.add(start as usize), count);
+        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
+        copy_striped::<V, N, FULL>(voff, vdst.add(start as usize), count);
     }
 }
 
@@ -597,11 +749,11 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
 /// are, `BLOCK` consecutive ones per step (coalesced): the values of the key-value
 /// kernels ([`store_striped`] does the keys).
 #[inline(always)]
-unsafe fn copy_striped<V: Copy, const N: usize>(tile: u32, dst: *mut V, count: u32) {
+unsafe fn copy_striped<V: Copy, const N: usize, const FULL: bool>(tile: u32, dst: *mut V, count: u32) {
     let t = gpu::thread_idx();
     gpu::unroll::<N>(|k| {
         let x = k as u32 * BLOCK + t;
-        if x < count {
+        if FULL || x < count {
             unsafe { *dst.add(x as usize) = lds::<V>(tile, x) };
         }
     });
@@ -620,18 +772,41 @@ unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
     n: u64,
     descending: u32,
 ) {
+    let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
+    unsafe {
+        if count == BLOCK * N as u32 {
+            block_sort_kv_tile::<T, V, N, true>(src, vsrc, dst, vdst, samples, start, count, descending)
+        } else {
+            block_sort_kv_tile::<T, V, N, false>(src, vsrc, dst, vdst, samples, start, count, descending)
+        }
+    }
+}
+
+/// [`block_sort_kv`] of the tile of `count` elements at `start` (see [`block_sort`]
+/// for `FULL`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_sort_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: bool>(
+    src: *const T,
+    vsrc: *const V,
+    dst: *mut T,
+    vdst: *mut V,
+    samples: *mut T,
+    start: u64,
+    count: u32,
+    descending: u32,
+) {
     let desc = descending != 0;
-    let m = masks::<T>(desc);
+    let m = T::masks(desc);
     let t = gpu::thread_idx();
-    let tile_len = BLOCK * N as u32;
     let tile = 0; // the key tile starts the dynamic shared memory
-    let voff = tile_len * size_of::<T>() as u32;
-    let (start, count) = block_range(gpu::block_idx() as u64, tile_len, n);
+    let voff = super::kv_values_offset(size_of::<T>() as u32);
+    let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
         let (src, vsrc) = (src.add(start as usize), vsrc.add(start as usize));
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
-            if x < count {
+            if FULL || x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
                 sts(voff, x, *vsrc.add(x as usize));
             }
@@ -649,23 +824,24 @@ unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
         let mut r = 0;
         while r < LOG_BLOCK && ((N as u32) << r) < count {
             gpu::sync_threads();
-            store_blocked(tile, first, count, &v);
-            store_blocked(voff, first, count, &vals);
+            let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
+            store_blocked::<_, N, FULL>(voff, first, count, pair, &vals);
             gpu::sync_threads();
-            if first < count {
+            if FULL || first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
+                let a0 = w.start + pair;
                 let mut pos = [0u32; N];
-                merge_from_tile::<T, N, true>(tile, w.start, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
-                gpu::unroll::<N>(|k| vals[k] = lds::<V>(voff, w.start + pos[k]));
+                merge_from_tile::<T, N, true>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
+                gpu::unroll::<N>(|k| vals[k] = lds::<V>(voff, a0 + pos[k]));
             }
             r += 1;
         }
         gpu::sync_threads();
-        store_blocked(tile, first, count, &v);
-        store_blocked(voff, first, count, &vals);
+        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
+        store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
         gpu::sync_threads();
-        store_striped::<T, N>(tile, dst, samples, start, count, m);
-        copy_striped::<V, N>(voff, vdst.add(start as usize), count);
+        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
+        copy_striped::<V, N, FULL>(voff, vdst.add(start as usize), count);
     }
 }
 

@@ -31,6 +31,14 @@
 //! keep their input order. Keys are compared only through
 //! [`crate::SortKey::ord_bits`] (descending = `!bits`, which keeps ties ties).
 //!
+//! **Sentinels.** In shared memory every pair of runs being merged is followed by one
+//! slot holding the largest word ([`round_sentinel`], [`tile_slots`]), so a merge
+//! step tests only whether `A` is exhausted: an exhausted `B` shows a head that every
+//! `A` head is `<=`, and the stability rule then takes from `A`. With heads tracked by
+//! shared address and a 32-bit co-rank, a merge step is about 10 instructions instead
+//! of 15. Blocks holding a whole tile (all but the last) run a copy of each kernel body
+//! without per-element bound tests (`FULL` in `device.rs`).
+//!
 //! Index math ([`merge_window`], [`global_passes`], block ranges) is plain Rust
 //! shared by the kernels and the host, and `tests.rs` runs a CPU model of the whole
 //! pass structure on small tiles with the same functions.
@@ -87,11 +95,14 @@ pub const fn refine_range(lo: u64, hi: u64, stride: u64, c0: u64, c1: u64, cf: u
 
 /// Elements per thread for elements of `bytes` bytes. Odd counts keep a thread's
 /// consecutive shared-memory words on distinct banks (stride `ITEMS` words for 4-byte
-/// keys). Wider elements hold more registers each, so fewer of them.
+/// keys). Wider elements hold more registers each, so fewer of them. Chosen by
+/// measurement (docs/PERFLOG.md, 2026-11-23 fourth session): 19 against 15 for 4-byte
+/// keys is +8% at 2^24 (one pass fewer); 13 against 11 for 8-byte keys +2-3% from
+/// 2^24 up, -4% at 2^20.
 pub const fn items(bytes: u32) -> u32 {
     match bytes {
-        0..=4 => 15,
-        5..=8 => 11,
+        0..=4 => 19,
+        5..=8 => 13,
         _ => 7,
     }
 }
@@ -102,15 +113,61 @@ pub const fn tile(bytes: u32) -> u32 {
 }
 const _: () = assert!(BLOCK.is_multiple_of(SAMPLE), "tiles are whole chunks of samples");
 
-/// Shared memory of the block-sort and merge kernels: one tile of elements.
-pub const fn smem_bytes(bytes: u32) -> u32 {
-    tile(bytes) * bytes
+/// Shared-memory slots of one tile: its elements, one sentinel slot per pair of runs
+/// being merged (at most `BLOCK / 2` pairs, in the block sort's first round), and
+/// `items` slots after the last sentinel, which a thread whose outputs run past the
+/// end of the data may read (those outputs are never stored). See [`round_sentinel`].
+pub const fn tile_slots(bytes: u32) -> u32 {
+    slots(BLOCK, items(bytes))
 }
 
-/// Shared memory of the key-value merge (`mergepath_pair_merge_kv_*`): the key tile,
-/// then one value per key.
+/// [`tile_slots`] of a tile of `threads` threads holding `items` elements each.
+pub const fn slots(threads: u32, items: u32) -> u32 {
+    threads * items + threads / 2 + items
+}
+
+/// Shared memory of the block-sort and merge kernels: [`tile_slots`] elements.
+pub const fn smem_bytes(bytes: u32) -> u32 {
+    tile_slots(bytes) * bytes
+}
+
+/// Byte offset of the value slots in the key-value kernels' shared memory: after the
+/// key slots, rounded up to 8 bytes so that 8-byte values are aligned.
+pub const fn kv_values_offset(key_bytes: u32) -> u32 {
+    (tile_slots(key_bytes) * key_bytes).next_multiple_of(8)
+}
+
+/// Shared memory of the key-value kernels: the key slots, then one value slot per key
+/// slot (values sit at their key's slot).
 pub const fn kv_smem_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
-    tile(key_bytes) * (key_bytes + value_bytes)
+    kv_values_offset(key_bytes) + tile_slots(key_bytes) * value_bytes
+}
+
+/// Block-sort round `log_run` (merging runs of `items << log_run`): the pair of runs
+/// that thread `t`'s outputs belong to. In shared memory every pair is followed by
+/// one sentinel slot, so position `x` of pair `p` sits at slot `x + p`.
+#[inline(always)]
+pub const fn pair_index(t: u32, log_run: u32) -> u32 {
+    t >> (log_run + 1)
+}
+
+/// The sentinel slot thread `t` writes before block-sort round `log_run` (over `count`
+/// elements, `items` per thread): the slot after its pair, when its outputs end that
+/// pair (the last full thread of the pair, or the one holding the tile's last
+/// element); `None` otherwise.
+///
+/// Why sentinels: a merge step must not take the head of an exhausted run. With the
+/// largest word after `B`, `B`'s head compares `>=` every `A` head once `B` is
+/// exhausted, and the stability rule (`A` first on ties) then takes from `A`; so only
+/// `A`'s end needs a test. The merge is exactly the unguarded one, ties and all.
+#[inline(always)]
+pub const fn round_sentinel(t: u32, items: u32, count: u32, log_run: u32) -> Option<u32> {
+    let first = t * items;
+    if first >= count {
+        return None;
+    }
+    let end = if first + items < count { first + items } else { count };
+    if end == count || (t + 1).is_multiple_of(2 << log_run) { Some(end + pair_index(t, log_run)) } else { None }
 }
 
 /// Number of tiles (blocks of the sort and merge kernels) for `n` elements.

@@ -9,12 +9,21 @@ use std::vec::Vec;
 
 #[test]
 fn passes_and_tiles() {
-    assert_eq!(items(4), 15);
-    assert_eq!(items(8), 11);
+    assert_eq!(items(4), 19);
+    assert_eq!(items(8), 13);
     assert_eq!(items(20), 7);
-    assert_eq!(tile(4), 3840);
+    assert_eq!(tile(4), 4864);
     for b in [4, 8, 20] {
         assert!(smem_bytes(b) <= 48 * 1024, "{b}-byte tile fits the default shared memory");
+    }
+    for k in [4, 8] {
+        assert!(kv_values_offset(k).is_multiple_of(8), "8-byte values are aligned after {k}-byte keys");
+        assert!(kv_values_offset(k) >= tile_slots(k) * k);
+        for v in [4, 8] {
+            // Three blocks per SM (the key-value kernels' launch bounds) in the 227 KB
+            // an H100 SM gives to blocks that opt in past 48 KB.
+            assert!(3 * kv_smem_bytes(k, v) <= 227 * 1024, "{k}-byte keys with {v}-byte values fit");
+        }
     }
     let t = 100;
     assert_eq!(global_passes(0, t), 0);
@@ -89,33 +98,65 @@ fn take_a_prefers_the_left_run_on_ties() {
 /// Element of the model: (key, input position).
 type E = (u32, u32);
 
-/// The kernel's sequential merge over a contiguous pair `tile[a0..a0 + a_len + b_len]`:
-/// `n_out` outputs from diagonal `diag`, with clamped head loads.
+/// The sentinel word after each pair of runs (the kernels' `Item::sentinel`); its
+/// position is never looked at.
+const SENTINEL: E = (u32::MAX, u32::MAX);
+/// What shared-memory slots hold before anything is written there.
+const GARBAGE: E = (7, 0xdead);
+
+/// The kernel's sequential merge over the pair `tile[a0..a0 + a_len + b_len]` followed
+/// by its sentinel: `n_out` outputs from diagonal `diag`. Like the kernel it tests only
+/// `A`'s end, and reads one slot past the previous head (indexing panics where the
+/// kernel would read outside its shared memory).
 fn model_merge(tile: &[E], a0: usize, a_len: u32, b_len: u32, diag: u32, n_out: usize) -> Vec<E> {
+    assert_eq!(tile[a0 + (a_len + b_len) as usize], SENTINEL, "the pair's sentinel");
     let key = |x: u32| tile[a0 + x as usize].0;
-    let mut i = co_rank(diag as u64, a_len as u64, b_len as u64, |x| key(x as u32), |x| key(a_len + x as u32)) as u32;
-    let mut j = diag - i;
-    let last = a_len + b_len - 1;
-    let at = |x: u32| tile[a0 + x.min(last) as usize];
-    let (mut ah, mut bh) = (at(i), at(a_len + j));
+    let i = co_rank(diag, a_len, b_len, key, |x| key(a_len + x));
+    let a_end = a0 + a_len as usize;
+    let (mut pa, mut pb) = (a0 + i as usize, a_end + (diag - i) as usize);
+    let (mut ah, mut bh) = (tile[pa], tile[pb]);
     let mut out = Vec::new();
-    for _ in 0..n_out {
-        let from_a = take_a(i, a_len, j, b_len, ah.0, bh.0);
+    for k in 0..n_out {
+        let from_a = pa < a_end && ah.0 <= bh.0;
         out.push(if from_a { ah } else { bh });
+        let at = if from_a { pa } else { pb };
         if from_a {
-            i += 1;
-            ah = at(i);
+            pa += 1;
         } else {
-            j += 1;
-            bh = at(a_len + j);
+            pb += 1;
+        }
+        if k + 1 < n_out {
+            let v = tile[at + 1];
+            if from_a {
+                ah = v;
+            } else {
+                bh = v;
+            }
         }
     }
     out
 }
 
-/// The block sort of one tile of `threads * items` slots holding `tile.len()` elements.
+/// Thread `t`'s store before block-sort round `r`: its outputs at their slots and the
+/// sentinel its outputs end, as the kernel's `store_round`.
+fn model_store_round(smem: &mut [E], v: &[E], t: u32, items: u32, count: u32, r: u32) {
+    let first = t * items;
+    for (k, e) in v.iter().enumerate() {
+        let x = first + k as u32;
+        if x < count {
+            smem[(x + pair_index(t, r)) as usize] = *e;
+        }
+    }
+    if let Some(slot) = round_sentinel(t, items, count, r) {
+        smem[slot as usize] = SENTINEL;
+    }
+}
+
+/// The block sort of one tile of `threads * items` slots holding `tile.len()` elements,
+/// in a shared memory of [`slots`] elements laid out as the kernel's.
 fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
     let count = tile.len() as u32;
+    let mut smem = vec![GARBAGE; slots(threads, items) as usize];
     let mut regs: Vec<Vec<E>> = (0..threads)
         .map(|t| {
             let first = t * items;
@@ -136,18 +177,14 @@ fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
     let mut r = 0;
     while r < log_threads && (items << r) < count {
         for (t, v) in regs.iter().enumerate() {
-            for (k, e) in v.iter().enumerate() {
-                let x = t * items as usize + k;
-                if x < count as usize {
-                    tile[x] = *e;
-                }
-            }
+            model_store_round(&mut smem, v, t as u32, items, count, r);
         }
         for (t, v) in regs.iter_mut().enumerate() {
-            let first = t as u32 * items;
-            if first < count {
-                let w = merge_window(t as u32, r, items, count);
-                *v = model_merge(tile, w.start as usize, w.a_len, w.b_len, w.diag, items as usize);
+            let t = t as u32;
+            if t * items < count {
+                let w = merge_window(t, r, items, count);
+                let a0 = (w.start + pair_index(t, r)) as usize;
+                *v = model_merge(&smem, a0, w.a_len, w.b_len, w.diag, items as usize);
             }
         }
         r += 1;
@@ -163,7 +200,8 @@ fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
 }
 
 /// Block `b` of a global merge over the window `w` (given every block's co-rank in
-/// `parts`): loads its two input windows and writes its tile of outputs.
+/// `parts`): loads its two input windows and the sentinel and writes its tile of
+/// outputs.
 fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<u64>, threads: u32, items: u32) {
     let tile = threads * items;
     let n = src.len() as u64;
@@ -174,8 +212,10 @@ fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<
     let lb = count - la;
     let a = (w.start + i0) as usize;
     let bs = (w.start + w.a_len + j0) as usize;
-    let mut smem: Vec<E> = src[a..a + la as usize].to_vec();
-    smem.extend_from_slice(&src[bs..bs + lb as usize]);
+    let mut smem = vec![GARBAGE; slots(threads, items) as usize];
+    smem[..la as usize].copy_from_slice(&src[a..a + la as usize]);
+    smem[la as usize..count as usize].copy_from_slice(&src[bs..bs + lb as usize]);
+    smem[count as usize] = SENTINEL;
     for t in 0..threads {
         let first = t * items;
         if first < count {
@@ -304,7 +344,12 @@ fn model_sorts_stably_for_every_small_shape() {
         sizes.extend([7 * tile + 1, 8 * tile, 9 * tile - 1, 33 * tile + 5]);
         for n in sizes {
             for range in [2u32, 5, 1000] {
-                let mut data: Vec<E> = (0..n as u32).map(|i| (rnd(range), i)).collect();
+                // The largest value is the sentinel's: real keys equal to it must still
+                // merge stably.
+                let mut data: Vec<E> = (0..n as u32)
+                    .map(|i| (rnd(range), i))
+                    .map(|(k, i)| (if k + 1 == range { u32::MAX } else { k }, i))
+                    .collect();
                 let mut want = data.clone();
                 want.sort_by_key(|e| e.0);
                 model_sort(&mut data, threads, items);
@@ -338,8 +383,12 @@ fn model_merges_two_runs_of_any_lengths() {
     for a_len in [0u64, 1, 5, 12, 13, 40, 97] {
         for b_len in [0u64, 1, 11, 12, 25, 64] {
             for range in [2u32, 1000] {
-                let mut a: Vec<E> = (0..a_len as u32).map(|i| (rnd(range), i)).collect();
-                let mut b: Vec<E> = (0..b_len as u32).map(|i| (rnd(range), a_len as u32 + i)).collect();
+                let mut key = |m: u32| {
+                    let v = rnd(m);
+                    if v + 1 == m { u32::MAX } else { v }
+                };
+                let mut a: Vec<E> = (0..a_len as u32).map(|i| (key(range), i)).collect();
+                let mut b: Vec<E> = (0..b_len as u32).map(|i| (key(range), a_len as u32 + i)).collect();
                 a.sort_by_key(|e| e.0);
                 b.sort_by_key(|e| e.0);
                 let src: Vec<E> = a.iter().chain(&b).copied().collect();

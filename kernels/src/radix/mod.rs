@@ -231,6 +231,7 @@ pub const HIST_SMEM: u32 = 4 * MAX_PASSES * DIGITS + 64 + 33 * 8;
 pub trait Word: Copy + 'static {
     const BYTES: u32;
     const ZERO: Self;
+    const MAX: Self;
     fn from_u64(v: u64) -> Self;
     /// Order bits from raw bits (see [`crate::key::ordered_u32`]).
     fn ordered(self, pos: Self, neg: Self) -> Self;
@@ -244,6 +245,7 @@ pub trait Word: Copy + 'static {
 impl Word for u32 {
     const BYTES: u32 = 4;
     const ZERO: u32 = 0;
+    const MAX: u32 = u32::MAX;
     #[inline(always)]
     fn from_u64(v: u64) -> u32 {
         v as u32
@@ -269,6 +271,7 @@ impl Word for u32 {
 impl Word for u64 {
     const BYTES: u32 = 8;
     const ZERO: u64 = 0;
+    const MAX: u64 = u64::MAX;
     #[inline(always)]
     fn from_u64(v: u64) -> u64 {
         v

@@ -139,7 +139,7 @@ fn bitonic_step<K: NetItem, const I: usize>(keys: &mut [K; I], size: u32, j: u32
 #[inline(always)]
 unsafe fn warp_sort<K: Word + NetItem, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
     let lane = gpu::lane_id();
-    let mut ks = [K::MAX; I];
+    let mut ks = [<K as NetItem>::MAX; I];
     gpu::unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
