@@ -3,13 +3,16 @@
 //!
 //! Launches per sort of `n` elements in tiles of `T = kernels::mergepath::tile`:
 //! one block sort (every tile sorted in shared memory), then for each of the
-//! `ceil(log2(n / T))` global passes a partition (one co-rank per block) and a merge
-//! (every block writes exactly `T` outputs), ping-ponging between the caller's buffer
-//! and one scratch buffer. The block sort writes to whichever buffer makes the last
-//! pass end in the caller's (no copy-back). Every block sort and merge also writes the
-//! first and last element of each 32-element chunk (`kernels::mergepath::SAMPLE`),
-//! where the next partition searches first. Device memory besides the input: `n`
-//! elements, `n / 16` sample elements and one `u64` per tile.
+//! `ceil(log2(n / T))` global passes a merge (every block writes exactly `T` outputs),
+//! preceded by a partition (one co-rank per block) unless the merge runs in about one
+//! wave, when its blocks find their co-ranks themselves
+//! (`kernels::mergepath::co_ranks_in_merge`). Passes ping-pong between the caller's
+//! buffer and one scratch buffer; the block sort writes to whichever buffer makes the
+//! last pass end in the caller's (no copy-back). Every block sort and merge also
+//! writes the first and last element of each 32-element chunk
+//! (`kernels::mergepath::SAMPLE`), where the next pass's co-rank searches look first.
+//! Device memory besides the input: `n` elements, twice `n / 16` sample elements and
+//! one `u64` per tile.
 use kernels::mergepath as mp;
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
@@ -38,7 +41,7 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
 pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
     let n = n as u64;
     let tiles = mp::tiles(n, mp::tile(kb));
-    n * (kb + vb) as u64 + 8 * tiles + mp::sample_slots(n) * kb as u64 + 16
+    n * (kb + vb) as u64 + 2 * mp::sample_slots(n) * kb as u64 + 8 * tiles + 32
 }
 
 /// Sorts `keys` and moves each of `values` (4 or 8 bytes each, as many as keys) with
@@ -87,10 +90,11 @@ fn sort_any<T: Element, V: Element>(
             mp::kv_smem_bytes(bytes, vbytes),
         ),
     };
-    let partition = kernel_name::<T>("mergepath_partition");
-    for name in [&block_sort, &merge] {
-        if smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(name, smem)?;
+    // The merges keep their block's two co-ranks after the tile.
+    let merge_smem = mp::pass_smem_bytes(smem);
+    for (name, bytes) in [(&block_sort, smem), (&merge, merge_smem)] {
+        if bytes > gpu.info().shared_mem_per_block {
+            gpu.set_max_dynamic_smem(name, bytes)?;
         }
     }
     let passes = mp::global_passes(n, tile);
@@ -108,38 +112,58 @@ fn sort_any<T: Element, V: Element>(
     // Scratch from the device's cache; out of memory fails here, before any launch.
     let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
     let value_words = if values.is_some() { words(n, vbytes) } else { 0 };
-    let scratch = Scratch::take(
-        gpu,
-        &[words(n, bytes), 2 * tiles as usize, words(mp::sample_slots(n), bytes), value_words.max(1)],
-    )?;
-    let [data_b, parts, samples, values_b] = &scratch.bufs[..] else { unreachable!("four buffers") };
-    let samples = samples.ptr();
+    let sample_words = words(mp::sample_slots(n), bytes);
+    let scratch =
+        Scratch::take(gpu, &[words(n, bytes), sample_words, sample_words, value_words.max(1), 2 * tiles as usize])?;
+    let [data_b, samples_a, samples_b, values_b, parts] = &scratch.bufs[..] else { unreachable!("five buffers") };
+    // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
+    // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).
+    let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm());
+    let parts = if in_merge { 0 } else { parts.ptr() };
+    let partition = kernel_name::<T>("mergepath_partition");
+    let part_cfg = one_thread_per_item(mp::partition_threads(tiles), mp::PARTITION_BLOCK, 0)?;
+    // The samples of the block sort's output go to `samples[0]`; pass `p` reads
+    // `samples[p & 1]` and writes `samples[(p + 1) & 1]` (none after the last pass).
+    let samples = [samples_a.ptr(), samples_b.ptr()];
     // `bufs[0]` is the caller's; the block sort writes `bufs[first]`, pass `p` reads
     // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`. Values alike.
     let bufs = [data, data_b.ptr()];
     let vbufs = [vdata, values_b.ptr()];
     let first = mp::block_sort_to_scratch(passes) as usize;
     match values {
-        None => launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &samples, &n, &desc)?,
-        Some(_) => launch!(gpu, block_sort, sort_cfg, &data, &vdata, &bufs[first], &vbufs[first], &samples, &n, &desc)?,
+        None => launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &samples[0], &n, &desc)?,
+        Some(_) => {
+            launch!(gpu, block_sort, sort_cfg, &data, &vdata, &bufs[first], &vbufs[first], &samples[0], &n, &desc)?
+        }
     }
-    let parts_ptr = parts.ptr();
-    let part_cfg = one_thread_per_item(mp::partition_threads(tiles), mp::PARTITION_BLOCK, 0)?;
-    let merge_cfg = blocks(tiles, mp::BLOCK, smem)?;
+    let merge_cfg = blocks(tiles, mp::BLOCK, merge_smem)?;
     for log_run in 0..passes {
         let from = first ^ (log_run as usize & 1);
         let (src, dst) = (bufs[from], bufs[from ^ 1]);
         let (vsrc, vdst) = (vbufs[from], vbufs[from ^ 1]);
-        launch!(gpu, partition, part_cfg, &src, &samples, &parts_ptr, &n, &log_run, &desc)?;
+        let s_in = samples[log_run as usize & 1];
+        let s_out = if log_run + 1 < passes { samples[(log_run as usize + 1) & 1] } else { 0 };
+        if !in_merge {
+            launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &log_run, &desc)?;
+        }
         match values {
-            None => launch!(gpu, merge, merge_cfg, &src, &dst, &samples, &parts_ptr, &n, &log_run, &desc)?,
+            None => launch!(gpu, merge, merge_cfg, &src, &dst, &s_in, &s_out, &parts, &n, &log_run, &desc)?,
             Some(_) => {
-                launch!(gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &samples, &parts_ptr, &n, &log_run, &desc)?
+                launch!(gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &s_in, &s_out, &parts, &n, &log_run, &desc)?
             }
         }
     }
     scratch.give_back(gpu);
     Ok(())
+}
+
+/// Largest number of tiles per SM whose merges find their own co-ranks
+/// (`SORT_MERGEPATH_IN_MERGE_PER_SM` overrides it, for tuning; 0 = never).
+fn in_merge_tiles_per_sm() -> u32 {
+    std::env::var("SORT_MERGEPATH_IN_MERGE_PER_SM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(mp::CO_RANKS_IN_MERGE_PER_SM)
 }
 
 /// A sorted run in device memory on the merging GPU: its address and its length in

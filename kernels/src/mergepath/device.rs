@@ -387,9 +387,68 @@ unsafe fn block_sort_tile<T: Item, const N: usize, const FULL: bool>(
     }
 }
 
-/// Partition of one global pass: `parts[b]` = co-rank of block `b`'s first output in
-/// its pair of runs of `tile << log_run` elements. One warp per block
-/// ([`super::PARTITION_LANES`]); `samples` are those written with `src`.
+/// Co-rank of the diagonal `k` of the pair `w` of a global pass (over `src`), found by
+/// one whole warp (the result is the same in every lane): first among the chunk
+/// boundaries in `samples` (written with `src`; L2-resident, see `super::SAMPLE`),
+/// then in one round over `src` itself ([`co_rank_search`]).
+#[inline(always)]
+unsafe fn pass_co_rank<T: SortKey>(src: *const T, samples: *const T, w: &Window<u64>, k: u64, desc: bool) -> u64 {
+    let lanes = super::PARTITION_LANES;
+    let lane = gpu::lane_id();
+    let stride = super::SAMPLE as u64;
+    let (a, bb) = (w.start, w.start + w.a_len);
+    let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
+    if w.b_len > 0 {
+        let (c0, c1) = super::coarse_range(lo, hi, stride);
+        let cf = many_way_search(c0, c1, lanes, |l, h| {
+            let c = co_rank_probe(l, h, lane, lanes);
+            let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
+            let before = unsafe {
+                (*samples.add((2 * (ga / stride)) as usize)).ord_bits(desc)
+                    <= (*samples.add((2 * (gb / stride) + 1) as usize)).ord_bits(desc)
+            };
+            gpu::ballot(before).count_ones()
+        });
+        (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
+    }
+    unsafe { co_rank_search(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
+}
+
+/// The co-ranks `(i0, i1)` of block `b`'s first output and of the output after its
+/// last (`count` outputs; the window `w` of its pair), searched inside the merge
+/// kernel by warps 0 and 1 at once ([`pass_co_rank`]; the pair's end needs no search)
+/// and shared through the 16 bytes at byte `at` of the dynamic shared memory. This
+/// replaces a partition kernel per pass: the searches of one block overlap the merging
+/// of the others on the SM, and a pass is one launch. Inlined, it makes
+/// `mergepath_merge_kv_u32_*` spill 32 bytes; not inlined (a call in the kernel), every
+/// merge measured 2-5% slower, so it stays inlined (docs/PERFLOG.md).
+#[inline(always)]
+unsafe fn pass_co_ranks<T: SortKey>(
+    src: *const T,
+    samples: *const T,
+    w: &Window<u64>,
+    count: u32,
+    at: u32,
+    desc: bool,
+) -> (u64, u64) {
+    let warp = gpu::thread_idx() / 32;
+    unsafe {
+        if warp < 2 {
+            let k = w.diag + warp as u64 * count as u64;
+            let i = if k == w.a_len + w.b_len { w.a_len } else { pass_co_rank(src, samples, w, k, desc) };
+            if gpu::lane_id() == 0 {
+                sts::<u64>(at, warp, i);
+            }
+        }
+        gpu::sync_threads();
+        (lds::<u64>(at, 0), lds::<u64>(at, 1))
+    }
+}
+
+/// Partition of one global pass (for large inputs, see [`super::co_ranks_in_merge`]):
+/// `parts[b]` = co-rank of block `b`'s first output in its pair of runs of
+/// `tile << log_run` elements. One warp per block; `samples` are those written with
+/// `src`.
 #[inline(always)]
 unsafe fn partition<T: SortKey>(
     src: *const T,
@@ -405,27 +464,10 @@ unsafe fn partition<T: SortKey>(
         return;
     }
     let w = merge_window(b, log_run, tile as u64, n);
-    let desc = descending != 0;
-    let lanes = super::PARTITION_LANES;
-    let lane = gpu::lane_id();
-    let stride = super::SAMPLE as u64;
-    let (a, bb, k) = (w.start, w.start + w.a_len, w.diag);
-    let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
-    if w.b_len > 0 {
-        // Among the chunk boundaries first (L2-resident samples), see `super::SAMPLE`.
-        let (c0, c1) = super::coarse_range(lo, hi, stride);
-        let cf = many_way_search(c0, c1, lanes, |l, h| {
-            let c = co_rank_probe(l, h, lane, lanes);
-            let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
-            let before = unsafe {
-                (*samples.add((2 * (ga / stride)) as usize)).ord_bits(desc)
-                    <= (*samples.add((2 * (gb / stride) + 1) as usize)).ord_bits(desc)
-            };
-            gpu::ballot(before).count_ones()
-        });
-        (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
+    let i = unsafe { pass_co_rank(src, samples, &w, w.diag, descending != 0) };
+    if gpu::lane_id() == 0 {
+        unsafe { *parts.add(b as usize) = i };
     }
-    unsafe { partition_search(src.add(a as usize), src.add(bb as usize), parts, b, k, lo, hi, desc) }
 }
 
 /// Partition of the merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]`
@@ -446,45 +488,61 @@ unsafe fn partition_pair<T: SortKey>(
     }
     let w = super::pair_window(b, tile, a_len, b_len);
     let (lo, hi) = co_rank_range(w.diag, a_len, b_len);
-    unsafe { partition_search(a, bb, parts, b, w.diag, lo, hi, descending != 0) }
+    let i = unsafe { co_rank_search(a, bb, w.diag, lo, hi, descending != 0) };
+    if gpu::lane_id() == 0 {
+        unsafe { *parts.add(b as usize) = i };
+    }
 }
 
-/// `parts[b]` = co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at
-/// `bb`), known to lie in `[lo, hi]`, found by the whole warp (which is uniform in
-/// `b`): each round its 32 lanes probe 32 evenly spaced candidates at once
-/// ([`co_rank_probe`]) and a ballot narrows the range about 33-fold (5 rounds for
-/// 2^23 candidates where a binary search takes 23 dependent global loads; one round
-/// after the coarse search of [`partition`]).
+/// The co-ranks of block `b` in a global pass: from the partition kernel's `parts`, or
+/// (`parts` null, small inputs: [`super::co_ranks_in_merge`]) searched by the block
+/// itself ([`pass_co_ranks`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn partition_search<T: SortKey>(
-    a: *const T,
-    bb: *const T,
-    parts: *mut u64,
+unsafe fn global_co_ranks<T: SortKey>(
+    src: *const T,
+    samples: *const T,
+    parts: *const u64,
     b: u64,
-    k: u64,
-    lo: u64,
-    hi: u64,
+    w: &Window<u64>,
+    count: u32,
+    at: u32,
     desc: bool,
-) {
+) -> (u64, u64) {
+    unsafe {
+        if parts.is_null() {
+            pass_co_ranks(src, samples, w, count, at, desc)
+        } else {
+            block_co_ranks(w, count, *parts.add(b as usize), || *parts.add(b as usize + 1))
+        }
+    }
+}
+
+/// Co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at `bb`), known to
+/// lie in `[lo, hi]`, found by the whole warp (the result is the same in every lane):
+/// each round its 32 lanes probe 32 evenly spaced candidates at once
+/// ([`co_rank_probe`]) and a ballot narrows the range about 33-fold (5 rounds for 2^23
+/// candidates where a binary search takes 23 dependent global loads; one round after
+/// the coarse search of [`pass_co_rank`]).
+#[inline(always)]
+unsafe fn co_rank_search<T: SortKey>(a: *const T, bb: *const T, k: u64, lo: u64, hi: u64, desc: bool) -> u64 {
     let lanes = super::PARTITION_LANES;
     let lane = gpu::lane_id();
-    let i = many_way_search(lo, hi, lanes, |l, h| {
+    many_way_search(lo, hi, lanes, |l, h| {
         let p = co_rank_probe(l, h, lane, lanes);
         let before = unsafe { (*a.add(p as usize)).ord_bits(desc) <= (*bb.add((k - 1 - p) as usize)).ord_bits(desc) };
         gpu::ballot(before).count_ones()
-    });
-    if lane == 0 {
-        unsafe { *parts.add(b as usize) = i };
-    }
+    })
 }
 
 /// Merge of one global pass: block `b` writes outputs `b * tile ..` of the pairwise
 /// merge of runs of `tile << log_run` elements from `src` to `dst`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn merge<T: Item, const N: usize>(
     src: *const T,
     dst: *mut T,
+    samples_in: *const T,
     samples: *mut T,
     parts: *const u64,
     n: u64,
@@ -494,9 +552,11 @@ unsafe fn merge<T: Item, const N: usize>(
     let tile_len = BLOCK * N as u32;
     let b = gpu::block_idx() as u64;
     let w = merge_window(b, log_run, tile_len as u64, n);
+    let at = super::co_ranks_offset(super::smem_bytes(size_of::<T>() as u32));
+    let co_ranks = |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, descending != 0) };
     unsafe {
         let a = src.add(w.start as usize);
-        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, samples, parts, b, n, w, descending)
+        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, samples, co_ranks, b, n, w, descending)
     }
 }
 
@@ -515,11 +575,13 @@ unsafe fn merge_pair<T: Item, const N: usize>(
     let tile_len = BLOCK * N as u32;
     let b = gpu::block_idx() as u64;
     let w = super::pair_window(b, tile_len, a_len, b_len);
-    unsafe { merge_block::<T, N>(a, bb, dst, core::ptr::null_mut(), parts, b, a_len + b_len, w, descending) }
+    let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
+    unsafe { merge_block::<T, N>(a, bb, dst, core::ptr::null_mut(), co_ranks, b, a_len + b_len, w, descending) }
 }
 
 /// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
-/// `A` at `a`, its `B` at `bb`), given the co-ranks in `parts`; writes the samples of
+/// `A` at `a`, its `B` at `bb`), given `co_ranks(count)`, the co-ranks of its first
+/// output and of the one after its last ([`block_co_ranks`]); writes the samples of
 /// its outputs unless `samples` is null.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -528,18 +590,19 @@ unsafe fn merge_block<T: Item, const N: usize>(
     bb: *const T,
     dst: *mut T,
     samples: *mut T,
-    parts: *const u64,
+    co_ranks: impl FnOnce(u32) -> (u64, u64),
     b: u64,
     n: u64,
     w: Window<u64>,
     descending: u32,
 ) {
     let (start, count) = block_range(b, BLOCK * N as u32, n);
+    let co = co_ranks(count);
     unsafe {
         if count == BLOCK * N as u32 {
-            merge_block_tile::<T, N, true>(a, bb, dst, samples, parts, b, start, count, w, descending)
+            merge_block_tile::<T, N, true>(a, bb, dst, samples, co, start, count, w, descending)
         } else {
-            merge_block_tile::<T, N, false>(a, bb, dst, samples, parts, b, start, count, w, descending)
+            merge_block_tile::<T, N, false>(a, bb, dst, samples, co, start, count, w, descending)
         }
     }
 }
@@ -553,8 +616,7 @@ unsafe fn merge_block_tile<T: Item, const N: usize, const FULL: bool>(
     bb: *const T,
     dst: *mut T,
     samples: *mut T,
-    parts: *const u64,
-    b: u64,
+    (i0, i1): (u64, u64),
     start: u64,
     count: u32,
     w: Window<u64>,
@@ -566,7 +628,6 @@ unsafe fn merge_block_tile<T: Item, const N: usize, const FULL: bool>(
     let tile = 0; // the key tile starts the dynamic shared memory
     let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
-        let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
         let j0 = w.diag - i0;
         let la = (i1 - i0) as u32;
         let lb = count - la;
@@ -617,7 +678,8 @@ unsafe fn merge_pair_kv<T: Item, V: SortKey, const N: usize>(
     let b = gpu::block_idx() as u64;
     let w = super::pair_window(b, BLOCK * N as u32, a_len, b_len);
     let null = core::ptr::null_mut();
-    unsafe { merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, null, parts, b, a_len + b_len, w, descending) }
+    let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
+    unsafe { merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, descending) }
 }
 
 /// [`merge`] of keys `src` with a 4- or 8-byte value each in `vsrc` (the global passes
@@ -629,6 +691,7 @@ unsafe fn merge_kv<T: Item, V: SortKey, const N: usize>(
     vsrc: *const V,
     dst: *mut T,
     vdst: *mut V,
+    samples_in: *const T,
     samples: *mut T,
     parts: *const u64,
     n: u64,
@@ -637,10 +700,12 @@ unsafe fn merge_kv<T: Item, V: SortKey, const N: usize>(
 ) {
     let b = gpu::block_idx() as u64;
     let w = merge_window(b, log_run, (BLOCK * N as u32) as u64, n);
+    let at = super::co_ranks_offset(super::kv_smem_bytes(size_of::<T>() as u32, size_of::<V>() as u32));
+    let co_ranks = |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, descending != 0) };
     unsafe {
         let (a, va) = (src.add(w.start as usize), vsrc.add(w.start as usize));
         let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len as usize));
-        merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, samples, parts, b, n, w, descending)
+        merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, descending)
     }
 }
 
@@ -659,22 +724,19 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
     dst: *mut T,
     vdst: *mut V,
     samples: *mut T,
-    parts: *const u64,
+    co_ranks: impl FnOnce(u32) -> (u64, u64),
     b: u64,
     n: u64,
     w: Window<u64>,
     descending: u32,
 ) {
     let (start, count) = block_range(b, BLOCK * N as u32, n);
+    let co = co_ranks(count);
     unsafe {
         if count == BLOCK * N as u32 {
-            merge_block_kv_tile::<T, V, N, true>(
-                a, bb, va, vb, dst, vdst, samples, parts, b, start, count, w, descending,
-            )
+            merge_block_kv_tile::<T, V, N, true>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
         } else {
-            merge_block_kv_tile::<T, V, N, false>(
-                a, bb, va, vb, dst, vdst, samples, parts, b, start, count, w, descending,
-            )
+            merge_block_kv_tile::<T, V, N, false>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
         }
     }
 }
@@ -691,8 +753,7 @@ unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: b
     dst: *mut T,
     vdst: *mut V,
     samples: *mut T,
-    parts: *const u64,
-    b: u64,
+    (i0, i1): (u64, u64),
     start: u64,
     count: u32,
     w: Window<u64>,
@@ -705,7 +766,6 @@ unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: b
     let voff = super::kv_values_offset(size_of::<T>() as u32);
     let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
-        let (i0, i1) = block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1));
         let j0 = w.diag - i0;
         let la = (i1 - i0) as u32;
         let lb = count - la;
@@ -872,11 +932,11 @@ macro_rules! mergepath_kv_entries {
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_merge_kv_ $suffix _ $vs>](
-                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t,
-                parts: *const u64, n: u64, log_run: u32, descending: u32,
+                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples_in: *const $t,
+                samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples, parts, n, log_run, descending) }
+                unsafe { merge_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
             }
         }
     };
@@ -924,10 +984,11 @@ macro_rules! mergepath_entries {
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_merge_ $suffix>](
-                src: *const $t, dst: *mut $t, samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
+                src: *const $t, dst: *mut $t, samples_in: *const $t, samples: *mut $t, parts: *const u64, n: u64,
+                log_run: u32, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge::<$t, N>(src, dst, samples, parts, n, log_run, descending) }
+                unsafe { merge::<$t, N>(src, dst, samples_in, samples, parts, n, log_run, descending) }
             }
         }
     };

@@ -10,12 +10,15 @@
 //!    memory: every thread finds where its `ITEMS` outputs start by the merge-path
 //!    co-rank ([`crate::search::co_rank`]) and merges them sequentially. The sorted
 //!    tile is written back coalesced.
-//! 2. One global pass per run width `tile << p` while that is `< n`, each two launches:
-//!    `mergepath_partition` computes, for every block, the co-rank of the diagonal
-//!    where the block's `tile` outputs start inside its pair of runs; then
-//!    `mergepath_merge` loads exactly the two input windows its outputs need into
-//!    shared memory (coalesced), merges with per-thread co-ranks and stores its tile
-//!    coalesced. So every block merges exactly one tile, however long the runs.
+//! 2. One global pass per run width `tile << p` while that is `< n`: every block needs
+//!    the co-ranks of the diagonals where its `tile` outputs start and end inside its
+//!    pair of runs (a warp-wide search, samples first). For large inputs
+//!    `mergepath_partition` finds them for all blocks first; for inputs whose merge
+//!    runs in about one wave, warps 0 and 1 of each `mergepath_merge` block find their
+//!    own ([`co_ranks_in_merge`]: one launch per pass). The block then loads exactly
+//!    the two input windows its outputs need into shared memory (coalesced), merges
+//!    with per-thread co-ranks and stores its tile coalesced. So every block merges
+//!    exactly one tile, however long the runs.
 //!    Passes ping-pong between the caller's buffer and one scratch buffer. With an
 //!    odd number of passes the block sort writes its tiles to the scratch buffer
 //!    ([`block_sort_to_scratch`]), so the last pass always ends in the caller's buffer
@@ -141,6 +144,33 @@ pub const fn kv_values_offset(key_bytes: u32) -> u32 {
 /// slot (values sit at their key's slot).
 pub const fn kv_smem_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
     kv_values_offset(key_bytes) + tile_slots(key_bytes) * value_bytes
+}
+
+/// Whether the blocks of a global-pass merge over `tiles` tiles find their co-ranks
+/// themselves (no partition kernel), on a GPU of `sms` SMs. Measured on an H100
+/// (docs/PERFLOG.md, 2026-11-23 fourth session): it saves a launch and the partition
+/// kernel's latency per pass when the merge runs in one or two waves (u32 keys: 2^20
+/// 11.0 -> 14.0 Gkeys/s, 2^22 19.0 -> 20.9), but in the many-wave merges of large
+/// inputs a block's search delays its loads more than the separate kernel costs (u32
+/// 2^23 18.8 -> 17.9 at 16 tiles per SM, 2^24 19.7 -> 18.2 always in the merge).
+pub const fn co_ranks_in_merge(tiles: u64, sms: u32, tiles_per_sm: u32) -> bool {
+    tiles <= tiles_per_sm as u64 * sms as u64
+}
+
+/// The default `tiles_per_sm` of [`co_ranks_in_merge`], from the sweep above (2, 4, 8
+/// and 16 tried at 2^21..2^23 u32 and u64 keys).
+pub const CO_RANKS_IN_MERGE_PER_SM: u32 = 8;
+
+/// Byte offset, in the shared memory of a global-pass merge whose tile (and values)
+/// take `tile_bytes`, of the block's two co-ranks (`u64`s, found in the kernel).
+pub const fn co_ranks_offset(tile_bytes: u32) -> u32 {
+    tile_bytes.next_multiple_of(8)
+}
+
+/// Shared memory of a global-pass merge kernel whose tile (and values) take
+/// `tile_bytes`: those, then its two co-ranks.
+pub const fn pass_smem_bytes(tile_bytes: u32) -> u32 {
+    co_ranks_offset(tile_bytes) + 16
 }
 
 /// Block-sort round `log_run` (merging runs of `items << log_run`): the pair of runs

@@ -322,7 +322,22 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
             })
             .collect();
         for b in 0..blocks {
-            model_block_merge(&src, &mut dst, &parts, b, merge_window(b, p, tile as u64, n), threads, items);
+            let w = merge_window(b, p, tile as u64, n);
+            // The co-ranks a merge block finds itself for small inputs (`pass_co_ranks`):
+            // those of its first output and of the one after its last, the pair's end
+            // without a search. They must be the partition kernel's.
+            let count = block_range(b, tile, n).1 as u64;
+            let end = w.diag + count;
+            let i1 = if end == w.a_len + w.b_len {
+                w.a_len
+            } else {
+                model_sampled_co_rank(&src, &samples, &Window { diag: end, ..w }, stride)
+            };
+            assert_eq!(
+                (parts[b as usize], i1),
+                block_co_ranks(&w, count as u32, parts[b as usize], || parts[b as usize + 1])
+            );
+            model_block_merge(&src, &mut dst, &parts, b, w, threads, items);
         }
         core::mem::swap(&mut src, &mut dst);
         at ^= 1;
