@@ -39,9 +39,16 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
 /// Device bytes [`sort_pairs`] of `n` keys of `kb` bytes with values of `vb` bytes
 /// needs besides its input (the scratch of [`sort_any`]).
 pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
-    let n = n as u64;
-    let tiles = mp::tiles(n, mp::tile(kb));
-    n * (kb + vb) as u64 + 2 * mp::sample_slots(n) * kb as u64 + 8 * tiles + 32
+    4 * scratch_words(n as u64, kb, vb).iter().sum::<usize>() as u64
+}
+
+/// The 32-bit words of [`sort_any`]'s scratch buffers for `n` keys of `kb` bytes with
+/// values of `vb` bytes (0: keys alone): the other key buffer, two sample buffers, the
+/// other value buffer (at least one word) and one `u64` co-rank per tile.
+fn scratch_words(n: u64, kb: u32, vb: u32) -> [usize; 5] {
+    let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
+    let samples = words(mp::sample_slots(n), kb);
+    [words(n, kb), samples, samples, words(n, vb).max(1), 2 * mp::tiles(n, mp::tile(kb)) as usize]
 }
 
 /// Sorts `keys` and moves each of `values` (4 or 8 bytes each, as many as keys) with
@@ -110,11 +117,7 @@ fn sort_any<T: Element, V: Element>(
     }
 
     // Scratch from the device's cache; out of memory fails here, before any launch.
-    let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
-    let value_words = if values.is_some() { words(n, vbytes) } else { 0 };
-    let sample_words = words(mp::sample_slots(n), bytes);
-    let scratch =
-        Scratch::take(gpu, &[words(n, bytes), sample_words, sample_words, value_words.max(1), 2 * tiles as usize])?;
+    let scratch = Scratch::take(gpu, &scratch_words(n, bytes, if values.is_some() { vbytes } else { 0 }))?;
     let [data_b, samples_a, samples_b, values_b, parts] = &scratch.bufs[..] else { unreachable!("five buffers") };
     // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).

@@ -1,6 +1,7 @@
 //! Records of any size and layout sorted on the GPU by a key field (kernels in
 //! `kernels/src/records.rs`): the order bits of each record's key and its index are
-//! sorted as pairs by the radix sort, then the records are permuted by a gather in the
+//! sorted as pairs (by the radix sort, or by the merge-path sort for the `mergepath`
+//! variant: [`PairSort`]), then the records are permuted by a gather in the
 //! widest lanes (16, 8, 4 or 1 bytes) their size and alignment allow. Stable.
 use kernels::SortKey;
 use kernels::key::BitOrder;
@@ -73,6 +74,25 @@ pub enum PairSort {
     Radix,
     /// The merge-path merge sort (`mergepath`), for the `mergepath` variant's records.
     Mergepath,
+}
+
+impl PairSort {
+    /// Device bytes the pair sort of `n` keys of `kb` bytes with `u32` indices needs
+    /// besides its input.
+    fn scratch_bytes(self, n: usize, kb: u32) -> u64 {
+        match self {
+            PairSort::Radix => radix::pairs_scratch_bytes(n, kb, 4),
+            PairSort::Mergepath => mergepath::pairs_scratch_bytes(n, kb, 4),
+        }
+    }
+
+    /// Sorts (key bits, index) pairs ascending, stably.
+    fn sort<K: crate::Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
+        match self {
+            PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
+            PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
+        }
+    }
 }
 
 /// Sorts the records of `buf` by `field`, stably, in `order`. The sorted records land
@@ -168,11 +188,7 @@ fn sort_raw(
         return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
     }
     let bytes = n * record_bytes;
-    let scratch = match pairs {
-        PairSort::Radix => radix::pairs_scratch_bytes(n, key_bytes as u32, 4),
-        PairSort::Mergepath => mergepath::pairs_scratch_bytes(n, key_bytes as u32, 4),
-    };
-    let needed = (n * (key_bytes + 4) + bytes) as u64 + scratch;
+    let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(n, key_bytes as u32);
     radix::check_free(gpu, needed)?;
     let idx = gpu.alloc::<u32>(n)?;
     let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
@@ -186,7 +202,7 @@ fn sort_raw(
         let (k, i, p, q) = (keys.ptr(), idx.ptr(), pos as u32, neg as u32);
         launch!(gpu, "record_keys_k32", cfg, &src, &rb, &off, &aligned, &n64, &p, &q, &k, &i)?;
         let mut idx = idx;
-        sort_pairs_by(gpu, pairs, &mut keys, &mut idx)?;
+        pairs.sort(gpu, &mut keys, &mut idx)?;
         let dst = alloc_out(bytes)?;
         gather_raw(gpu, src, dst, n, record_bytes, &idx)
     } else {
@@ -194,22 +210,9 @@ fn sort_raw(
         let (k, i) = (keys.ptr(), idx.ptr());
         launch!(gpu, "record_keys_k64", cfg, &src, &rb, &off, &aligned, &n64, &pos, &neg, &k, &i)?;
         let mut idx = idx;
-        sort_pairs_by(gpu, pairs, &mut keys, &mut idx)?;
+        pairs.sort(gpu, &mut keys, &mut idx)?;
         let dst = alloc_out(bytes)?;
         gather_raw(gpu, src, dst, n, record_bytes, &idx)
-    }
-}
-
-/// Sorts (key bits, index) pairs ascending by `pairs`.
-fn sort_pairs_by<K: crate::Element>(
-    gpu: &Gpu,
-    pairs: PairSort,
-    keys: &mut DeviceBuffer<K>,
-    idx: &mut DeviceBuffer<u32>,
-) -> Result<()> {
-    match pairs {
-        PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
-        PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
     }
 }
 
