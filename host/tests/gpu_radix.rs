@@ -14,6 +14,8 @@ const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 /// Sizes around the one-block limit and the tile sizes of every kernel configuration.
 fn boundary_sizes() -> Vec<usize> {
     let mut v: Vec<usize> = common::SIZES.to_vec();
+    let short = kernels::radix::short_max() as usize;
+    v.extend([short - 1, short, short + 1]);
     for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
         let t = radix::small_max(kb, vb) as usize;
         v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t]);
@@ -56,10 +58,19 @@ fn radix_every_distribution_large() {
     common::all_distributions::<f32>("radix_every_distribution_5_000_011", V, 5_000_011, &[Order::Descending]);
 }
 
+/// Inputs of a few tiles, every distribution: sorted and all-equal inputs skip
+/// passes, so the result may end in either buffer.
+#[test]
+fn radix_every_distribution_medium() {
+    common::all_distributions::<u32>("radix_every_distribution_medium u32", V, 4 * 7680 - 5, &ORDERS);
+    common::all_distributions::<f64>("radix_every_distribution_medium f64", V, 2 * 9216 + 7, &ORDERS);
+    common::all_distributions::<i32>("radix_every_distribution_medium i32", V, 2 * 7680 + 1, &[Order::Descending]);
+}
+
 #[test]
 fn radix_special_floats() {
     let Some(s) = gpu_sorter("radix_special_floats") else { return };
-    common::check_special_floats(s, V, &[100, 5000, 50_000]);
+    common::check_special_floats(s, V, &[100, 5000, 20_000, 50_000]);
 }
 
 /// Pairs against the CPU backend's stable pair sort: with many equal keys the values
@@ -114,7 +125,7 @@ fn radix_argsort_matches_cpu() {
 #[test]
 fn radix_key_bit_ranges_match_cpu() {
     let Some(s) = gpu_sorter("radix_key_bit_ranges_match_cpu") else { return };
-    for n in [1000usize, 9000, 1_000_001] {
+    for n in [1000usize, 9000, 20_000, 1_000_001] {
         let keys: Vec<u32> = generate(n, Distribution::Uniform, 8);
         let small: Vec<u32> = keys.iter().map(|k| k & 0xf_ffff).collect();
         let wide: Vec<i64> = generate(n, Distribution::Uniform, 9);

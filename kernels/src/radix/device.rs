@@ -421,6 +421,13 @@ macro_rules! radix_entries {
                 const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
                 unsafe { small::<$k, $v, $pairs, I>(keys, vals, n, begin, end, pos, neg) }
             }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<radix_small_short_ $suffix>](
+                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
+            ) {
+                unsafe { small::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(keys, vals, n, begin, end, pos, neg) }
+            }
         }
     };
 }

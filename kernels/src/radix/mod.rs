@@ -23,7 +23,8 @@
 //!    number of passes ran), copies it back.
 //!
 //! Inputs of at most [`small_max`] keys are sorted by one block in shared memory in
-//! one launch (`radix_small`).
+//! one launch (`radix_small`; `radix_small_short`, [`SHORT_ITEMS`] per thread, up to
+//! [`short_max`] keys).
 //!
 //! Keys are moved as raw words; the order bits are derived on the fly by
 //! `raw ^ mask(sign)` ([`crate::key::BitOrder::masks`]), so signed integers, IEEE
@@ -67,6 +68,12 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k64_v32", BLOCK, 2),
     ("radix_onesweep_k64_v64", BLOCK, 2),
     ("radix_small_k32", BLOCK, 1),
+    ("radix_small_short_k32", BLOCK, 1),
+    ("radix_small_short_k32_v32", BLOCK, 1),
+    ("radix_small_short_k32_v64", BLOCK, 1),
+    ("radix_small_short_k64", BLOCK, 1),
+    ("radix_small_short_k64_v32", BLOCK, 1),
+    ("radix_small_short_k64_v64", BLOCK, 1),
     ("radix_small_k32_v32", BLOCK, 1),
     ("radix_small_k32_v64", BLOCK, 1),
     ("radix_small_k64", BLOCK, 1),
@@ -97,6 +104,17 @@ pub const fn tile(kb: u32, vb: u32) -> u32 {
 /// Largest input sorted by one block in shared memory (`radix_small`).
 pub const fn small_max(kb: u32, vb: u32) -> u64 {
     tile(kb, vb) as u64
+}
+
+/// Items per thread of the one-block sort of at most [`short_max`] keys
+/// (`radix_small_short`): every pass ranks every slot of the block's tile, so 1,000
+/// keys in a 7,680-slot tile would waste 87% of the work (64-bit keys: eight passes
+/// over 9,216 slots).
+pub const SHORT_ITEMS: u32 = 4;
+
+/// Largest input of the short one-block sort (any key and value width).
+pub const fn short_max() -> u64 {
+    (BLOCK * SHORT_ITEMS) as u64
 }
 
 /// Tiles per onesweep launch: a portion's count of one digit (at most its number of

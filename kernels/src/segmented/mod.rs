@@ -44,9 +44,9 @@ pub const WARPS: u32 = WARP_BLOCK / 32;
 pub const WARP_ITEMS_MAX: u32 = 16;
 pub const WARP_MAX: u64 = 32 * WARP_ITEMS_MAX as u64;
 /// Items per thread of the block sort for segments of at most
-/// `radix::BLOCK * BLOCK_ITEMS_SHORT` keys: each radix pass ranks every slot of the
-/// block's tile, so a 600-key segment in a 7,680-slot tile would waste 92% of them.
-pub const BLOCK_ITEMS_SHORT: u32 = 4;
+/// `radix::BLOCK * BLOCK_ITEMS_SHORT` keys (the radix one-block sort's short tile,
+/// [`crate::radix::SHORT_ITEMS`]).
+pub const BLOCK_ITEMS_SHORT: u32 = crate::radix::SHORT_ITEMS;
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the block kernel as the radix
 /// one-block kernel whose body it runs.
@@ -139,7 +139,7 @@ pub const fn warp_items(len: u32) -> u32 {
 /// Whether a block segment of `len` keys is sorted with [`BLOCK_ITEMS_SHORT`] items
 /// per thread rather than the full radix tile.
 pub const fn block_items_short(len: u32) -> bool {
-    len <= crate::radix::BLOCK * BLOCK_ITEMS_SHORT
+    len as u64 <= crate::radix::short_max()
 }
 
 /// The bitonic network's direction rule: in the step of merge size `size` (a power of
