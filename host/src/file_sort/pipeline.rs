@@ -87,20 +87,11 @@ pub fn sort_binary_staged<T: Element>(
 
     let file = out.file()?;
     file.set_len(bytes as u64).map_err(|source| Error::Io { context: "sizing the output file".into(), source })?;
-    let mapped = if bytes > 0 && write_mapped() {
-        MappedOutput::new(file, bytes)
-            .map_err(|source| Error::Io { context: "mapping the output file".into(), source })?
-    } else {
-        None
-    };
     let write = |buf: &mut PinnedBuffer, (at, len): (usize, usize), write_s: &mut f64| -> Result<()> {
         let host = buf.host_mut()?;
         let t = Instant::now();
-        match &mapped {
-            Some(m) => m.write_at(at, &host[..len]),
-            None => write_at_parallel(file, at as u64, &host[..len])
-                .map_err(|source| Error::Io { context: "writing the output file".into(), source })?,
-        }
+        write_at_parallel(file, at as u64, &host[..len])
+            .map_err(|source| Error::Io { context: "writing the output file".into(), source })?;
         *write_s += t.elapsed().as_secs_f64();
         Ok(())
     };
@@ -133,101 +124,9 @@ fn read_at_parallel(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result
         .try_for_each(|(j, piece)| file.read_exact_at(piece, offset + (j * IO_SLICE) as u64))
 }
 
-/// Whether the output is written through a shared mapping ([`MappedOutput`]); the
-/// default. `SORT_FILE_WRITE=pwrite` writes with positioned writes instead.
-fn write_mapped() -> bool {
-    std::env::var("SORT_FILE_WRITE").map_or(true, |v| v != "pwrite")
-}
-
-/// The output file mapped shared and writable, its blocks allocated first.
-///
-/// Why: buffered `pwrite`s to one file hold its inode lock (ext4, xfs, tmpfs), so the
-/// threads of [`write_at_parallel`] take turns and 1 GiB went into the page cache at
-/// ~2.3 GB/s, 0.41-0.49 s of a ~1 s `host sort`. Page faults on a shared mapping run
-/// in parallel. The blocks are reserved with `fallocate` before mapping, so a full
-/// disk is an `ENOSPC` error there instead of a `SIGBUS` on a page fault; a file
-/// system without `fallocate` gets positioned writes.
-struct MappedOutput {
-    addr: usize,
-    len: usize,
-}
-
-impl MappedOutput {
-    /// Maps the first `len > 0` bytes of `file`, or `None` where the file system cannot
-    /// reserve its blocks up front or the file cannot be mapped.
-    fn new(file: &File, len: usize) -> std::io::Result<Option<MappedOutput>> {
-        use std::os::fd::AsRawFd;
-        let fd = file.as_raw_fd();
-        // SAFETY: plain system calls on an open descriptor; the mapping is checked.
-        unsafe {
-            if libc::fallocate(fd, 0, 0, len as libc::off_t) != 0 {
-                let e = std::io::Error::last_os_error();
-                return match e.raw_os_error() {
-                    Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => Ok(None),
-                    _ => Err(e),
-                };
-            }
-            let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0);
-            if p == libc::MAP_FAILED {
-                // Not mappable (a descriptor opened write-only, a file system without
-                // shared mappings): the positioned writes still work.
-                return Ok(None);
-            }
-            Ok(Some(MappedOutput { addr: p as usize, len }))
-        }
-    }
-
-    /// Copies `buf` to bytes `offset..` of the file, slices of [`IO_SLICE`] on
-    /// several threads.
-    fn write_at(&self, offset: usize, buf: &[u8]) {
-        assert!(offset + buf.len() <= self.len, "write past the mapped output");
-        buf.par_chunks(IO_SLICE).enumerate().for_each(|(j, piece)| {
-            // SAFETY: in bounds (asserted), and the slices of one call are disjoint.
-            unsafe {
-                let dst = (self.addr as *mut u8).add(offset + j * IO_SLICE);
-                std::ptr::copy_nonoverlapping(piece.as_ptr(), dst, piece.len());
-            }
-        });
-    }
-}
-
-impl Drop for MappedOutput {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once. The written pages stay in
-        // the page cache as dirty file pages (a later fsync flushes them).
-        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
-    }
-}
-
 /// Writes `buf` to `file` at `offset`, slices of [`IO_SLICE`] on several threads.
 fn write_at_parallel(file: &File, offset: u64, buf: &[u8]) -> std::io::Result<()> {
     buf.par_chunks(IO_SLICE)
         .enumerate()
         .try_for_each(|(j, piece)| file.write_all_at(piece, offset + (j * IO_SLICE) as u64))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mapped_output_writes_what_positioned_writes_do() {
-        let dir = std::env::temp_dir().join(format!("mapped-output-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let data: Vec<u8> = (0..(3 * IO_SLICE + 12345)).map(|i| (i * 7 + i / 4099) as u8).collect();
-        let path = dir.join("out.bin");
-        // The pipeline's output file, opened as it opens it.
-        let mut out = AtomicFile::create(&path).unwrap();
-        let file = out.file().unwrap();
-        file.set_len(data.len() as u64).unwrap();
-        let m = MappedOutput::new(file, data.len()).unwrap().expect("a temporary file on this file system maps");
-        // Out of order and in pieces, as the pipeline's chunks may be.
-        let cut = IO_SLICE + 77;
-        m.write_at(cut, &data[cut..]);
-        m.write_at(0, &data[..cut]);
-        drop(m);
-        out.commit_with(false).unwrap();
-        assert!(std::fs::read(&path).unwrap() == data);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 }

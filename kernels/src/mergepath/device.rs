@@ -136,6 +136,55 @@ unsafe fn sts<T: Copy>(tile: u32, x: u32, v: T) {
     }
 }
 
+/// What travels with the keys through the block sort and the merges: nothing
+/// ([`NoValues`], the key-only kernels) or one 4- or 8-byte value per key
+/// ([`ValuesAt`]), staged in shared memory after the key tile
+/// ([`super::kv_values_offset`]) and gathered by the tile slot each output key came
+/// from, so keys and values both leave coalesced. One kernel body serves both: every
+/// value step is behind the constant [`Values::ON`] and folds away without values.
+trait Values: Copy {
+    type V: Copy;
+    const ON: bool;
+    /// The values from element `i` on.
+    unsafe fn add(self, i: u64) -> Self;
+    /// The first value's address (null without values).
+    fn ptr(self) -> *mut Self::V;
+}
+
+/// No values: the key-only kernels.
+#[derive(Clone, Copy)]
+struct NoValues;
+
+impl Values for NoValues {
+    type V = u32;
+    const ON: bool = false;
+    #[inline(always)]
+    unsafe fn add(self, _: u64) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn ptr(self) -> *mut u32 {
+        core::ptr::null_mut()
+    }
+}
+
+/// One `V` per key, at this address (source or destination).
+#[derive(Clone, Copy)]
+struct ValuesAt<V>(*mut V);
+
+impl<V: Copy> Values for ValuesAt<V> {
+    type V = V;
+    const ON: bool = true;
+    #[inline(always)]
+    unsafe fn add(self, i: u64) -> Self {
+        ValuesAt(unsafe { self.0.add(i as usize) })
+    }
+    #[inline(always)]
+    fn ptr(self) -> *mut V {
+        self.0
+    }
+}
+
 /// Sorts `v[0..valid]` stably by odd-even transposition (`valid` rounds of adjacent
 /// compare-swaps, swapping only on strict `>`); `v[valid..]` is left alone.
 /// `swapped(k)` is called after each swap of `k` and `k + 1`, so that values can
@@ -317,28 +366,43 @@ unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
 }
 
 /// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `src` into the same
-/// tile of `dst` (which may be `src`: a block reads its whole tile before writing).
+/// tile of `dst` (which may be `src`: a block reads its whole tile before writing),
+/// values (if any) from `vsrc` to `vdst` with their keys: the register sort swaps
+/// values with their keys (adjacent swaps on strict `>`: stable), and every merge
+/// round gathers them by the tile slots its outputs came from.
 ///
 /// Every block but the last holds a whole tile; those run a copy of the kernel body
 /// compiled with `FULL`, without a bound test per element (the load and store loops
 /// are a fifth of the merge kernel's instructions otherwise).
 #[inline(always)]
-unsafe fn block_sort<T: Item, const N: usize>(src: *const T, dst: *mut T, samples: *mut T, n: u64, descending: u32) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_sort<T: Item, P: Values, const N: usize>(
+    src: *const T,
+    vsrc: P,
+    dst: *mut T,
+    vdst: P,
+    samples: *mut T,
+    n: u64,
+    descending: u32,
+) {
     let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
     unsafe {
         if count == BLOCK * N as u32 {
-            block_sort_tile::<T, N, true>(src, dst, samples, start, count, descending)
+            block_sort_tile::<T, P, N, true>(src, vsrc, dst, vdst, samples, start, count, descending)
         } else {
-            block_sort_tile::<T, N, false>(src, dst, samples, start, count, descending)
+            block_sort_tile::<T, P, N, false>(src, vsrc, dst, vdst, samples, start, count, descending)
         }
     }
 }
 
 /// [`block_sort`] of the tile of `count` elements at `start`.
 #[inline(always)]
-unsafe fn block_sort_tile<T: Item, const N: usize, const FULL: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
     src: *const T,
+    vsrc: P,
     dst: *mut T,
+    vdst: P,
     samples: *mut T,
     start: u64,
     count: u32,
@@ -348,21 +412,35 @@ unsafe fn block_sort_tile<T: Item, const N: usize, const FULL: bool>(
     let m = T::masks(desc);
     let t = gpu::thread_idx();
     let tile = 0; // the key tile starts the dynamic shared memory
+    let voff = super::kv_values_offset(size_of::<T>() as u32);
     let count = if FULL { BLOCK * N as u32 } else { count };
     unsafe {
-        let src = src.add(start as usize);
+        let (src, vsrc) = (src.add(start as usize), vsrc.add(start).ptr());
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if FULL || x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
+                if P::ON {
+                    sts(voff, x, *vsrc.add(x as usize));
+                }
             }
         });
         gpu::sync_threads();
         let first = t * N as u32;
         let valid = count.saturating_sub(first).min(N as u32) as usize;
         let mut v = [lds(tile, first.min(count - 1)); N];
-        gpu::unroll::<N>(|k| v[k] = lds(tile, (first + k as u32).min(count - 1)));
-        if valid == N {
+        let mut vals: [P::V; N] = [core::mem::zeroed(); N];
+        gpu::unroll::<N>(|k| {
+            v[k] = lds(tile, (first + k as u32).min(count - 1));
+            if P::ON {
+                vals[k] = lds::<P::V>(voff, (first + k as u32).min(count - 1));
+            }
+        });
+        if P::ON {
+            sort_registers::<T, N>(&mut v, valid, desc, |k| vals.swap(k, k + 1));
+        } else if valid == N {
+            // Whole rows with a constant count: the network unrolls without tests.
+            // (The value kernels keep one copy: they are at their register bound.)
             sort_registers::<T, N>(&mut v, N, desc, |_| {});
         } else {
             sort_registers::<T, N>(&mut v, valid, desc, |_| {});
@@ -372,18 +450,33 @@ unsafe fn block_sort_tile<T: Item, const N: usize, const FULL: bool>(
         while r < LOG_BLOCK && ((N as u32) << r) < count {
             gpu::sync_threads();
             let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
+            if P::ON {
+                store_blocked::<_, N, FULL>(voff, first, count, pair, &vals);
+            }
             gpu::sync_threads();
             if FULL || first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
                 let a0 = w.start + pair;
-                merge_from_tile::<T, N, false>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut [0; N]);
+                let mut pos = [0u32; N];
+                if P::ON {
+                    merge_from_tile::<T, N, true>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
+                    gpu::unroll::<N>(|k| vals[k] = lds::<P::V>(voff, a0 + pos[k]));
+                } else {
+                    merge_from_tile::<T, N, false>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
+                }
             }
             r += 1;
         }
         gpu::sync_threads();
         store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
+        if P::ON {
+            store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
+        }
         gpu::sync_threads();
         store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
+        if P::ON {
+            copy_striped::<P::V, N, FULL>(voff, vdst.add(start).ptr(), count);
+        }
     }
 }
 
@@ -536,161 +629,15 @@ unsafe fn co_rank_search<T: SortKey>(a: *const T, bb: *const T, k: u64, lo: u64,
 }
 
 /// Merge of one global pass: block `b` writes outputs `b * tile ..` of the pairwise
-/// merge of runs of `tile << log_run` elements from `src` to `dst`.
+/// merge of runs of `tile << log_run` elements from `src` to `dst` (and the values
+/// of `vsrc` to `vdst` with their keys).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge<T: Item, const N: usize>(
+unsafe fn merge<T: Item, P: Values, const N: usize>(
     src: *const T,
+    vsrc: P,
     dst: *mut T,
-    samples_in: *const T,
-    samples: *mut T,
-    parts: *const u64,
-    n: u64,
-    log_run: u32,
-    descending: u32,
-) {
-    let tile_len = BLOCK * N as u32;
-    let b = gpu::block_idx() as u64;
-    let w = merge_window(b, log_run, tile_len as u64, n);
-    let at = super::co_ranks_offset(super::smem_bytes(size_of::<T>() as u32));
-    let co_ranks = |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, descending != 0) };
-    unsafe {
-        let a = src.add(w.start as usize);
-        merge_block::<T, N>(a, a.add(w.a_len as usize), dst, samples, co_ranks, b, n, w, descending)
-    }
-}
-
-/// Merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]` (anywhere in
-/// memory; [`super::pair_window`]): block `b` writes outputs `b * tile ..` of `dst`.
-#[inline(always)]
-unsafe fn merge_pair<T: Item, const N: usize>(
-    a: *const T,
-    bb: *const T,
-    dst: *mut T,
-    parts: *const u64,
-    a_len: u64,
-    b_len: u64,
-    descending: u32,
-) {
-    let tile_len = BLOCK * N as u32;
-    let b = gpu::block_idx() as u64;
-    let w = super::pair_window(b, tile_len, a_len, b_len);
-    let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
-    unsafe { merge_block::<T, N>(a, bb, dst, core::ptr::null_mut(), co_ranks, b, a_len + b_len, w, descending) }
-}
-
-/// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
-/// `A` at `a`, its `B` at `bb`), given `co_ranks(count)`, the co-ranks of its first
-/// output and of the one after its last ([`block_co_ranks`]); writes the samples of
-/// its outputs unless `samples` is null.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn merge_block<T: Item, const N: usize>(
-    a: *const T,
-    bb: *const T,
-    dst: *mut T,
-    samples: *mut T,
-    co_ranks: impl FnOnce(u32) -> (u64, u64),
-    b: u64,
-    n: u64,
-    w: Window<u64>,
-    descending: u32,
-) {
-    let (start, count) = block_range(b, BLOCK * N as u32, n);
-    let co = co_ranks(count);
-    unsafe {
-        if count == BLOCK * N as u32 {
-            merge_block_tile::<T, N, true>(a, bb, dst, samples, co, start, count, w, descending)
-        } else {
-            merge_block_tile::<T, N, false>(a, bb, dst, samples, co, start, count, w, descending)
-        }
-    }
-}
-
-/// [`merge_block`] of the tile of `count` outputs at `start` (see [`block_sort`] for
-/// `FULL`).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn merge_block_tile<T: Item, const N: usize, const FULL: bool>(
-    a: *const T,
-    bb: *const T,
-    dst: *mut T,
-    samples: *mut T,
-    (i0, i1): (u64, u64),
-    start: u64,
-    count: u32,
-    w: Window<u64>,
-    descending: u32,
-) {
-    let desc = descending != 0;
-    let m = T::masks(desc);
-    let t = gpu::thread_idx();
-    let tile = 0; // the key tile starts the dynamic shared memory
-    let count = if FULL { BLOCK * N as u32 } else { count };
-    unsafe {
-        let j0 = w.diag - i0;
-        let la = (i1 - i0) as u32;
-        let lb = count - la;
-        // A's window then B's window, contiguous in the tile.
-        let a_src = a.add(i0 as usize);
-        let b_src = bb.add(j0 as usize);
-        gpu::unroll::<N>(|k| {
-            let x = k as u32 * BLOCK + t;
-            if FULL || x < count {
-                // Select the address, not the element (a selected record goes
-                // through local memory).
-                let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
-                sts(tile, x, (*p).enc(m));
-            }
-        });
-        if t == 0 {
-            sts(tile, count, T::sentinel());
-        }
-        gpu::sync_threads();
-        let first = t * N as u32;
-        let mut v = [lds(tile, 0); N];
-        if FULL || first < count {
-            merge_from_tile::<T, N, false>(tile, 0, la, lb, first, desc, &mut v, &mut [0; N]);
-        }
-        gpu::sync_threads();
-        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
-        gpu::sync_threads();
-        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
-    }
-}
-
-/// [`merge_pair`] of keys with a 4- or 8-byte value each: `A` = keys `a[..a_len]` with
-/// values `va`, `B` = keys `bb[..b_len]` with values `vb` (see [`merge_block_kv`]).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn merge_pair_kv<T: Item, V: SortKey, const N: usize>(
-    a: *const T,
-    bb: *const T,
-    va: *const V,
-    vb: *const V,
-    dst: *mut T,
-    vdst: *mut V,
-    parts: *const u64,
-    a_len: u64,
-    b_len: u64,
-    descending: u32,
-) {
-    let b = gpu::block_idx() as u64;
-    let w = super::pair_window(b, BLOCK * N as u32, a_len, b_len);
-    let null = core::ptr::null_mut();
-    let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
-    unsafe { merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, descending) }
-}
-
-/// [`merge`] of keys `src` with a 4- or 8-byte value each in `vsrc` (the global passes
-/// of [`block_sort_kv`]'s sort).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn merge_kv<T: Item, V: SortKey, const N: usize>(
-    src: *const T,
-    vsrc: *const V,
-    dst: *mut T,
-    vdst: *mut V,
+    vdst: P,
     samples_in: *const T,
     samples: *mut T,
     parts: *const u64,
@@ -700,29 +647,53 @@ unsafe fn merge_kv<T: Item, V: SortKey, const N: usize>(
 ) {
     let b = gpu::block_idx() as u64;
     let w = merge_window(b, log_run, (BLOCK * N as u32) as u64, n);
-    let at = super::co_ranks_offset(super::kv_smem_bytes(size_of::<T>() as u32, size_of::<V>() as u32));
+    let (kb, vb) = (size_of::<T>() as u32, size_of::<P::V>() as u32);
+    let at = super::co_ranks_offset(if P::ON { super::kv_smem_bytes(kb, vb) } else { super::smem_bytes(kb) });
     let co_ranks = |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, descending != 0) };
     unsafe {
-        let (a, va) = (src.add(w.start as usize), vsrc.add(w.start as usize));
-        let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len as usize));
-        merge_block_kv::<T, V, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, descending)
+        let (a, va) = (src.add(w.start as usize), vsrc.add(w.start));
+        let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len));
+        merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, descending)
     }
 }
 
-/// [`merge_block`] of keys that carry a 4- or 8-byte value each (`va` beside `a`, `vb`
-/// beside `bb`). The keys merge as in [`merge_block`]; each output remembers which tile
-/// slot it came from, and the values, loaded into a second shared-memory array after
-/// the key tile, are gathered by those slots, so keys and values both leave coalesced.
-/// Stable like the key merge.
+/// Merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]` (anywhere in
+/// memory; [`super::pair_window`]) with their values `va`, `vb`: block `b` writes
+/// outputs `b * tile ..` of `dst` (and `vdst`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
+unsafe fn merge_pair<T: Item, P: Values, const N: usize>(
     a: *const T,
     bb: *const T,
-    va: *const V,
-    vb: *const V,
+    va: P,
+    vb: P,
     dst: *mut T,
-    vdst: *mut V,
+    vdst: P,
+    parts: *const u64,
+    a_len: u64,
+    b_len: u64,
+    descending: u32,
+) {
+    let b = gpu::block_idx() as u64;
+    let w = super::pair_window(b, BLOCK * N as u32, a_len, b_len);
+    let null = core::ptr::null_mut();
+    let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
+    unsafe { merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, descending) }
+}
+
+/// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
+/// `A` at `a` with values `va`, its `B` at `bb` with values `vb`), given
+/// `co_ranks(count)`, the co-ranks of its first output and of the one after its last
+/// ([`block_co_ranks`]); writes the samples of its outputs unless `samples` is null.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn merge_block<T: Item, P: Values, const N: usize>(
+    a: *const T,
+    bb: *const T,
+    va: P,
+    vb: P,
+    dst: *mut T,
+    vdst: P,
     samples: *mut T,
     co_ranks: impl FnOnce(u32) -> (u64, u64),
     b: u64,
@@ -734,24 +705,25 @@ unsafe fn merge_block_kv<T: Item, V: SortKey, const N: usize>(
     let co = co_ranks(count);
     unsafe {
         if count == BLOCK * N as u32 {
-            merge_block_kv_tile::<T, V, N, true>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
+            merge_block_tile::<T, P, N, true>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
         } else {
-            merge_block_kv_tile::<T, V, N, false>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
+            merge_block_tile::<T, P, N, false>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
         }
     }
 }
 
-/// [`merge_block_kv`] of the tile of `count` outputs at `start` (see [`block_sort`]
-/// for `FULL`).
+/// [`merge_block`] of the tile of `count` outputs at `start` (see [`block_sort`] for
+/// `FULL`). The keys merge with per-thread co-ranks in shared memory; each output
+/// remembers the tile slot it came from, and the values are gathered by those slots.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: bool>(
+unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
     a: *const T,
     bb: *const T,
-    va: *const V,
-    vb: *const V,
+    va: P,
+    vb: P,
     dst: *mut T,
-    vdst: *mut V,
+    vdst: P,
     samples: *mut T,
     (i0, i1): (u64, u64),
     start: u64,
@@ -769,15 +741,20 @@ unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: b
         let j0 = w.diag - i0;
         let la = (i1 - i0) as u32;
         let lb = count - la;
+        // A's window then B's window, contiguous in the tile.
         let (a_src, b_src) = (a.add(i0 as usize), bb.add(j0 as usize));
-        let (va_src, vb_src) = (va.add(i0 as usize), vb.add(j0 as usize));
+        let (va_src, vb_src) = (va.add(i0).ptr(), vb.add(j0).ptr());
         gpu::unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if FULL || x < count {
+                // Select the address, not the element (a selected record goes
+                // through local memory).
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
                 sts(tile, x, (*p).enc(m));
-                let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
-                sts(voff, x, *q);
+                if P::ON {
+                    let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
+                    sts(voff, x, *q);
+                }
             }
         });
         if t == 0 {
@@ -787,21 +764,31 @@ unsafe fn merge_block_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: b
         let first = t * N as u32;
         let mut v = [lds(tile, 0); N];
         let mut pos = [0u32; N];
+        let mut vals: [P::V; N] = [core::mem::zeroed(); N];
         if FULL || first < count {
-            merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
-        }
-        let mut vals = [lds::<V>(voff, 0); N];
-        gpu::unroll::<N>(|k| {
-            if FULL || first + (k as u32) < count {
-                vals[k] = lds::<V>(voff, pos[k]);
+            if P::ON {
+                merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
+            } else {
+                merge_from_tile::<T, N, false>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
             }
-        });
+        }
+        if P::ON {
+            gpu::unroll::<N>(|k| {
+                if FULL || first + (k as u32) < count {
+                    vals[k] = lds::<P::V>(voff, pos[k]);
+                }
+            });
+        }
         gpu::sync_threads();
         store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
-        store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
+        if P::ON {
+            store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
+        }
         gpu::sync_threads();
         store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
-        copy_striped::<V, N, FULL>(voff, vdst.add(start as usize), count);
+        if P::ON {
+            copy_striped::<P::V, N, FULL>(voff, vdst.add(start).ptr(), count);
+        }
     }
 }
 
@@ -819,92 +806,6 @@ unsafe fn copy_striped<V: Copy, const N: usize, const FULL: bool>(tile: u32, dst
     });
 }
 
-/// [`block_sort`] of keys that carry a 4- or 8-byte value each: the register sort swaps
-/// values with their keys (adjacent swaps on strict `>`: stable), and every merge round
-/// gathers the values by the tile slots its outputs came from, as [`merge_block_kv`].
-#[inline(always)]
-unsafe fn block_sort_kv<T: Item, V: SortKey, const N: usize>(
-    src: *const T,
-    vsrc: *const V,
-    dst: *mut T,
-    vdst: *mut V,
-    samples: *mut T,
-    n: u64,
-    descending: u32,
-) {
-    let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
-    unsafe {
-        if count == BLOCK * N as u32 {
-            block_sort_kv_tile::<T, V, N, true>(src, vsrc, dst, vdst, samples, start, count, descending)
-        } else {
-            block_sort_kv_tile::<T, V, N, false>(src, vsrc, dst, vdst, samples, start, count, descending)
-        }
-    }
-}
-
-/// [`block_sort_kv`] of the tile of `count` elements at `start` (see [`block_sort`]
-/// for `FULL`).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn block_sort_kv_tile<T: Item, V: SortKey, const N: usize, const FULL: bool>(
-    src: *const T,
-    vsrc: *const V,
-    dst: *mut T,
-    vdst: *mut V,
-    samples: *mut T,
-    start: u64,
-    count: u32,
-    descending: u32,
-) {
-    let desc = descending != 0;
-    let m = T::masks(desc);
-    let t = gpu::thread_idx();
-    let tile = 0; // the key tile starts the dynamic shared memory
-    let voff = super::kv_values_offset(size_of::<T>() as u32);
-    let count = if FULL { BLOCK * N as u32 } else { count };
-    unsafe {
-        let (src, vsrc) = (src.add(start as usize), vsrc.add(start as usize));
-        gpu::unroll::<N>(|k| {
-            let x = k as u32 * BLOCK + t;
-            if FULL || x < count {
-                sts(tile, x, (*src.add(x as usize)).enc(m));
-                sts(voff, x, *vsrc.add(x as usize));
-            }
-        });
-        gpu::sync_threads();
-        let first = t * N as u32;
-        let valid = count.saturating_sub(first).min(N as u32) as usize;
-        let mut v = [lds(tile, first.min(count - 1)); N];
-        let mut vals = [lds::<V>(voff, first.min(count - 1)); N];
-        gpu::unroll::<N>(|k| {
-            v[k] = lds(tile, (first + k as u32).min(count - 1));
-            vals[k] = lds::<V>(voff, (first + k as u32).min(count - 1));
-        });
-        sort_registers::<T, N>(&mut v, valid, desc, |k| vals.swap(k, k + 1));
-        let mut r = 0;
-        while r < LOG_BLOCK && ((N as u32) << r) < count {
-            gpu::sync_threads();
-            let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
-            store_blocked::<_, N, FULL>(voff, first, count, pair, &vals);
-            gpu::sync_threads();
-            if FULL || first < count {
-                let w: Window<u32> = merge_window(t, r, N as u32, count);
-                let a0 = w.start + pair;
-                let mut pos = [0u32; N];
-                merge_from_tile::<T, N, true>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
-                gpu::unroll::<N>(|k| vals[k] = lds::<V>(voff, a0 + pos[k]));
-            }
-            r += 1;
-        }
-        gpu::sync_threads();
-        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
-        store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
-        gpu::sync_threads();
-        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
-        copy_striped::<V, N, FULL>(voff, vdst.add(start as usize), count);
-    }
-}
-
 macro_rules! mergepath_kv_entries {
     ($t:ty, $suffix:ident) => {
         mergepath_kv_entries!(@value $t, $suffix, u32, v32);
@@ -918,7 +819,8 @@ macro_rules! mergepath_kv_entries {
                 parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair_kv::<$t, $v, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
+                let (va, vb, vdst) = (ValuesAt(va as *mut $v), ValuesAt(vb as *mut $v), ValuesAt(vdst));
+                unsafe { merge_pair::<$t, _, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -927,7 +829,8 @@ macro_rules! mergepath_kv_entries {
                 descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples, n, descending) }
+                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
+                unsafe { block_sort::<$t, _, N>(src, vsrc, dst, vdst, samples, n, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -936,7 +839,8 @@ macro_rules! mergepath_kv_entries {
                 samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_kv::<$t, $v, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
+                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
+                unsafe { merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
             }
         }
     };
@@ -956,7 +860,7 @@ macro_rules! mergepath_entries {
                 src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, N>(src, dst, samples, n, descending) }
+                unsafe { block_sort::<$t, _, N>(src, NoValues, dst, NoValues, samples, n, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -979,7 +883,7 @@ macro_rules! mergepath_entries {
                 a: *const $t, b: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair::<$t, N>(a, b, dst, parts, a_len, b_len, descending) }
+                unsafe { merge_pair::<$t, _, N>(a, b, NoValues, NoValues, dst, NoValues, parts, a_len, b_len, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -988,7 +892,9 @@ macro_rules! mergepath_entries {
                 log_run: u32, descending: u32,
             ) {
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge::<$t, N>(src, dst, samples_in, samples, parts, n, log_run, descending) }
+                unsafe {
+                    merge::<$t, _, N>(src, NoValues, dst, NoValues, samples_in, samples, parts, n, log_run, descending)
+                }
             }
         }
     };
