@@ -16,6 +16,9 @@ fn boundary_sizes() -> Vec<usize> {
     let mut v: Vec<usize> = common::SIZES.to_vec();
     let short = kernels::radix::short_max() as usize;
     v.extend([short - 1, short, short + 1]);
+    // The last input with short digit-pass tiles and the first with full ones.
+    let m = kernels::radix::SHORT_ONESWEEP_MAX as usize;
+    v.extend([m, m + 1]);
     for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
         let t = radix::small_max(kb, vb) as usize;
         v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t]);

@@ -163,6 +163,14 @@ pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
     Plan::scratch_bytes(n, kb, vb)
 }
 
+/// Keys per tile of the digit passes of a sort of `n` keys ([`rk::onesweep_tile`];
+/// `SORT_RADIX_SHORT_ONESWEEP_MAX` overrides the largest input on short tiles, for
+/// tuning; 0 turns them off).
+fn onesweep_tile(n: u64, kb: u32, vb: u32) -> u32 {
+    let max = std::env::var("SORT_RADIX_SHORT_ONESWEEP_MAX").ok().and_then(|v| v.parse().ok());
+    rk::onesweep_tile(n, kb, vb, max.unwrap_or(rk::SHORT_ONESWEEP_MAX))
+}
+
 /// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
 fn hist_blocks_per_sm() -> u64 {
     std::env::var("SORT_RADIX_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(8)
@@ -185,8 +193,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(n: u64, kb: u32, vb: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
-        let total_tiles = n.div_ceil(rk::tile(kb, vb) as u64);
+    fn new(n: u64, kb: u32, vb: u32, tile: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
+        let total_tiles = n.div_ceil(tile as u64);
         let (portions, status_tiles) = rk::balanced_portions(total_tiles, portion);
         let passes = rk::passes(begin, end);
         let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
@@ -206,7 +214,8 @@ impl Plan {
             return 0;
         }
         let bits = (0, 8 * kb);
-        let plan = Plan::new(n as u64, kb, vb, bits, rk::portion_tiles(rk::tile(kb, vb)));
+        let tile = onesweep_tile(n as u64, kb, vb);
+        let plan = Plan::new(n as u64, kb, vb, tile, bits, rk::portion_tiles(tile));
         plan.words.iter().map(|&w| w as u64 * 4).sum()
     }
 }
@@ -221,6 +230,8 @@ struct Job {
     values: u64,
     masks: (u64, u64),
     bits: (u32, u32),
+    /// Keys per tile of the digit passes ([`onesweep_tile`]).
+    tile: u32,
     /// Tiles per onesweep launch.
     portion: u64,
 }
@@ -236,6 +247,7 @@ impl Job {
     ) -> Job {
         let key_bytes = size_of::<K>() as u32;
         let value_bytes = values.map_or(0, |v| v.0 as u32);
+        let tile = onesweep_tile(n as u64, key_bytes, value_bytes);
         Job {
             key_bytes,
             value_bytes,
@@ -244,13 +256,14 @@ impl Job {
             values: values.map_or(0, |v| v.1),
             masks: bit_order.masks(8 * key_bytes, order.is_descending()),
             bits,
-            portion: rk::portion_tiles(rk::tile(key_bytes, value_bytes)),
+            tile,
+            portion: rk::portion_tiles(tile),
         }
     }
 
     /// The passes, portions and scratch buffers this sort needs.
     fn plan(&self) -> Plan {
-        Plan::new(self.n, self.key_bytes, self.value_bytes, self.bits, self.portion)
+        Plan::new(self.n, self.key_bytes, self.value_bytes, self.tile, self.bits, self.portion)
     }
 
     fn suffix(&self) -> String {
@@ -295,7 +308,8 @@ impl Job {
             launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, &ctrl_ptr, &status_ptr, &status_words)?;
         }
 
-        let name = format!("radix_onesweep_{}", self.suffix());
+        let short = if self.tile < rk::tile(kb, vb) { "short_" } else { "" };
+        let name = format!("radix_onesweep_{short}{}", self.suffix());
         let smem = Smem::onesweep(kb, vb).bytes;
         if smem > gpu.info().shared_mem_per_block {
             gpu.set_max_dynamic_smem(&name, smem)?;

@@ -415,6 +415,21 @@ macro_rules! radix_entries {
             }
 
             #[unsafe(no_mangle)]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn [<radix_onesweep_short_ $suffix>](
+                keys_a: *mut $k, keys_b: *mut $k, vals_a: *mut $v, vals_b: *mut $v, n: u64, first_tile: u64,
+                tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
+                status: *mut u32, status_tiles: u32, ctrl: *mut u64,
+            ) {
+                unsafe {
+                    onesweep::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(
+                        keys_a, keys_b, vals_a, vals_b, n, first_tile, tiles, shift, mask, pos, neg, pass,
+                        launch, portion, status, status_tiles, ctrl,
+                    )
+                }
+            }
+
+            #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<radix_small_ $suffix>](
                 keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
             ) {

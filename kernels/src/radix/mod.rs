@@ -62,6 +62,12 @@ pub const PLAN_SKIP: u32 = 2;
 /// the others' loads and ranking (at most 56 registers per thread).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k32", BLOCK, 3),
+    ("radix_onesweep_short_k32", BLOCK, 3),
+    ("radix_onesweep_short_k32_v32", BLOCK, 2),
+    ("radix_onesweep_short_k32_v64", BLOCK, 2),
+    ("radix_onesweep_short_k64", BLOCK, 2),
+    ("radix_onesweep_short_k64_v32", BLOCK, 2),
+    ("radix_onesweep_short_k64_v64", BLOCK, 2),
     ("radix_onesweep_k32_v32", BLOCK, 2),
     ("radix_onesweep_k32_v64", BLOCK, 2),
     ("radix_onesweep_k64", BLOCK, 2),
@@ -115,6 +121,18 @@ pub const SHORT_ITEMS: u32 = 4;
 /// Largest input of the short one-block sort (any key and value width).
 pub const fn short_max() -> u64 {
     (BLOCK * SHORT_ITEMS) as u64
+}
+
+/// Largest input whose digit passes run on short tiles ([`SHORT_ITEMS`] per thread,
+/// `radix_onesweep_short`): with few tiles a pass costs one tile's ranking, done by
+/// one block, so smaller tiles spread it over more SMs. Chosen by measurement
+/// (docs/PERFLOG.md, 2026-11-23 fifth session).
+pub const SHORT_ONESWEEP_MAX: u64 = 1 << 18;
+
+/// Keys per tile of the digit passes of a sort of `n` keys: short tiles up to
+/// `short_onesweep_max` keys, [`tile`] above.
+pub const fn onesweep_tile(n: u64, kb: u32, vb: u32, short_onesweep_max: u64) -> u32 {
+    if n <= short_onesweep_max { BLOCK * SHORT_ITEMS } else { tile(kb, vb) }
 }
 
 /// Tiles per onesweep launch: a portion's count of one digit (at most its number of

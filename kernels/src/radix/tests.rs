@@ -241,3 +241,16 @@ fn portions_are_balanced() {
     let t = (1u64 << 30).div_ceil(tile(4, 0) as u64);
     assert_eq!(balanced_portions(t, portion_tiles(tile(4, 0))), (2, t.div_ceil(2)));
 }
+
+#[test]
+fn digit_passes_use_short_tiles_up_to_the_limit() {
+    let short = BLOCK * SHORT_ITEMS;
+    assert_eq!(onesweep_tile(SHORT_ONESWEEP_MAX, 4, 0, SHORT_ONESWEEP_MAX), short);
+    assert_eq!(onesweep_tile(SHORT_ONESWEEP_MAX + 1, 4, 0, SHORT_ONESWEEP_MAX), tile(4, 0));
+    assert_eq!(onesweep_tile(10_000, 8, 8, 0), tile(8, 8));
+    // Short tiles are never longer than the full ones (the staging area is sized
+    // for those).
+    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+        assert!(short <= tile(kb, vb));
+    }
+}
