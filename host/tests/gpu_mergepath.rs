@@ -247,25 +247,10 @@ fn mergepath_pairs_are_stable() {
 fn mergepath_2p28_keys_and_pairs() {
     let Some(s) = gpu_sorter("mergepath_2p28_keys_and_pairs") else { return };
     let n = 1usize << 28;
-    fn keys<T: host::inputs::Random + host::Element>(s: &host::Sorter, n: usize, order: Order) {
-        let input: Vec<T> = host::inputs::generate(n, Distribution::Uniform, 28);
-        let mut out = input.clone();
-        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^28 {order}: {m}", T::NAME));
-        eprintln!("{} 2^28 {order}: ok", T::NAME);
-    }
-    keys::<u32>(s, n, Order::Ascending);
-    keys::<f32>(s, n, Order::Descending);
-    keys::<u64>(s, n, Order::Ascending);
-    let input: Vec<u32> = host::inputs::generate(n, Distribution::FewUnique, 29);
-    let mut k = input.clone();
-    let mut v: Vec<u32> = (0..n as u32).collect();
-    s.sort_pairs(&mut k, &mut v, &SortOptions::new(V).order(Order::Descending)).unwrap();
-    verify::check_large(&input, &k, Order::Descending).unwrap();
-    let stable = v.par_windows(2).zip(k.par_windows(2)).all(|(i, k)| k[0] != k[1] || i[0] < i[1]);
-    let consistent = v.par_iter().zip(k.par_iter()).all(|(&i, &key)| input[i as usize] == key);
-    assert!(stable && consistent, "pairs 2^28: stable {stable}, values match keys {consistent}");
-    eprintln!("pairs u32+u32 2^28 few-unique descending: ok (stable)");
+    common::check_large_keys::<u32>(s, V, n, Order::Ascending, 28);
+    common::check_large_keys::<f32>(s, V, n, Order::Descending, 28);
+    common::check_large_keys::<u64>(s, V, n, Order::Ascending, 28);
+    common::check_large_index_pairs(s, V, n, Order::Descending);
 }
 
 /// Past 2^31 elements with 4- and 8-byte keys: 64-bit positions in every pass
@@ -276,14 +261,6 @@ fn mergepath_2p28_keys_and_pairs() {
 fn mergepath_beyond_2p31() {
     let Some(s) = gpu_sorter("mergepath_beyond_2p31") else { return };
     let n = (1usize << 31) + 1000;
-    fn one<T: host::inputs::Random + host::Element>(s: &host::Sorter, n: usize, order: Order) {
-        let input: Vec<T> = host::inputs::generate(n, Distribution::Uniform, 31);
-        let mut out = input.clone();
-        let t = std::time::Instant::now();
-        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^31+1000: {m}", T::NAME));
-        eprintln!("{} 2^31+1000 {order}: ok in {:.1} s", T::NAME, t.elapsed().as_secs_f64());
-    }
-    one::<u32>(s, n, Order::Ascending);
-    one::<u64>(s, n, Order::Descending);
+    common::check_large_keys::<u32>(s, V, n, Order::Ascending, 31);
+    common::check_large_keys::<u64>(s, V, n, Order::Descending, 31);
 }

@@ -227,25 +227,10 @@ fn radix_is_the_default_variant() {
 fn radix_2p28_keys_and_pairs() {
     let Some(s) = gpu_sorter("radix_2p28_keys_and_pairs") else { return };
     let n = 1usize << 28;
-    fn keys<T: Random + Element>(s: &Sorter, n: usize, order: Order) {
-        let input: Vec<T> = generate(n, Distribution::Uniform, 28);
-        let mut out = input.clone();
-        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^28 {order}: {m}", T::NAME));
-        eprintln!("{} 2^28 {order}: ok", T::NAME);
-    }
-    keys::<u32>(s, n, Order::Ascending);
-    keys::<f32>(s, n, Order::Descending);
-    keys::<i64>(s, n, Order::Ascending);
-    let input: Vec<u32> = generate(n, Distribution::FewUnique, 29);
-    let mut k = input.clone();
-    let mut v: Vec<u32> = (0..n as u32).collect();
-    s.sort_pairs(&mut k, &mut v, &SortOptions::new(V)).unwrap();
-    verify::check_large(&input, &k, Order::Ascending).unwrap();
-    let stable = v.par_windows(2).zip(k.par_windows(2)).all(|(i, k)| k[0] != k[1] || i[0] < i[1]);
-    let consistent = v.par_iter().zip(k.par_iter()).all(|(&i, &key)| input[i as usize] == key);
-    assert!(stable && consistent, "pairs 2^28: stable {stable}, values match keys {consistent}");
-    eprintln!("pairs u32+u32 2^28 few-unique: ok (stable)");
+    common::check_large_keys::<u32>(s, V, n, Order::Ascending, 28);
+    common::check_large_keys::<f32>(s, V, n, Order::Descending, 28);
+    common::check_large_keys::<i64>(s, V, n, Order::Ascending, 28);
+    common::check_large_index_pairs(s, V, n, Order::Ascending);
 }
 
 /// Past 2^31 elements with 4- and 8-byte keys of the other kinds (the limits test
@@ -256,16 +241,8 @@ fn radix_2p28_keys_and_pairs() {
 fn radix_beyond_2p31_float_and_wide_keys() {
     let Some(s) = gpu_sorter("radix_beyond_2p31_float_and_wide_keys") else { return };
     let n = (1usize << 31) + 1000;
-    fn one<T: Random + Element>(s: &Sorter, n: usize, order: Order) {
-        let input: Vec<T> = generate(n, Distribution::Uniform, 31);
-        let mut out = input.clone();
-        let t = std::time::Instant::now();
-        s.sort(&mut out, &SortOptions::new(V).order(order)).unwrap();
-        verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{} 2^31+1000 {order}: {m}", T::NAME));
-        eprintln!("{} 2^31+1000 {order}: ok in {:.1} s with transfers", T::NAME, t.elapsed().as_secs_f64());
-    }
-    one::<f32>(s, n, Order::Descending);
-    one::<i64>(s, n, Order::Ascending);
+    common::check_large_keys::<f32>(s, V, n, Order::Descending, 31);
+    common::check_large_keys::<i64>(s, V, n, Order::Ascending, 31);
 }
 
 /// Too little device memory for the scratch buffers: `Error::OutOfMemory` naming the

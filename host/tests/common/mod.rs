@@ -144,3 +144,31 @@ pub fn record_layouts(key_bytes: usize) -> Vec<(usize, usize)> {
     v.retain(|&(r, o)| o + key_bytes <= r);
     v
 }
+
+/// Sorts `n` uniform keys of `T` by `variant` and checks the result in linear time
+/// (order and multiset: [`verify::check_large`]); for the `--ignored` tests of large
+/// inputs.
+pub fn check_large_keys<T: Random + Element>(sorter: &Sorter, variant: Variant, n: usize, order: Order, seed: u64) {
+    let input: Vec<T> = generate(n, Distribution::Uniform, seed);
+    let mut out = input.clone();
+    let t = std::time::Instant::now();
+    sorter.sort(&mut out, &SortOptions::new(variant).order(order)).unwrap();
+    verify::check_large(&input, &out, order).unwrap_or_else(|m| panic!("{variant} {} n={n} {order}: {m}", T::NAME));
+    eprintln!("{variant} {} n={n} {order}: ok in {:.1} s", T::NAME, t.elapsed().as_secs_f64());
+}
+
+/// Sorts `n` few-unique u32 keys with their indices as values by `variant` and checks
+/// in linear time: keys ordered and a permutation of the input, every value the index
+/// of a key equal to the one beside it, and values increasing among equal keys (so a
+/// permutation, and the sort stable).
+pub fn check_large_index_pairs(sorter: &Sorter, variant: Variant, n: usize, order: Order) {
+    let input: Vec<u32> = generate(n, Distribution::FewUnique, 29);
+    let mut k = input.clone();
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    sorter.sort_pairs(&mut k, &mut v, &SortOptions::new(variant).order(order)).unwrap();
+    verify::check_large(&input, &k, order).unwrap();
+    let stable = v.par_windows(2).zip(k.par_windows(2)).all(|(i, k)| k[0] != k[1] || i[0] < i[1]);
+    let consistent = v.par_iter().zip(k.par_iter()).all(|(&i, &key)| input[i as usize] == key);
+    assert!(stable && consistent, "{variant} pairs n={n} {order}: stable {stable}, values match keys {consistent}");
+    eprintln!("{variant} u32 + u32 pairs n={n} few-unique {order}: ok (stable)");
+}

@@ -467,16 +467,7 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
             }
             r += 1;
         }
-        gpu::sync_threads();
-        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
-        if P::ON {
-            store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
-        }
-        gpu::sync_threads();
-        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
-        if P::ON {
-            copy_striped::<P::V, N, FULL>(voff, vdst.add(start).ptr(), count);
-        }
+        store_tile::<T, P, N, FULL>(&v, &vals, dst, vdst, samples, start, count, m);
     }
 }
 
@@ -779,10 +770,33 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
                 }
             });
         }
+        store_tile::<T, P, N, FULL>(&v, &vals, dst, vdst, samples, start, count, m);
+    }
+}
+
+/// Writes a block's sorted tile: this thread's `N` consecutive outputs `v` (values
+/// `vals`) go to the tile in shared memory, then the whole tile to `dst` (`vdst`) at
+/// element `start`, coalesced, with the samples unless `samples` is null.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
+    v: &[T::W; N],
+    vals: &[P::V; N],
+    dst: *mut T,
+    vdst: P,
+    samples: *mut T,
+    start: u64,
+    count: u32,
+    m: T::M,
+) {
+    let tile = 0; // the key tile starts the dynamic shared memory
+    let voff = super::kv_values_offset(size_of::<T>() as u32);
+    let first = gpu::thread_idx() * N as u32;
+    unsafe {
         gpu::sync_threads();
-        store_blocked::<_, N, FULL>(tile, first, count, 0, &v);
+        store_blocked::<_, N, FULL>(tile, first, count, 0, v);
         if P::ON {
-            store_blocked::<_, N, FULL>(voff, first, count, 0, &vals);
+            store_blocked::<_, N, FULL>(voff, first, count, 0, vals);
         }
         gpu::sync_threads();
         store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
