@@ -14,8 +14,8 @@ const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 /// Sizes around the one-block limit and the tile sizes of every kernel configuration.
 fn boundary_sizes() -> Vec<usize> {
     let mut v: Vec<usize> = common::SIZES.to_vec();
-    let short = kernels::radix::short_max() as usize;
-    v.extend([short - 1, short, short + 1]);
+    let (short, mid) = (kernels::radix::short_max() as usize, kernels::radix::mid_max() as usize);
+    v.extend([short - 1, short, short + 1, mid, mid + 1]);
     // The last input with short digit-pass tiles and the first with full ones.
     let m = kernels::radix::SHORT_ONESWEEP_MAX as usize;
     v.extend([m, m + 1]);

@@ -4,7 +4,8 @@
 //! (key bits, index) pairs and then gathered.
 //!
 //! Launches per sort: one for inputs of at most [`small_max`] keys (one block sorts
-//! them in shared memory, with a short tile up to [`kernels::radix::short_max`]); otherwise a histogram, one per digit pass (and per 2^30
+//! them in shared memory, with a shorter tile for fewer keys,
+//! [`kernels::radix::small_items`]); otherwise a histogram, one per digit pass (and per 2^30
 //! keys), and one copy-back that does nothing unless the plan left the keys in the
 //! scratch buffer. The host never waits: which passes to skip and where the result
 //! lands are decided on the device.
@@ -380,8 +381,13 @@ impl Job {
     }
 
     fn run_small(&self, gpu: &Gpu) -> Result<()> {
-        let short = if self.n <= rk::short_max() { "short_" } else { "" };
-        let name = format!("radix_small_{short}{}", self.suffix());
+        let (kb, vb) = (self.key_bytes, self.value_bytes);
+        let size = match rk::small_items(self.n, kb, vb) {
+            rk::SHORT_ITEMS => "short_",
+            rk::MID_ITEMS => "mid_",
+            _ => "",
+        };
+        let name = format!("radix_small_{size}{}", self.suffix());
         let smem = Smem::small(self.key_bytes, self.value_bytes).bytes;
         if smem > gpu.info().shared_mem_per_block {
             gpu.set_max_dynamic_smem(&name, smem)?;

@@ -443,6 +443,13 @@ macro_rules! radix_entries {
             ) {
                 unsafe { small::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(keys, vals, n, begin, end, pos, neg) }
             }
+
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<radix_small_mid_ $suffix>](
+                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
+            ) {
+                unsafe { small::<$k, $v, $pairs, { MID_ITEMS as usize }>(keys, vals, n, begin, end, pos, neg) }
+            }
         }
     };
 }

@@ -23,8 +23,8 @@
 //!    number of passes ran), copies it back.
 //!
 //! Inputs of at most [`small_max`] keys are sorted by one block in shared memory in
-//! one launch (`radix_small`; `radix_small_short`, [`SHORT_ITEMS`] per thread, up to
-//! [`short_max`] keys).
+//! one launch (`radix_small`; `radix_small_short` and `radix_small_mid` with fewer
+//! items per thread for fewer keys, [`small_items`]).
 //!
 //! Keys are moved as raw words; the order bits are derived on the fly by
 //! `raw ^ mask(sign)` ([`crate::key::BitOrder::masks`]), so signed integers, IEEE
@@ -80,6 +80,12 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_small_short_k64", BLOCK, 1),
     ("radix_small_short_k64_v32", BLOCK, 1),
     ("radix_small_short_k64_v64", BLOCK, 1),
+    ("radix_small_mid_k32", BLOCK, 1),
+    ("radix_small_mid_k32_v32", BLOCK, 1),
+    ("radix_small_mid_k32_v64", BLOCK, 1),
+    ("radix_small_mid_k64", BLOCK, 1),
+    ("radix_small_mid_k64_v32", BLOCK, 1),
+    ("radix_small_mid_k64_v64", BLOCK, 1),
     ("radix_small_k32_v32", BLOCK, 1),
     ("radix_small_k32_v64", BLOCK, 1),
     ("radix_small_k64", BLOCK, 1),
@@ -121,6 +127,28 @@ pub const SHORT_ITEMS: u32 = 4;
 /// Largest input of the short one-block sort (any key and value width).
 pub const fn short_max() -> u64 {
     (BLOCK * SHORT_ITEMS) as u64
+}
+
+/// Items per thread of the one-block sort between [`short_max`] and [`mid_max`] keys
+/// (`radix_small_mid`): the cost of a one-block sort grows with the slots it ranks,
+/// so a middle tile halves the step from the short tile to the full one.
+pub const MID_ITEMS: u32 = 12;
+
+/// Largest input of the middle one-block sort.
+pub const fn mid_max() -> u64 {
+    (BLOCK * MID_ITEMS) as u64
+}
+
+/// Items per thread of the one-block sort of `n <= small_max(kb, vb)` keys: the
+/// fewest of [`SHORT_ITEMS`], [`MID_ITEMS`] and [`items`] whose tile holds them.
+pub const fn small_items(n: u64, kb: u32, vb: u32) -> u32 {
+    if n <= short_max() {
+        SHORT_ITEMS
+    } else if n <= mid_max() && MID_ITEMS < items(kb, vb) {
+        MID_ITEMS
+    } else {
+        items(kb, vb)
+    }
 }
 
 /// Largest input whose digit passes run on short tiles ([`SHORT_ITEMS`] per thread,

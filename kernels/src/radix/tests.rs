@@ -254,3 +254,16 @@ fn digit_passes_use_short_tiles_up_to_the_limit() {
         assert!(short <= tile(kb, vb));
     }
 }
+
+#[test]
+fn one_block_sorts_use_the_smallest_tile_that_holds_the_input() {
+    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+        for n in [2, short_max(), short_max() + 1, mid_max(), mid_max() + 1, small_max(kb, vb)] {
+            let i = small_items(n, kb, vb);
+            assert!(n <= (BLOCK * i) as u64, "{n} keys fit {i} items per thread");
+            assert!(i <= items(kb, vb));
+            assert!(i == SHORT_ITEMS || n > short_max());
+            assert!(i != items(kb, vb) || n > mid_max() || MID_ITEMS >= items(kb, vb));
+        }
+    }
+}
