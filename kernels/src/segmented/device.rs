@@ -254,11 +254,17 @@ unsafe fn block_segments<K: SmemWord, const PAIRS: bool, const FULL: usize>(
         let (start, len) = unpack(*descs.add(gpu::block_idx() as usize));
         let (seg, seg_vals) = (keys.add(start as usize), if PAIRS { vals.add(start as usize) } else { vals });
         let end = 8 * K::BYTES;
-        // Uniform across the block: the barriers inside are reached by every thread.
-        if block_items_short(len) {
-            small::<K, u32, PAIRS, { BLOCK_ITEMS_SHORT as usize }>(seg, seg_vals, len, 0, end, pos, neg)
-        } else {
-            small::<K, u32, PAIRS, FULL>(seg, seg_vals, len, 0, end, pos, neg)
+        // The radix one-block sort's tile for `len` keys (every pass ranks every slot,
+        // so the smallest that holds them). Uniform across the block: the barriers
+        // inside are reached by every thread.
+        match radix::small_items(len as u64, K::BYTES, if PAIRS { 4 } else { 0 }) {
+            radix::SHORT_ITEMS => {
+                small::<K, u32, PAIRS, { radix::SHORT_ITEMS as usize }>(seg, seg_vals, len, 0, end, pos, neg)
+            }
+            radix::MID_ITEMS => {
+                small::<K, u32, PAIRS, { radix::MID_ITEMS as usize }>(seg, seg_vals, len, 0, end, pos, neg)
+            }
+            _ => small::<K, u32, PAIRS, FULL>(seg, seg_vals, len, 0, end, pos, neg),
         }
     }
 }

@@ -14,8 +14,8 @@
 //!   lane's registers ([`keeps_min`] is the whole network's direction rule).
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
 //!   one block per segment running the radix sort's one-block body
-//!   (`radix::device::small`) on the segment, with [`BLOCK_ITEMS_SHORT`] items per
-//!   thread when the segment is short enough ([`block_items_short`]).
+//!   (`radix::device::small`) on the segment, on the smallest of its tiles that
+//!   holds the segment ([`crate::radix::small_items`]).
 //! - [`Bin::Large`]: the ordinary radix sort. One sort per segment costs a few
 //!   launches whatever its length (tens of microseconds), so when there are many
 //!   large segments ([`batch_large`]) they are sorted together instead:
@@ -43,10 +43,6 @@ pub const WARPS: u32 = WARP_BLOCK / 32;
 /// Largest keys per lane of the warp sort, and so its largest segment.
 pub const WARP_ITEMS_MAX: u32 = 16;
 pub const WARP_MAX: u64 = 32 * WARP_ITEMS_MAX as u64;
-/// Items per thread of the block sort for segments of at most
-/// `radix::BLOCK * BLOCK_ITEMS_SHORT` keys (the radix one-block sort's short tile,
-/// [`crate::radix::SHORT_ITEMS`]).
-pub const BLOCK_ITEMS_SHORT: u32 = crate::radix::SHORT_ITEMS;
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the block kernel as the radix
 /// one-block kernel whose body it runs.
@@ -134,12 +130,6 @@ pub const fn tag_u32(ord: u32, idx: u32) -> u64 {
 pub const fn warp_items(len: u32) -> u32 {
     let per_lane = len.div_ceil(32);
     if per_lane <= 1 { 1 } else { per_lane.next_power_of_two() }
-}
-
-/// Whether a block segment of `len` keys is sorted with [`BLOCK_ITEMS_SHORT`] items
-/// per thread rather than the full radix tile.
-pub const fn block_items_short(len: u32) -> bool {
-    len as u64 <= crate::radix::short_max()
 }
 
 /// The bitonic network's direction rule: in the step of merge size `size` (a power of

@@ -47,8 +47,6 @@ fn warp_items_is_the_shortest_power_of_two_network() {
         let i = warp_items(len);
         assert!(i.is_power_of_two() && 32 * i >= len && (i == 1 || 16 * i < len), "{len}");
     }
-    assert!(block_items_short(radix::BLOCK * BLOCK_ITEMS_SHORT));
-    assert!(!block_items_short(radix::BLOCK * BLOCK_ITEMS_SHORT + 1));
 }
 
 #[test]
