@@ -13,6 +13,7 @@
 //! Stages with stride `j` below the tile run in shared memory, a whole range of them
 //! per launch ([`Step::Shared`]); larger strides are one global pass each
 //! ([`Step::Global`]).
+use crate::search::Index;
 
 /// Comparators per thread in a shared-memory tile (tile = 2 x block x this).
 pub const TILE_PAIRS: u32 = 4;
@@ -26,11 +27,19 @@ pub fn log_tile(block: u32) -> u32 {
 /// Comparator `p` of the stage with stride `j` in merge `k` (both powers of two,
 /// `j <= k / 2`): `(lo, hi)` with `lo < hi`, the smaller key going to `lo`.
 /// `lo` is `p` with a zero inserted at bit `log2(j)`, so the comparators of a stage
-/// cover every index exactly once.
+/// cover every index exactly once. The network is in its all-ascending form: the first
+/// stage of each merge compares mirrored slots, so every comparator puts the smaller
+/// key at the lower slot, and a sort of `len` elements in a power-of-two network can
+/// skip the comparators whose upper slot is `>= len` (missing slots behave as
+/// +infinity, which never moves down). Generic over the index width: `u64` for the
+/// global sort, `u32` inside a block (`quick`'s finishing sort).
 #[inline(always)]
-pub fn comparator(p: u64, k: u64, j: u64) -> (u64, u64) {
-    let lo = ((p & !(j - 1)) << 1) | (p & (j - 1));
-    let hi = if 2 * j == k { lo ^ (k - 1) } else { lo | j };
+pub fn comparator<I>(p: I, k: I, j: I) -> (I, I)
+where
+    I: Index + core::ops::BitOr<Output = I> + core::ops::BitXor<Output = I> + core::ops::Not<Output = I>,
+{
+    let lo = ((p & !(j - I::ONE)) << 1) | (p & (j - I::ONE));
+    let hi = if j << 1 == k { lo ^ (k - I::ONE) } else { lo | j };
     (lo, hi)
 }
 

@@ -226,20 +226,6 @@ pub fn segment_totals<F: Fn(u64) -> u64>(
     [lt, segs.len(s) - lt - gt, gt]
 }
 
-/// Comparator `c` (`0..p/2`) of stage `(k, j)` of the bitonic sorting network over `p`
-/// (a power of two) slots, in its all-ascending form: `k` is the width of the blocks
-/// being merged (2, 4, .., p), `j` the comparator distance (k/2, .., 1). The first stage
-/// of each merge compares mirrored slots, so every comparator puts the smaller key at
-/// the lower slot. That is what lets a sort of `len < p` elements skip comparators
-/// whose upper slot is `>= len`: the missing slots behave as +infinity, which never
-/// moves down.
-#[inline(always)]
-pub fn bitonic_pair(c: u32, k: u32, j: u32) -> (u32, u32) {
-    let lo = ((c & !(j - 1)) << 1) | (c & (j - 1));
-    let hi = if j == k / 2 { lo ^ (k - 1) } else { lo + j };
-    (lo, hi)
-}
-
 /// One entry of `quick_finish`'s work list: a part that is final after sorting (or
 /// that is already sorted and only needs to reach the data buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -517,7 +503,7 @@ mod device {
             while j >= 1 {
                 let mut c = tid as u32;
                 while c < p / 2 {
-                    let (lo, hi) = bitonic_pair(c, k, j);
+                    let (lo, hi) = crate::bitonic::comparator(c, k, j);
                     if hi < len {
                         unsafe {
                             let (a, z) = (*smem.add(lo as usize), *smem.add(hi as usize));
@@ -767,7 +753,7 @@ mod tests {
             let mut j = k / 2;
             while j >= 1 {
                 for c in 0..p / 2 {
-                    let (lo, hi) = bitonic_pair(c, k, j);
+                    let (lo, hi) = crate::bitonic::comparator(c, k, j);
                     if hi < len && bits(&v[hi as usize], desc) < bits(&v[lo as usize], desc) {
                         v.swap(lo as usize, hi as usize);
                     }
@@ -1000,7 +986,7 @@ mod tests {
                 while j >= 1 {
                     let mut seen = vec![false; p as usize];
                     for c in 0..p / 2 {
-                        let (lo, hi) = bitonic_pair(c, k, j);
+                        let (lo, hi) = crate::bitonic::comparator(c, k, j);
                         assert!(lo < hi && hi < p && lo / k == hi / k, "p {p} k {k} j {j} c {c}");
                         assert!(!seen[lo as usize] && !seen[hi as usize]);
                         seen[lo as usize] = true;
