@@ -65,9 +65,10 @@ fn radix_every_distribution_large() {
 /// passes, so the result may end in either buffer.
 #[test]
 fn radix_every_distribution_medium() {
-    common::all_distributions::<u32>("radix_every_distribution_medium u32", V, 4 * 7680 - 5, &ORDERS);
-    common::all_distributions::<f64>("radix_every_distribution_medium f64", V, 2 * 9216 + 7, &ORDERS);
-    common::all_distributions::<i32>("radix_every_distribution_medium i32", V, 2 * 7680 + 1, &[Order::Descending]);
+    let (t32, t64) = (radix::small_max(4, 0) as usize, radix::small_max(8, 0) as usize);
+    common::all_distributions::<u32>("radix_every_distribution_medium u32", V, 4 * t32 - 5, &ORDERS);
+    common::all_distributions::<f64>("radix_every_distribution_medium f64", V, 2 * t64 + 7, &ORDERS);
+    common::all_distributions::<i32>("radix_every_distribution_medium i32", V, 2 * t32 + 1, &[Order::Descending]);
 }
 
 #[test]

@@ -4,10 +4,11 @@
 //! (key bits, index) pairs and then gathered.
 //!
 //! Launches per sort: one for inputs of at most [`small_max`] keys (one block sorts
-//! them in shared memory, with a shorter tile for fewer keys,
-//! [`kernels::radix::small_items`]); otherwise a histogram, one per digit pass (and per 2^30
-//! keys), and one copy-back that does nothing unless the plan left the keys in the
-//! scratch buffer. The host never waits: which passes to skip and where the result
+//! them in shared memory, on a shorter tile for fewer keys:
+//! [`kernels::radix::small_items`]); otherwise a histogram, one per digit pass (and
+//! per 2^30 keys; on short tiles up to [`kernels::radix::SHORT_ONESWEEP_MAX`] keys),
+//! and one copy-back that does nothing unless the plan left the keys in the scratch
+//! buffer. The host never waits: which passes to skip and where the result
 //! lands are decided on the device.
 use kernels::radix::{self as rk, Smem};
 use kernels::{SortKey, key::BitOrder};
@@ -388,7 +389,7 @@ impl Job {
             _ => "",
         };
         let name = format!("radix_small_{size}{}", self.suffix());
-        let smem = Smem::small(self.key_bytes, self.value_bytes).bytes;
+        let smem = Smem::small(kb, vb).bytes;
         if smem > gpu.info().shared_mem_per_block {
             gpu.set_max_dynamic_smem(&name, smem)?;
         }

@@ -395,17 +395,26 @@ unsafe fn histogram<K: Word>(
     }
 }
 
+/// The tile kernels of one key / value combination: the digit pass and the one-block
+/// sort at each tile size (`$items` keys per thread; `$prefix` starts the name).
 macro_rules! radix_entries {
     ($k:ty, $v:ty, $pairs:expr, $suffix:ident) => {
+        radix_entries!(@onesweep $k, $v, $pairs, $suffix, radix_onesweep_, full_items!($k, $v, $pairs));
+        radix_entries!(@onesweep $k, $v, $pairs, $suffix, radix_onesweep_short_, SHORT_ITEMS);
+        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_, full_items!($k, $v, $pairs));
+        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_short_, SHORT_ITEMS);
+        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_mid_, MID_ITEMS);
+    };
+    (@onesweep $k:ty, $v:ty, $pairs:expr, $suffix:ident, $prefix:ident, $items:expr) => {
         paste::paste! {
             #[unsafe(no_mangle)]
             #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn [<radix_onesweep_ $suffix>](
+            pub unsafe extern "ptx-kernel" fn [<$prefix $suffix>](
                 keys_a: *mut $k, keys_b: *mut $k, vals_a: *mut $v, vals_b: *mut $v, n: u64, first_tile: u64,
                 tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
                 status: *mut u32, status_tiles: u32, ctrl: *mut u64,
             ) {
-                const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
+                const I: usize = $items as usize;
                 unsafe {
                     onesweep::<$k, $v, $pairs, I>(
                         keys_a, keys_b, vals_a, vals_b, n, first_tile, tiles, shift, mask, pos, neg, pass,
@@ -413,44 +422,25 @@ macro_rules! radix_entries {
                     )
                 }
             }
-
+        }
+    };
+    (@small $k:ty, $v:ty, $pairs:expr, $suffix:ident, $prefix:ident, $items:expr) => {
+        paste::paste! {
             #[unsafe(no_mangle)]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn [<radix_onesweep_short_ $suffix>](
-                keys_a: *mut $k, keys_b: *mut $k, vals_a: *mut $v, vals_b: *mut $v, n: u64, first_tile: u64,
-                tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
-                status: *mut u32, status_tiles: u32, ctrl: *mut u64,
-            ) {
-                unsafe {
-                    onesweep::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(
-                        keys_a, keys_b, vals_a, vals_b, n, first_tile, tiles, shift, mask, pos, neg, pass,
-                        launch, portion, status, status_tiles, ctrl,
-                    )
-                }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<radix_small_ $suffix>](
+            pub unsafe extern "ptx-kernel" fn [<$prefix $suffix>](
                 keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
             ) {
-                const I: usize = items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 }) as usize;
+                const I: usize = $items as usize;
                 unsafe { small::<$k, $v, $pairs, I>(keys, vals, n, begin, end, pos, neg) }
             }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<radix_small_short_ $suffix>](
-                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
-            ) {
-                unsafe { small::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(keys, vals, n, begin, end, pos, neg) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<radix_small_mid_ $suffix>](
-                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
-            ) {
-                unsafe { small::<$k, $v, $pairs, { MID_ITEMS as usize }>(keys, vals, n, begin, end, pos, neg) }
-            }
         }
+    };
+}
+
+/// Keys per thread of the full tile of keys `$k` with values `$v` (if `$pairs`).
+macro_rules! full_items {
+    ($k:ty, $v:ty, $pairs:expr) => {
+        items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 })
     };
 }
 radix_entries!(u32, u32, false, k32);
