@@ -196,6 +196,15 @@ impl Gpu {
         Ok(PlainAlloc { gpu: self, ptr })
     }
 
+    /// A second stream on this device at the highest priority: the multi-GPU sort's
+    /// exchange runs there, beside the sorts on [`Gpu::stream`], and its blocks are
+    /// scheduled ahead of theirs as SMs free up.
+    pub(crate) fn high_priority_stream(&self) -> Result<Arc<CudaStream>> {
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range().call("cuCtxGetStreamPriorityRange")?;
+        self.ctx.new_stream_with_priority(greatest).call("cuStreamCreateWithPriority")
+    }
+
     /// The driver context (for peer copies between devices).
     pub(crate) fn cu_ctx(&self) -> cudarc::driver::sys::CUcontext {
         self.ctx.cu_ctx()

@@ -197,7 +197,7 @@ pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
-pub use multi_gpu::{MultiGpuReport, MultiGpuSorter};
+pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use sorter::{Backend, Order, SortOptions, Sorter, cpu_top_k};
 pub use variants::Variant;
 

@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, SortOptions, Sorter, verify};
+use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter, verify};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -25,7 +25,12 @@ fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>
         Ok(Mutex::new(s))
     });
     match opened {
-        Ok(s) => Some(s.lock().unwrap_or_else(|p| p.into_inner())),
+        Ok(s) => {
+            let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
+            // A test that chose a pipeline and failed leaves no trace in the others.
+            s.set_pipeline(Pipeline::Auto);
+            Some(s)
+        }
         Err(e) => {
             if std::env::var("SORT_REQUIRE_GPUS").is_ok_and(|v| v.parse::<usize>().is_ok_and(|n| n >= 2)) {
                 panic!("{test}: SORT_REQUIRE_GPUS asks for 2 GPUs but: {e}");
@@ -164,16 +169,68 @@ fn balanced_under_skew() {
         ("sorted", generate(n, Distribution::Sorted, 1)),
         ("reverse", generate(n, Distribution::Reverse, 1)),
         ("one outlier", (0..n as u32).map(|i| if i == 77 { u32::MAX } else { 1 }).collect()),
+        // Periods at and near the sampling stride (n / 2 / 4096 = 512 keys per sample
+        // slice): the partition-first pipeline's jittered samples still see them whole.
+        ("period 512", (0..n as u32).map(|i| i % 512).collect()),
+        ("period 1024", (0..n as u32).map(|i| i % 1024).collect()),
+        ("period 500", (0..n as u32).map(|i| i % 500).collect()),
     ];
-    for (name, keys) in &cases {
-        for order in ORDERS {
-            let held = check_keys(&s, keys, order, name);
-            for h in &held {
-                let ideal = n as f64 / 2.0;
-                assert!((*h as f64 - ideal).abs() <= 0.1 * ideal, "{name} {order}: held {held:?}");
+    let mut s = s;
+    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst] {
+        s.set_pipeline(pipeline);
+        for (name, keys) in &cases {
+            for order in ORDERS {
+                let mut out = keys.clone();
+                let r = s.sort(&mut out, &SortOptions::default().order(order)).unwrap();
+                // The jittered samples of unsorted parts see these inputs well enough
+                // that no fallback is needed.
+                assert_eq!(r.pipeline, pipeline, "{name} {order}: fell back: {r:?}");
+                let held = check_keys(&s, keys, order, name);
+                for h in &held {
+                    let ideal = n as f64 / 2.0;
+                    assert!(
+                        (*h as f64 - ideal).abs() <= 0.1 * ideal,
+                        "{name} {} {order}: held {held:?}",
+                        pipeline.name()
+                    );
+                }
             }
         }
     }
+}
+
+/// Both pipelines, chosen explicitly, give the sorted keys and stable pairs; the
+/// partition-first one runs where it serves and refuses where it does not.
+#[test]
+fn both_pipelines() {
+    let Some(mut s) = two_gpus("both_pipelines") else { return };
+    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst] {
+        s.set_pipeline(pipeline);
+        for &n in &[0usize, 1, 4095, 4097, 1 << 19, (1 << 20) + 3] {
+            for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Reverse] {
+                for order in ORDERS {
+                    let what = format!("{} {dist}", pipeline.name());
+                    let input: Vec<u64> = generate(n, dist, 11);
+                    let mut out = input.clone();
+                    let r = s.sort(&mut out, &SortOptions::default().order(order)).unwrap();
+                    assert_eq!(r.pipeline, pipeline, "{what} n {n}: {r:?}");
+                    verify::check(&input, &out, order, false).unwrap_or_else(|m| panic!("{what} n {n}: {m}"));
+                    check_pairs::<f32>(&s, &generate(n, dist, 12), order, &what);
+                }
+            }
+        }
+    }
+    let mut k: Vec<u32> = generate(1000, Distribution::Uniform, 1);
+    let mut e = vec![Entity::default(); 1000];
+    assert!(
+        matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))),
+        "partition first takes 4- and 8-byte values only"
+    );
+    s.set_pipeline(Pipeline::Auto);
+    let r = s.sort_pairs(&mut k, &mut e, &SortOptions::default()).unwrap();
+    assert_eq!(r.pipeline, Pipeline::SortFirst, "auto: sort first");
+    let r = s.sort(&mut k, &SortOptions::default()).unwrap();
+    assert_eq!(r.pipeline, Pipeline::SortFirst, "auto: sort first");
 }
 
 /// Device parts of any lengths (one empty) come back as the sorted ranges.

@@ -16,6 +16,7 @@ pub mod block;
 pub mod key;
 pub mod mergepath;
 pub mod naive;
+pub mod partition;
 pub mod quick;
 pub mod radix;
 pub mod records;
@@ -45,8 +46,13 @@ pub use key::{Entity, SortKey};
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &concat_bounds::<{ total_len(BOUND_TABLES) }>(BOUND_TABLES);
 
 /// Each algorithm family's launch bounds.
-const BOUND_TABLES: &[&[(&str, u32, u32)]] =
-    &[radix::LAUNCH_BOUNDS, mergepath::LAUNCH_BOUNDS, segmented::LAUNCH_BOUNDS, topk::LAUNCH_BOUNDS];
+const BOUND_TABLES: &[&[(&str, u32, u32)]] = &[
+    radix::LAUNCH_BOUNDS,
+    mergepath::LAUNCH_BOUNDS,
+    segmented::LAUNCH_BOUNDS,
+    topk::LAUNCH_BOUNDS,
+    partition::LAUNCH_BOUNDS,
+];
 
 const fn total_len(tables: &[&[(&'static str, u32, u32)]]) -> usize {
     let (mut n, mut t) = (0, 0);

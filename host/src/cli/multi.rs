@@ -2,7 +2,9 @@
 //! ([`host::MultiGpuSorter`]).
 use host::inputs::{self, Random};
 use host::measure::{gkeys_per_s, median};
-use host::{DeviceBuffer, Distribution, Element, KeyType, MultiGpuReport, MultiGpuSorter, Order, SortOptions, verify};
+use host::{
+    DeviceBuffer, Distribution, Element, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline, SortOptions, verify,
+};
 
 /// How many GPUs: a count (GPUs `0..N`) or every GPU of the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,12 +14,22 @@ pub enum Gpus {
 }
 
 impl Gpus {
-    /// The sorter over these GPUs.
+    /// The sorter over these GPUs. `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`,
+    /// `partition-first`) picks its pipeline, for comparing them.
     pub fn open(self) -> host::Result<MultiGpuSorter> {
-        match self {
+        let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all(),
             Gpus::Count(n) => MultiGpuSorter::new(&(0..n).collect::<Vec<_>>()),
+        }?;
+        if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
+            let pipeline = Pipeline::parse(&v).ok_or_else(|| {
+                host::Error::BadArgument(format!(
+                    "SORT_MULTI_GPU_PIPELINE={v}: expected auto, sort-first or partition-first"
+                ))
+            })?;
+            sorter.set_pipeline(pipeline);
         }
+        Ok(sorter)
     }
 }
 
@@ -34,14 +46,37 @@ pub fn parse_gpus(s: &str) -> Result<Gpus, String> {
 
 /// One line describing where the time went.
 pub fn phases(r: &MultiGpuReport) -> String {
-    format!(
-        "local sort {:.3} ms, splitters {:.3} ms, exchange {:.3} ms ({:.1} GB/s), merge {:.3} ms",
-        r.local_sort_s * 1e3,
-        r.splitters_s * 1e3,
-        r.exchange_s * 1e3,
-        exchange_gb_s(r),
-        r.merge_s * 1e3
-    )
+    match r.pipeline {
+        Pipeline::PartitionFirst => format!(
+            "partition first: splitters {:.3} ms, partition {:.3} ms, local sorts {:.3} ms with the exchange \
+             ({:.3} ms, {:.1} GB/s) beside them, merge {:.3} ms",
+            r.splitters_s * 1e3,
+            r.partition_s * 1e3,
+            r.local_sort_s * 1e3,
+            r.exchange_s * 1e3,
+            exchange_gb_s(r),
+            r.merge_s * 1e3
+        ),
+        _ => format!(
+            "{}local sort {:.3} ms, splitters {:.3} ms, exchange {:.3} ms ({:.1} GB/s), merge {:.3} ms",
+            if r.fell_back { "sort first (sampled splitters were uneven): " } else { "" },
+            r.local_sort_s * 1e3,
+            r.splitters_s * 1e3,
+            r.exchange_s * 1e3,
+            exchange_gb_s(r),
+            r.merge_s * 1e3
+        ),
+    }
+}
+
+/// The bench's short name of the pipeline that ran.
+fn pipe(r: &MultiGpuReport) -> &'static str {
+    match (r.pipeline, r.fell_back) {
+        (Pipeline::PartitionFirst, _) => "part",
+        (Pipeline::SortFirst, true) => "sort!",
+        (Pipeline::SortFirst, false) => "sort",
+        (Pipeline::Auto, _) => "-",
+    }
 }
 
 fn exchange_gb_s(r: &MultiGpuReport) -> f64 {
@@ -213,7 +248,11 @@ pub fn bench(
         if pairs { "u32 index values" } else { "keys only" }
     );
     println!(
-        "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>7} {:>9} {:>8} {:>6} {:>8} {:>7}",
+        "# pipe: part = partition first (exchange beside the local sorts, phases timed on the GPUs, they overlap), \
+         sort = sort first (phases one after another), sort! = sort first after uneven sampled splitters"
+    );
+    println!(
+        "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>5} {:>9} {:>9} {:>7} {:>8} {:>6} {:>8} {:>7}",
         "gpus",
         "type",
         "n",
@@ -221,8 +260,10 @@ pub fn bench(
         "ms",
         "Gkeys/s",
         "speedup",
-        "local",
+        "pipe",
         "splitters",
+        "partition",
+        "local",
         "exchange",
         "GB/s",
         "merge",
@@ -260,7 +301,7 @@ fn bench_one<K: Random + Element>(
         let med = median(&times);
         let base_ms = *base.get_or_insert(med);
         println!(
-            "{:>4} {:>5} {:>12} {:>9} {:>10.3} {:>8.2} {:>7.2}x {:>7.3} {:>9.3} {:>8.3} {:>6.1} {:>8.3} {:>7.4}",
+            "{:>4} {:>5} {:>12} {:>9} {:>10.3} {:>8.2} {:>7.2}x {:>5} {:>9.3} {:>9.3} {:>7.3} {:>8.3} {:>6.1} {:>8.3} {:>7.4}",
             sorter.len(),
             kt.name(),
             n,
@@ -268,8 +309,10 @@ fn bench_one<K: Random + Element>(
             med,
             gkeys_per_s(n, med),
             base_ms / med,
-            r.local_sort_s * 1e3,
+            pipe(&r),
             r.splitters_s * 1e3,
+            r.partition_s * 1e3,
+            r.local_sort_s * 1e3,
             r.exchange_s * 1e3,
             exchange_gb_s(&r),
             r.merge_s * 1e3,

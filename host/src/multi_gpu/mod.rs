@@ -1,50 +1,56 @@
 //! Sorting across the GPUs of one host: a distributed sample sort over NCCL.
 //!
-//! 1. **Local sort.** Each GPU sorts its part with the radix sort (stable).
-//! 2. **Splitters.** Each GPU samples its sorted part at regular positions
-//!    (`splitter_samples_*`); the host orders all samples by `(key, GPU, position)`
-//!    and picks `p - 1` splitters at equal shares of all keys ([`plan::choose_splitters`]);
-//!    each GPU counts its keys before each splitter by binary search
-//!    (`splitter_bounds_*`). Ties are ordered by GPU and position, i.e. by input
-//!    position, so duplicates are split anywhere and every GPU ends with `n / p` keys,
-//!    give or take one sample's share of each part, however skewed the keys.
-//! 3. **Exchange.** GPU `i` sends GPU `j` its keys between cuts `j` and `j + 1`
-//!    (grouped NCCL send/recv; pieces that stay are device copies). GPU `j` receives
-//!    `p` sorted runs, from GPU 0 first.
-//! 4. **Merge.** The GPU's own run (read where the local sort left it) and the
-//!    received runs are merged by merge path in rank order, pairwise rounds
-//!    ([`crate::variants::mergepath::merge_run_list`]); values of 4 or 8 bytes move
-//!    with their keys in the same kernels. Wider values: the received pairs are sorted
-//!    again by the stable radix pair sort (the runs arrive in input order, so ties
-//!    keep it).
+//! Two pipelines share the splitter rule, the exchange and the merge:
+//!
+//! * **Sort first** (the default, [`sort_first`]): each GPU sorts its whole part,
+//!   splitters from regular samples of the sorted parts, exchange, merge.
+//! * **Partition first** ([`Pipeline::PartitionFirst`], [`partitioned`]): splitters
+//!   from samples of the unsorted parts; each GPU splits its part stably into the `p`
+//!   key ranges, sorts the ranges it sends away, then sorts the range it keeps *while*
+//!   those travel (the exchange runs on a second, high-priority stream), and merges.
+//!   Measured slower than sorting first on two H200s (the overlapped exchange slows
+//!   the sort beside it by about as much as it hides), so it runs only when asked; it
+//!   falls back to sorting first for sampled splitters that would leave a GPU more
+//!   than 5% off `n / p`.
+//!
+//! **Ties.** Keys are ordered by `(order bits, GPU, position in the part)`
+//! ([`plan::Splitter`]), which is the stable order, so runs of duplicates are split
+//! anywhere and every GPU ends with about `n / p` keys however skewed the keys.
+//!
+//! **Exchange.** GPU `i` sends GPU `j` its keys (and values) of range `j` with grouped
+//! NCCL send/recv; a GPU's own range stays where it is. **Merge.** The own range and
+//! the received runs are merged by merge path in rank order
+//! ([`crate::variants::mergepath::merge_run_list`]); values of 4 or 8 bytes move with
+//! their keys in the same kernels. Wider values (sort first only): the received pairs
+//! are sorted again by the stable radix pair sort.
 //!
 //! GPU `i` then holds the `i`-th range of the result, and the concatenation over the
-//! GPUs is the stable sort of the concatenated input. With one GPU only step 1 runs:
-//! the result is [`crate::Sorter`]'s radix sort exactly.
+//! GPUs is the stable sort of the concatenated input. With one GPU only the local sort
+//! runs: the result is [`crate::Sorter`]'s radix sort exactly.
 //!
 //! One process drives all GPUs (one communicator each, `ncclCommInitAll`). Several
 //! hosts would use the same steps with one process per GPU: rank 0 creates an NCCL
 //! unique id ([`cudarc::nccl::Id`]), a launcher (MPI, a TCP rendezvous) passes it to
 //! the others, each calls `Comm::from_rank`, and the host-side splitter choice becomes
-//! an all-gather of the samples and the bounds; see the README.
-use std::sync::Mutex;
+//! an all-gather of the samples and the partition totals; see the README.
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cudarc::nccl::Comm;
 
+use cudarc::driver::{CudaEvent, CudaStream};
+
 use crate::device::{DeviceBuffer, Gpu, PlainAlloc};
-use crate::error::{Error, Result};
-use crate::variants::launch::{kernel_name, one_thread_per_item};
-use crate::variants::mergepath::{self, Run};
-use crate::variants::radix;
-use crate::{Element, SortOptions, launch};
+use crate::error::{DriverContext as _, Error, Result};
+use crate::{Element, SortOptions};
 
 pub mod nccl;
+mod partitioned;
 pub mod plan;
+mod sort_first;
 
 use nccl::{Lane, Piece};
-use plan::Layout;
 
 /// Samples each GPU contributes to the splitter choice: each GPU ends within about
 /// `n / SAMPLES` keys of `n / p`.
@@ -61,15 +67,57 @@ struct Comms(Vec<Comm>);
 // SAFETY: see `Comms`; every use goes through `MultiGpuSorter::comms`' mutex.
 unsafe impl Send for Comms {}
 
-/// Where a multi-GPU sort spent its time (seconds, each phase waited for on every GPU)
-/// and how the keys ended up spread.
+/// Which steps a multi-GPU sort takes (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pipeline {
+    /// The fastest measured: sort first.
+    #[default]
+    Auto,
+    /// Sort each part first, then exchange and merge.
+    SortFirst,
+    /// Partition first, the exchange beside the local sorts: 2 to
+    /// [`kernels::partition::MAX_PARTS`] GPUs, keys alone or with 4- or 8-byte values
+    /// (an error otherwise). Falls back to sorting first when the sampled splitters
+    /// would split unevenly ([`MultiGpuReport::fell_back`]).
+    PartitionFirst,
+}
+
+impl Pipeline {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipeline::Auto => "auto",
+            Pipeline::SortFirst => "sort-first",
+            Pipeline::PartitionFirst => "partition-first",
+        }
+    }
+
+    /// `auto`, `sort-first` or `partition-first`.
+    pub fn parse(s: &str) -> Option<Pipeline> {
+        [Pipeline::Auto, Pipeline::SortFirst, Pipeline::PartitionFirst].into_iter().find(|p| p.name() == s.trim())
+    }
+}
+
+/// Where a multi-GPU sort spent its time (seconds) and how the keys ended up spread.
+/// Sort first: each phase is waited for on every GPU, by the wall clock. Partition
+/// first: the phases overlap (the exchange runs during the local sort and its share
+/// beyond it counts in the merge), each is the slowest GPU's, timed by events.
 #[derive(Clone, Debug, Default)]
 pub struct MultiGpuReport {
     pub gpus: usize,
-    pub local_sort_s: f64,
+    /// The pipeline that ran ([`Pipeline::SortFirst`] or [`Pipeline::PartitionFirst`];
+    /// [`Pipeline::Auto`] with one GPU, where only the local sort runs).
+    pub pipeline: Pipeline,
+    /// Partition first only: the splitters were rejected and the sort ran again sorting
+    /// first.
+    pub fell_back: bool,
     pub splitters_s: f64,
+    /// Partition first only.
+    pub partition_s: f64,
+    pub local_sort_s: f64,
     pub exchange_s: f64,
     pub merge_s: f64,
+    /// The whole sort, by the wall clock.
+    pub wall_s: f64,
     /// Keys each GPU holds afterwards.
     pub held: Vec<u64>,
     /// Bytes that crossed from one GPU to another (keys and values).
@@ -77,8 +125,9 @@ pub struct MultiGpuReport {
 }
 
 impl MultiGpuReport {
+    /// The whole sort (the wall clock).
     pub fn total_s(&self) -> f64 {
-        self.local_sort_s + self.splitters_s + self.exchange_s + self.merge_s
+        self.wall_s
     }
 }
 
@@ -103,6 +152,9 @@ fn read_u64s(gpu: &Gpu, buf: &DeviceBuffer<u32>, at: usize, len: usize) -> Resul
 /// ```
 pub struct MultiGpuSorter {
     gpus: Vec<Gpu>,
+    /// Each GPU's exchange stream (high priority), where its communicator queues.
+    xstreams: Vec<Arc<CudaStream>>,
+    pipeline: Pipeline,
     /// Created on first use; dropped (aborted) after a failed exchange and created
     /// again by the next sort.
     comms: Mutex<Option<Comms>>,
@@ -133,8 +185,11 @@ impl MultiGpuSorter {
             )));
         }
         let gpus = ordinals.iter().map(|&o| Gpu::open(o)).collect::<Result<Vec<_>>>()?;
+        let xstreams = gpus.iter().map(|g| g.high_priority_stream()).collect::<Result<Vec<_>>>()?;
         Ok(MultiGpuSorter {
             gpus,
+            xstreams,
+            pipeline: Pipeline::Auto,
             comms: Mutex::new(None),
             timeout: DEFAULT_EXCHANGE_TIMEOUT,
             samples: SAMPLES_PER_GPU,
@@ -174,6 +229,11 @@ impl MultiGpuSorter {
     /// fails with [`Error::Communication`] (a peer that stopped answering). Default 60 s.
     pub fn set_exchange_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
+    }
+
+    /// Which pipeline the sorts take (default [`Pipeline::Auto`]).
+    pub fn set_pipeline(&mut self, pipeline: Pipeline) {
+        self.pipeline = pipeline;
     }
 
     /// Samples per GPU for the splitters (default [`SAMPLES_PER_GPU`]; at least 1).
@@ -247,14 +307,15 @@ impl MultiGpuSorter {
         if guard.is_some() {
             return Ok(());
         }
-        let comms = nccl::communicators(&self.gpus)?;
+        let comms = nccl::communicators(&self.gpus, &self.xstreams)?;
         let p = self.gpus.len();
         let send = self.gpus.iter().map(|g| g.upload(&vec![1u32; p])).collect::<Result<Vec<_>>>()?;
         let mut recv = self.gpus.iter().map(|g| g.alloc::<u32>(p)).collect::<Result<Vec<_>>>()?;
         let pieces: Vec<Piece> =
             (0..p).flat_map(|i| (0..p).map(move |j| Piece { src: i, dst: j, from: j, at: i, len: 1 })).collect();
+        self.x_after_main()?;
         nccl::queue_exchange(&self.gpus, &comms, &mut [&mut Lane { send: &send, recv: &mut recv }], &pieces, None)?;
-        if !nccl::wait_all(&self.gpus, self.timeout)? {
+        if !nccl::wait_all(&self.gpus, &self.xstreams, self.timeout)? {
             drop(comms);
             return Err(Error::Communication(format!("the first exchange did not finish in {:?}", self.timeout)));
         }
@@ -376,157 +437,33 @@ impl MultiGpuSorter {
                 return Err(Error::BadArgument(format!("GPU {g}: {} keys but {} values", keys[g].len(), v[g].len())));
             }
         }
+        let start = Instant::now();
         let p = self.gpus.len();
-        let order = opts.order;
-        let desc = order.is_descending() as u32;
         let mut report = MultiGpuReport { gpus: p, ..Default::default() };
-        if p > 1 {
-            self.connect()?;
+        let value_bytes = if values.is_some() { size_of::<V>() } else { 0 };
+        let serves = partitioned::serves(p, value_bytes);
+        if self.pipeline == Pipeline::PartitionFirst && !serves {
+            return Err(Error::BadArgument(format!(
+                "the partition-first pipeline takes 2 to {} GPUs and values of 4 or 8 bytes ({p} GPUs, {} values)",
+                kernels::partition::MAX_PARTS,
+                V::NAME
+            )));
         }
-
-        // 1. Local sorts, each GPU driven by its own thread (so no GPU waits for
-        // another's launches or host-side work).
-        let t = Instant::now();
-        let local_opts = SortOptions { key_bits: None, ..*opts };
-        let mut value_parts: Vec<Option<&mut DeviceBuffer<V>>> = match values.as_deref_mut() {
-            Some(v) => v.iter_mut().map(Some).collect(),
-            None => (0..p).map(|_| None).collect(),
-        };
-        let items: Vec<_> = keys.iter_mut().zip(value_parts.iter_mut().map(|v| v.take())).collect();
-        self.per_gpu(items, |gpu, (k, v)| {
-            match v {
-                Some(v) => radix::sort_pairs(gpu, k, v, order, None)?,
-                None => radix::sort(gpu, k, &local_opts)?,
-            }
-            gpu.synchronize("the local sort")
-        })?;
-        report.local_sort_s = t.elapsed().as_secs_f64();
         if p == 1 {
-            report.held = vec![keys[0].len() as u64];
-            return Ok(report);
-        }
-
-        // 2. Splitters. One kept scratch buffer per GPU holds its samples, the
-        // splitters and their bounds (no allocation, no driver call but the copies).
-        // Each step is queued on every GPU before any is waited for; these are a few
-        // tiny kernels and copies, so one thread does it (threads measured slower).
-        let t = Instant::now();
-        let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
-        let counts: Vec<u64> = lens.iter().map(|&n| plan::samples_of(n, self.samples)).collect();
-        let mut scratch = Vec::with_capacity(p);
-        for (g, gpu) in self.gpus.iter().enumerate() {
-            let (src, n, count) = (keys[g].ptr(), lens[g], counts[g]);
-            let buf = gpu.take_scratch(2 * (count as usize + 3 * (p - 1)))?;
-            if count > 0 {
-                let dst = buf.ptr();
-                let name = kernel_name::<K>("splitter_samples");
-                launch!(gpu, name, one_thread_per_item(count, 256, 0)?, &src, &n, &count, &desc, &dst)?;
-            }
-            scratch.push(buf);
-        }
-        let samples =
-            (0..p).map(|g| read_u64s(&self.gpus[g], &scratch[g], 0, counts[g] as usize)).collect::<Result<Vec<_>>>()?;
-        let splitters = plan::choose_splitters(&samples, &lens);
-        let bits: Vec<u64> = splitters.iter().map(|s| s.bits).collect();
-        let bounds = (|| {
-            let name = kernel_name::<K>("splitter_bounds");
-            let count = bits.len() as u64;
-            for (g, gpu) in self.gpus.iter().enumerate() {
-                let at = counts[g] as usize;
-                scratch[g].write_at(gpu, 2 * at, bytemuck::cast_slice(&bits))?;
-                let (src, n) = (keys[g].ptr(), lens[g]);
-                let (sp, dst) = (scratch[g].ptr_at(2 * at), scratch[g].ptr_at(2 * (at + bits.len())));
-                launch!(gpu, name, one_thread_per_item(count, 32, 0)?, &src, &n, &sp, &count, &desc, &dst)?;
-            }
-            (0..p)
-                .map(|g| {
-                    let b = read_u64s(&self.gpus[g], &scratch[g], counts[g] as usize + bits.len(), 2 * bits.len())?;
-                    Ok(splitters.iter().enumerate().map(|(t, sp)| plan::cut(g, sp, b[2 * t], b[2 * t + 1])).collect())
-                })
-                .collect::<Result<Vec<Vec<u64>>>>()
-        })();
-        for (gpu, buf) in self.gpus.iter().zip(scratch) {
-            gpu.give_back_scratch(buf);
-        }
-        let counts = plan::send_counts(&bounds?, &lens);
-        // A GPU's own piece stays where it is and the merge reads it there; only pairs
-        // with values of other widths than 4 or 8 bytes are sorted again from one
-        // buffer, so theirs is copied in.
-        let kv_merge = matches!(size_of::<V>(), 4 | 8);
-        let keep_own = values.is_none() || kv_merge;
-        let layout = Layout::new(&counts, !keep_own);
-        report.splitters_s = t.elapsed().as_secs_f64();
-
-        // 3. Exchange.
-        let t = Instant::now();
-        let pieces: Vec<Piece> = (0..p)
-            .flat_map(|i| {
-                let (counts, layout) = (&counts, &layout);
-                (0..p).map(move |j| Piece {
-                    src: i,
-                    dst: j,
-                    from: layout.send_offsets[i][j] as usize,
-                    at: layout.recv_offsets[j][i] as usize,
-                    len: counts[i][j] as usize,
-                })
-            })
-            .filter(|x| !(keep_own && x.src == x.dst))
-            .collect();
-        report.exchanged_bytes = pieces.iter().filter(|x| x.src != x.dst).map(|x| x.len as u64).sum::<u64>()
-            * (size_of::<K>() + if values.is_some() { size_of::<V>() } else { 0 }) as u64;
-        let mut recv_keys = self.alloc_received::<K>(&layout.received)?;
-        let mut recv_values = match values.as_deref() {
-            Some(_) => Some(self.alloc_received::<V>(&layout.received)?),
-            None => None,
-        };
-        self.exchange(keys, &mut recv_keys, values.as_deref(), recv_values.as_mut(), &pieces)?;
-        report.exchange_s = t.elapsed().as_secs_f64();
-
-        // 4. Merge what each GPU received, each GPU in its own thread.
-        let t = Instant::now();
-        let recv_values: Vec<Option<DeviceBuffer<V>>> = match recv_values {
-            Some(rv) => rv.into_iter().map(Some).collect(),
-            None => (0..p).map(|_| None).collect(),
-        };
-        let own: Vec<u64> = (0..p).map(|g| keys[g].ptr_at(layout.send_offsets[g][g] as usize)).collect();
-        let own_values: Vec<u64> = match values.as_deref() {
-            Some(v) => (0..p).map(|g| v[g].ptr_at(layout.send_offsets[g][g] as usize)).collect(),
-            None => vec![0; p],
-        };
-        let items: Vec<_> = recv_keys.into_iter().zip(recv_values).enumerate().collect();
-        let merged = self.per_gpu(items, |gpu, (g, (k, v))| {
-            // Runs in rank order: the stable order of equal keys.
-            let runs: Vec<Run> = (0..p)
-                .map(|i| Run {
-                    ptr: if i == g { own[g] } else { k.ptr_at(layout.recv_offsets[g][i] as usize) },
-                    len: counts[i][g],
-                })
-                .collect();
-            let out = match v {
-                Some(v) if kv_merge => {
-                    let vptrs: Vec<u64> = (0..p)
-                        .map(|i| if i == g { own_values[g] } else { v.ptr_at(layout.recv_offsets[g][i] as usize) })
-                        .collect();
-                    let (k, v) = mergepath::merge_run_list_pairs::<K, V>(gpu, &runs, &vptrs, order)?;
-                    (k, Some(v))
-                }
-                Some(mut v) => {
-                    let mut k = k;
-                    radix::sort_pairs(gpu, &mut k, &mut v, order, None)?;
-                    (k, Some(v))
-                }
-                None => (mergepath::merge_run_list(gpu, &runs, order)?, None),
-            };
-            gpu.synchronize("the merge")?;
-            Ok(out)
-        })?;
-        for (g, (k, v)) in merged.into_iter().enumerate() {
-            keys[g] = k;
-            if let (Some(v), Some(values)) = (v, values.as_deref_mut()) {
-                values[g] = v;
+            self.local_sorts(keys, values, opts)?;
+            report.local_sort_s = start.elapsed().as_secs_f64();
+        } else {
+            self.connect()?;
+            let first = self.pipeline == Pipeline::PartitionFirst;
+            if first && self.run_partitioned(keys, values.as_deref_mut(), opts, &mut report)? {
+                report.pipeline = Pipeline::PartitionFirst;
+            } else {
+                report = MultiGpuReport { gpus: p, fell_back: first, ..Default::default() };
+                self.run_sort_first(keys, values, opts, &mut report)?;
+                report.pipeline = Pipeline::SortFirst;
             }
         }
-        report.merge_s = t.elapsed().as_secs_f64();
+        report.wall_s = start.elapsed().as_secs_f64();
         report.held = keys.iter().map(|k| k.len() as u64).collect();
         Ok(report)
     }
@@ -535,17 +472,38 @@ impl MultiGpuSorter {
         self.gpus.iter().zip(received).map(|(gpu, &n)| gpu.alloc::<T>(n as usize)).collect()
     }
 
-    /// Queues the exchange of keys (and values) and waits for it under the watchdog;
-    /// a timeout aborts the communicators (the next sort creates new ones).
-    fn exchange<K: Element, V: Element>(
+    /// Makes each GPU's exchange stream wait for the work queued so far on its main
+    /// stream.
+    fn x_after_main(&self) -> Result<()> {
+        for (gpu, x) in self.gpus.iter().zip(&self.xstreams) {
+            x.join(gpu.stream()).call("cuStreamWaitEvent")?;
+        }
+        Ok(())
+    }
+
+    /// Makes each GPU's main stream wait for its exchange stream's work (the end of the
+    /// exchange): what is queued there next may read what was received.
+    fn end_exchange(&self) -> Result<()> {
+        for (gpu, x) in self.gpus.iter().zip(&self.xstreams) {
+            gpu.stream().join(x).call("cuStreamWaitEvent")?;
+        }
+        Ok(())
+    }
+
+    /// Queues the exchange of keys (and values) on the exchange streams, after the work
+    /// queued so far on the main streams; returns events marking its start and end on
+    /// each GPU. Work queued next on the main streams runs beside it;
+    /// [`MultiGpuSorter::watch`] waits for the exchange, and
+    /// [`MultiGpuSorter::end_exchange`] orders the main streams after it.
+    fn begin_exchange<K: Element, V: Element>(
         &self,
         keys: &[DeviceBuffer<K>],
         recv_keys: &mut [DeviceBuffer<K>],
         values: Option<&[DeviceBuffer<V>]>,
         recv_values: Option<&mut Vec<DeviceBuffer<V>>>,
         pieces: &[Piece],
-    ) -> Result<()> {
-        let mut guard = self.comms.lock().unwrap_or_else(|p| p.into_inner());
+    ) -> Result<(Vec<CudaEvent>, Vec<CudaEvent>)> {
+        let guard = self.comms.lock().unwrap_or_else(|p| p.into_inner());
         let Some(Comms(comms)) = guard.as_ref() else {
             return Err(Error::Communication("no communicators (connect failed)".into()));
         };
@@ -553,21 +511,37 @@ impl MultiGpuSorter {
             usize::MAX => None,
             r => Some(r),
         };
+        self.x_after_main()?;
+        let mark = |x: &Arc<CudaStream>| {
+            x.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")
+        };
+        let begin = self.xstreams.iter().map(mark).collect::<Result<Vec<_>>>()?;
         let mut key_lane = Lane { send: keys, recv: recv_keys };
-        let queued = match (values, recv_values) {
+        match (values, recv_values) {
             (Some(v), Some(rv)) => {
                 let mut value_lane = Lane { send: v, recv: rv };
-                nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane, &mut value_lane], pieces, silent)
+                nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane, &mut value_lane], pieces, silent)?
             }
-            _ => nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane], pieces, silent),
+            _ => nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane], pieces, silent)?,
         };
-        let finished = queued.and_then(|_| nccl::wait_all(&self.gpus, self.timeout));
+        let end = self.xstreams.iter().map(mark).collect::<Result<Vec<_>>>()?;
+        Ok((begin, end))
+    }
+
+    /// Waits for the exchange (everything queued on the exchange streams) under the
+    /// watchdog: past the exchange timeout, or on a fault, the communicators are
+    /// aborted (the next sort creates new ones) and the sort fails. Nothing may read
+    /// what was received before this returns: after a failed exchange the receive
+    /// buffers hold garbage, and the merge kernels trap on unsorted runs, which would
+    /// leave the GPU unusable.
+    fn watch(&self) -> Result<()> {
+        let finished = nccl::wait_all(&self.gpus, &self.xstreams, self.timeout);
         match finished {
             Ok(true) => Ok(()),
             Ok(false) | Err(_) => {
                 // Abort every communicator: NCCL's kernels stop waiting for the peer.
-                *guard = None;
-                let stopped = nccl::wait_all(&self.gpus, Duration::from_secs(10)).unwrap_or(false);
+                *self.comms.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                let stopped = nccl::wait_all(&self.gpus, &self.xstreams, Duration::from_secs(10)).unwrap_or(false);
                 let why = match finished {
                     Err(e) => e.to_string(),
                     _ => format!("the exchange did not finish within {:?}", self.timeout),

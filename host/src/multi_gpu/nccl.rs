@@ -2,7 +2,10 @@
 //! driver): communicators for the GPUs of this process, and the all-to-all exchange as
 //! grouped point-to-point sends and receives, waited for by a watchdog so that a peer
 //! that never answers is an [`Error::Communication`] after a bounded time, not a hang.
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use cudarc::driver::CudaStream;
 
 use cudarc::driver::sys::{CUresult, cuStreamQuery};
 use cudarc::nccl::{Comm, group_end, group_start};
@@ -31,13 +34,14 @@ fn nccl_err(what: &str, e: cudarc::nccl::result::NcclError) -> Error {
     Error::Communication(format!("{what}: {e:?}"))
 }
 
-/// One communicator per GPU (`ncclCommInitAll`), on each GPU's stream, so that the
-/// exchange is ordered with the library's kernels.
-pub fn communicators(gpus: &[Gpu]) -> Result<Vec<Comm>> {
+/// One communicator per GPU (`ncclCommInitAll`), each queuing on its GPU's stream in
+/// `streams` (the exchange streams, which the sort orders with its kernels by events).
+pub fn communicators(gpus: &[Gpu], streams: &[Arc<CudaStream>]) -> Result<Vec<Comm>> {
     if !library_present() {
         return Err(missing_library());
     }
-    Comm::from_devices(gpus.iter().map(|g| g.stream().clone()).collect()).map_err(|e| nccl_err("ncclCommInitAll", e))
+    debug_assert_eq!(gpus.len(), streams.len());
+    Comm::from_devices(streams.to_vec()).map_err(|e| nccl_err("ncclCommInitAll", e))
 }
 
 /// A piece of the exchange: `len` elements from element `from` of GPU `src`'s send
@@ -118,18 +122,18 @@ pub fn queue_exchange(
     queued.and(ended.map(|_| ()))
 }
 
-/// Waits until every GPU's stream has finished its queued work, or `timeout` has
-/// passed (`Ok(false)`). A fault on a stream is an error at once.
-pub fn wait_all(gpus: &[Gpu], timeout: Duration) -> Result<bool> {
+/// Waits until each GPU's stream in `streams` (one per GPU) has finished its queued
+/// work, or `timeout` has passed (`Ok(false)`). A fault on a stream is an error at once.
+pub fn wait_all(gpus: &[Gpu], streams: &[Arc<CudaStream>], timeout: Duration) -> Result<bool> {
     let start = Instant::now();
     let mut done = vec![false; gpus.len()];
     loop {
-        for (g, d) in gpus.iter().zip(done.iter_mut()) {
+        for ((g, stream), d) in gpus.iter().zip(streams).zip(done.iter_mut()) {
             if *d {
                 continue;
             }
-            // SAFETY: the stream is alive (owned by `g`); querying has no side effects.
-            match unsafe { cuStreamQuery(g.stream().cu_stream()) } {
+            // SAFETY: the stream is alive (held by the caller); querying has no side effects.
+            match unsafe { cuStreamQuery(stream.cu_stream()) } {
                 CUresult::CUDA_SUCCESS => *d = true,
                 CUresult::CUDA_ERROR_NOT_READY => {}
                 other => {
@@ -169,7 +173,7 @@ mod tests {
             eprintln!("missing_library_is_an_error: skipped: this machine has NCCL");
             return;
         }
-        match communicators(&[]) {
+        match communicators(&[], &[]) {
             Err(Error::Communication(m)) => assert!(m.contains("libnccl.so"), "{m}"),
             other => panic!("expected a communication error, got {:?}", other.map(|c| c.len())),
         }

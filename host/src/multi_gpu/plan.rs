@@ -13,6 +13,12 @@
 
 use kernels::splitters::{sample_count, sample_position};
 
+/// Samples of a sorted part of `n` keys at [`sample_position`], from their order bits.
+pub fn sorted_samples(bits: &[u64], n: u64) -> Vec<(u64, u64)> {
+    let c = bits.len() as u64;
+    bits.iter().enumerate().map(|(i, &b)| (b, sample_position(i as u64, c, n))).collect()
+}
+
 /// One sample, or a splitter: a key's place in the `(bits, rank, pos)` order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Splitter {
@@ -29,31 +35,28 @@ pub fn samples_of(n: u64, max: u64) -> u64 {
     sample_count(n, max)
 }
 
-/// The `p - 1` splitters of `p` GPUs, from each GPU's samples (`samples[r][i]`: order
-/// bits of the key at [`sample_position`]`(i, samples[r].len(), lens[r])` of GPU `r`'s
-/// sorted part of `lens[r]` keys).
+/// The `p - 1` splitters of `p` GPUs, from each GPU's samples: `samples[r]` holds
+/// `(order bits, position)` of keys of GPU `r`'s part of `lens[r]` keys, in increasing
+/// `(bits, position)` order (a sorted part's samples at [`sample_position`] are; an
+/// unsorted part's are sorted by the caller).
 ///
 /// Each sample stands for `lens[r] / samples[r].len()` keys (the parts may differ in
 /// size); splitter `t` is the first sample, in the `(bits, rank, pos)` order, at which
-/// the keys counted so far reach `t / p` of all keys. Each GPU's count of keys below a
-/// splitter is then off by less than one sample's share of its part, so GPU `t` ends
-/// with `n / p` keys give or take `sum_r lens[r] / samples[r].len()`.
-pub fn choose_splitters(samples: &[Vec<u64>], lens: &[u64]) -> Vec<Splitter> {
+/// the keys counted so far reach `t / p` of all keys. With samples of sorted parts each
+/// GPU's count of keys below a splitter is then off by less than one sample's share of
+/// its part, so GPU `t` ends with `n / p` keys give or take `sum_r lens[r] /
+/// samples[r].len()`; samples of unsorted parts make that an estimate.
+pub fn choose_splitters(samples: &[Vec<(u64, u64)>], lens: &[u64]) -> Vec<Splitter> {
     let p = lens.len();
     let total: u64 = lens.iter().sum();
     let weight: Vec<f64> = samples.iter().zip(lens).map(|(s, &n)| n as f64 / s.len().max(1) as f64).collect();
-    // Each GPU's samples come from its sorted part at increasing positions, so they
-    // are already in `(bits, rank, pos)` order: a p-way merge visits all of them in
-    // order without sorting.
+    // Each GPU's samples are in `(bits, pos)` order, so a p-way merge visits all of
+    // them in `(bits, rank, pos)` order without sorting.
     let mut head = vec![0usize; p];
     let next = |head: &[usize]| -> Option<usize> {
-        (0..p).filter(|&r| head[r] < samples[r].len()).min_by_key(|&r| (samples[r][head[r]], r))
+        (0..p).filter(|&r| head[r] < samples[r].len()).min_by_key(|&r| (samples[r][head[r]].0, r))
     };
-    let sample = |r: usize, i: usize| Splitter {
-        bits: samples[r][i],
-        rank: r,
-        pos: sample_position(i as u64, samples[r].len() as u64, lens[r]),
-    };
+    let sample = |r: usize, i: usize| Splitter { bits: samples[r][i].0, rank: r, pos: samples[r][i].1 };
     let mut out = Vec::with_capacity(p.saturating_sub(1));
     let mut before = 0f64;
     let mut cur = next(&head);
@@ -119,6 +122,24 @@ pub fn send_counts(cuts: &[Vec<u64>], lens: &[u64]) -> Vec<Vec<u64>> {
         .collect()
 }
 
+/// The splitters as GPU `rank`'s partition kernels take them: `(bits, threshold)` of
+/// each, flattened ([`kernels::partition::part_of`]).
+pub fn cuts_for(rank: usize, splitters: &[Splitter]) -> Vec<u64> {
+    splitters.iter().flat_map(|s| [s.bits, kernels::partition::threshold(rank, s.rank, s.pos)]).collect()
+}
+
+/// Whether the parts a partition by sampled splitters produced are balanced enough to
+/// keep (`received[j]`: keys GPU `j` would end with): within 5% of `n / p`, plus the
+/// sampling bound of sorted parts (`sum lens[r] / samples[r] + 1`, what the sort-first
+/// pipeline guarantees). Otherwise the sort falls back to sorting first, whose splitters
+/// are exact, so no input ends further than the 10% from even.
+pub fn balanced_enough(received: &[u64], lens: &[u64], samples: &[u64]) -> bool {
+    let n: u64 = lens.iter().sum();
+    let ideal = n as f64 / received.len().max(1) as f64;
+    let slack = 1.0 + lens.iter().zip(samples).map(|(&l, &c)| l as f64 / c.max(1) as f64).sum::<f64>();
+    received.iter().all(|&r| (r as f64 - ideal).abs() <= 0.05 * ideal + slack)
+}
+
 /// Where each GPU's pieces start: `(send_offsets[i][j], recv_offsets[j][i])` (element
 /// offsets into GPU `i`'s sorted part and GPU `j`'s receive buffer) and each GPU's
 /// received total. GPU `j` receives from `0, 1, .., p - 1` in that order, so its buffer
@@ -178,12 +199,13 @@ mod tests {
             })
             .collect();
         let lens: Vec<u64> = sorted.iter().map(|s| s.len() as u64).collect();
-        let samples: Vec<Vec<u64>> = sorted
+        let samples: Vec<Vec<(u64, u64)>> = sorted
             .iter()
             .map(|s| {
                 let n = s.len() as u64;
                 let c = samples_of(n, max_samples);
-                (0..c).map(|i| s[sample_position(i, c, n) as usize].0).collect()
+                let bits: Vec<u64> = (0..c).map(|i| s[sample_position(i, c, n) as usize].0).collect();
+                sorted_samples(&bits, n)
             })
             .collect();
         let splitters = choose_splitters(&samples, &lens);
@@ -215,6 +237,104 @@ mod tests {
                 got
             })
             .collect()
+    }
+
+    /// The partition-first pipeline on the CPU with the functions the GPU path uses:
+    /// samples of the unsorted parts at jittered positions, the splitters, a stable
+    /// partition of each part by `part_of`, the pieces in rank order, each GPU's keys
+    /// sorted stably. `None` when `balanced_enough` rejects the split (the GPU path
+    /// then sorts first).
+    fn partition_model(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Option<Vec<Vec<(u64, u64)>>> {
+        use kernels::partition::part_of;
+        use kernels::splitters::jittered_position;
+        let p = parts.len();
+        let lens: Vec<u64> = parts.iter().map(|s| s.len() as u64).collect();
+        let counts: Vec<u64> = lens.iter().map(|&n| samples_of(n, max_samples)).collect();
+        let samples: Vec<Vec<(u64, u64)>> = parts
+            .iter()
+            .zip(&counts)
+            .map(|(s, &c)| {
+                let n = s.len() as u64;
+                let mut v: Vec<(u64, u64)> = (0..c)
+                    .map(|i| {
+                        let at = jittered_position(i, c, n);
+                        (s[at as usize].0, at)
+                    })
+                    .collect();
+                v.sort();
+                v
+            })
+            .collect();
+        let splitters = choose_splitters(&samples, &lens);
+        let pieces: Vec<Vec<Vec<(u64, u64)>>> = parts
+            .iter()
+            .enumerate()
+            .map(|(r, s)| {
+                let flat = cuts_for(r, &splitters);
+                let cuts: Vec<(u64, u64)> = flat.chunks(2).map(|c| (c[0], c[1])).collect();
+                let mut out = vec![Vec::new(); p];
+                for (i, e) in s.iter().enumerate() {
+                    out[part_of(e.0, i as u64, &cuts) as usize].push(*e);
+                }
+                out
+            })
+            .collect();
+        let received: Vec<u64> = (0..p).map(|j| (0..p).map(|i| pieces[i][j].len() as u64).sum()).collect();
+        if !balanced_enough(&received, &lens, &counts) {
+            return None;
+        }
+        Some(
+            (0..p)
+                .map(|j| {
+                    let mut got: Vec<(u64, u64)> = (0..p).flat_map(|i| pieces[i][j].iter().copied()).collect();
+                    got.sort_by_key(|e| e.0);
+                    got
+                })
+                .collect(),
+        )
+    }
+
+    /// Inputs of `n` keys that are hard to split evenly: duplicates, order, an
+    /// outlier, and periods near and at the sampling stride (a sample in the middle of
+    /// each slice would see one value only).
+    fn skewed_cases(n: usize) -> Vec<(&'static str, Vec<u64>)> {
+        let mut state = 7u64;
+        let mut rnd = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        vec![
+            ("all equal", vec![7; n]),
+            ("two values", (0..n).map(|i| (i % 2) as u64).collect()),
+            ("few unique", (0..n).map(|_| rnd() % 5).collect()),
+            ("sorted", (0..n as u64).collect()),
+            ("reverse", (0..n as u64).rev().collect()),
+            ("one outlier", (0..n).map(|i| if i == n / 2 { u64::MAX } else { 3 }).collect()),
+            ("random", (0..n).map(|_| rnd()).collect()),
+            ("period 12", (0..n).map(|i| (i % 12) as u64).collect()),
+            ("period 24", (0..n).map(|i| (i % 24) as u64).collect()),
+            ("period 4096", (0..n).map(|i| (i % 4096) as u64).collect()),
+            ("sawtooth", (0..n).map(|i| (i % 1000) as u64 * 1000 + (i / 1000) as u64).collect()),
+        ]
+    }
+
+    #[test]
+    fn partition_first_is_the_stable_sort_and_balanced() {
+        let n = 100_000usize;
+        for (name, keys) in &skewed_cases(n) {
+            for p in [2usize, 3, 4, 8] {
+                let parts = split(keys, p);
+                let out = partition_model(&parts, 4096).unwrap_or_else(|| panic!("{name} p {p}: fell back"));
+                let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
+                want.sort_by_key(|e| e.0);
+                let got: Vec<(u64, u64)> = out.iter().flatten().copied().collect();
+                assert!(got == want, "{name} p {p}: not the stable sort");
+                let ideal = n as f64 / p as f64;
+                for o in &out {
+                    assert!((o.len() as f64 - ideal).abs() <= 0.1 * ideal, "{name} p {p}: {}", o.len());
+                }
+            }
+        }
     }
 
     fn split(keys: &[u64], p: usize) -> Vec<Vec<(u64, u64)>> {
@@ -254,21 +374,7 @@ mod tests {
     #[test]
     fn skewed_inputs_stay_balanced() {
         let n = 100_000usize;
-        let mut state = 1u64;
-        let mut rnd = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            state >> 11
-        };
-        let cases: Vec<(&str, Vec<u64>)> = vec![
-            ("all equal", vec![7; n]),
-            ("two values", (0..n).map(|i| (i % 2) as u64).collect()),
-            ("few unique", (0..n).map(|_| rnd() % 5).collect()),
-            ("sorted", (0..n as u64).collect()),
-            ("reverse", (0..n as u64).rev().collect()),
-            ("one outlier", (0..n).map(|i| if i == n / 2 { u64::MAX } else { 3 }).collect()),
-            ("random", (0..n).map(|_| rnd()).collect()),
-        ];
-        for (name, keys) in &cases {
+        for (name, keys) in &skewed_cases(n) {
             for p in [2usize, 3, 4, 8] {
                 for max_samples in [4096u64, 64] {
                     let sizes = check(&split(keys, p), max_samples);
@@ -314,6 +420,21 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn partition_model_is_the_stable_sort(
+            keys in prop::collection::vec(0u64..40, 0..600),
+            p in 1usize..6,
+            max_samples in 1u64..50,
+        ) {
+            let parts = split(&keys, p);
+            if let Some(out) = partition_model(&parts, max_samples) {
+                let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
+                want.sort_by_key(|e| e.0);
+                let got: Vec<(u64, u64)> = out.into_iter().flatten().collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+
         #[test]
         fn model_is_the_stable_sort(
             keys in prop::collection::vec(0u64..40, 0..600),
