@@ -116,6 +116,8 @@ struct RunArgs {
     require_gpu: bool,
     /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
     /// the variant is then radix on each GPU. `--gpus 1` gives the radix sort's result.
+    /// `SORT_MULTI_GPU_PIPELINE=partition-first` picks the partition-first pipeline
+    /// (default: sort first); `SORT_MULTI_GPU_TRACE=1` prints its per-GPU timeline.
     #[arg(long, value_parser = cli::multi::parse_gpus, conflicts_with = "cpu")]
     gpus: Option<cli::multi::Gpus>,
 }

@@ -117,20 +117,6 @@ mod device {
     const BASES: u32 = COUNTERS + 4 * WARPS * SLOTS;
     const N: usize = ITEMS as usize;
 
-    /// The lanes whose `v` (a part, `0..=MAX_PARTS`) equals this lane's: one ballot per
-    /// bit that a value up to `max` can have.
-    #[inline(always)]
-    fn same_part_lanes(v: u32, max: u32) -> u32 {
-        let mut peers = !0u32;
-        let mut bit = 1u32;
-        while bit <= max {
-            let b = gpu::ballot(v & bit != 0);
-            peers &= if v & bit != 0 { b } else { !b };
-            bit <<= 1;
-        }
-        peers
-    }
-
     /// Loads the splitters into shared memory; ends with a barrier.
     #[inline(always)]
     unsafe fn setup(cuts: *const u64, parts: u32) {

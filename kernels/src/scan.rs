@@ -79,9 +79,10 @@ mod device {
         }
     }
 
-    /// Pass 2a: `sums[b]` = sum of tile `b` of `src[0..n]`.
-    unsafe fn scan_reduce(src: *const u64, n: u64, sums: *mut u64) {
-        let b = gpu::block_idx() as u64;
+    /// This thread's values of tile `b` of `src[0..n]`: their first index, the tile's
+    /// end, and their sum.
+    #[inline(always)]
+    unsafe fn thread_sum(src: *const u64, n: u64, b: u64) -> (u64, u64, u64) {
         let (lo, hi) = tile_range(b, n, TILE);
         let first = lo + gpu::thread_idx() as u64 * ITEMS;
         let mut s = 0u64;
@@ -91,6 +92,13 @@ mod device {
                 s += unsafe { *src.add(i as usize) };
             }
         }
+        (first, hi, s)
+    }
+
+    /// Pass 2a: `sums[b]` = sum of tile `b` of `src[0..n]`.
+    unsafe fn scan_reduce(src: *const u64, n: u64, sums: *mut u64) {
+        let b = gpu::block_idx() as u64;
+        let (_, _, s) = unsafe { thread_sum(src, n, b) };
         let (_, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
         if gpu::thread_idx() == 0 {
             unsafe { *sums.add(b as usize) = total };
@@ -102,17 +110,9 @@ mod device {
     /// `dst[n]`.
     unsafe fn scan_tiles(src: *const u64, dst: *mut u64, n: u64, offsets: *const u64) {
         let b = gpu::block_idx() as u64;
-        let (lo, hi) = tile_range(b, n, TILE);
-        let first = lo + gpu::thread_idx() as u64 * ITEMS;
         // Values are read twice (to sum, then to scan) rather than kept in registers,
         // which 32 `u64`s per thread would overflow.
-        let mut s = 0u64;
-        for j in 0..ITEMS {
-            let i = first + j;
-            if i < hi {
-                s += unsafe { *src.add(i as usize) };
-            }
-        }
+        let (first, hi, s) = unsafe { thread_sum(src, n, b) };
         let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
         let (excl, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
         let mut run = base + excl;
