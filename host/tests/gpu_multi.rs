@@ -370,3 +370,86 @@ fn merge_of_many_runs() {
         }
     }
 }
+
+/// The partition-first pipeline's partition kernels on one GPU against the CPU model
+/// (`kernels::partition::part_of`): every part in input order, values carried, sizes
+/// right, for 2, 3 and 8 parts, both orders, ragged tails and ties at a splitter.
+#[test]
+fn partition_kernels_on_one_gpu() {
+    let Some(sorter) = common::gpu_sorter("partition_kernels_on_one_gpu") else { return };
+    let gpu = sorter.gpu().expect("a GPU sorter");
+    partition_case::<u32, u32>(gpu, &[0, 1, 2047, 2048, 2049, 100_003, 1 << 20]);
+    partition_case::<f64, u64>(gpu, &[1, 4097, 300_001]);
+    partition_case::<i64, u32>(gpu, &[5000, 65_536]);
+}
+
+/// 2^26 u32 keys in two parts, with and without values: for profiling the kernels
+/// (`ncu --kernel-name regex:partition ... gpu_multi --ignored partition_large`).
+#[test]
+#[ignore]
+fn partition_large() {
+    let Some(sorter) = common::gpu_sorter("partition_large") else { return };
+    let gpu = sorter.gpu().expect("a GPU sorter");
+    let keys: Vec<u32> = generate(1 << 26, Distribution::Uniform, 3);
+    let k = gpu.upload(&keys).unwrap();
+    let v = gpu.upload(&(0..keys.len() as u32).collect::<Vec<_>>()).unwrap();
+    let cuts = [u32::MAX as u64 / 2, 0];
+    for _ in 0..3 {
+        let (_, _, sends) =
+            host::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, None, &cuts, Order::Ascending).unwrap();
+        assert_eq!(sends.iter().sum::<u64>(), keys.len() as u64);
+        host::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, Some(&v), &cuts, Order::Ascending).unwrap();
+    }
+}
+
+fn partition_case<K: Random + Element, V: Element + TryFrom<u64>>(gpu: &host::Gpu, sizes: &[usize])
+where
+    <V as TryFrom<u64>>::Error: std::fmt::Debug,
+{
+    use kernels::partition::{part_of, threshold};
+    for &n in sizes {
+        for dist in [Distribution::Uniform, Distribution::FewUnique] {
+            let keys: Vec<K> = generate(n, dist, n as u64 + 17);
+            let idx: Vec<V> = (0..n as u64).map(|i| V::try_from(i).unwrap()).collect();
+            for order in ORDERS {
+                let desc = order.is_descending();
+                let bits: Vec<u64> = keys.iter().map(|k| k.ord_bits(desc).into()).collect();
+                let mut sorted = bits.clone();
+                sorted.sort();
+                for parts in [2usize, 3, 8] {
+                    // Splitters at keys of the input (so ties at a splitter occur), each
+                    // from a made-up rank before, at or after this GPU's.
+                    let mut cuts = Vec::new();
+                    for t in 1..parts {
+                        let b = sorted.get((t * n / parts).min(n.saturating_sub(1))).copied().unwrap_or(0);
+                        cuts.push((b, threshold(1, t % 3, (t * n / parts) as u64)));
+                    }
+                    let flat: Vec<u64> = cuts.iter().flat_map(|&(b, t)| [b, t]).collect();
+                    let mut want = vec![Vec::new(); parts];
+                    for (i, &b) in bits.iter().enumerate() {
+                        want[part_of(b, i as u64, &cuts) as usize].push(i);
+                    }
+                    let (k, v) = (gpu.upload(&keys).unwrap(), gpu.upload(&idx).unwrap());
+                    let (pk, pv, sends) =
+                        host::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, Some(&v), &flat, order).unwrap();
+                    let what = format!("{} n {n} {dist} {order} {parts} parts", K::NAME);
+                    assert_eq!(sends, want.iter().map(|w| w.len() as u64).collect::<Vec<_>>(), "{what}: sizes");
+                    let order_idx: Vec<usize> = want.concat();
+                    let got_k = pk.to_vec(gpu).unwrap();
+                    let got_v = pv.unwrap().to_vec(gpu).unwrap();
+                    let want_v: Vec<V> = order_idx.iter().map(|&i| idx[i]).collect();
+                    assert!(
+                        bytemuck::cast_slice::<V, u8>(&got_v) == bytemuck::cast_slice::<V, u8>(&want_v),
+                        "{what}: values (stable order)"
+                    );
+                    let kb = |x: &[K]| x.iter().map(|k| k.ord_bits(false).into()).collect::<Vec<u64>>();
+                    let want_k: Vec<K> = order_idx.iter().map(|&i| keys[i]).collect();
+                    assert_eq!(kb(&got_k), kb(&want_k), "{what}: keys");
+                    let (kk, none, _) = host::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, None, &flat, order).unwrap();
+                    assert!(none.is_none());
+                    assert_eq!(kb(&kk.to_vec(gpu).unwrap()), kb(&want_k), "{what}: keys alone");
+                }
+            }
+        }
+    }
+}

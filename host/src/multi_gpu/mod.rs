@@ -47,6 +47,8 @@ use crate::{Element, SortOptions};
 
 pub mod nccl;
 mod partitioned;
+#[doc(hidden)]
+pub use partitioned::partition_on_gpu;
 pub mod plan;
 mod sort_first;
 

@@ -116,30 +116,13 @@ impl MultiGpuSorter {
         };
         let src: Vec<u64> = keys.iter().map(|k| k.ptr()).collect();
         let vsrc: Option<Vec<u64>> = values.as_deref().map(|v| v.iter().map(|b| b.ptr()).collect());
-        let count_name = kernel_name::<K>("partition_count");
         let staged = self.per_gpu((0..p).collect(), |gpu, g| {
             let begin = mark(gpu.stream())?;
-            let cuts = gpu.upload(&plan::cuts_for(g, &splitters))?;
-            let tiles = kp::tiles(lens[g]);
-            let mut counts = gpu.alloc::<u64>(p * tiles as usize + 1)?;
-            let starts = gpu.alloc::<u64>(p + 1)?;
-            if tiles > 0 {
-                let (n, c, parts, cp) = (lens[g], cuts.ptr(), p as u32, counts.ptr());
-                let cfg = blocks(grid(gpu, tiles, false, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
-                launch!(gpu, count_name, cfg, &src[g], &n, &tiles, &c, &parts, &desc, &cp)?;
-                crate::scan::exclusive_scan_u64(gpu, &mut counts, p * tiles as usize)?;
-                let sp = starts.ptr();
-                launch!(gpu, "partition_starts", blocks(1, 32, 0)?, &cp, &tiles, &parts, &sp)?;
-            }
-            let counted = mark(gpu.stream())?;
-            let sends: Vec<u64> = match lens[g] {
-                0 => vec![0; p],
-                _ => starts.to_vec(gpu)?.windows(2).map(|w| w[1] - w[0]).collect(),
-            };
-            Ok((begin, counted, cuts, counts, sends))
+            let counted = count_parts::<K>(gpu, src[g], lens[g], &plan::cuts_for(g, &splitters), desc)?;
+            Ok((begin, mark(gpu.stream())?, counted))
         })?;
         stamp("counted");
-        let sends: Vec<Vec<u64>> = staged.iter().map(|s| s.4.clone()).collect();
+        let sends: Vec<Vec<u64>> = staged.iter().map(|s| s.2.sends.clone()).collect();
         let received: Vec<u64> = (0..p).map(|j| (0..p).map(|i| sends[i][j]).sum()).collect();
         if !plan::balanced_enough(&received, &lens, &sample_counts) {
             return Ok(false);
@@ -149,10 +132,6 @@ impl MultiGpuSorter {
         // The scatter into each GPU's ranges (one after another, at
         // `layout.send_offsets`), then the sorts of the ranges that leave.
         let vb = size_of::<V>();
-        let scatter_name = match vsrc {
-            None => kernel_name::<K>("partition_scatter"),
-            Some(_) => format!("{}_v{}", kernel_name::<K>("partition_scatter"), 8 * vb),
-        };
         let sort_range =
             |gpu: &crate::Gpu, g: usize, j: usize, keys: &DeviceBuffer<K>, vals: Option<&DeviceBuffer<V>>| {
                 let (from, len) = (layout.send_offsets[g][j] as usize, sends[g][j] as usize);
@@ -164,27 +143,9 @@ impl MultiGpuSorter {
             };
         let mut events = Vec::with_capacity(p);
         let items: Vec<_> = staged.into_iter().enumerate().collect();
-        let parted = self.per_gpu(items, |gpu, (g, (begin, counted, cuts, counts, _))| {
-            let n = lens[g];
+        let parted = self.per_gpu(items, |gpu, (g, (begin, counted, parts))| {
             let scatter_from = mark(gpu.stream())?;
-            let out_keys = gpu.alloc::<K>(n as usize)?;
-            let out_values = match vsrc {
-                Some(_) => Some(gpu.alloc::<V>(n as usize)?),
-                None => None,
-            };
-            let tiles = kp::tiles(n);
-            if tiles > 0 {
-                let cfg = blocks(grid(gpu, tiles, true, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
-                let (c, parts, off, ok) = (cuts.ptr(), p as u32, counts.ptr(), out_keys.ptr());
-                match (&vsrc, &out_values) {
-                    (Some(v), Some(ov)) => {
-                        let ovp = ov.ptr();
-                        let (s, vs) = (src[g], v[g]);
-                        launch!(gpu, scatter_name, cfg, &s, &vs, &n, &tiles, &c, &parts, &desc, &off, &ok, &ovp)?;
-                    }
-                    _ => launch!(gpu, scatter_name, cfg, &src[g], &n, &tiles, &c, &parts, &desc, &off, &ok)?,
-                }
-            }
+            let (out_keys, out_values) = scatter_parts::<K, V>(gpu, src[g], vsrc.as_ref().map(|v| v[g]), &parts, desc)?;
             let parted_at = mark(gpu.stream())?;
             for j in (0..p).filter(|&j| j != g) {
                 sort_range(gpu, g, j, &out_keys, out_values.as_ref())?;
@@ -195,7 +156,7 @@ impl MultiGpuSorter {
                 Some(_) => Some(gpu.alloc::<V>(layout.received[g] as usize)?),
                 None => None,
             };
-            drop((cuts, counts));
+            drop(parts);
             Ok(((out_keys, out_values, recv_keys, recv_values), [begin, counted, scatter_from, parted_at, remote_at]))
         })?;
         let mut pkeys = Vec::with_capacity(p);
@@ -299,4 +260,102 @@ impl MultiGpuSorter {
         }
         Ok(true)
     }
+}
+
+/// One GPU's partition, counted: the splitters and the scanned per-(part, tile) counts
+/// on the device, and how many keys fall in each part.
+pub(super) struct Counted {
+    cuts: DeviceBuffer<u64>,
+    offsets: DeviceBuffer<u64>,
+    parts: u32,
+    n: u64,
+    /// Keys in each part.
+    pub sends: Vec<u64>,
+}
+
+/// Counts the keys of each part (`partition_count_*`, the scan, `partition_starts`) of
+/// the `n` keys at device address `src`, by the splitters `cuts` (flattened `(bits,
+/// threshold)` pairs, [`plan::cuts_for`]); waits for the part sizes.
+fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], desc: u32) -> Result<Counted> {
+    let p = cuts.len() / 2 + 1;
+    let parts = p as u32;
+    let cuts = gpu.upload(cuts)?;
+    let tiles = kp::tiles(n);
+    let mut offsets = gpu.alloc::<u64>(p * tiles as usize + 1)?;
+    let starts = gpu.alloc::<u64>(p + 1)?;
+    if tiles == 0 {
+        return Ok(Counted { cuts, offsets, parts, n, sends: vec![0; p] });
+    }
+    let (c, op) = (cuts.ptr(), offsets.ptr());
+    let cfg = blocks(grid(gpu, tiles, false, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
+    launch!(gpu, kernel_name::<K>("partition_count"), cfg, &src, &n, &tiles, &c, &parts, &desc, &op)?;
+    crate::scan::exclusive_scan_u64(gpu, &mut offsets, p * tiles as usize)?;
+    let sp = starts.ptr();
+    launch!(gpu, "partition_starts", blocks(1, 32, 0)?, &op, &tiles, &parts, &sp)?;
+    let sends = starts.to_vec(gpu)?.windows(2).map(|w| w[1] - w[0]).collect();
+    Ok(Counted { cuts, offsets, parts, n, sends })
+}
+
+/// Queues the scatter of the counted keys at `src` (and values at `vsrc`) into new
+/// buffers, the parts one after another, each in input order.
+fn scatter_parts<K: Element, V: Element>(
+    gpu: &crate::Gpu,
+    src: u64,
+    vsrc: Option<u64>,
+    counted: &Counted,
+    desc: u32,
+) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
+    let n = counted.n;
+    let out_keys = gpu.alloc::<K>(n as usize)?;
+    let out_values = match vsrc {
+        Some(_) => Some(gpu.alloc::<V>(n as usize)?),
+        None => None,
+    };
+    let tiles = kp::tiles(n);
+    if tiles == 0 {
+        return Ok((out_keys, out_values));
+    }
+    let name = kernel_name::<K>("partition_scatter");
+    let cfg = blocks(grid(gpu, tiles, true, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
+    let (c, parts, off, ok) = (counted.cuts.ptr(), counted.parts, counted.offsets.ptr(), out_keys.ptr());
+    match (vsrc, &out_values) {
+        (Some(vs), Some(ov)) => {
+            let (name, ovp) = (format!("{name}_v{}", 8 * size_of::<V>()), ov.ptr());
+            launch!(gpu, name, cfg, &src, &vs, &n, &tiles, &c, &parts, &desc, &off, &ok, &ovp)?;
+        }
+        _ => launch!(gpu, name, cfg, &src, &n, &tiles, &c, &parts, &desc, &off, &ok)?,
+    }
+    Ok((out_keys, out_values))
+}
+
+/// A partition's keys, values (if any) and part sizes.
+pub type Partitioned<K, V> = (DeviceBuffer<K>, Option<DeviceBuffer<V>>, Vec<u64>);
+
+/// The partition-first pipeline's partition on one GPU, for tests and profiling: splits
+/// `keys` (and `values`, 4 or 8 bytes each) stably into the parts that the splitters
+/// `cuts` (flattened `(order bits, threshold)` pairs, at most
+/// [`kernels::partition::MAX_PARTS`]` - 1` of them, see
+/// [`kernels::partition::part_of`]) define, in `order`'s order bits. Returns the
+/// partitioned keys and values and the size of each part.
+#[doc(hidden)]
+pub fn partition_on_gpu<K: Element, V: Element>(
+    gpu: &crate::Gpu,
+    keys: &DeviceBuffer<K>,
+    values: Option<&DeviceBuffer<V>>,
+    cuts: &[u64],
+    order: crate::Order,
+) -> Result<Partitioned<K, V>> {
+    if K::BIT_ORDER.is_none() || !cuts.len().is_multiple_of(2) || cuts.len() / 2 + 1 > kp::MAX_PARTS as usize {
+        return Err(crate::Error::BadArgument(format!(
+            "a partition takes primitive keys and at most {} (bits, threshold) pairs",
+            kp::MAX_PARTS - 1
+        )));
+    }
+    if values.is_some_and(|v| v.len() != keys.len() || !serves(2, size_of::<V>())) {
+        return Err(crate::Error::BadArgument("values: as many as keys, of 4 or 8 bytes".into()));
+    }
+    let desc = order.is_descending() as u32;
+    let counted = count_parts::<K>(gpu, keys.ptr(), keys.len() as u64, cuts, desc)?;
+    let (k, v) = scatter_parts::<K, V>(gpu, keys.ptr(), values.map(|v| v.ptr()), &counted, desc)?;
+    Ok((k, v, counted.sends))
 }
