@@ -374,13 +374,23 @@ impl Gpu {
 
     /// Times `work` on the stream with CUDA events; returns milliseconds.
     pub fn time_ms(&self, work: impl FnOnce() -> Result<()>) -> Result<f64> {
-        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.stream.record_event(flags).call("cuEventRecord")?;
+        let start = timing_event(&self.stream)?;
         work()?;
-        let end = self.stream.record_event(flags).call("cuEventRecord")?;
+        let end = timing_event(&self.stream)?;
         self.synchronize("timed work")?;
-        Ok(start.elapsed_ms(&end).call("cuEventElapsedTime")? as f64)
+        Ok(seconds_between(&start, &end)? * 1e3)
     }
+}
+
+/// An event with timing, recorded now on `stream`: it completes when the stream
+/// reaches this point.
+pub(crate) fn timing_event(stream: &CudaStream) -> Result<cudarc::driver::CudaEvent> {
+    stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")
+}
+
+/// Seconds from timing event `a` to `b` (both completed).
+pub(crate) fn seconds_between(a: &cudarc::driver::CudaEvent, b: &cudarc::driver::CudaEvent) -> Result<f64> {
+    Ok(a.elapsed_ms(b).call("cuEventElapsedTime")? as f64 / 1e3)
 }
 
 /// Keeps memory freed back to the device's default pool (stream-ordered frees of the

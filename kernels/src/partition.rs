@@ -23,14 +23,11 @@ pub const MAX_PARTS: u32 = 8;
 pub const BLOCK: u32 = 256;
 /// Keys per thread.
 pub const ITEMS: u32 = 8;
-/// Keys per tile (one block each).
+/// Keys per tile (a block works through several, [`blocks_per_sm`]).
 pub const TILE: u32 = BLOCK * ITEMS;
 /// Shared memory of both kernels: the splitters (`2 * (MAX_PARTS - 1)` words of 8
-/// bytes), then per warp and part (one extra slot for the ragged tail's invalid items)
-/// a `u32` counter and a `u64` output base.
-pub const SMEM_BYTES: u32 = 8 * 2 * MAX_PARTS + (BLOCK / 32) * SLOTS * (4 + 8);
-/// Per-warp slots: one per part and one for items past the end.
-const SLOTS: u32 = MAX_PARTS + 1;
+/// bytes), then per warp and part a `u32` counter and a `u64` output base.
+pub const SMEM_BYTES: u32 = 8 * 2 * MAX_PARTS + (BLOCK / 32) * MAX_PARTS * (4 + 8);
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): [`blocks_per_sm`] blocks per SM, so
 /// that while one block waits at a barrier the others' loads and stores keep memory
@@ -65,7 +62,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &{
     let mut out = [("", 0, 0); 24];
     let mut i = 0;
     while i < 24 {
-        // Names 6..24 are the scatters; every third group of three has 8-byte keys.
+        // Names 6..24 are the scatters, in groups of six key types whose last three
+        // have 8-byte keys.
         let wide_scatter = i >= 6 && (i % 6) >= 3;
         out[i] = (NAMES[i], BLOCK, blocks_per_sm(i >= 6, if wide_scatter { 8 } else { 4 }));
         i += 1;
@@ -89,7 +87,14 @@ pub const fn tiles(n: u64) -> u64 {
 /// `(bits, threshold)` pairs for this rank ([`threshold`]): the number of splitters the
 /// element is not below, in the `(bits, rank, position)` order.
 pub fn part_of(bits: u64, pos: u64, cuts: &[(u64, u64)]) -> u32 {
-    cuts.iter().map(|&(b, t)| (bits > b || (bits == b && pos >= t)) as u32).sum()
+    cuts.iter().map(|&(b, t)| not_below(bits, pos, b, t) as u32).sum()
+}
+
+/// Whether the element with order bits `bits` at position `pos` is not below the
+/// splitter `(b, t)` of [`part_of`].
+#[inline(always)]
+pub const fn not_below(bits: u64, pos: u64, b: u64, t: u64) -> bool {
+    bits > b || (bits == b && pos >= t)
 }
 
 /// The position from which an element of GPU `rank` with the splitter's bits is not
@@ -106,7 +111,7 @@ pub const fn threshold(rank: usize, rank_s: usize, pos_s: u64) -> u64 {
 
 #[cfg(target_arch = "nvptx64")]
 mod device {
-    use super::{BLOCK, ITEMS, MAX_PARTS, SLOTS, TILE};
+    use super::{BLOCK, ITEMS, MAX_PARTS, TILE, not_below};
     use crate::block::{WARP, warp_striped};
     use crate::gpu;
     use crate::key::SortKey;
@@ -114,7 +119,7 @@ mod device {
     const WARPS: u32 = BLOCK / WARP;
     const CUTS: u32 = 0;
     const COUNTERS: u32 = 8 * 2 * MAX_PARTS;
-    const BASES: u32 = COUNTERS + 4 * WARPS * SLOTS;
+    const BASES: u32 = COUNTERS + 4 * WARPS * MAX_PARTS;
     const N: usize = ITEMS as usize;
 
     /// Loads the splitters into shared memory; ends with a barrier.
@@ -165,7 +170,7 @@ mod device {
                 while s + 1 < parts {
                     let (b, t) =
                         unsafe { (gpu::lds_u64(smem + CUTS + 16 * s), gpu::lds_u64(smem + CUTS + 16 * s + 8)) };
-                    p += (bits > b || (bits == b && at >= t)) as u32;
+                    p += not_below(bits, at, b, t) as u32;
                     s += 1;
                 }
                 ps[k] = p;
@@ -175,10 +180,10 @@ mod device {
     }
 
     /// Runs `body(tile, keys)` for tiles `blockIdx.x, + gridDim.x, ...` below `tiles`,
-    /// with the next tile's keys loaded before the current one is processed: a block
-    /// works through many tiles, and while it waits at a tile's barriers its next
-    /// loads are already in flight (one tile per block left memory idle during each
-    /// block's start-up and barriers: the count ran at a third of the read bandwidth).
+    /// with the next tile's keys loaded before the current one is processed, so that a
+    /// block's next loads are in flight while it waits at a tile's barriers. (Measured
+    /// no faster than one tile per block on an H200: both kernels are bound by their
+    /// instructions per key, not by memory; `docs/PERFLOG.md`, sixth session.)
     #[inline(always)]
     unsafe fn for_each_tile<K: SortKey>(keys: *const K, n: u64, tiles: u64, mut body: impl FnMut(u64, &[K; N])) {
         let step = gpu::grid_dim() as u64;
@@ -229,13 +234,13 @@ mod device {
                     }
                 });
                 if lane < parts {
-                    gpu::sts_u32(smem + COUNTERS + 4 * (warp * SLOTS + lane), mine);
+                    gpu::sts_u32(smem + COUNTERS + 4 * (warp * MAX_PARTS + lane), mine);
                 }
                 gpu::sync_threads();
                 if tid < parts {
                     let mut total = 0u64;
                     for w in 0..WARPS {
-                        total += gpu::lds_u32(smem + COUNTERS + 4 * (w * SLOTS + tid)) as u64;
+                        total += gpu::lds_u32(smem + COUNTERS + 4 * (w * MAX_PARTS + tid)) as u64;
                     }
                     *counts.add((tid as u64 * tiles + tile) as usize) = total;
                 }
@@ -288,15 +293,15 @@ mod device {
                     }
                 });
                 if lane < parts {
-                    gpu::sts_u32(smem + COUNTERS + 4 * (warp * SLOTS + lane), run);
+                    gpu::sts_u32(smem + COUNTERS + 4 * (warp * MAX_PARTS + lane), run);
                 }
                 gpu::sync_threads();
                 // Thread b: where each warp's items of part b start in the output.
                 if tid < parts {
                     let mut at = first;
                     for w in 0..WARPS {
-                        let c = gpu::lds_u32(smem + COUNTERS + 4 * (w * SLOTS + tid));
-                        gpu::sts_u64(smem + BASES + 8 * (w * SLOTS + tid), at);
+                        let c = gpu::lds_u32(smem + COUNTERS + 4 * (w * MAX_PARTS + tid));
+                        gpu::sts_u64(smem + BASES + 8 * (w * MAX_PARTS + tid), at);
                         at += c as u64;
                     }
                 }
@@ -304,7 +309,7 @@ mod device {
                 gpu::unroll::<N>(|k| {
                     let p = ps[k];
                     if p < parts {
-                        let dest = gpu::lds_u64(smem + BASES + 8 * (warp * SLOTS + p)) + ranked[k] as u64;
+                        let dest = gpu::lds_u64(smem + BASES + 8 * (warp * MAX_PARTS + p)) + ranked[k] as u64;
                         *out_keys.add(dest as usize) = ks[k];
                         if VALUES {
                             *out_values.add(dest as usize) = *values.add(position(tile, k as u32) as usize);

@@ -10,12 +10,11 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
 use rayon::prelude::*;
 
 use crate::atomic_file::AtomicFile;
-use crate::device::PinnedBuffer;
-use crate::error::{DriverContext, Error, Result};
+use crate::device::{PinnedBuffer, seconds_between, timing_event};
+use crate::error::{Error, Result};
 use crate::{Element, SortOptions, Sorter};
 
 /// Bytes per staging buffer (rounded down to whole elements) and buffers in flight.
@@ -70,7 +69,7 @@ pub fn sort_binary_staged<T: Element>(
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
     let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
 
-    let up_start = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
+    let up_start = timing_event(gpu.stream())?;
     let k = stages.len();
     for (i, &(at, len)) in chunks.iter().enumerate() {
         let buf = &mut stages[i % k];
@@ -81,9 +80,9 @@ pub fn sort_binary_staged<T: Element>(
         times.read_s += t.elapsed().as_secs_f64();
         buf.upload(gpu, len, &mut dev, at)?;
     }
-    let up_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
+    let up_end = timing_event(gpu.stream())?;
     sorter.sort_device(&mut dev, opts)?;
-    let sort_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
+    let sort_end = timing_event(gpu.stream())?;
 
     let file = out.file()?;
     file.set_len(bytes as u64).map_err(|source| Error::Io { context: "sizing the output file".into(), source })?;
@@ -109,11 +108,11 @@ pub fn sort_binary_staged<T: Element>(
     while let Some(j) = pending.pop_front() {
         write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
     }
-    let down_end = gpu.stream().record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")?;
+    let down_end = timing_event(gpu.stream())?;
     gpu.synchronize("the file pipeline")?;
-    times.upload_s = up_start.elapsed_ms(&up_end).call("cuEventElapsedTime")? as f64 / 1e3;
-    times.sort_s = up_end.elapsed_ms(&sort_end).call("cuEventElapsedTime")? as f64 / 1e3;
-    times.download_s = sort_end.elapsed_ms(&down_end).call("cuEventElapsedTime")? as f64 / 1e3;
+    times.upload_s = seconds_between(&up_start, &up_end)?;
+    times.sort_s = seconds_between(&up_end, &sort_end)?;
+    times.download_s = seconds_between(&sort_end, &down_end)?;
     Ok(times)
 }
 

@@ -260,7 +260,6 @@ impl MultiGpuSorter {
         let (a_src, a_dst) = (a.alloc_plain(bytes)?, a.alloc_plain(bytes)?);
         let (b_src, b_dst) = (b.alloc_plain(bytes)?, b.alloc_plain(bytes)?);
         let copy = |dst: &PlainAlloc, dg: &Gpu, src: &PlainAlloc, sg: &Gpu| -> Result<()> {
-            use crate::error::DriverContext as _;
             // SAFETY: both buffers are live allocations of `bytes` bytes in their contexts.
             unsafe {
                 cudarc::driver::sys::cuMemcpyPeerAsync(
@@ -309,7 +308,7 @@ impl MultiGpuSorter {
         if guard.is_some() {
             return Ok(());
         }
-        let comms = nccl::communicators(&self.gpus, &self.xstreams)?;
+        let comms = nccl::communicators(&self.xstreams)?;
         let p = self.gpus.len();
         let send = self.gpus.iter().map(|g| g.upload(&vec![1u32; p])).collect::<Result<Vec<_>>>()?;
         let mut recv = self.gpus.iter().map(|g| g.alloc::<u32>(p)).collect::<Result<Vec<_>>>()?;
@@ -514,9 +513,7 @@ impl MultiGpuSorter {
             r => Some(r),
         };
         self.x_after_main()?;
-        let mark = |x: &Arc<CudaStream>| {
-            x.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")
-        };
+        let mark = |x: &Arc<CudaStream>| crate::device::timing_event(x);
         let begin = self.xstreams.iter().map(mark).collect::<Result<Vec<_>>>()?;
         let mut key_lane = Lane { send: keys, recv: recv_keys };
         match (values, recv_values) {

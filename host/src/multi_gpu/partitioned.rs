@@ -20,14 +20,13 @@
 //! Everything is queued from this thread without waiting, but for the samples and the
 //! totals; the phases are timed by events on the GPUs.
 use cudarc::driver::CudaEvent;
-use cudarc::driver::sys::CUevent_flags;
 use kernels::partition as kp;
 
 use super::plan::{self, Layout};
 use super::sort_first::{exchanged_bytes, pieces};
 use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
-use crate::device::DeviceBuffer;
-use crate::error::{DriverContext as _, Result};
+use crate::device::{DeviceBuffer, seconds_between as between, timing_event as mark};
+use crate::error::Result;
 use crate::variants::launch::{blocks, kernel_name, one_thread_per_item};
 use crate::variants::mergepath::{self, Run};
 use crate::variants::radix;
@@ -39,10 +38,6 @@ pub(super) fn serves(p: usize, value_bytes: usize) -> bool {
     p <= kp::MAX_PARTS as usize && matches!(value_bytes, 0 | 4 | 8)
 }
 
-fn mark(stream: &cudarc::driver::CudaStream) -> Result<CudaEvent> {
-    stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).call("cuEventRecord")
-}
-
 /// Blocks of a partition kernel over `tiles` tiles: enough to fill the GPU, each
 /// working through several tiles.
 fn grid(gpu: &crate::Gpu, tiles: u64, scatter: bool, key_bytes: usize) -> u64 {
@@ -52,11 +47,6 @@ fn grid(gpu: &crate::Gpu, tiles: u64, scatter: bool, key_bytes: usize) -> u64 {
 
 fn refs(v: &[CudaEvent]) -> Vec<&CudaEvent> {
     v.iter().collect()
-}
-
-/// Seconds from `a` to `b` (both completed).
-fn between(a: &CudaEvent, b: &CudaEvent) -> Result<f64> {
-    Ok(a.elapsed_ms(b).call("cuEventElapsedTime")? as f64 / 1e3)
 }
 
 impl MultiGpuSorter {
@@ -123,8 +113,7 @@ impl MultiGpuSorter {
         })?;
         stamp("counted");
         let sends: Vec<Vec<u64>> = staged.iter().map(|s| s.2.sends.clone()).collect();
-        let received: Vec<u64> = (0..p).map(|j| (0..p).map(|i| sends[i][j]).sum()).collect();
-        if !plan::balanced_enough(&received, &lens, &sample_counts) {
+        if !plan::balanced_enough(&plan::received_totals(&sends), &lens, &sample_counts) {
             return Ok(false);
         }
         let layout = Layout::new(&sends, false);
@@ -193,8 +182,6 @@ impl MultiGpuSorter {
 
         // 4. Merge, runs in rank order (the stable order of equal keys).
         let merged = self.per_gpu((0..p).collect(), |gpu, g| {
-            let entered = host_t.elapsed().as_secs_f64() * 1e3;
-            let merge_from = mark(gpu.stream())?;
             let run_at = |i: usize| -> (u64, u64) {
                 if i == g {
                     let at = layout.send_offsets[g][g] as usize;
@@ -212,13 +199,8 @@ impl MultiGpuSorter {
             } else {
                 (mergepath::merge_run_list::<K>(gpu, &runs, order)?, None)
             };
-            let queued = host_t.elapsed().as_secs_f64() * 1e3;
             let merged_at = mark(gpu.stream())?;
             gpu.synchronize("the merge")?;
-            if trace {
-                let ms = between(&merge_from, &merged_at)? * 1e3;
-                eprintln!("trace GPU {g}: merge thread from {entered:.3} ms, queued by {queued:.3}, merge on the GPU {ms:.3} ms");
-            }
             Ok((out, merged_at))
         })?;
         stamp("merged");
@@ -351,7 +333,7 @@ pub fn partition_on_gpu<K: Element, V: Element>(
             kp::MAX_PARTS - 1
         )));
     }
-    if values.is_some_and(|v| v.len() != keys.len() || !serves(2, size_of::<V>())) {
+    if values.is_some_and(|v| v.len() != keys.len() || !matches!(size_of::<V>(), 4 | 8)) {
         return Err(crate::Error::BadArgument("values: as many as keys, of 4 or 8 bytes".into()));
     }
     let desc = order.is_descending() as u32;

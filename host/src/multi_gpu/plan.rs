@@ -128,6 +128,12 @@ pub fn cuts_for(rank: usize, splitters: &[Splitter]) -> Vec<u64> {
     splitters.iter().flat_map(|s| [s.bits, kernels::partition::threshold(rank, s.rank, s.pos)]).collect()
 }
 
+/// Keys each GPU ends with when GPU `i` sends GPU `j` `counts[i][j]` keys (its own
+/// piece included).
+pub fn received_totals(counts: &[Vec<u64>]) -> Vec<u64> {
+    (0..counts.len()).map(|j| counts.iter().map(|row| row[j]).sum()).collect()
+}
+
 /// Whether the parts a partition by sampled splitters produced are balanced enough to
 /// keep (`received[j]`: keys GPU `j` would end with): within 5% of `n / p`, plus the
 /// sampling bound of sorted parts (`sum lens[r] / samples[r] + 1`, what the sort-first
@@ -279,8 +285,8 @@ mod tests {
                 out
             })
             .collect();
-        let received: Vec<u64> = (0..p).map(|j| (0..p).map(|i| pieces[i][j].len() as u64).sum()).collect();
-        if !balanced_enough(&received, &lens, &counts) {
+        let sizes: Vec<Vec<u64>> = pieces.iter().map(|row| row.iter().map(|x| x.len() as u64).collect()).collect();
+        if !balanced_enough(&received_totals(&sizes), &lens, &counts) {
             return None;
         }
         Some(
