@@ -331,10 +331,8 @@ mod tests {
             for p in [2usize, 3, 4, 8] {
                 let parts = split(keys, p);
                 let out = partition_model(&parts, 4096).unwrap_or_else(|| panic!("{name} p {p}: fell back"));
-                let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
-                want.sort_by_key(|e| e.0);
                 let got: Vec<(u64, u64)> = out.iter().flatten().copied().collect();
-                assert!(got == want, "{name} p {p}: not the stable sort");
+                assert!(got == stable_sort_of(&parts), "{name} p {p}: not the stable sort");
                 let ideal = n as f64 / p as f64;
                 for o in &out {
                     assert!((o.len() as f64 - ideal).abs() <= 0.1 * ideal, "{name} p {p}: {}", o.len());
@@ -348,13 +346,20 @@ mod tests {
         (0..p).map(|r| (r * n / p..(r + 1) * n / p).map(|i| (keys[i], i as u64)).collect()).collect()
     }
 
+    /// What every pipeline must produce from `parts`: their (key, input position)
+    /// elements in the stable order of the keys.
+    fn stable_sort_of(parts: &[Vec<(u64, u64)>]) -> Vec<(u64, u64)> {
+        let mut all: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
+        all.sort_by_key(|e| e.0);
+        all
+    }
+
     /// The concatenation is the stable sort, and each GPU holds `n / p` keys within
     /// the sampling bound.
     fn check(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Vec<usize> {
         let p = parts.len();
         let out = model(parts, max_samples);
-        let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
-        want.sort_by_key(|e| (e.0, e.1));
+        let want = stable_sort_of(parts);
         let got: Vec<(u64, u64)> = out.iter().flatten().copied().collect();
         assert_eq!(got, want, "not the stable sort");
         let n: usize = want.len();
@@ -434,10 +439,8 @@ mod tests {
         ) {
             let parts = split(&keys, p);
             if let Some(out) = partition_model(&parts, max_samples) {
-                let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
-                want.sort_by_key(|e| e.0);
                 let got: Vec<(u64, u64)> = out.into_iter().flatten().collect();
-                prop_assert_eq!(got, want);
+                prop_assert_eq!(got, stable_sort_of(&parts));
             }
         }
 
@@ -449,10 +452,8 @@ mod tests {
         ) {
             let parts = split(&keys, p);
             let out = model(&parts, max_samples);
-            let mut want: Vec<(u64, u64)> = parts.iter().flatten().copied().collect();
-            want.sort_by_key(|e| e.0);
             let got: Vec<(u64, u64)> = out.into_iter().flatten().collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(got, stable_sort_of(&parts));
         }
     }
 }
