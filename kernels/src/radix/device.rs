@@ -290,6 +290,72 @@ pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I:
     }
 }
 
+/// One step of the histogram: keys `first + j * blockDim` for `j < HIST_ITEMS`
+/// (consecutive threads read consecutive keys), loaded before any is counted so that
+/// their latencies overlap; with `FULL` the step lies inside the input and has no bound
+/// tests.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn count_step<K: Word, const NP: usize, const FULL: bool>(
+    keys: *const K,
+    first: u64,
+    n: u64,
+    pos: K,
+    neg: K,
+    counters: u32,
+    shifts: &[u32; NP],
+    masks: &[u32; NP],
+) {
+    let bd = gpu::block_dim() as usize;
+    let at = unsafe { keys.add(first as usize) };
+    let mut ks = [K::ZERO; HIST_ITEMS];
+    let mut valid = [true; HIST_ITEMS];
+    gpu::unroll::<HIST_ITEMS>(|j| {
+        if FULL || first + ((j * bd) as u64) < n {
+            ks[j] = unsafe { *at.add(j * bd) }.ordered(pos, neg);
+        } else {
+            valid[j] = false;
+        }
+    });
+    gpu::unroll::<NP>(|p| {
+        gpu::unroll::<HIST_ITEMS>(|j| {
+            if FULL || valid[j] {
+                unsafe { gpu::reds_add_u32(counters + 4 * (p as u32 * DIGITS + ks[j].digit(shifts[p], masks[p])), 1) };
+            }
+        })
+    });
+}
+
+/// This block's share of the digit counts of all `NP` passes: whole steps of
+/// `blockDim * HIST_ITEMS` keys grid-strided without bound tests, then the one
+/// partial step (if any) by the block whose turn it is.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn count_digits<K: Word, const NP: usize>(
+    keys: *const K,
+    n: u64,
+    begin: u32,
+    end: u32,
+    pos: K,
+    neg: K,
+    counters: u32,
+) {
+    let mut shifts = [0u32; NP];
+    let mut masks = [0u32; NP];
+    gpu::unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
+    let per_step = gpu::block_dim() as u64 * HIST_ITEMS as u64;
+    let whole = n / per_step;
+    let tid = gpu::thread_idx() as u64;
+    let mut step = gpu::block_idx() as u64;
+    while step < whole {
+        unsafe { count_step::<K, NP, true>(keys, step * per_step + tid, n, pos, neg, counters, &shifts, &masks) };
+        step += gpu::grid_dim() as u64;
+    }
+    if step == whole && whole * per_step < n {
+        unsafe { count_step::<K, NP, false>(keys, step * per_step + tid, n, pos, neg, counters, &shifts, &masks) };
+    }
+}
+
 /// Digit counts of every pass, then (last block) the offsets and the plan; also
 /// clears the first launch's status words.
 #[allow(clippy::too_many_arguments)]
@@ -323,29 +389,20 @@ unsafe fn histogram<K: Word>(
         }
         gpu::sync_threads();
         let stride = gpu::grid_dim() as u64 * bd as u64;
-        // HIST_ITEMS keys per thread per step, loaded before any is counted so that
-        // their latencies overlap; consecutive threads read consecutive keys.
-        let step = stride * HIST_ITEMS as u64;
-        let mut first = gpu::block_idx() as u64 * bd as u64 * HIST_ITEMS as u64 + tid as u64;
-        while first < n {
-            let mut ks = [K::ZERO; HIST_ITEMS];
-            let mut valid = [false; HIST_ITEMS];
-            gpu::unroll::<HIST_ITEMS>(|j| {
-                let i = first + (j as u64) * bd as u64;
-                if i < n {
-                    ks[j] = (*keys.add(i as usize)).ordered(pos, neg);
-                    valid[j] = true;
+        // The pass count as a constant, so the per-pass shifts and masks sit in
+        // registers and the per-key work is a shift, a mask and a shared add per pass.
+        macro_rules! count {
+            ($($np:literal)*) => {
+                match np {
+                    $($np => count_digits::<K, $np>(keys, n, begin, end, pos, neg, base),)*
+                    _ => {}
                 }
-            });
-            for p in 0..np {
-                let (shift, mask) = pass_digit(begin, end, p);
-                gpu::unroll::<HIST_ITEMS>(|j| {
-                    if valid[j] {
-                        gpu::reds_add_u32(base + 4 * (p * DIGITS + ks[j].digit(shift, mask)), 1);
-                    }
-                });
-            }
-            first += step;
+            };
+        }
+        if K::BYTES == 4 {
+            count!(1 2 3 4);
+        } else {
+            count!(1 2 3 4 5 6 7 8);
         }
         gpu::sync_threads();
         let mut j = tid;
