@@ -106,11 +106,14 @@ impl Gpu {
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(Error::NoDevice("the NVIDIA driver library (libcuda) is not installed".into()));
         }
+        crate::trace::mark("gpu: open");
         let count = CudaContext::device_count().map_err(|e| Error::NoDevice(format!("cuInit failed: {e}")))?;
+        crate::trace::mark("gpu: cuInit, device count");
         if ordinal >= count.max(0) as usize {
             return Err(Error::NoDevice(format!("device {ordinal} requested, {count} present")));
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice(format!("opening device {ordinal}: {e}")))?;
+        crate::trace::mark("gpu: context");
         // One stream only: cudarc's cross-stream event tracking would add an event
         // record per buffer access for nothing.
         unsafe { ctx.disable_event_tracking() };
@@ -507,10 +510,12 @@ fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Arc<CudaModul
             None => (Ptx::from_src(PTX), ModuleSource::Ptx),
         }
     };
+    crate::trace::mark("gpu: module chosen");
     let module = ctx.load_module(code).call(match source {
         ModuleSource::Cubin(..) => "cuModuleLoadData (loading the kernels' cubin)",
         _ => "cuModuleLoadData (loading the kernels' PTX)",
     })?;
+    crate::trace::mark("gpu: module loaded");
     Ok((module, source))
 }
 

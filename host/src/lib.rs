@@ -183,6 +183,7 @@ pub mod report;
 pub mod scan;
 mod sorter;
 pub mod study;
+pub mod trace;
 pub mod variants;
 pub mod verify;
 

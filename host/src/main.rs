@@ -144,6 +144,7 @@ fn parse_count(s: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
+    host::trace::mark("main");
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::List { names }) => {
@@ -175,6 +176,7 @@ fn main() -> ExitCode {
         }
         None => run(&cli.run),
     };
+    host::trace::mark("command done, device released");
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -114,6 +114,48 @@ fn radix_pairs_are_stable_for_every_key_and_value_width() {
     });
 }
 
+/// `u32` keys with `u32` values, moved between passes split, packed alternately and
+/// packed through scratch (`kernels::radix::Packing`), against the CPU's stable sort:
+/// one to four passes run (key-bit ranges; few-unique and all-equal keys skip passes,
+/// and one pass alone leaves the result packed for the copy-back to unpack), one or
+/// several launches per pass, partial last tiles.
+#[test]
+fn radix_packed_pairs_match_cpu_for_every_packing() {
+    use kernels::radix::Packing;
+    let Some(s) = gpu_sorter("radix_packed_pairs_match_cpu_for_every_packing") else { return };
+    let gpu = s.gpu().unwrap();
+    let t = kernels::radix::tile(8, 0) as usize;
+    let mut cases = Vec::new();
+    for n in [radix::small_max(4, 4) as usize + 1, 3 * t + 1, 300_007, 1_000_003] {
+        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal, Distribution::Reverse] {
+            for bits in [None, Some((0, 8)), Some((8, 24)), Some((4, 28)), Some((0, 32)), Some((24, 32))] {
+                for order in ORDERS {
+                    cases.push((n, dist, bits, order));
+                }
+            }
+        }
+    }
+    cases.par_iter().for_each(|&(n, dist, bits, order)| {
+        let keys: Vec<u32> = generate(n, dist, n as u64);
+        let vals: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let mut opts = SortOptions::new(V).order(order);
+        if let Some(b) = bits {
+            opts = opts.key_bits(b.0, b.1);
+        }
+        let (mut ck, mut cv) = (keys.clone(), vals.clone());
+        Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
+        for packing in [Packing::Split, Packing::Alternate, Packing::Through] {
+            for portion in [u64::MAX, 2] {
+                let (mut gk, mut gv) = (gpu.upload(&keys).unwrap(), gpu.upload(&vals).unwrap());
+                radix::sort_pairs_with(gpu, &mut gk, &mut gv, &opts, packing, portion).unwrap();
+                let what = format!("n={n} {dist} bits {bits:?} {order} {packing:?} portion {portion}");
+                assert!(gk.to_vec(gpu).unwrap() == ck, "{what}: keys");
+                assert!(gv.to_vec(gpu).unwrap() == cv, "{what}: values (stability)");
+            }
+        }
+    });
+}
+
 #[test]
 fn radix_argsort_matches_cpu() {
     let Some(s) = gpu_sorter("radix_argsort_matches_cpu") else { return };
@@ -271,4 +313,30 @@ fn radix_out_of_memory_is_an_error_and_leaves_data_alone() {
         other => panic!("expected OutOfMemory, got {other:?}"),
     }
     assert!(data == input, "the caller's data changed");
+}
+
+/// A packed pair sort whose second packed buffer does not fit falls back to one packed
+/// buffer (as much scratch as the split sort) and still sorts. Fills the device, so
+/// it must run alone: `gpu_radix --ignored radix_packed_pairs_fall_back`.
+#[test]
+#[ignore]
+fn radix_packed_pairs_fall_back_when_scratch_is_short() {
+    let Some(s) = gpu_sorter("radix_packed_pairs_fall_back") else { return };
+    let gpu = s.gpu().unwrap();
+    let n = 1usize << 26; // 512 MiB of pairs; packed through scratch needs 1 GiB, one buffer 512 MiB
+    assert!(n as u64 >= radix::PACKED_MIN);
+    let keys: Vec<u32> = generate(n, Distribution::Uniform, 11);
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let (mut gk, mut gv) = (gpu.upload(&keys).unwrap(), gpu.upload(&vals).unwrap());
+    gpu.release_scratch();
+    let (free, _) = gpu.free_mem_for(u64::MAX).unwrap();
+    let keep = (n * 8 + n * 8 / 2) as u64; // one packed buffer and half of another
+    let Some(fill) = free.checked_sub(keep) else { return };
+    let hold = gpu.alloc::<u32>((fill / 4) as usize).unwrap();
+    radix::sort_pairs(gpu, &mut gk, &mut gv, Order::Ascending, None).expect("falls back to one packed buffer");
+    drop(hold);
+    let (mut ck, mut cv) = (keys, vals);
+    Sorter::cpu().sort_pairs(&mut ck, &mut cv, &SortOptions::new(V)).unwrap();
+    assert!(gk.to_vec(gpu).unwrap() == ck, "keys");
+    assert!(gv.to_vec(gpu).unwrap() == cv, "values (stability)");
 }

@@ -159,6 +159,7 @@ fn sort_file_typed<T: TextElement>(
                 Ok(t) => {
                     let w = Instant::now();
                     out.commit_with(opts.fsync)?;
+                    crate::trace::mark("output renamed into place");
                     return Ok(FileSortReport {
                         elements: n,
                         chunks: 1,

@@ -18,10 +18,14 @@ use crate::error::{Error, Result};
 use crate::{Element, SortOptions, Sorter};
 
 /// Bytes per staging buffer (rounded down to whole elements) and buffers in flight.
-const STAGE_BYTES: usize = 64 << 20;
-const STAGES: usize = 3;
-/// Bytes each thread reads or writes at a time within a chunk.
-const IO_SLICE: usize = 4 << 20;
+/// Pinning host memory costs ~0.5 ms per MiB (and unpinning more at exit), so the
+/// buffers are only as large as keeps the copies and the I/O overlapped: 4 x 16 MiB
+/// took 24 ms to allocate where 3 x 64 MiB took 75-105 ms, with the same streaming
+/// rate (H100 machine, docs/PERFLOG.md, ninth session).
+const STAGE_BYTES: usize = 16 << 20;
+const STAGES: usize = 4;
+/// Bytes each thread reads or writes at a time within a chunk (16 threads a chunk).
+const IO_SLICE: usize = 1 << 20;
 
 /// Busy times of each step (seconds), besides the wall time of the whole sort.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,7 +47,19 @@ pub fn sort_binary_on_device<T: Element>(
     out: &mut AtomicFile,
     opts: &SortOptions,
 ) -> Result<PipelineTimes> {
-    sort_binary_staged::<T>(sorter, input, n, out, opts, STAGE_BYTES, STAGES)
+    // Tuning knobs: `SORT_FILE_STAGE_BYTES`, `SORT_FILE_STAGES`.
+    let env = |name: &str, default: usize| {
+        std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(default)
+    };
+    sort_binary_staged::<T>(
+        sorter,
+        input,
+        n,
+        out,
+        opts,
+        env("SORT_FILE_STAGE_BYTES", STAGE_BYTES),
+        env("SORT_FILE_STAGES", STAGES),
+    )
 }
 
 /// [`sort_binary_on_device`] with `stages` staging buffers of about `stage_bytes`
@@ -60,11 +76,14 @@ pub fn sort_binary_staged<T: Element>(
     let gpu = sorter.gpu().ok_or_else(|| Error::NoDevice("the file pipeline needs a GPU".into()))?;
     let mut times = PipelineTimes::default();
     let bytes = n * size_of::<T>();
+    crate::trace::mark("pipeline: start");
     let mut dev = gpu.alloc::<T>(n)?;
+    crate::trace::mark("pipeline: device buffer");
     let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
     let mut stages: Vec<PinnedBuffer> = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
         .map(|_| PinnedBuffer::new(gpu, stage))
         .collect::<Result<_>>()?;
+    crate::trace::mark("pipeline: pinned buffers");
     let file = File::open(input)
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
     let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
@@ -81,6 +100,7 @@ pub fn sort_binary_staged<T: Element>(
         buf.upload(gpu, len, &mut dev, at)?;
     }
     let up_end = timing_event(gpu.stream())?;
+    crate::trace::mark("pipeline: read, uploads queued");
     sorter.sort_device(&mut dev, opts)?;
     let sort_end = timing_event(gpu.stream())?;
 
@@ -110,6 +130,7 @@ pub fn sort_binary_staged<T: Element>(
     }
     let down_end = timing_event(gpu.stream())?;
     gpu.synchronize("the file pipeline")?;
+    crate::trace::mark("pipeline: written");
     times.upload_s = seconds_between(&up_start, &up_end)?;
     times.sort_s = seconds_between(&up_end, &sort_end)?;
     times.download_s = seconds_between(&sort_end, &down_end)?;

@@ -10,7 +10,7 @@
 //! and one copy-back that does nothing unless the plan left the keys in the scratch
 //! buffer. The host never waits: which passes to skip and where the result
 //! lands are decided on the device.
-use kernels::radix::{self as rk, Smem};
+use kernels::radix::{self as rk, Packing, Smem};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
@@ -59,6 +59,38 @@ pub fn sort_with_portion_tiles<T: Element>(
 ) -> Result<()> {
     let mut job = key_job(buf, opts)?;
     job.portion = portion_tiles.clamp(1, job.portion);
+    job.run(gpu)
+}
+
+/// [`sort_pairs`] of `u32` keys with `u32` values (or any keys and values of 4 or 8
+/// bytes, with `Packing::Split`), their pairs moved between passes as `packing` says
+/// and at most `portion_tiles` tiles per onesweep launch, so that tests reach every
+/// packing, and the portion logic, with small inputs.
+#[doc(hidden)]
+pub fn sort_pairs_with<K: Element, V: Element>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    opts: &SortOptions,
+    packing: Packing,
+    portion_tiles: u64,
+) -> Result<()> {
+    let Some(bit_order) = K::BIT_ORDER else {
+        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
+    };
+    let (kb, vb) = (size_of::<K>(), size_of::<V>());
+    if keys.len() != values.len() || !matches!(vb, 4 | 8) || (packing != Packing::Split && (kb, vb) != (4, 4)) {
+        return Err(Error::BadArgument(format!(
+            "{packing:?} pairs of {} {kb}-byte keys and {} {vb}-byte values",
+            keys.len(),
+            values.len()
+        )));
+    }
+    let bits = check_bits::<K>(opts.key_bits, 8 * kb as u32)?;
+    let mut job = Job::new::<K>(bit_order, opts.order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr())));
+    job.packing = packing;
+    (job.tile, _) = tile_for(job.n, job.key_bytes, job.value_bytes, packing);
+    job.portion = portion_tiles.clamp(1, rk::portion_tiles(job.tile));
     job.run(gpu)
 }
 
@@ -173,6 +205,31 @@ fn onesweep_tile(n: u64, kb: u32, vb: u32) -> u32 {
     rk::onesweep_tile(n, kb, vb, max.unwrap_or(rk::SHORT_ONESWEEP_MAX))
 }
 
+/// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
+/// ([`Packing::Through`]): below it a pass has few tiles per SM, and a packed tile (one
+/// 64-bit item per pair) takes one block longer to rank than a split one, so the
+/// split pass wins; above it the packed pass's single load, staging and scatter per
+/// pair win (H100, docs/PERFLOG.md, ninth session).
+pub const PACKED_MIN: u64 = 1 << 23;
+
+/// How a sort of `n` keys of `kb` bytes with values of `vb` bytes moves its pairs
+/// ([`Packing`]): packed through scratch for `u32` keys with `u32` values from
+/// [`PACKED_MIN`] pairs on, split otherwise. For tuning, `SORT_RADIX_PACKED_MIN`
+/// overrides the limit and `SORT_RADIX_PAIRS=split|alternate|through` the choice.
+fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
+    let min = std::env::var("SORT_RADIX_PACKED_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(PACKED_MIN);
+    if (kb, vb) != (4, 4) || n <= rk::small_max(kb, vb) || onesweep_tile(n, kb, vb) != rk::tile(kb, vb) {
+        return Packing::Split;
+    }
+    match std::env::var("SORT_RADIX_PAIRS").as_deref() {
+        Ok("split") => Packing::Split,
+        Ok("alternate") => Packing::Alternate,
+        Ok("through") => Packing::Through,
+        _ if n < min => Packing::Split,
+        _ => Packing::Through,
+    }
+}
+
 /// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
 fn hist_blocks_per_sm() -> u64 {
     std::env::var("SORT_RADIX_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(8)
@@ -195,14 +252,22 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(n: u64, kb: u32, vb: u32, tile: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
+    #[allow(clippy::too_many_arguments)]
+    fn new(n: u64, kb: u32, vb: u32, packing: Packing, tile: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
         let total_tiles = n.div_ceil(tile as u64);
         let (portions, status_tiles) = rk::balanced_portions(total_tiles, portion);
         let passes = rk::passes(begin, end);
         let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
+        // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
+        let pair_words = n * (kb + vb) as u64 / 4;
+        let (b0, b1) = match packing {
+            Packing::Split => (n * kb as u64 / 4, n * vb as u64 / 4),
+            Packing::Alternate => (pair_words, 0),
+            Packing::Through => (pair_words, pair_words),
+        };
         let words = [
-            (n * kb as u64 / 4) as usize,
-            (n * vb as u64 / 4) as usize,
+            b0 as usize,
+            b1 as usize,
             (status_tiles * 2 * rk::DIGITS as u64) as usize,
             ctrl_bytes.div_ceil(8) as usize * 2,
         ];
@@ -210,19 +275,33 @@ impl Plan {
     }
 
     /// Scratch bytes a sort of `n` keys (and values) over all their bits needs
-    /// besides its input; none on the one-block path.
+    /// besides its input; none on the one-block path. A packed sort needs this much;
+    /// it uses a second packed buffer only when that fits too.
     fn scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
         if n as u64 <= rk::small_max(kb, vb) {
             return 0;
         }
-        let bits = (0, 8 * kb);
-        let tile = onesweep_tile(n as u64, kb, vb);
-        let plan = Plan::new(n as u64, kb, vb, tile, bits, rk::portion_tiles(tile));
+        let packing = match packing_for(n as u64, kb, vb) {
+            Packing::Through => Packing::Alternate,
+            p => p,
+        };
+        let (tile, _) = tile_for(n as u64, kb, vb, packing);
+        let plan = Plan::new(n as u64, kb, vb, packing, tile, (0, 8 * kb), rk::portion_tiles(tile));
         plan.words.iter().map(|&w| w as u64 * 4).sum()
     }
 }
 
+/// `(keys per tile, shared-memory bytes)` of the digit passes of a job: a packed pair
+/// is one 64-bit item.
+fn tile_for(n: u64, kb: u32, vb: u32, packing: Packing) -> (u32, u32) {
+    match packing {
+        Packing::Split => (onesweep_tile(n, kb, vb), Smem::onesweep(kb, vb).bytes),
+        _ => (rk::tile(8, 0), Smem::onesweep(8, 0).bytes),
+    }
+}
+
 /// One radix sort of raw key words (and value words) in device memory.
+#[derive(Clone, Copy)]
 struct Job {
     key_bytes: u32,
     /// 0: keys only.
@@ -232,7 +311,9 @@ struct Job {
     values: u64,
     masks: (u64, u64),
     bits: (u32, u32),
-    /// Keys per tile of the digit passes ([`onesweep_tile`]).
+    /// How pairs move between passes ([`packing_for`]).
+    packing: Packing,
+    /// Keys per tile of the digit passes ([`tile_for`]).
     tile: u32,
     /// Tiles per onesweep launch.
     portion: u64,
@@ -249,10 +330,12 @@ impl Job {
     ) -> Job {
         let key_bytes = size_of::<K>() as u32;
         let value_bytes = values.map_or(0, |v| v.0 as u32);
-        let tile = onesweep_tile(n as u64, key_bytes, value_bytes);
+        let packing = packing_for(n as u64, key_bytes, value_bytes);
+        let (tile, _) = tile_for(n as u64, key_bytes, value_bytes, packing);
         Job {
             key_bytes,
             value_bytes,
+            packing,
             n: n as u64,
             keys,
             values: values.map_or(0, |v| v.1),
@@ -265,7 +348,7 @@ impl Job {
 
     /// The passes, portions and scratch buffers this sort needs.
     fn plan(&self) -> Plan {
-        Plan::new(self.n, self.key_bytes, self.value_bytes, self.tile, self.bits, self.portion)
+        Plan::new(self.n, self.key_bytes, self.value_bytes, self.packing, self.tile, self.bits, self.portion)
     }
 
     fn suffix(&self) -> String {
@@ -288,7 +371,14 @@ impl Job {
         let (portion, (begin, end)) = (status_tiles, self.bits);
         // Scratch from the device's cache (a repeated sort allocates nothing); the
         // free-memory check is made only when something must be allocated.
-        let mut scratch = Scratch::take(gpu, &words)?;
+        let mut scratch = match Scratch::take(gpu, &words) {
+            // A second packed buffer does not fit: one is as much scratch as the split
+            // sort needs, and packing still saves work in every pass but the first.
+            Err(Error::OutOfMemory { .. }) if self.packing == Packing::Through => {
+                return Job { packing: Packing::Alternate, ..*self }.run(gpu);
+            }
+            r => r?,
+        };
         let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, words[3])?;
         let (vals_a, vals_b_ptr) = (self.values, if vb > 0 { vals_b.ptr() } else { 0 });
@@ -302,12 +392,20 @@ impl Job {
         let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * rk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
         let cfg = blocks(hist_grid, rk::HIST_BLOCK, rk::HIST_SMEM)?;
         let hist = format!("radix_hist_k{}", 8 * kb);
+        let packing = self.packing as u32;
         if kb == 4 {
             let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
-            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, &ctrl_ptr, &status_ptr, &status_words)?;
+            let a = (&ctrl_ptr, &status_ptr, &status_words, &packing);
+            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, a.0, a.1, a.2, a.3)?;
         } else {
             let (pos, neg) = self.masks;
-            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, &ctrl_ptr, &status_ptr, &status_words)?;
+            let a = (&ctrl_ptr, &status_ptr, &status_words, &packing);
+            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, a.0, a.1, a.2, a.3)?;
+        }
+        if self.packing != Packing::Split {
+            self.run_packed_passes(gpu, &plan, keys_b_ptr, vals_b_ptr, status_ptr, ctrl_ptr)?;
+            scratch.give_back(gpu);
+            return Ok(());
         }
 
         let short = if self.tile < rk::tile(kb, vb) { "short_" } else { "" };
@@ -379,6 +477,71 @@ impl Job {
         )?;
         scratch.give_back(gpu);
         Ok(())
+    }
+
+    /// The digit passes and the unpacking copy-back of a packed sort ([`Packing`]):
+    /// `packed_a` and `packed_b` are its scratch buffers (`packed_b` is 0 for
+    /// [`Packing::Alternate`], which uses one buffer as both).
+    fn run_packed_passes(
+        &self,
+        gpu: &Gpu,
+        plan: &Plan,
+        packed_a: u64,
+        packed_b: u64,
+        status: u64,
+        ctrl: u64,
+    ) -> Result<()> {
+        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
+        let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
+        let name = "radix_onesweep_packed_k32_v32";
+        let (_, smem) = tile_for(self.n, self.key_bytes, self.value_bytes, self.packing);
+        if smem > gpu.info().shared_mem_per_block {
+            gpu.set_max_dynamic_smem(name, smem)?;
+        }
+        // The packed word is `key << 32 | value`: the key's digits and order bits
+        // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
+        // the kernel spill and the passes 9% slower; docs/PERFLOG.md).
+        let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
+        let (n, (begin, end), status_tiles32) = (self.n, self.bits, status_tiles as u32);
+        let mut launch_no = 0u32;
+        for pass in 0..passes {
+            let (shift, mask) = rk::pass_digit(begin, end, pass);
+            let shift = shift + 32;
+            for q in 0..portions {
+                let first_tile = q * status_tiles;
+                let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
+                let cfg = blocks(tiles as u64, rk::BLOCK, smem)?;
+                let q32 = q as u32;
+                let (k, v) = (&self.keys, &self.values);
+                let a = (&pass, &launch_no, &q32, &status, &status_tiles32, &ctrl);
+                launch!(
+                    gpu,
+                    name,
+                    cfg,
+                    k,
+                    v,
+                    &packed_a,
+                    &packed_b,
+                    &n,
+                    &first_tile,
+                    &tiles,
+                    &shift,
+                    &mask,
+                    &pos,
+                    &neg,
+                    a.0,
+                    a.1,
+                    a.2,
+                    a.3,
+                    a.4,
+                    a.5
+                )?;
+                launch_no += 1;
+            }
+        }
+        let sms = gpu.info().multiprocessors as u64;
+        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
+        launch!(gpu, "radix_unpack_back", cfg, &packed_b, &self.keys, &self.values, &n, &ctrl)
     }
 
     fn run_small(&self, gpu: &Gpu) -> Result<()> {

@@ -63,6 +63,18 @@ fn digit_of<K: Word, const I: usize>(
     if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 }
 }
 
+/// Loads the `valid` pairs at `keys[start..]`, `vals[start..]` warp-striped, `I` per
+/// thread, packed as `key << 32 | value` (see [`Packing`]); every load is issued before
+/// any word is built.
+#[inline(always)]
+unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u32, start: u64, valid: u32) -> [W; I] {
+    let ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
+    let vs = unsafe { load_striped::<u32, I>(vals, start, valid) };
+    let mut out = [W::ZERO; I];
+    gpu::unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | vs[k] as u64));
+    out
+}
+
 /// `(a, b)` or `(b, a)`: selected by value, not by indexing an array, which would put
 /// the pointers in local memory and turn every global access into a generic one.
 #[inline(always)]
@@ -113,15 +125,17 @@ unsafe fn look_back(status: *const u32, tile: u32, d: u32) -> u32 {
     }
 }
 
-/// One digit pass over one portion of tiles. `keys[0]`/`vals[0]` are the caller's
-/// buffers (A), `keys[1]`/`vals[1]` the scratch (B); the plan says which is read.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
+/// The parameters of one digit-pass launch (see the kernel entries).
+#[derive(Clone, Copy)]
+struct Pass<K, V> {
+    /// Buffers A and B of the items (keys, or packed pairs) and of the values.
     keys_a: *mut K,
     keys_b: *mut K,
     vals_a: *mut V,
     vals_b: *mut V,
+    /// Packed sorts: the caller's split arrays.
+    split_keys: *mut u32,
+    split_vals: *mut u32,
     n: u64,
     first_tile: u64,
     tiles: u32,
@@ -135,38 +149,88 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
     status: *mut u32,
     status_tiles: u32,
     ctrl: *mut u64,
-) {
-    let tile_len = BLOCK * I as u32;
+}
+
+/// One digit pass over one portion of tiles: takes a tile, clears the next launch's
+/// status words, and unless the plan skips this pass sorts the tile ([`sweep_tile`]).
+/// Buffers A and B are `keys_a`/`vals_a` and `keys_b`/`vals_b`; the plan entry says
+/// which is read ([`route`]). With `PACKED` the items are `key << 32 | value` words
+/// (`K` = `u64`, ranked as 64-bit keys on the key half by `shift` and the masks), A and B are packed scratch, and the plan may say to load from or store to the caller's split
+/// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
+/// none carries the others' pointers and branches.
+#[inline(always)]
+unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
     let s = Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 });
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
-    let ctrl32 = ctrl as *mut u32;
+    let ctrl32 = p.ctrl as *mut u32;
     unsafe {
-        let plan = *ctrl32.add((ctrl::PLAN + pass) as usize);
-        let words = status_tiles as usize * DIGITS as usize;
-        let (cur, other) = if launch & 1 == 0 { (status, status.add(words)) } else { (status.add(words), status) };
+        let plan = *ctrl32.add((ctrl::PLAN + p.pass) as usize);
+        let words = p.status_tiles as usize * DIGITS as usize;
+        let (cur, other) =
+            if p.launch & 1 == 0 { (p.status, p.status.add(words)) } else { (p.status.add(words), p.status) };
         if tid == 0 {
-            gpu::sts_u32(base + s.tile_id, gpu::atomic_add_u32(ctrl32.add((ctrl::COUNTERS + launch) as usize), 1));
+            gpu::sts_u32(base + s.tile_id, gpu::atomic_add_u32(ctrl32.add((ctrl::COUNTERS + p.launch) as usize), 1));
         }
         gpu::sync_threads();
         let tile = gpu::lds_u32(base + s.tile_id);
         // The next launch's status words (its buffer was used two launches ago).
         if tid < DIGITS {
             let mut t = tile;
-            while t < status_tiles {
+            while t < p.status_tiles {
                 *other.add((t * DIGITS + tid) as usize) = 0;
-                t += tiles;
+                t += p.tiles;
             }
         }
         if plan == PLAN_SKIP {
             return;
         }
-        let from_b = plan == PLAN_FROM_B;
-        let (src, dst) = pick(from_b, keys_a, keys_b);
-        let start = (first_tile + tile as u64) * tile_len as u64;
+        if !PACKED {
+            return sweep_tile::<K, V, PAIRS, false, false, I>(&p, plan, tile, cur);
+        }
+        // A pass never both loads and stores the caller's arrays (`packed_plan`).
+        match route(plan) {
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I>(&p, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I>(&p, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, I>(&p, plan, tile, cur),
+        }
+    }
+}
+
+/// The work of [`onesweep`] on tile `tile` of a pass that runs: load (from the split
+/// arrays, packing, with `LOAD_SPLIT`), rank by digit, publish the counts and look
+/// back (`status`: this launch's status words), scatter (to the split arrays,
+/// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass.
+#[inline(always)]
+unsafe fn sweep_tile<
+    K: SmemWord,
+    V: SmemWord,
+    const PAIRS: bool,
+    const LOAD_SPLIT: bool,
+    const STORE_SPLIT: bool,
+    const I: usize,
+>(
+    p: &Pass<K, V>,
+    plan: u32,
+    tile: u32,
+    status: *mut u32,
+) {
+    let tile_len = BLOCK * I as u32;
+    let s = Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 });
+    let base = gpu::smem_base();
+    let tid = gpu::thread_idx();
+    let (n, shift, mask, pos, neg) = (p.n, p.shift, p.mask, p.pos, p.neg);
+    unsafe {
+        let from_b = plan & PLAN_FROM_B != 0;
+        let (src, dst) = pick(from_b, p.keys_a, p.keys_b);
+        let start = (p.first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
-        let ks = load_striped::<K, I>(src, start, valid);
-        let my_status = cur.add((tile * DIGITS) as usize);
+        let ks = if LOAD_SPLIT {
+            load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
+        } else {
+            load_striped::<K, I>(src, start, valid)
+        };
+        let my_status = status.add((tile * DIGITS) as usize);
         let mut total = 0u32;
         let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
         let (warp, lane) = (tid / WARP, gpu::lane_id());
@@ -189,15 +253,15 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
             let d = tid;
             let mut before = 0u32;
             if tile > 0 {
-                before = look_back(cur, tile, d);
+                before = look_back(status, tile, d);
                 gpu::st_relaxed_u32(my_status.add(d as usize), FLAG_PREFIX | (before + total));
             }
-            let parity = portion & 1;
-            let carry_in = *ctrl.add(ctrl::carry(pass, parity, d) as usize);
+            let parity = p.portion & 1;
+            let carry_in = *p.ctrl.add(ctrl::carry(p.pass, parity, d) as usize);
             let run_start = gpu::lds_u32(base + s.digit_start + 4 * d);
             gpu::sts_u64(base + s.global_base + 8 * d, (carry_in + before as u64).wrapping_sub(run_start as u64));
-            if tile == tiles - 1 {
-                *ctrl.add(ctrl::carry(pass, parity ^ 1, d) as usize) = carry_in + (before + total) as u64;
+            if tile == p.tiles - 1 {
+                *p.ctrl.add(ctrl::carry(p.pass, parity ^ 1, d) as usize) = carry_in + (before + total) as u64;
             }
         }
         gpu::sync_threads();
@@ -209,11 +273,17 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
                 let d = key.ordered(pos, neg).digit(shift, mask);
                 dig[k] = d;
                 let at = gpu::lds_u64(base + s.global_base + 8 * d).wrapping_add(i as u64);
-                *dst.add(at as usize) = key;
+                if STORE_SPLIT {
+                    let w = key.to_u64();
+                    *p.split_keys.add(at as usize) = (w >> 32) as u32;
+                    *p.split_vals.add(at as usize) = w as u32;
+                } else {
+                    *dst.add(at as usize) = key;
+                }
             }
         });
         if PAIRS {
-            let (vsrc, vdst) = pick(from_b, vals_a, vals_b);
+            let (vsrc, vdst) = pick(from_b, p.vals_a, p.vals_b);
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
             gpu::unroll::<I>(|k| {
@@ -370,6 +440,7 @@ unsafe fn histogram<K: Word>(
     ctrl: *mut u64,
     status: *mut u32,
     status_words: u64,
+    packing: u32,
 ) {
     let base = gpu::smem_base();
     let flags = base + 4 * MAX_PASSES * DIGITS;
@@ -444,7 +515,7 @@ unsafe fn histogram<K: Word>(
         }
         gpu::sync_threads();
         if tid == 0 {
-            let plan = plan(np, |p| gpu::lds_u32(flags + 4 + 4 * p) != 0);
+            let plan = packed_plan(np, |p| gpu::lds_u32(flags + 4 + 4 * p) != 0, Packing::from_u32(packing));
             for (p, e) in plan.iter().enumerate() {
                 *ctrl32.add(ctrl::PLAN as usize + p) = *e;
             }
@@ -472,12 +543,12 @@ macro_rules! radix_entries {
                 status: *mut u32, status_tiles: u32, ctrl: *mut u64,
             ) {
                 const I: usize = $items as usize;
-                unsafe {
-                    onesweep::<$k, $v, $pairs, I>(
-                        keys_a, keys_b, vals_a, vals_b, n, first_tile, tiles, shift, mask, pos, neg, pass,
-                        launch, portion, status, status_tiles, ctrl,
-                    )
-                }
+                let (split_keys, split_vals) = (core::ptr::null_mut(), core::ptr::null_mut());
+                let p = Pass {
+                    keys_a, keys_b, vals_a, vals_b, split_keys, split_vals, n, first_tile, tiles, shift, mask, pos,
+                    neg, pass, launch, portion, status, status_tiles, ctrl,
+                };
+                unsafe { onesweep::<$k, $v, $pairs, false, I>(p) }
             }
         }
     };
@@ -507,6 +578,59 @@ radix_entries!(u64, u32, false, k64);
 radix_entries!(u64, u32, true, k64_v32);
 radix_entries!(u64, u64, true, k64_v64);
 
+/// The digit pass of a packed sort of `u32` keys with `u32` values ([`Packing`]):
+/// `packed_a`/`packed_b` are the packed scratch buffers A and B, `keys`/`vals` the
+/// caller's arrays; `shift` and the masks apply to the packed word (the key's shift
+/// plus 32, its masks shifted up by 32), which is ranked as a 64-bit key. Its tile is
+/// the 64-bit key tile.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
+    keys: *mut u32,
+    vals: *mut u32,
+    packed_a: *mut u64,
+    packed_b: *mut u64,
+    n: u64,
+    first_tile: u64,
+    tiles: u32,
+    shift: u32,
+    mask: u32,
+    pos: u64,
+    neg: u64,
+    pass: u32,
+    launch: u32,
+    portion: u32,
+    status: *mut u32,
+    status_tiles: u32,
+    ctrl: *mut u64,
+) {
+    const I: usize = items(8, 0) as usize;
+    let (keys_a, keys_b, split_keys, split_vals) = (packed_a, packed_b, keys, vals);
+    let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let p = Pass {
+        keys_a,
+        keys_b,
+        vals_a,
+        vals_b,
+        split_keys,
+        split_vals,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status,
+        status_tiles,
+        ctrl,
+    };
+    unsafe { onesweep::<u64, u32, false, true, I>(p) }
+}
+
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn radix_hist_k32(
@@ -519,8 +643,9 @@ pub unsafe extern "ptx-kernel" fn radix_hist_k32(
     ctrl: *mut u64,
     status: *mut u32,
     status_words: u64,
+    packing: u32,
 ) {
-    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words) }
+    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
 }
 
 #[unsafe(no_mangle)]
@@ -535,8 +660,35 @@ pub unsafe extern "ptx-kernel" fn radix_hist_k64(
     ctrl: *mut u64,
     status: *mut u32,
     status_words: u64,
+    packing: u32,
 ) {
-    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words) }
+    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
+}
+
+/// When the plan of a packed sort left the sorted pairs packed in scratch buffer B (one
+/// digit pass ran, or an odd number with [`Packing::Alternate`]), unpacks them into the
+/// caller's arrays; otherwise returns at once.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn radix_unpack_back(
+    packed_b: *const u64,
+    keys: *mut u32,
+    vals: *mut u32,
+    n: u64,
+    ctrl: *const u64,
+) {
+    unsafe {
+        if *(ctrl as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize) != PLAN_FROM_B {
+            return;
+        }
+        let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
+        let mut i = gpu::global_idx();
+        while i < n {
+            let w = *packed_b.add(i as usize);
+            *keys.add(i as usize) = (w >> 32) as u32;
+            *vals.add(i as usize) = w as u32;
+            i += stride;
+        }
+    }
 }
 
 /// When the plan left the sorted keys (and values) in the scratch buffers, copies them

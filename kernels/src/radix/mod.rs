@@ -56,6 +56,12 @@ pub const VALUE_MASK: u32 = (1 << 30) - 1;
 pub const PLAN_FROM_A: u32 = 0;
 pub const PLAN_FROM_B: u32 = 1;
 pub const PLAN_SKIP: u32 = 2;
+/// Packed pair sorts ([`Packing`]): the pass reads the caller's separate key and value
+/// arrays (and packs each pair into one word) instead of its packed source buffer.
+pub const PLAN_LOAD_SPLIT: u32 = 4;
+/// Packed pair sorts: the pass writes the caller's separate arrays (unpacking each
+/// word) instead of its packed destination buffer.
+pub const PLAN_STORE_SPLIT: u32 = 8;
 
 /// Launch bounds of the tile kernels (see [`crate::LAUNCH_BOUNDS`]): three blocks of
 /// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
@@ -67,6 +73,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k64", BLOCK, 2),
     ("radix_onesweep_k64_v32", BLOCK, 2),
     ("radix_onesweep_k64_v64", BLOCK, 2),
+    ("radix_onesweep_packed_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32", BLOCK, 3),
     ("radix_onesweep_short_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32_v64", BLOCK, 2),
@@ -208,6 +215,81 @@ pub fn plan(passes: u32, trivial: impl Fn(u32) -> bool) -> [u32; MAX_PASSES as u
     }
     plan[MAX_PASSES as usize] = from;
     plan
+}
+
+/// How a sort of 32-bit keys with 32-bit values moves its pairs between passes.
+///
+/// `Split` (the general pair pass): keys and values stay in separate arrays; a pass
+/// ranks the keys, scatters them, then loads, stages and scatters the values.
+/// The packed forms carry each pair as one 64-bit word `key << 32 | value` and sort it
+/// as a 64-bit key on its upper half: one load, one staging and one scatter per pair,
+/// which the 64-bit key pass does faster than the split pass handles a pair. The first
+/// pass packs on its load, and the result is unpacked on the last store:
+/// - `Alternate`: every pass goes from the caller's split arrays to one packed scratch
+///   buffer or back (scratch: 8 bytes a pair, as `Split`);
+/// - `Through`: the first pass packs into scratch, the middle ones go packed to packed
+///   between two scratch buffers, the last unpacks (scratch: 16 bytes a pair).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    Split = 0,
+    Alternate = 1,
+    Through = 2,
+}
+
+impl Packing {
+    /// The value the histogram kernel receives (its `packing` parameter).
+    pub const fn from_u32(v: u32) -> Packing {
+        match v {
+            1 => Packing::Alternate,
+            2 => Packing::Through,
+            _ => Packing::Split,
+        }
+    }
+}
+
+/// [`plan`] with the packing flags of `packing` on the passes that run. Entry
+/// [`MAX_PASSES`] is `PLAN_FROM_B` when the result ended in scratch buffer B (for a
+/// packed sort: packed, to be unpacked into the caller's arrays by the copy-back).
+pub fn packed_plan(passes: u32, trivial: impl Fn(u32) -> bool, packing: Packing) -> [u32; MAX_PASSES as usize + 1] {
+    let mut plan = plan(passes, trivial);
+    let ran = |p: &usize| plan[*p] != PLAN_SKIP;
+    let (first, last) = ((0..passes as usize).find(ran), (0..passes as usize).rfind(ran));
+    match (packing, first, last) {
+        (Packing::Split, ..) | (_, None, _) | (_, _, None) => {}
+        (Packing::Alternate, ..) => {
+            for e in plan[..passes as usize].iter_mut().filter(|e| **e != PLAN_SKIP) {
+                *e |= if *e == PLAN_FROM_A { PLAN_LOAD_SPLIT } else { PLAN_STORE_SPLIT };
+            }
+        }
+        (Packing::Through, Some(first), Some(last)) => {
+            plan[first] |= PLAN_LOAD_SPLIT;
+            if last != first {
+                plan[last] |= PLAN_STORE_SPLIT;
+                plan[MAX_PASSES as usize] = PLAN_FROM_A;
+            }
+        }
+    }
+    plan
+}
+
+/// Where a pass that runs (plan entry `entry`, not `PLAN_SKIP`) reads and writes its
+/// items, among the caller's buffer (`Buf::Caller`: keys and values, split) and the
+/// two buffers `A` and `B` the kernel is given (for a split sort, A is the caller's
+/// and B the scratch; for a packed sort both are packed scratch, the same buffer for
+/// [`Packing::Alternate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buf {
+    Caller,
+    A,
+    B,
+}
+
+/// `(source, destination)` of a pass with plan entry `entry` (see [`Buf`]).
+pub const fn route(entry: u32) -> (Buf, Buf) {
+    let (from, to) = if entry & PLAN_FROM_B != 0 { (Buf::B, Buf::A) } else { (Buf::A, Buf::B) };
+    let from = if entry & PLAN_LOAD_SPLIT != 0 { Buf::Caller } else { from };
+    let to = if entry & PLAN_STORE_SPLIT != 0 { Buf::Caller } else { to };
+    (from, to)
 }
 
 /// The control block in device memory, in `u64` words: digit counts, digit offsets

@@ -41,6 +41,45 @@ fn plan_skips_trivial_passes_and_tracks_the_buffer() {
 }
 
 #[test]
+fn packed_plans_pack_on_the_first_pass_and_unpack_on_the_last() {
+    let (l, s) = (PLAN_LOAD_SPLIT, PLAN_STORE_SPLIT);
+    let (a, b, m) = (PLAN_FROM_A, PLAN_FROM_B, MAX_PASSES as usize);
+    // Through: split -> B, B -> A, A -> B, B -> split; the result in the caller's arrays.
+    let p = packed_plan(4, |_| false, Packing::Through);
+    assert_eq!(&p[..4], &[a | l, b, a, b | s]);
+    assert_eq!(p[m], a);
+    assert_eq!(route(p[0]), (Buf::Caller, Buf::B));
+    assert_eq!(route(p[1]), (Buf::B, Buf::A));
+    assert_eq!(route(p[3]), (Buf::B, Buf::Caller));
+    // Skipped passes carry no flags; the flags follow the passes that run.
+    let p = packed_plan(4, |p| p == 0 || p == 3, Packing::Through);
+    assert_eq!(&p[..4], &[PLAN_SKIP, a | l, b | s, PLAN_SKIP]);
+    assert_eq!(p[m], a);
+    // One pass: packed into B, unpacked by the copy-back.
+    let p = packed_plan(4, |p| p != 2, Packing::Through);
+    assert_eq!(&p[..4], &[PLAN_SKIP, PLAN_SKIP, a | l, PLAN_SKIP]);
+    assert_eq!(p[m], b);
+    // No pass: the caller's arrays are the result.
+    let p = packed_plan(4, |_| true, Packing::Through);
+    assert!(p[..4].iter().all(|&e| e == PLAN_SKIP));
+    assert_eq!(p[m], a);
+    // Alternate: every pass packs or unpacks; an odd count leaves the result in B.
+    let p = packed_plan(4, |_| false, Packing::Alternate);
+    assert_eq!(&p[..4], &[a | l, b | s, a | l, b | s]);
+    assert_eq!(p[m], a);
+    let p = packed_plan(4, |p| p == 1, Packing::Alternate);
+    assert_eq!(&p[..4], &[a | l, PLAN_SKIP, b | s, a | l]);
+    assert_eq!(p[m], b);
+    // Split is the plain plan.
+    for np in 1..=MAX_PASSES {
+        assert_eq!(packed_plan(np, |p| p % 3 == 1, Packing::Split), plan(np, |p| p % 3 == 1));
+    }
+    for v in 0..3 {
+        assert_eq!(Packing::from_u32(v) as u32, v);
+    }
+}
+
+#[test]
 fn layouts_fit_and_counts_fit_status_words() {
     for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
         let t = tile(kb, vb);
@@ -61,7 +100,9 @@ fn layouts_fit_and_counts_fit_status_words() {
     }
 }
 
-/// The kernels' passes on the CPU: `tile` keys per tile, `portion` tiles per launch.
+/// The kernels' passes on the CPU: `tile` keys per tile, `portion` tiles per launch,
+/// pairs moved as `packing` says (the buffers each pass reads and writes come from
+/// [`route`], as in the kernel; a packed pair is modelled as the pair itself).
 /// Returns the keys and values as the kernels leave them in the caller's buffers.
 #[allow(clippy::too_many_arguments)]
 fn model(
@@ -73,6 +114,7 @@ fn model(
     end: u32,
     tile: u64,
     portion: u64,
+    packing: Packing,
 ) -> (Vec<u64>, Vec<u64>) {
     let n = keys.len() as u64;
     let ord = |k: u64| {
@@ -89,8 +131,15 @@ fn model(
             hist[p as usize][((ord(k) >> s) as u32 & m) as usize] += 1;
         }
     }
-    let pl = plan(np, |p| hist[p as usize].contains(&n));
-    let mut bufs = [(keys.to_vec(), vals.to_vec()), (vec![0; n as usize], vec![0; n as usize])];
+    let pl = packed_plan(np, |p| hist[p as usize].contains(&n), packing);
+    // Buffers: the caller's, then scratch; which of them are the kernel's A and B.
+    let z = || (vec![0; n as usize], vec![0; n as usize]);
+    let mut bufs = [(keys.to_vec(), vals.to_vec()), z(), z()];
+    let index = |b: Buf| match (b, packing) {
+        (Buf::Caller, _) | (Buf::A, Packing::Split) => 0,
+        (Buf::B, Packing::Split) | (_, Packing::Alternate) | (Buf::A, Packing::Through) => 1,
+        (Buf::B, Packing::Through) => 2,
+    };
     for p in 0..np {
         let e = pl[p as usize];
         if e == PLAN_SKIP {
@@ -104,7 +153,9 @@ fn model(
             carry[0][d] = acc;
             acc += hist[p as usize][d];
         }
-        let (src, dst) = if e == PLAN_FROM_A { (0, 1) } else { (1, 0) };
+        let (from, to) = route(e);
+        let (src, dst) = (index(from), index(to));
+        assert_ne!(src, dst, "pass {p} of {pl:?} reads the buffer it writes");
         let total_tiles = n.div_ceil(tile);
         let (_, portion) = balanced_portions(total_tiles, portion);
         let mut first = 0;
@@ -169,8 +220,11 @@ fn model(
             q += 1;
         }
     }
-    let [a, b] = bufs;
-    if pl[MAX_PASSES as usize] == PLAN_FROM_B { b } else { a }
+    // The copy-back (or, packed, the unpacking copy-back) moves a result left in B.
+    let at = if pl[MAX_PASSES as usize] == PLAN_FROM_B { index(Buf::B) } else { 0 };
+    bufs.swap(0, at);
+    let [a, ..] = bufs;
+    a
 }
 
 fn lcg(s: &mut u64) -> u64 {
@@ -198,7 +252,6 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                         .collect();
                     let vals: Vec<u64> = (0..n).collect();
                     let masks = order.masks(width, desc);
-                    let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion);
                     let field = |x: u64| {
                         let o = if width == 32 {
                             crate::key::ordered_u32(x as u32, masks.0 as u32, masks.1 as u32) as u64
@@ -210,11 +263,15 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                     };
                     let mut expect: Vec<u64> = (0..n).collect();
                     expect.sort_by_key(|&i| field(keys[i as usize]));
-                    let what =
-                        std::format!("w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end}");
-                    assert_eq!(v, expect, "{what}: values (stability)");
                     let ek: Vec<u64> = expect.iter().map(|&i| keys[i as usize]).collect();
-                    assert_eq!(k, ek, "{what}: keys");
+                    for packing in [Packing::Split, Packing::Alternate, Packing::Through] {
+                        let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion, packing);
+                        let what = std::format!(
+                            "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} {packing:?}"
+                        );
+                        assert_eq!(v, expect, "{what}: values (stability)");
+                        assert_eq!(k, ek, "{what}: keys");
+                    }
                 }
             }
         }
