@@ -15,6 +15,9 @@ use crate::parse_count;
 /// temporary file beside it and renamed), and may be the input file itself.
 ///
 /// Example: host sort --type u32 --input keys.bin --output sorted.bin
+///
+/// `SORT_TRACE=1` prints a timeline of the phases (driver start-up, buffers, reading,
+/// sorting, writing) to standard error.
 #[derive(Args, Debug, Clone)]
 pub struct SortArgs {
     /// File to sort.

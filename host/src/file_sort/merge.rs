@@ -23,25 +23,66 @@ pub fn merge_runs<T: Element>(runs: &[&[T]], descending: bool, out: &mut [T]) {
         merge_sequential(runs, descending, out);
         return;
     }
-    let splitters = splitters(runs, descending, parts);
-    // cuts[j][r]: start in run r of the keys >= splitters[j - 1] (0 for j = 0).
-    let mut cuts: Vec<Vec<usize>> = vec![vec![0; runs.len()]];
-    for s in &splitters {
-        cuts.push(runs.iter().map(|r| r.partition_point(|x| x.ord_bits(descending) < *s)).collect());
-    }
-    cuts.push(runs.iter().map(|r| r.len()).collect());
+    let cuts = cuts(runs, descending, parts);
     let mut outs = Vec::with_capacity(cuts.len() - 1);
     let mut rest = out;
     for w in cuts.windows(2) {
-        let len: usize = w[0].iter().zip(&w[1]).map(|(a, b)| b - a).sum();
-        let (head, tail) = rest.split_at_mut(len);
+        let (head, tail) = rest.split_at_mut(part_len(w));
         outs.push((w, head));
         rest = tail;
     }
-    outs.into_par_iter().for_each(|(w, out)| {
-        let part: Vec<&[T]> = runs.iter().enumerate().map(|(r, run)| &run[w[0][r]..w[1][r]]).collect();
-        merge_sequential(&part, descending, out);
-    });
+    outs.into_par_iter().for_each(|(w, out)| merge_sequential(&part(runs, w), descending, out));
+}
+
+/// [`merge_runs`] without a whole-output buffer: the output is cut into parts of about
+/// `part_bytes` (by key, as [`merge_runs`] cuts it, so a run of equal keys stays in one
+/// part), several threads merge a part each into a buffer of its own and hand it to
+/// `sink(offset, part)` (`offset`: the part's first position in the output), in no
+/// particular order. Writing parts to a file this way overlaps merging with writing.
+/// Stops at the first error `sink` returns.
+pub fn merge_runs_into<T: Element, E: Send>(
+    runs: &[&[T]],
+    descending: bool,
+    part_bytes: usize,
+    sink: impl Fn(usize, &[T]) -> Result<(), E> + Sync,
+) -> Result<(), E> {
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    let parts = (rayon::current_num_threads() * 4).max((total * size_of::<T>()).div_ceil(part_bytes.max(1)));
+    let cuts = if runs.len() < 2 || total < 1 << 16 {
+        vec![vec![0; runs.len()], runs.iter().map(|r| r.len()).collect()]
+    } else {
+        cuts(runs, descending, parts)
+    };
+    let mut offsets = vec![0usize];
+    for w in cuts.windows(2) {
+        offsets.push(offsets.last().copied().unwrap_or(0) + part_len(w));
+    }
+    cuts.par_windows(2).zip(offsets.par_iter()).try_for_each(|(w, &offset)| {
+        let mut out = vec![T::zeroed(); part_len(w)];
+        merge_sequential(&part(runs, w), descending, &mut out);
+        sink(offset, &out)
+    })
+}
+
+/// Where a parallel merge cuts each run: `cuts[j][r]` is the start in run `r` of part
+/// `j` (the keys at or above splitter `j - 1`), with a last row of the run lengths.
+fn cuts<T: Element>(runs: &[&[T]], descending: bool, parts: usize) -> Vec<Vec<usize>> {
+    let mut cuts: Vec<Vec<usize>> = vec![vec![0; runs.len()]];
+    for s in &splitters(runs, descending, parts) {
+        cuts.push(runs.iter().map(|r| r.partition_point(|x| x.ord_bits(descending) < *s)).collect());
+    }
+    cuts.push(runs.iter().map(|r| r.len()).collect());
+    cuts
+}
+
+/// Elements of the part between two rows of [`cuts`].
+fn part_len(w: &[Vec<usize>]) -> usize {
+    w[0].iter().zip(&w[1]).map(|(a, b)| b - a).sum()
+}
+
+/// The pieces of each run in the part between two rows of [`cuts`].
+fn part<'a, T>(runs: &[&'a [T]], w: &[Vec<usize>]) -> Vec<&'a [T]> {
+    runs.iter().enumerate().map(|(r, run)| &run[w[0][r]..w[1][r]]).collect()
 }
 
 /// Up to `parts - 1` distinct, increasing keys taken from evenly spaced samples of
@@ -117,6 +158,45 @@ mod tests {
         let mut expect = input.to_vec();
         cpu::reference_sort(&mut expect, order);
         assert!(out == expect, "n={} run_len={run_len} desc={desc}", input.len());
+    }
+
+    /// [`merge_runs_into`] hands over parts that tile the output and, put in place,
+    /// are the stable merge.
+    #[test]
+    fn merges_into_parts_that_tile_the_output() {
+        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal] {
+            let input: Vec<Entity> = generate(300_007, dist, 4);
+            for (run_len, part_bytes) in [(100_000, 1 << 16), (30_011, 1 << 20), (1 << 20, 1 << 12), (7, 1 << 30)] {
+                for desc in [false, true] {
+                    let order = if desc { Order::Descending } else { Order::Ascending };
+                    let mut runs: Vec<Vec<Entity>> = input.chunks(run_len).map(|c| c.to_vec()).collect();
+                    for r in &mut runs {
+                        cpu::reference_sort(r, order);
+                    }
+                    let refs: Vec<&[Entity]> = runs.iter().map(|r| r.as_slice()).collect();
+                    let out = std::sync::Mutex::new(vec![None; input.len()]);
+                    merge_runs_into(&refs, desc, part_bytes, |at, piece| {
+                        let mut out = out.lock().unwrap();
+                        for (slot, x) in out[at..at + piece.len()].iter_mut().zip(piece) {
+                            assert!(slot.is_none(), "position {at} written twice");
+                            *slot = Some(*x);
+                        }
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
+                    let out: Vec<Entity> =
+                        out.into_inner().unwrap().into_iter().map(|x| x.expect("unwritten")).collect();
+                    let mut expect = input.clone();
+                    cpu::reference_sort(&mut expect, order);
+                    assert!(out == expect, "{dist} run_len={run_len} part_bytes={part_bytes} desc={desc}");
+                }
+            }
+        }
+        // The first error stops the merge and comes back.
+        let input: Vec<Entity> = generate(200_000, Distribution::Uniform, 5);
+        let runs: Vec<&[Entity]> = input.chunks(50_000).collect();
+        assert_eq!(merge_runs_into(&runs, false, 1 << 16, |_, _| Err("disk full")), Err("disk full"));
+        assert_eq!(merge_runs_into::<Entity, ()>(&[], false, 1 << 16, |_, _| Ok(())), Ok(()));
     }
 
     #[test]

@@ -87,6 +87,8 @@ pub struct FileSortReport {
     pub sort_s: f64,
     /// Seconds copying back from the device (pipelined path; 0 otherwise).
     pub download_s: f64,
+    /// Seconds merging sorted chunks; for binary output this includes writing the
+    /// merged parts into the file (the two overlap), and `write_s` is the commit.
     pub merge_s: f64,
     pub write_s: f64,
     pub total_s: f64,
@@ -247,22 +249,34 @@ fn sort_file_typed<T: TextElement>(
     let elements: usize = runs.iter().map(Vec::len).sum();
     let chunks = runs.len().max(1);
     let t = Instant::now();
-    let sorted = if runs.len() <= 1 {
-        runs.pop().unwrap_or_default()
+    let (merge_s, write_s) = if runs.len() > 1 && opts.format == Format::Binary {
+        // Merged parts go straight to their place in the file: merging overlaps writing,
+        // and no whole-output buffer is needed.
+        progress(&format!("merging {} sorted chunks into {}", runs.len(), output.display()));
+        merge_into_file(&runs, desc, &mut out)?;
+        drop(runs);
+        let merge_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        out.commit_with(opts.fsync)?;
+        (merge_s, t.elapsed().as_secs_f64())
     } else {
-        progress(&format!("merging {} sorted chunks on the CPU", runs.len()));
-        let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
-        let mut merged = vec![T::zeroed(); elements];
-        merge::merge_runs(&refs, desc, &mut merged);
-        merged
+        let sorted = if runs.len() <= 1 {
+            runs.pop().unwrap_or_default()
+        } else {
+            progress(&format!("merging {} sorted chunks on the CPU", runs.len()));
+            let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
+            let mut merged = vec![T::zeroed(); elements];
+            merge::merge_runs(&refs, desc, &mut merged);
+            merged
+        };
+        drop(runs);
+        let merge_s = t.elapsed().as_secs_f64();
+        progress(&format!("writing {}", output.display()));
+        let t = Instant::now();
+        format::write_elements(&mut out, &sorted, opts.format)?;
+        out.commit_with(opts.fsync)?;
+        (merge_s, t.elapsed().as_secs_f64())
     };
-    drop(runs);
-    let merge_s = t.elapsed().as_secs_f64();
-    progress(&format!("writing {}", output.display()));
-    let t = Instant::now();
-    format::write_elements(&mut out, &sorted, opts.format)?;
-    out.commit_with(opts.fsync)?;
-    let write_s = t.elapsed().as_secs_f64();
     Ok(FileSortReport {
         elements,
         chunks,
@@ -276,6 +290,24 @@ fn sort_file_typed<T: TextElement>(
         write_s,
         total_s: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Bytes of the merged parts [`merge_into_file`] hands to the writing threads.
+const MERGE_PART_BYTES: usize = 32 << 20;
+
+/// Merges the sorted `runs` into the binary output `out` (elements only, nothing
+/// written yet) by positioned writes of merged parts from several threads.
+fn merge_into_file<T: TextElement>(runs: &[Vec<T>], desc: bool, out: &mut AtomicFile) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
+    let bytes: usize = runs.iter().map(|r| r.len() * size_of::<T>()).sum();
+    let file = out.file()?;
+    let io = |source| Error::Io { context: "writing the output file".into(), source };
+    file.set_len(bytes as u64).map_err(io)?;
+    merge::merge_runs_into(&refs, desc, MERGE_PART_BYTES, |at, part| {
+        file.write_all_at(bytemuck::cast_slice(part), (at * size_of::<T>()) as u64)
+    })
+    .map_err(io)
 }
 
 /// Sorts `piece` and appends it to `runs`; when the device runs out of memory (the

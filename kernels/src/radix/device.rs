@@ -677,17 +677,29 @@ pub unsafe extern "ptx-kernel" fn radix_unpack_back(
     ctrl: *const u64,
 ) {
     unsafe {
+        for_each_copied_back(ctrl, n, |i| {
+            let w = *packed_b.add(i);
+            *keys.add(i) = (w >> 32) as u32;
+            *vals.add(i) = w as u32;
+        })
+    }
+}
+
+/// Calls `f(i)` for `i < n`, grid-strided, when the plan left the result in scratch
+/// buffer B; otherwise does nothing (the usual case: the copy-back kernels then only
+/// read the plan).
+#[inline(always)]
+unsafe fn for_each_copied_back(ctrl: *const u64, n: u64, mut f: impl FnMut(usize)) {
+    unsafe {
         if *(ctrl as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize) != PLAN_FROM_B {
             return;
         }
-        let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
-        let mut i = gpu::global_idx();
-        while i < n {
-            let w = *packed_b.add(i as usize);
-            *keys.add(i as usize) = (w >> 32) as u32;
-            *vals.add(i as usize) = w as u32;
-            i += stride;
-        }
+    }
+    let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
+    let mut i = gpu::global_idx();
+    while i < n {
+        f(i as usize);
+        i += stride;
     }
 }
 
@@ -703,20 +715,14 @@ pub unsafe extern "ptx-kernel" fn radix_copy_back(
     val_words: u64,
     ctrl: *const u64,
 ) {
+    let key_words = key_words as usize;
     unsafe {
-        if *(ctrl as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize) != PLAN_FROM_B {
-            return;
-        }
-        let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
-        let mut i = gpu::global_idx();
-        while i < key_words + val_words {
+        for_each_copied_back(ctrl, key_words as u64 + val_words, |i| {
             if i < key_words {
-                *keys_a.add(i as usize) = *keys_b.add(i as usize);
+                *keys_a.add(i) = *keys_b.add(i);
             } else {
-                let j = (i - key_words) as usize;
-                *vals_a.add(j) = *vals_b.add(j);
+                *vals_a.add(i - key_words) = *vals_b.add(i - key_words);
             }
-            i += stride;
-        }
+        })
     }
 }
