@@ -36,7 +36,9 @@ impl AtomicFile {
         let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}-{unique}.tmp", std::process::id()));
+        // Readable too: a shared writable mapping of the file needs both.
         let file = OpenOptions::new()
+            .read(true)
             .write(true)
             .create_new(true)
             .open(&tmp)

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::output::{SizedOutput, WriteMode};
 use crate::atomic_file::AtomicFile;
 use crate::error::{Error, Result};
 use crate::{Element, Entity};
@@ -86,6 +87,14 @@ macro_rules! text_floats {
 }
 text_floats!(f32, f64);
 
+/// "00" to "99": the two-digit groups integers are formatted with.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Integers: parsed and formatted by hand (the hot loop of a text file sort), with
 /// the same accepted syntax as `str::parse` (an optional sign, decimal digits) and
 /// overflow checked.
@@ -99,15 +108,24 @@ macro_rules! text_integers {
                 let mut buf = [0u8; 24];
                 let mut i = buf.len();
                 let neg = *self < 0 as $t;
-                // Digits of the magnitude, from the last: `unsigned_abs` keeps MIN exact.
-                let mut m = (*self as i128).unsigned_abs();
-                loop {
+                // Digits of the magnitude, two at a time from the last, in `u64`
+                // arithmetic (division by a constant becomes a multiplication; `u128`
+                // division is a library call): `unsigned_abs` keeps MIN exact, and
+                // every magnitude fits 64 bits.
+                let mut m = (*self as i128).unsigned_abs() as u64;
+                while m >= 100 {
+                    let d = (m % 100) as usize * 2;
+                    m /= 100;
+                    i -= 2;
+                    buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+                }
+                if m >= 10 {
+                    let d = m as usize * 2;
+                    i -= 2;
+                    buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[d..d + 2]);
+                } else {
                     i -= 1;
-                    buf[i] = b'0' + (m % 10) as u8;
-                    m /= 10;
-                    if m == 0 {
-                        break;
-                    }
+                    buf[i] = b'0' + m as u8;
                 }
                 if neg {
                     i -= 1;
@@ -337,47 +355,53 @@ pub fn read_file<T: TextElement>(path: &Path, format: Format) -> Result<Vec<T>> 
 pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: Format) -> Result<()> {
     match format {
         Format::Binary => write_binary_parallel(out, bytemuck::cast_slice(data)),
-        Format::Text => {
-            // Formatting is the slow part: do it in parallel, a block at a time.
-            for block in data.chunks(1 << 20) {
-                let text: String = block
-                    .par_chunks(1 << 14)
-                    .map(|c| {
-                        let mut s = String::with_capacity(c.len() * 12);
-                        for x in c {
-                            x.write_text(&mut s);
-                            s.push('\n');
-                        }
-                        s
-                    })
-                    .collect();
-                out.write_all(text.as_bytes())?;
-            }
-            Ok(())
-        }
+        Format::Text => write_text(out, data, TEXT_BLOCK),
     }
 }
 
-/// Appends `bytes` with positioned writes of 4 MiB slices on several threads (one
-/// thread's `write` into the page cache runs at a fraction of what the machine can).
+/// Appends `data` as text, `block` elements at a time. Formatting is the slow part:
+/// pieces of a block are formatted in parallel, then copied to their places in
+/// parallel ([`SizedOutput`]).
+fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize) -> Result<()> {
+    let mode = WriteMode::from_env();
+    for block in data.chunks(block) {
+        let pieces: Vec<String> = block
+            .par_chunks(1 << 14)
+            .map(|c| {
+                let mut s = String::with_capacity(c.len() * 12);
+                for x in c {
+                    x.write_text(&mut s);
+                    s.push('\n');
+                }
+                s
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(pieces.len());
+        let mut len = 0;
+        for p in &pieces {
+            offsets.push(len);
+            len += p.len();
+        }
+        let o = SizedOutput::new(out, len, mode)?;
+        pieces.par_iter().zip(offsets).try_for_each(|(p, at)| o.write_at(at, p.as_bytes()))?;
+        o.finish()?;
+    }
+    Ok(())
+}
+
+/// Elements formatted as text before their bytes are written (bounds the extra memory
+/// to ~100 MB of text).
+const TEXT_BLOCK: usize = 1 << 22;
+
+/// Appends `bytes` from several threads ([`SizedOutput`]: one thread's `write` into the
+/// page cache runs at a fraction of what the machine can).
 fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8]) -> Result<()> {
-    use std::io::Seek;
-    use std::os::unix::fs::FileExt;
-    const SLICE: usize = 4 << 20;
-    if bytes.len() < 4 * SLICE {
+    if bytes.len() < 4 << 20 {
         return out.write_all(bytes);
     }
-    let file = out.file()?;
-    let io = |source| Error::Io { context: "writing the output file".into(), source };
-    let at = (&*file).stream_position().map_err(io)?;
-    file.set_len(at + bytes.len() as u64).map_err(io)?;
-    bytes
-        .par_chunks(SLICE)
-        .enumerate()
-        .try_for_each(|(i, piece)| file.write_all_at(piece, at + (i * SLICE) as u64))
-        .map_err(io)?;
-    (&*file).seek(std::io::SeekFrom::Start(at + bytes.len() as u64)).map_err(io)?;
-    Ok(())
+    let o = SizedOutput::new(out, bytes.len(), WriteMode::from_env())?;
+    o.write_at(0, bytes)?;
+    o.finish()
 }
 
 /// Writes `data` to `path` atomically.
@@ -393,6 +417,22 @@ mod tests {
 
     fn tmp(name: &str) -> std::path::PathBuf {
         std::env::temp_dir().join(format!("host-format-{name}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn text_written_in_many_blocks_reads_back() {
+        // Blocks smaller than a formatting piece and not dividing the data: every block
+        // is appended after the last through its own sized output.
+        let data: Vec<i64> = (0..100_003i64).map(|i| (i * 7919 % 200_001) - 100_000).collect();
+        let path = tmp("blocks.txt");
+        let mut f = AtomicFile::create(&path).unwrap();
+        f.write_all(b"").unwrap();
+        write_text(&mut f, &data, 9_999).unwrap();
+        f.commit_with(false).unwrap();
+        let want: String = data.iter().map(|x| format!("{x}\n")).collect();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+        assert_eq!(read_file::<i64>(&path, Format::Text).unwrap(), data);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -424,6 +464,14 @@ mod tests {
             "+0",
             "+7",
             "-7",
+            "9",
+            "10",
+            "-10",
+            "99",
+            "-99",
+            "100",
+            "101",
+            "-1000",
             "  42 ",
             "\t-1\r",
             "",

@@ -12,6 +12,7 @@
 pub mod check;
 pub mod format;
 pub mod merge;
+pub mod output;
 pub mod pipeline;
 
 use std::path::Path;
@@ -296,18 +297,15 @@ fn sort_file_typed<T: TextElement>(
 const MERGE_PART_BYTES: usize = 32 << 20;
 
 /// Merges the sorted `runs` into the binary output `out` (elements only, nothing
-/// written yet) by positioned writes of merged parts from several threads.
+/// written yet): merged parts are written at their offsets from several threads.
 fn merge_into_file<T: TextElement>(runs: &[Vec<T>], desc: bool, out: &mut AtomicFile) -> Result<()> {
-    use std::os::unix::fs::FileExt;
     let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
     let bytes: usize = runs.iter().map(|r| r.len() * size_of::<T>()).sum();
-    let file = out.file()?;
-    let io = |source| Error::Io { context: "writing the output file".into(), source };
-    file.set_len(bytes as u64).map_err(io)?;
+    let o = output::SizedOutput::new(out, bytes, output::WriteMode::from_env())?;
     merge::merge_runs_into(&refs, desc, MERGE_PART_BYTES, |at, part| {
-        file.write_all_at(bytemuck::cast_slice(part), (at * size_of::<T>()) as u64)
-    })
-    .map_err(io)
+        o.write_at(at * size_of::<T>(), bytemuck::cast_slice(part))
+    })?;
+    o.finish()
 }
 
 /// Sorts `piece` and appends it to `runs`; when the device runs out of memory (the

@@ -3,8 +3,9 @@
 //! `i + 1` while chunk `i` is copied), the device sorts it in place, and the result
 //! streams back the same way into the output file (writing chunk `i` while chunk
 //! `i + 1` is copied). No whole-file host buffer, no pageable copies, and the reads and
-//! writes are positioned and spread over threads, so page-cache bandwidth rather than
-//! one thread's `read`/`write` is the limit.
+//! writes are spread over threads (the reads positioned, the writes copies into the
+//! mapped output, [`SizedOutput`]), so page-cache bandwidth rather than one thread's
+//! `read`/`write` is the limit.
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::output::{SizedOutput, WriteMode};
 use crate::atomic_file::AtomicFile;
 use crate::device::{PinnedBuffer, seconds_between, timing_event};
 use crate::error::{Error, Result};
@@ -77,6 +79,11 @@ pub fn sort_binary_staged<T: Element>(
     let mut times = PipelineTimes::default();
     let bytes = n * size_of::<T>();
     crate::trace::mark("pipeline: start");
+    // The output's pages are faulted in on other threads while the input is read and
+    // sorted, so that writing it is a parallel copy.
+    let mut output = SizedOutput::new(out, bytes, WriteMode::from_env())?;
+    output.populate_in_background();
+    crate::trace::mark(if output.is_mapped() { "pipeline: output mapped" } else { "pipeline: output sized" });
     let mut dev = gpu.alloc::<T>(n)?;
     crate::trace::mark("pipeline: device buffer");
     let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
@@ -104,13 +111,10 @@ pub fn sort_binary_staged<T: Element>(
     sorter.sort_device(&mut dev, opts)?;
     let sort_end = timing_event(gpu.stream())?;
 
-    let file = out.file()?;
-    file.set_len(bytes as u64).map_err(|source| Error::Io { context: "sizing the output file".into(), source })?;
     let write = |buf: &mut PinnedBuffer, (at, len): (usize, usize), write_s: &mut f64| -> Result<()> {
         let host = buf.host_mut()?;
         let t = Instant::now();
-        write_at_parallel(file, at as u64, &host[..len])
-            .map_err(|source| Error::Io { context: "writing the output file".into(), source })?;
+        output.write_at(at, &host[..len])?;
         *write_s += t.elapsed().as_secs_f64();
         Ok(())
     };
@@ -131,6 +135,10 @@ pub fn sort_binary_staged<T: Element>(
     let down_end = timing_event(gpu.stream())?;
     gpu.synchronize("the file pipeline")?;
     crate::trace::mark("pipeline: written");
+    let t = Instant::now();
+    output.finish()?;
+    times.write_s += t.elapsed().as_secs_f64();
+    crate::trace::mark("pipeline: output unmapped");
     times.upload_s = seconds_between(&up_start, &up_end)?;
     times.sort_s = seconds_between(&up_end, &sort_end)?;
     times.download_s = seconds_between(&sort_end, &down_end)?;
@@ -142,11 +150,4 @@ fn read_at_parallel(file: &File, offset: u64, buf: &mut [u8]) -> std::io::Result
     buf.par_chunks_mut(IO_SLICE)
         .enumerate()
         .try_for_each(|(j, piece)| file.read_exact_at(piece, offset + (j * IO_SLICE) as u64))
-}
-
-/// Writes `buf` to `file` at `offset`, slices of [`IO_SLICE`] on several threads.
-fn write_at_parallel(file: &File, offset: u64, buf: &[u8]) -> std::io::Result<()> {
-    buf.par_chunks(IO_SLICE)
-        .enumerate()
-        .try_for_each(|(j, piece)| file.write_all_at(piece, offset + (j * IO_SLICE) as u64))
 }

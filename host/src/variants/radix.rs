@@ -296,7 +296,7 @@ impl Plan {
 fn tile_for(n: u64, kb: u32, vb: u32, packing: Packing) -> (u32, u32) {
     match packing {
         Packing::Split => (onesweep_tile(n, kb, vb), Smem::onesweep(kb, vb).bytes),
-        _ => (rk::tile(8, 0), Smem::onesweep(8, 0).bytes),
+        _ => (rk::packed_tile(), Smem::packed().bytes),
     }
 }
 

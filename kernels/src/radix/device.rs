@@ -160,7 +160,7 @@ struct Pass<K, V> {
 /// none carries the others' pointers and branches.
 #[inline(always)]
 unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
-    let s = Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 });
+    let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
     let ctrl32 = p.ctrl as *mut u32;
@@ -186,13 +186,13 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const PACKED: bo
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, I>(&p, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, I>(&p, &s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I>(&p, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I>(&p, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, I>(&p, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I>(&p, &s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I>(&p, &s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, I>(&p, &s, plan, tile, cur),
         }
     }
 }
@@ -211,12 +211,12 @@ unsafe fn sweep_tile<
     const I: usize,
 >(
     p: &Pass<K, V>,
+    s: &Smem,
     plan: u32,
     tile: u32,
     status: *mut u32,
 ) {
     let tile_len = BLOCK * I as u32;
-    let s = Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 });
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
     let (n, shift, mask, pos, neg) = (p.n, p.shift, p.mask, p.pos, p.neg);
@@ -236,7 +236,7 @@ unsafe fn sweep_tile<
         let (warp, lane) = (tid / WARP, gpu::lane_id());
         rank_by_digit::<I>(
             digit,
-            rank_smem(base, &s),
+            rank_smem(base, s),
             |d, t| {
                 total = if d == DIGITS - 1 { t - (tile_len - valid) } else { t };
                 let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
@@ -581,8 +581,8 @@ radix_entries!(u64, u64, true, k64_v64);
 /// The digit pass of a packed sort of `u32` keys with `u32` values ([`Packing`]):
 /// `packed_a`/`packed_b` are the packed scratch buffers A and B, `keys`/`vals` the
 /// caller's arrays; `shift` and the masks apply to the packed word (the key's shift
-/// plus 32, its masks shifted up by 32), which is ranked as a 64-bit key. Its tile is
-/// the 64-bit key tile.
+/// plus 32, its masks shifted up by 32), which is ranked as a 64-bit key, tiles of
+/// [`packed_tile`].
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
@@ -604,7 +604,7 @@ pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
     status_tiles: u32,
     ctrl: *mut u64,
 ) {
-    const I: usize = items(8, 0) as usize;
+    const I: usize = PACKED_ITEMS as usize;
     let (keys_a, keys_b, split_keys, split_vals) = (packed_a, packed_b, keys, vals);
     let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
     let p = Pass {

@@ -73,7 +73,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k64", BLOCK, 2),
     ("radix_onesweep_k64_v32", BLOCK, 2),
     ("radix_onesweep_k64_v64", BLOCK, 2),
-    ("radix_onesweep_packed_k32_v32", BLOCK, 2),
+    ("radix_onesweep_packed_k32_v32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_short_k32", BLOCK, 3),
     ("radix_onesweep_short_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32_v64", BLOCK, 2),
@@ -113,6 +113,23 @@ pub const fn items(kb: u32, vb: u32) -> u32 {
         (_, 4) => 20,
         _ => 16,
     }
+}
+
+/// Items per thread of the packed pair pass ([`Packing`]) and its blocks per SM: the
+/// 64-bit key tile (24 x 8 bytes a thread, two blocks an SM). The `packed-16x3`
+/// experiment takes 16 items at three blocks an SM (docs/PERFLOG.md, tenth session).
+#[cfg(not(feature = "packed-16x3"))]
+pub const PACKED_ITEMS: u32 = items(8, 0);
+#[cfg(not(feature = "packed-16x3"))]
+pub const PACKED_BLOCKS_PER_SM: u32 = 2;
+#[cfg(feature = "packed-16x3")]
+pub const PACKED_ITEMS: u32 = 16;
+#[cfg(feature = "packed-16x3")]
+pub const PACKED_BLOCKS_PER_SM: u32 = 3;
+
+/// Pairs per tile of the packed pass.
+pub const fn packed_tile() -> u32 {
+    BLOCK * PACKED_ITEMS
 }
 
 /// Keys per tile (one block's share) of the tile kernels.
@@ -354,10 +371,19 @@ impl Smem {
 
     /// Onesweep: keys and then values staged through one buffer.
     pub const fn onesweep(kb: u32, vb: u32) -> Smem {
+        Smem::onesweep_of(kb, vb, tile(kb, vb))
+    }
+
+    /// The packed pass: its words staged as 64-bit keys, [`packed_tile`] of them.
+    pub const fn packed() -> Smem {
+        Smem::onesweep_of(8, 0, packed_tile())
+    }
+
+    const fn onesweep_of(kb: u32, vb: u32, tile: u32) -> Smem {
         let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
         let wide = if vb > kb { vb } else { kb };
-        let ranks = keys + tile(kb, vb) * wide;
-        let bytes = if vb > 0 { ranks + 2 * tile(kb, vb) } else { ranks };
+        let ranks = keys + tile * wide;
+        let bytes = if vb > 0 { ranks + 2 * tile } else { ranks };
         Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals: keys, ranks, bytes }
     }
 

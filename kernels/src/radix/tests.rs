@@ -91,6 +91,11 @@ fn layouts_fit_and_counts_fit_status_words() {
             assert!(s.warp_digits + 4 * WARPS * DIGITS <= s.keys);
         }
     }
+    // The packed pass's blocks per SM share an H100 SM's 228 KiB (1 KiB reserved each).
+    let packed = Smem::packed();
+    assert!(portion_tiles(packed_tile()) * packed_tile() as u64 <= VALUE_MASK as u64);
+    assert!((packed.bytes + 1024) * PACKED_BLOCKS_PER_SM <= 228 * 1024, "{packed:?}");
+    assert_eq!(packed.ranks - packed.keys, 8 * packed_tile());
     // The u32 keys-only tile kernel stays within the default 48 KiB.
     const {
         assert!(Smem::onesweep(4, 0).bytes <= 48 * 1024);
