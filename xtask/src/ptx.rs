@@ -119,24 +119,11 @@ pub fn build_with_features(
         return Err(format!("the kernel build produced no {}", ptx.display()));
     }
     let text = std::fs::read_to_string(&ptx).map_err(|e| format!("reading {}: {e}", ptx.display()))?;
-    let bounded = with_launch_bounds(&text, &launch_bounds(features))?;
+    let bounded = with_launch_bounds(&text, kernels::LAUNCH_BOUNDS)?;
     if bounded != text {
         std::fs::write(&ptx, bounded).map_err(|e| format!("writing {}: {e}", ptx.display()))?;
     }
     Ok(ptx)
-}
-
-/// The kernels' launch bounds for a build with `features`: xtask's own copy of the
-/// `kernels` crate is built without them, so the experiments that change a kernel's
-/// blocks per SM say so here as well.
-fn launch_bounds(features: &str) -> Vec<(&'static str, u32, u32)> {
-    let mut bounds = kernels::LAUNCH_BOUNDS.to_vec();
-    if features.split(',').any(|f| f == "packed-16x3") {
-        for b in bounds.iter_mut().filter(|b| b.0 == "radix_onesweep_packed_k32_v32") {
-            b.2 = 3;
-        }
-    }
-    bounds
 }
 
 /// Adds `.maxntid T, 1, 1` and `.minnctapersm B` (CUDA's `__launch_bounds__(T, B)`)

@@ -116,16 +116,11 @@ pub const fn items(kb: u32, vb: u32) -> u32 {
 }
 
 /// Items per thread of the packed pair pass ([`Packing`]) and its blocks per SM: the
-/// 64-bit key tile (24 x 8 bytes a thread, two blocks an SM). The `packed-16x3`
-/// experiment takes 16 items at three blocks an SM (docs/PERFLOG.md, tenth session).
-#[cfg(not(feature = "packed-16x3"))]
+/// 64-bit key tile (24 x 8 bytes a thread, two blocks an SM). Measured against 16
+/// items at three blocks an SM (56 registers, no spills): 1% slower at 2^24 pairs, 6%
+/// at 2^28 (docs/PERFLOG.md, tenth session).
 pub const PACKED_ITEMS: u32 = items(8, 0);
-#[cfg(not(feature = "packed-16x3"))]
 pub const PACKED_BLOCKS_PER_SM: u32 = 2;
-#[cfg(feature = "packed-16x3")]
-pub const PACKED_ITEMS: u32 = 16;
-#[cfg(feature = "packed-16x3")]
-pub const PACKED_BLOCKS_PER_SM: u32 = 3;
 
 /// Pairs per tile of the packed pass.
 pub const fn packed_tile() -> u32 {
