@@ -20,17 +20,19 @@ $H gen -o "$W/u32.bin" --n 2^28 --type u32 > /dev/null
 cat "$W/u32.bin" > /dev/null
 echo "memcpy 1 GiB (dd from page cache to /dev/null): $(dd if="$W/u32.bin" of=/dev/null bs=64M 2>&1 | tail -1)"
 echo "== 1 GiB binary u32, page cache warm (seconds, wall)"
+# Each timed command starts with no dirty pages pending (`sync` first, not timed), so
+# that no run pays for the write-back of the one before.
 for i in 1 2 3; do
-  echo "host sort:          $(t $H sort -i "$W/u32.bin" -o "$W/out$i.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
+  sync; echo "host sort:          $(t $H sort -i "$W/u32.bin" -o "$W/out$i.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
 done
-echo "host sort (over an existing output; the rename waits for the old file's writeback):"
+sync; echo "host sort (over an existing output: ext4 writes back the new file's delayed allocations at such a rename):"
 echo "                    $(t $H sort -i "$W/u32.bin" -o "$W/out1.bin" --type u32 --require-gpu)  [$(grep -o 'busy.*' "$W/last.log")]"
 mv "$W/out1.bin" "$W/out.bin"; rm -f "$W/out2.bin" "$W/out3.bin"; sync
 echo "host sort --fsync:  $(t $H sort -i "$W/u32.bin" -o "$W/outf.bin" --type u32 --require-gpu --fsync)"; rm -f "$W/outf.bin"
 $H check-file --type u32 -i "$W/u32.bin" -o "$W/out.bin" | head -1
 for i in 1 2; do
-  echo "numpy:              $(t python3 -c "import numpy as np; a=np.fromfile('$W/u32.bin', dtype=np.uint32); a.sort(); a.tofile('$W/np.bin')")"
-  echo "torch:              $(t python3 -c "
+  sync; echo "numpy:              $(t python3 -c "import numpy as np; a=np.fromfile('$W/u32.bin', dtype=np.uint32); a.sort(); a.tofile('$W/np.bin')")"
+  sync; echo "torch:              $(t python3 -c "
 import numpy as np, torch
 a=torch.from_numpy(np.fromfile('$W/u32.bin', dtype=np.int32)).cuda()
 s,_=torch.sort(a); s.cpu().numpy().tofile('$W/torch.bin')")"

@@ -363,7 +363,7 @@ pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: 
 /// pieces of a block are formatted in parallel, then copied to their places in
 /// parallel ([`SizedOutput`]).
 fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize) -> Result<()> {
-    let mode = WriteMode::from_env();
+    let mode = WriteMode::from_env(WriteMode::Positioned);
     for block in data.chunks(block) {
         let pieces: Vec<String> = block
             .par_chunks(1 << 14)
@@ -399,7 +399,7 @@ fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8]) -> Result<()> {
     if bytes.len() < 4 << 20 {
         return out.write_all(bytes);
     }
-    let o = SizedOutput::new(out, bytes.len(), WriteMode::from_env())?;
+    let o = SizedOutput::new(out, bytes.len(), WriteMode::from_env(WriteMode::Mapped))?;
     o.write_at(0, bytes)?;
     o.finish()
 }

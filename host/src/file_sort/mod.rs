@@ -301,7 +301,7 @@ const MERGE_PART_BYTES: usize = 32 << 20;
 fn merge_into_file<T: TextElement>(runs: &[Vec<T>], desc: bool, out: &mut AtomicFile) -> Result<()> {
     let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
     let bytes: usize = runs.iter().map(|r| r.len() * size_of::<T>()).sum();
-    let o = output::SizedOutput::new(out, bytes, output::WriteMode::from_env())?;
+    let o = output::SizedOutput::new(out, bytes, output::WriteMode::from_env(output::WriteMode::Mapped))?;
     merge::merge_runs_into(&refs, desc, MERGE_PART_BYTES, |at, part| {
         o.write_at(at * size_of::<T>(), bytemuck::cast_slice(part))
     })?;

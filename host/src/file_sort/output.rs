@@ -1,4 +1,4 @@
-//! Writing a binary output of known size from many threads at once.
+//! Writing an output of known size from many threads at once.
 //!
 //! Buffered `pwrite`s to one file serialise on the file's lock in the kernel, so 16
 //! threads write into the page cache no faster than one (~2-3.5 GB/s). Mapping the
@@ -23,15 +23,18 @@ use crate::error::{Error, Result};
 
 /// Bytes each thread copies or writes at a time.
 const SLICE: usize = 1 << 20;
-/// Bytes one `madvise(MADV_POPULATE_WRITE)` call faults in, and threads doing it.
-const POPULATE_SLICE: usize = 16 << 20;
-const POPULATE_THREADS: usize = 8;
+/// Bytes one `madvise(MADV_POPULATE_WRITE)` call faults in (short, so that other
+/// threads' `mmap`s, which wait for the address-space lock each call holds, are not
+/// held up long), and threads doing it (`SORT_FILE_POPULATE_THREADS`).
+const POPULATE_SLICE: usize = 2 << 20;
+const POPULATE_THREADS: usize = 4;
+
 /// `MADV_POPULATE_WRITE` (Linux 5.14); older kernels answer `EINVAL`, and the copies
 /// then take the page faults themselves.
 const MADV_POPULATE_WRITE: libc::c_int = 23;
 
-/// How [`SizedOutput`] writes (`SORT_FILE_WRITE`: `mapped`, the default, or
-/// `positioned`).
+/// How [`SizedOutput`] writes (`SORT_FILE_WRITE=mapped|positioned` overrides the
+/// caller's default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WriteMode {
     /// Copies into a shared mapping of the file (after reserving its space).
@@ -41,11 +44,15 @@ pub enum WriteMode {
 }
 
 impl WriteMode {
-    /// The mode `SORT_FILE_WRITE` asks for (`mapped` when unset or unknown).
-    pub fn from_env() -> WriteMode {
+    /// The mode `SORT_FILE_WRITE` asks for, or `default`. Binary outputs are mapped
+    /// (1 GiB written in ~0.06 s of busy time against ~0.35 s positioned); text goes
+    /// out positioned, block by block, where mapping each block measured slower
+    /// (docs/PERFLOG.md, tenth session).
+    pub fn from_env(default: WriteMode) -> WriteMode {
         match std::env::var("SORT_FILE_WRITE").as_deref() {
             Ok("positioned") | Ok("pwrite") => WriteMode::Positioned,
-            _ => WriteMode::Mapped,
+            Ok("mapped") | Ok("mmap") => WriteMode::Mapped,
+            _ => default,
         }
     }
 }
@@ -65,7 +72,8 @@ struct Mapping {
 
 impl Mapping {
     fn new(file: &File, start: u64, len: usize) -> std::io::Result<Mapping> {
-        // SAFETY: a fresh mapping of a file we hold open; nothing else maps it.
+        // SAFETY: a fresh mapping of a file we hold open; nothing else maps it. (Aligned
+        // to 2 MiB with `MADV_HUGEPAGE` it was slower: docs/PERFLOG.md, tenth session.)
         let addr = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
@@ -156,8 +164,9 @@ impl<'a> SizedOutput<'a> {
     /// output is dropped. Does nothing for positioned writes.
     pub fn populate_in_background(&mut self) {
         let Some((map, _)) = self.map.as_mut() else { return };
+        let threads = std::env::var("SORT_FILE_POPULATE_THREADS").ok().and_then(|v| v.parse().ok());
         let next = Arc::new(AtomicUsize::new(0));
-        for _ in 0..POPULATE_THREADS {
+        for _ in 0..threads.unwrap_or(POPULATE_THREADS) {
             let (next, stop, addr, len) = (next.clone(), map.stop.clone(), map.addr, map.len);
             map.populating.push(std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
@@ -203,27 +212,17 @@ impl<'a> SizedOutput<'a> {
         }
     }
 
-    /// Leaves the file's position at the end of the output and lets go of the mapping.
-    /// Unmapping a large mapping takes a while (~70 ms a GiB: every page's entry is
-    /// torn down), so it happens on a thread of its own: the data is in the file's
-    /// pages already, where reads, `fsync` and the rename see it.
+    /// Unmaps and leaves the file's position at the end of the output. (Unmapping on a
+    /// thread of its own was measured no faster: the next `munmap` of any thread, such
+    /// as freeing a large buffer, waits for it.)
     pub fn finish(mut self) -> Result<()> {
         use std::io::Seek;
-        if let Some((mut map, _)) = self.map.take() {
-            map.stop_populating();
-            if map.len >= UNMAP_ASIDE_BYTES {
-                std::thread::spawn(move || drop(map));
-            }
-        }
+        self.map = None;
         let mut f = self.file;
         f.seek(std::io::SeekFrom::Start(self.at + self.len as u64)).map_err(io("writing the output file"))?;
         Ok(())
     }
 }
-
-/// Mappings at least this large are unmapped on a thread of their own (the tests'
-/// outputs of a few MiB take that path too).
-const UNMAP_ASIDE_BYTES: usize = if cfg!(test) { 1 << 20 } else { 64 << 20 };
 
 #[cfg(test)]
 mod tests {

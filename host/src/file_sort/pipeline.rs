@@ -79,10 +79,7 @@ pub fn sort_binary_staged<T: Element>(
     let mut times = PipelineTimes::default();
     let bytes = n * size_of::<T>();
     crate::trace::mark("pipeline: start");
-    // The output's pages are faulted in on other threads while the input is read and
-    // sorted, so that writing it is a parallel copy.
-    let mut output = SizedOutput::new(out, bytes, WriteMode::from_env())?;
-    output.populate_in_background();
+    let mut output = SizedOutput::new(out, bytes, WriteMode::from_env(WriteMode::Mapped))?;
     crate::trace::mark(if output.is_mapped() { "pipeline: output mapped" } else { "pipeline: output sized" });
     let mut dev = gpu.alloc::<T>(n)?;
     crate::trace::mark("pipeline: device buffer");
@@ -91,6 +88,10 @@ pub fn sort_binary_staged<T: Element>(
         .map(|_| PinnedBuffer::new(gpu, stage))
         .collect::<Result<_>>()?;
     crate::trace::mark("pipeline: pinned buffers");
+    // The output's pages are faulted in on other threads while the input is read and
+    // sorted, so that writing it is a parallel copy (started after the pinning, whose
+    // `mmap`s would wait for the faults' address-space lock).
+    output.populate_in_background();
     let file = File::open(input)
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
     let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
