@@ -16,7 +16,7 @@ fn main() {
     let cargo = std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| "cargo".into());
     // Kernel experiment features of this crate select the same features of `kernels`
     // for the PTX (each combination in its own build directory).
-    let features: Vec<&str> = ["rank-match-any"]
+    let features: Vec<&str> = ["rank-match-any", "digit-bits-7", "digit-bits-6"]
         .into_iter()
         .filter(|f| std::env::var_os(format!("CARGO_FEATURE_{}", f.to_uppercase().replace('-', "_"))).is_some())
         .collect();

@@ -87,20 +87,20 @@ mod device {
     /// Shared-memory addresses used by [`rank_by_digit`].
     #[derive(Clone, Copy)]
     pub struct RankSmem {
-        /// `warps * 256` words: per-warp digit counters, then offsets.
+        /// `warps * BINS` words: per-warp digit counters, then offsets.
         pub warp_digits: u32,
         /// [`SCAN_SMEM`] bytes for the block scan.
         pub scan: u32,
-        /// 256 words: where each digit's run starts in the tile (written here).
+        /// `BINS` words: where each digit's run starts in the tile (written here).
         pub digit_start: u32,
     }
 
-    /// Ranks the tile's items by their 8-bit digit (`digit(k)` of item `k`, computed
-    /// twice rather than held in `ITEMS` registers), stably: item `k` of lane `l` of
-    /// warp `w` (warp-striped, see [`super::warp_striped`]) gets its position in the
-    /// tile sorted by digit, ties kept in tile order. Returns each item's rank.
+    /// Ranks the tile's items by their digit, below `BINS` (at most 256; `digit(k)` of
+    /// item `k`, computed twice rather than held in `ITEMS` registers), stably: item
+    /// `k` of lane `l` of warp `w` (warp-striped, see [`super::warp_striped`]) gets its
+    /// position in the tile sorted by digit, ties kept in tile order.
     ///
-    /// How: every warp counts its digits (shared atomics); thread `d < 256` turns the
+    /// How: every warp counts its digits (shared atomics); thread `d < BINS` turns the
     /// counts of digit `d` into per-warp offsets and the tile's total of `d`, calls
     /// `on_total(d, total)` (the radix sort publishes it for the look-back there, before
     /// any item is ranked), and a block scan over digits gives `digit_start`; then each
@@ -110,9 +110,9 @@ mod device {
     /// that stores the item at once need not hold every rank in registers).
     ///
     /// Every thread must call it with the block's `blockDim.x` threads (a multiple of
-    /// 32, at least 256). Ends with a barrier (the counters may be reused after it).
+    /// 32, at least `BINS`). Ends with a barrier (the counters may be reused after it).
     #[inline(always)]
-    pub unsafe fn rank_by_digit<const ITEMS: usize>(
+    pub unsafe fn rank_by_digit<const ITEMS: usize, const BINS: u32>(
         digit: impl Fn(usize) -> u32,
         smem: RankSmem,
         mut on_total: impl FnMut(u32, u32),
@@ -121,10 +121,10 @@ mod device {
         let tid = gpu::thread_idx();
         let (warp, lane) = (tid / WARP, gpu::lane_id());
         let warps = gpu::block_dim() / WARP;
-        let mine = smem.warp_digits + warp * 1024;
+        let mine = smem.warp_digits + warp * 4 * BINS;
         unsafe {
             let mut i = tid;
-            while i < warps * 256 {
+            while i < warps * BINS {
                 gpu::sts_u32(smem.warp_digits + 4 * i, 0);
                 i += gpu::block_dim();
             }
@@ -133,9 +133,9 @@ mod device {
             gpu::sync_threads();
             // Thread d: exclusive prefix of digit d over the warps, and d's tile total.
             let mut total = 0;
-            if tid < 256 {
+            if tid < BINS {
                 for w in 0..warps {
-                    let a = smem.warp_digits + 4 * (w * 256 + tid);
+                    let a = smem.warp_digits + 4 * (w * BINS + tid);
                     let c = gpu::lds_u32(a);
                     gpu::sts_u32(a, total);
                     total += c;
@@ -143,10 +143,10 @@ mod device {
                 on_total(tid, total);
             }
             let (start, _) = block_exclusive_sum_u32(total, smem.scan);
-            if tid < 256 {
+            if tid < BINS {
                 gpu::sts_u32(smem.digit_start + 4 * tid, start);
                 for w in 0..warps {
-                    let a = smem.warp_digits + 4 * (w * 256 + tid);
+                    let a = smem.warp_digits + 4 * (w * BINS + tid);
                     gpu::sts_u32(a, gpu::lds_u32(a) + start);
                 }
             }

@@ -234,7 +234,7 @@ unsafe fn sweep_tile<
         let mut total = 0u32;
         let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
         let (warp, lane) = (tid / WARP, gpu::lane_id());
-        rank_by_digit::<I>(
+        rank_by_digit::<I, DIGITS>(
             digit,
             rank_smem(base, s),
             |d, t| {
@@ -327,7 +327,7 @@ pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I:
         for p in 0..passes(begin, end) {
             let (shift, mask) = pass_digit(begin, end, p);
             let digit = |k| digit_of(&ks, k, n, shift, mask, pos, neg);
-            rank_by_digit::<I>(
+            rank_by_digit::<I, DIGITS>(
                 digit,
                 rank_smem(base, &s),
                 |_, _| {},
@@ -470,7 +470,7 @@ unsafe fn histogram<K: Word>(
                 }
             };
         }
-        if K::BYTES == 4 {
+        if K::BYTES == 4 && DIGIT_BITS == 8 {
             count!(1 2 3 4);
         } else {
             count!(1 2 3 4 5 6 7 8);

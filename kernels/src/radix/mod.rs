@@ -35,8 +35,15 @@
 pub const BLOCK: u32 = 384;
 /// Warps per block of the tile kernels.
 pub const WARPS: u32 = BLOCK / 32;
-/// Bits per digit and digits per pass.
+/// Bits per digit and digits per pass. The `digit-bits-7` and `digit-bits-6`
+/// experiments (32-bit keys only: 64-bit keys would need more than [`MAX_PASSES`])
+/// measure narrower digits (docs/PERFLOG.md, tenth session).
+#[cfg(not(any(feature = "digit-bits-7", feature = "digit-bits-6")))]
 pub const DIGIT_BITS: u32 = 8;
+#[cfg(feature = "digit-bits-7")]
+pub const DIGIT_BITS: u32 = 7;
+#[cfg(all(feature = "digit-bits-6", not(feature = "digit-bits-7")))]
+pub const DIGIT_BITS: u32 = 6;
 pub const DIGITS: u32 = 1 << DIGIT_BITS;
 /// Largest number of passes (64-bit keys).
 pub const MAX_PASSES: u32 = 8;
