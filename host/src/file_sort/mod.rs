@@ -12,7 +12,7 @@
 pub mod check;
 pub mod format;
 pub mod merge;
-pub mod output;
+pub(crate) mod output;
 pub mod pipeline;
 
 use std::path::Path;
@@ -303,7 +303,8 @@ fn merge_into_file<T: TextElement>(runs: &[Vec<T>], desc: bool, out: &mut Atomic
     let bytes: usize = runs.iter().map(|r| r.len() * size_of::<T>()).sum();
     let o = output::SizedOutput::new(out, bytes, output::WriteMode::from_env(output::WriteMode::Mapped))?;
     merge::merge_runs_into(&refs, desc, MERGE_PART_BYTES, |at, part| {
-        o.write_at(at * size_of::<T>(), bytemuck::cast_slice(part))
+        // SAFETY: the merged parts tile the output: each has its own range.
+        unsafe { o.write_at(at * size_of::<T>(), bytemuck::cast_slice(part)) }
     })?;
     o.finish()
 }

@@ -168,7 +168,9 @@ impl<'a> SizedOutput<'a> {
         let next = Arc::new(AtomicUsize::new(0));
         for _ in 0..threads.unwrap_or(POPULATE_THREADS) {
             let (next, stop, addr, len) = (next.clone(), map.stop.clone(), map.addr, map.len);
-            map.populating.push(std::thread::spawn(move || {
+            // Populating is only a head start: without a thread the copies fault the
+            // pages in themselves.
+            let spawned = std::thread::Builder::new().spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let from = next.fetch_add(POPULATE_SLICE, Ordering::Relaxed);
                     if from >= len {
@@ -187,19 +189,28 @@ impl<'a> SizedOutput<'a> {
                         break; // an old kernel: the copies fault the pages in
                     }
                 }
-            }));
+            });
+            match spawned {
+                Ok(t) => map.populating.push(t),
+                Err(_) => break,
+            }
         }
     }
 
     /// Writes `bytes` at output offset `offset`, slices of [`SLICE`] on several threads.
-    pub fn write_at(&self, offset: usize, bytes: &[u8]) -> Result<()> {
+    ///
+    /// # Safety
+    /// Writes that may run at the same time (from several threads) must cover
+    /// disjoint ranges: through the mapping they are plain memory copies.
+    pub unsafe fn write_at(&self, offset: usize, bytes: &[u8]) -> Result<()> {
         assert!(offset + bytes.len() <= self.len, "write past the sized output");
         match &self.map {
             Some((map, skip)) => {
                 let dst = map.addr + skip + offset;
                 bytes.par_chunks(SLICE).enumerate().for_each(|(j, piece)| {
-                    // SAFETY: inside the mapping (checked above); callers write
-                    // disjoint ranges; the space is reserved, so no fault fails.
+                    // SAFETY: inside the mapping (checked above); concurrent writes
+                    // cover disjoint ranges (the caller's contract); the space is
+                    // reserved, so no fault fails.
                     unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (dst + j * SLICE) as *mut u8, piece.len()) }
                 });
                 Ok(())
@@ -245,8 +256,11 @@ mod tests {
             }
             // Out of order and in uneven pieces, as the pipelines write.
             let cut = (len / 3 + 1).min(len);
-            o.write_at(cut, &data[cut..]).unwrap();
-            o.write_at(0, &data[..cut]).unwrap();
+            // SAFETY: one write at a time.
+            unsafe {
+                o.write_at(cut, &data[cut..]).unwrap();
+                o.write_at(0, &data[..cut]).unwrap();
+            }
             o.finish().unwrap();
         }
         out.write_all(b"end").unwrap();
