@@ -184,6 +184,7 @@ pub mod scan;
 mod sorter;
 pub mod study;
 pub mod trace;
+mod tuning;
 pub mod variants;
 pub mod verify;
 

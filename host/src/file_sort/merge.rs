@@ -18,12 +18,7 @@ use crate::Element;
 pub fn merge_runs<T: Element>(runs: &[&[T]], descending: bool, out: &mut [T]) {
     let total: usize = runs.iter().map(|r| r.len()).sum();
     assert_eq!(total, out.len(), "merge output length");
-    let parts = rayon::current_num_threads() * 4;
-    if total < 1 << 16 || runs.len() < 2 || parts < 2 {
-        merge_sequential(runs, descending, out);
-        return;
-    }
-    let cuts = cuts(runs, descending, parts);
+    let cuts = cuts(runs, descending, rayon::current_num_threads() * 4);
     let mut outs = Vec::with_capacity(cuts.len() - 1);
     let mut rest = out;
     for w in cuts.windows(2) {
@@ -48,28 +43,24 @@ pub fn merge_runs_into<T: Element, E: Send>(
 ) -> Result<(), E> {
     let total: usize = runs.iter().map(|r| r.len()).sum();
     let parts = (rayon::current_num_threads() * 4).max((total * size_of::<T>()).div_ceil(part_bytes.max(1)));
-    let cuts = if runs.len() < 2 || total < 1 << 16 {
-        vec![vec![0; runs.len()], runs.iter().map(|r| r.len()).collect()]
-    } else {
-        cuts(runs, descending, parts)
-    };
-    let mut offsets = vec![0usize];
-    for w in cuts.windows(2) {
-        offsets.push(offsets.last().copied().unwrap_or(0) + part_len(w));
-    }
-    cuts.par_windows(2).zip(offsets.par_iter()).try_for_each(|(w, &offset)| {
+    cuts(runs, descending, parts).par_windows(2).try_for_each(|w| {
         let mut out = vec![T::zeroed(); part_len(w)];
         merge_sequential(&part(runs, w), descending, &mut out);
-        sink(offset, &out)
+        // The part starts after everything before its cut in every run.
+        sink(w[0].iter().sum(), &out)
     })
 }
 
 /// Where a parallel merge cuts each run: `cuts[j][r]` is the start in run `r` of part
 /// `j` (the keys at or above splitter `j - 1`), with a last row of the run lengths.
+/// One part (no splitters) for fewer than 2^16 elements, one run or `parts < 2`.
 fn cuts<T: Element>(runs: &[&[T]], descending: bool, parts: usize) -> Vec<Vec<usize>> {
     let mut cuts: Vec<Vec<usize>> = vec![vec![0; runs.len()]];
-    for s in &splitters(runs, descending, parts) {
-        cuts.push(runs.iter().map(|r| r.partition_point(|x| x.ord_bits(descending) < *s)).collect());
+    let total: usize = runs.iter().map(|r| r.len()).sum();
+    if total >= 1 << 16 && runs.len() >= 2 && parts >= 2 {
+        for s in &splitters(runs, descending, parts) {
+            cuts.push(runs.iter().map(|r| r.partition_point(|x| x.ord_bits(descending) < *s)).collect());
+        }
     }
     cuts.push(runs.iter().map(|r| r.len()).collect());
     cuts

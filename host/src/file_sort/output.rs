@@ -21,8 +21,8 @@ use rayon::prelude::*;
 use crate::atomic_file::AtomicFile;
 use crate::error::{Error, Result};
 
-/// Bytes each thread copies or writes at a time.
-const SLICE: usize = 1 << 20;
+/// Bytes each thread copies, writes (here) or reads (the pipeline's input) at a time.
+pub(super) const IO_SLICE: usize = 1 << 20;
 /// Bytes one `madvise(MADV_POPULATE_WRITE)` call faults in (short, so that other
 /// threads' `mmap`s, which wait for the address-space lock each call holds, are not
 /// held up long), and threads doing it (`SORT_FILE_POPULATE_THREADS`).
@@ -39,7 +39,7 @@ const MADV_POPULATE_WRITE: libc::c_int = 23;
 pub enum WriteMode {
     /// Copies into a shared mapping of the file (after reserving its space).
     Mapped,
-    /// `pwrite`s of [`SLICE`] bytes from several threads.
+    /// `pwrite`s of [`IO_SLICE`] bytes from several threads.
     Positioned,
 }
 
@@ -164,9 +164,8 @@ impl<'a> SizedOutput<'a> {
     /// output is dropped. Does nothing for positioned writes.
     pub fn populate_in_background(&mut self) {
         let Some((map, _)) = self.map.as_mut() else { return };
-        let threads = std::env::var("SORT_FILE_POPULATE_THREADS").ok().and_then(|v| v.parse().ok());
         let next = Arc::new(AtomicUsize::new(0));
-        for _ in 0..threads.unwrap_or(POPULATE_THREADS) {
+        for _ in 0..crate::tuning::knob("SORT_FILE_POPULATE_THREADS").unwrap_or(POPULATE_THREADS) {
             let (next, stop, addr, len) = (next.clone(), map.stop.clone(), map.addr, map.len);
             // Populating is only a head start: without a thread the copies fault the
             // pages in themselves.
@@ -197,7 +196,7 @@ impl<'a> SizedOutput<'a> {
         }
     }
 
-    /// Writes `bytes` at output offset `offset`, slices of [`SLICE`] on several threads.
+    /// Writes `bytes` at output offset `offset`, slices of [`IO_SLICE`] on several threads.
     ///
     /// # Safety
     /// Writes that may run at the same time (from several threads) must cover
@@ -207,18 +206,20 @@ impl<'a> SizedOutput<'a> {
         match &self.map {
             Some((map, skip)) => {
                 let dst = map.addr + skip + offset;
-                bytes.par_chunks(SLICE).enumerate().for_each(|(j, piece)| {
+                bytes.par_chunks(IO_SLICE).enumerate().for_each(|(j, piece)| {
                     // SAFETY: inside the mapping (checked above); concurrent writes
                     // cover disjoint ranges (the caller's contract); the space is
                     // reserved, so no fault fails.
-                    unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), (dst + j * SLICE) as *mut u8, piece.len()) }
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(piece.as_ptr(), (dst + j * IO_SLICE) as *mut u8, piece.len())
+                    }
                 });
                 Ok(())
             }
             None => bytes
-                .par_chunks(SLICE)
+                .par_chunks(IO_SLICE)
                 .enumerate()
-                .try_for_each(|(j, piece)| self.file.write_all_at(piece, self.at + (offset + j * SLICE) as u64))
+                .try_for_each(|(j, piece)| self.file.write_all_at(piece, self.at + (offset + j * IO_SLICE) as u64))
                 .map_err(io("writing the output file")),
         }
     }
@@ -280,7 +281,7 @@ mod tests {
         // An unaligned start (after 5 buffered bytes), several slices and a ragged end.
         for mode in [WriteMode::Mapped, WriteMode::Positioned] {
             for populate in [false, true] {
-                read_back(mode, b"12345", 3 * SLICE + 4097, populate);
+                read_back(mode, b"12345", 3 * IO_SLICE + 4097, populate);
                 read_back(mode, b"", 100, populate);
             }
         }

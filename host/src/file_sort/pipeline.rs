@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::output::{SizedOutput, WriteMode};
+use super::output::{IO_SLICE, SizedOutput, WriteMode};
 use crate::atomic_file::AtomicFile;
 use crate::device::{PinnedBuffer, seconds_between, timing_event};
 use crate::error::{Error, Result};
@@ -26,8 +26,6 @@ use crate::{Element, SortOptions, Sorter};
 /// rate (H100 machine, docs/PERFLOG.md, ninth session).
 const STAGE_BYTES: usize = 16 << 20;
 const STAGES: usize = 4;
-/// Bytes each thread reads or writes at a time within a chunk (16 threads a chunk).
-const IO_SLICE: usize = 1 << 20;
 
 /// Busy times of each step (seconds), besides the wall time of the whole sort.
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,10 +47,7 @@ pub fn sort_binary_on_device<T: Element>(
     out: &mut AtomicFile,
     opts: &SortOptions,
 ) -> Result<PipelineTimes> {
-    // Tuning knobs: `SORT_FILE_STAGE_BYTES`, `SORT_FILE_STAGES`.
-    let env = |name: &str, default: usize| {
-        std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(default)
-    };
+    let env = |name: &str, default: usize| crate::tuning::knob(name).filter(|&v| v > 0).unwrap_or(default);
     sort_binary_staged::<T>(
         sorter,
         input,

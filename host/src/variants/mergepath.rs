@@ -163,10 +163,7 @@ fn sort_any<T: Element, V: Element>(
 /// Largest number of tiles per SM whose merges find their own co-ranks
 /// (`SORT_MERGEPATH_IN_MERGE_PER_SM` overrides it, for tuning; 0 = never).
 fn in_merge_tiles_per_sm() -> u32 {
-    std::env::var("SORT_MERGEPATH_IN_MERGE_PER_SM")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(mp::CO_RANKS_IN_MERGE_PER_SM)
+    crate::tuning::knob("SORT_MERGEPATH_IN_MERGE_PER_SM").unwrap_or(mp::CO_RANKS_IN_MERGE_PER_SM)
 }
 
 /// A sorted run in device memory on the merging GPU: its address and its length in

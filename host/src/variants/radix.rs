@@ -201,8 +201,8 @@ pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
 /// `SORT_RADIX_SHORT_ONESWEEP_MAX` overrides the largest input on short tiles, for
 /// tuning; 0 turns them off).
 fn onesweep_tile(n: u64, kb: u32, vb: u32) -> u32 {
-    let max = std::env::var("SORT_RADIX_SHORT_ONESWEEP_MAX").ok().and_then(|v| v.parse().ok());
-    rk::onesweep_tile(n, kb, vb, max.unwrap_or(rk::SHORT_ONESWEEP_MAX))
+    let max = crate::tuning::knob("SORT_RADIX_SHORT_ONESWEEP_MAX").unwrap_or(rk::SHORT_ONESWEEP_MAX);
+    rk::onesweep_tile(n, kb, vb, max)
 }
 
 /// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
@@ -217,7 +217,7 @@ pub const PACKED_MIN: u64 = 1 << 23;
 /// [`PACKED_MIN`] pairs on, split otherwise. For tuning, `SORT_RADIX_PACKED_MIN`
 /// overrides the limit and `SORT_RADIX_PAIRS=split|alternate|through` the choice.
 fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
-    let min = std::env::var("SORT_RADIX_PACKED_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(PACKED_MIN);
+    let min = crate::tuning::knob("SORT_RADIX_PACKED_MIN").unwrap_or(PACKED_MIN);
     if (kb, vb) != (4, 4) || n <= rk::small_max(kb, vb) || onesweep_tile(n, kb, vb) != rk::tile(kb, vb) {
         return Packing::Split;
     }
@@ -232,7 +232,7 @@ fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
 
 /// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
 fn hist_blocks_per_sm() -> u64 {
-    std::env::var("SORT_RADIX_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(8)
+    crate::tuning::knob("SORT_RADIX_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(8)
 }
 
 pub(crate) fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {

@@ -22,7 +22,7 @@ use crate::{Element, Order, launch};
 /// by default the two that are resident at once (the launch bounds), each looping over
 /// its share, since more blocks would only add global atomics at their ends.
 fn hist_blocks_per_sm() -> u64 {
-    std::env::var("SORT_TOPK_HIST_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|&v| v > 0).unwrap_or(2)
+    crate::tuning::knob("SORT_TOPK_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(2)
 }
 
 /// The first `min(k, n)` elements of the stable sort of `keys` in `order` (ascending:
