@@ -230,9 +230,13 @@ fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
     }
 }
 
-/// Histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for tuning).
+/// Most histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for
+/// tuning): each block loops over its share, and its lane-striped counters
+/// ([`rk::hist`]) take most of an SM's shared memory, so one block of
+/// [`rk::HIST_BLOCK`] threads is all an SM holds at a time; fewer blocks also mean
+/// fewer global adds at the end (every block adds each nonzero count of its own).
 fn hist_blocks_per_sm() -> u64 {
-    crate::tuning::knob("SORT_RADIX_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(8)
+    crate::tuning::knob("SORT_RADIX_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(1)
 }
 
 pub(crate) fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
@@ -386,12 +390,12 @@ impl Job {
         let status_words = status_tiles * rk::DIGITS as u64; // of buffer 0, cleared by the histogram
 
         let sms = gpu.info().multiprocessors as u64;
-        // A few blocks per SM, each looping over its share: every block ends by
-        // adding its counts to the same few thousand global counters, so more blocks
-        // mean more contended atomics (8 per SM measured best on an H100).
-        let hist_grid = n.div_ceil(rk::HIST_BLOCK as u64 * rk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
-        let cfg = blocks(hist_grid, rk::HIST_BLOCK, rk::HIST_SMEM)?;
         let hist = format!("radix_hist_k{}", 8 * kb);
+        let hist_smem = rk::hist::smem(passes);
+        if hist_smem > gpu.info().shared_mem_per_block {
+            gpu.set_max_dynamic_smem(&hist, hist_smem)?;
+        }
+        let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm()), rk::HIST_BLOCK, hist_smem)?;
         let packing = self.packing as u32;
         if kb == 4 {
             let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);

@@ -360,48 +360,52 @@ pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I:
     }
 }
 
-/// One step of the histogram: keys `first + j * blockDim` for `j < HIST_ITEMS`
+/// One step of the histogram: keys `first + j * blockDim` for `j < I`
 /// (consecutive threads read consecutive keys), loaded before any is counted so that
 /// their latencies overlap; with `FULL` the step lies inside the input and has no bound
-/// tests.
+/// tests. Each thread adds to its lane's word of a counter ([`hist::slot`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_step<K: Word, const NP: usize, const FULL: bool>(
+unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>(
     keys: *const K,
     first: u64,
     n: u64,
     pos: K,
     neg: K,
     counters: u32,
+    slots: u32,
     shifts: &[u32; NP],
     masks: &[u32; NP],
 ) {
     let bd = gpu::block_dim() as usize;
+    let lane = gpu::lane_id();
     let at = unsafe { keys.add(first as usize) };
-    let mut ks = [K::ZERO; HIST_ITEMS];
-    let mut valid = [true; HIST_ITEMS];
-    gpu::unroll::<HIST_ITEMS>(|j| {
-        if FULL || first + ((j * bd) as u64) < n {
+    // Keys `j < valid` lie inside the input: one count rather than a flag per key,
+    // which left the partial step short of registers (spills at 1024 threads).
+    let valid = if FULL || first >= n { 0 } else { (n - first).div_ceil(bd as u64).min(I as u64) as usize };
+    let mut ks = [K::ZERO; I];
+    gpu::unroll::<I>(|j| {
+        if FULL || j < valid {
             ks[j] = unsafe { *at.add(j * bd) }.ordered(pos, neg);
-        } else {
-            valid[j] = false;
         }
     });
     gpu::unroll::<NP>(|p| {
-        gpu::unroll::<HIST_ITEMS>(|j| {
-            if FULL || valid[j] {
-                unsafe { gpu::reds_add_u32(counters + 4 * (p as u32 * DIGITS + ks[j].digit(shifts[p], masks[p])), 1) };
+        gpu::unroll::<I>(|j| {
+            if FULL || j < valid {
+                let counter = p as u32 * DIGITS + ks[j].digit(shifts[p], masks[p]);
+                unsafe { gpu::reds_add_u32(counters + 4 * hist::slot(counter, slots, lane), 1) };
             }
         })
     });
 }
 
-/// This block's share of the digit counts of all `NP` passes: whole steps of
-/// `blockDim * HIST_ITEMS` keys grid-strided without bound tests, then the one
-/// partial step (if any) by the block whose turn it is.
+/// This block's digit counts of all `NP` passes, added to the global ones: clears its
+/// counters, counts whole steps of `blockDim * I` keys grid-strided without
+/// bound tests, then the one partial step (if any) by the block whose turn it is, and
+/// sums each counter's words. Every thread of the block must call it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_digits<K: Word, const NP: usize>(
+unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
     keys: *const K,
     n: u64,
     begin: u32,
@@ -409,20 +413,66 @@ unsafe fn count_digits<K: Word, const NP: usize>(
     pos: K,
     neg: K,
     counters: u32,
+    ctrl: *mut u64,
 ) {
-    let mut shifts = [0u32; NP];
-    let mut masks = [0u32; NP];
-    gpu::unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
-    let per_step = gpu::block_dim() as u64 * HIST_ITEMS as u64;
-    let whole = n / per_step;
-    let tid = gpu::thread_idx() as u64;
-    let mut step = gpu::block_idx() as u64;
-    while step < whole {
-        unsafe { count_step::<K, NP, true>(keys, step * per_step + tid, n, pos, neg, counters, &shifts, &masks) };
-        step += gpu::grid_dim() as u64;
-    }
-    if step == whole && whole * per_step < n {
-        unsafe { count_step::<K, NP, false>(keys, step * per_step + tid, n, pos, neg, counters, &shifts, &masks) };
+    let slots = const { hist::slots(NP as u32) };
+    let counter_count = NP as u32 * DIGITS;
+    let (tid, bd) = (gpu::thread_idx(), gpu::block_dim());
+    unsafe {
+        let mut i = tid;
+        while i < counter_count * slots {
+            gpu::sts_u32(counters + 4 * i, 0);
+            i += bd;
+        }
+        gpu::sync_threads();
+        let mut shifts = [0u32; NP];
+        let mut masks = [0u32; NP];
+        gpu::unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
+        let per_step = bd as u64 * I as u64;
+        let whole = n / per_step;
+        let mut step = gpu::block_idx() as u64;
+        while step < whole {
+            count_step::<K, NP, I, true>(
+                keys,
+                step * per_step + tid as u64,
+                n,
+                pos,
+                neg,
+                counters,
+                slots,
+                &shifts,
+                &masks,
+            );
+            step += gpu::grid_dim() as u64;
+        }
+        if step == whole && whole * per_step < n {
+            count_step::<K, NP, I, false>(
+                keys,
+                step * per_step + tid as u64,
+                n,
+                pos,
+                neg,
+                counters,
+                slots,
+                &shifts,
+                &masks,
+            );
+        }
+        gpu::sync_threads();
+        // No overflow: a block reads at most 2^31 keys (`hist::grid`), so neither a
+        // word nor a counter's sum reaches 2^32.
+        let lane = gpu::lane_id();
+        let mut j = tid;
+        while j < counter_count {
+            let mut c = 0u32;
+            for i in 0..slots {
+                c += gpu::lds_u32(counters + 4 * hist::slot(j, slots, hist::sum_slot(i, slots, lane)));
+            }
+            if c != 0 {
+                gpu::red_add_u64(ctrl.add((ctrl::HIST + j) as usize), c as u64);
+            }
+            j += bd;
+        }
     }
 }
 
@@ -443,46 +493,34 @@ unsafe fn histogram<K: Word>(
     packing: u32,
 ) {
     let base = gpu::smem_base();
-    let flags = base + 4 * MAX_PASSES * DIGITS;
-    let scan = flags + 64;
+    let flags = base + hist::FLAGS;
+    let counters = base + hist::COUNTERS;
     let tid = gpu::thread_idx();
     let bd = gpu::block_dim();
     let np = passes(begin, end);
     let ctrl32 = ctrl as *mut u32;
     unsafe {
-        let mut i = tid;
-        while i < np * DIGITS {
-            gpu::sts_u32(base + 4 * i, 0);
-            i += bd;
-        }
         if tid < 16 {
             gpu::sts_u32(flags + 4 * tid, 0);
         }
-        gpu::sync_threads();
         let stride = gpu::grid_dim() as u64 * bd as u64;
         // The pass count as a constant, so the per-pass shifts and masks sit in
         // registers and the per-key work is a shift, a mask and a shared add per pass.
         macro_rules! count {
-            ($($np:literal)*) => {
+            ($i:expr; $($np:literal)*) => {
                 match np {
-                    $($np => count_digits::<K, $np>(keys, n, begin, end, pos, neg, base),)*
+                    $($np => count_digits::<K, $np, { $i as usize }>(keys, n, begin, end, pos, neg, counters, ctrl),)*
                     _ => {}
                 }
             };
         }
+        // `I` is `hist::items(K::BYTES)`, which the host's grid assumes.
         if K::BYTES == 4 && DIGIT_BITS == 8 {
-            count!(1 2 3 4);
+            count!(hist::items(4); 1 2 3 4);
+        } else if K::BYTES == 4 {
+            count!(hist::items(4); 1 2 3 4 5 6 7 8);
         } else {
-            count!(1 2 3 4 5 6 7 8);
-        }
-        gpu::sync_threads();
-        let mut j = tid;
-        while j < np * DIGITS {
-            let c = gpu::lds_u32(base + 4 * j);
-            if c != 0 {
-                gpu::red_add_u64(ctrl.add((ctrl::HIST + j) as usize), c as u64);
-            }
-            j += bd;
+            count!(hist::items(8); 1 2 3 4 5 6 7 8);
         }
         let mut j = gpu::global_idx();
         while j < status_words {
@@ -505,7 +543,7 @@ unsafe fn histogram<K: Word>(
             let c =
                 if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
             let (excl, _) =
-                crate::scan::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add((scan - base) as usize).cast());
+                crate::scan::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
             if tid < DIGITS {
                 *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
                 if c == n {

@@ -5,7 +5,8 @@
 //! begin_bit) / 8)` digit passes:
 //!
 //! 1. `radix_hist`: one read of the keys builds the digit histograms of *all* passes
-//!    (shared-memory counters, then global `u64` sums). The last block to finish scans
+//!    (shared-memory counters, one word per lane so that a warp's adds do not collide
+//!    ([`hist`]), then global `u64` sums). The last block to finish scans
 //!    each pass's histogram into global digit offsets and writes the *plan*: a pass
 //!    whose histogram puts every key under one digit moves nothing and is skipped, and
 //!    the plan says which of the two buffers each pass reads (`PLAN_*`).
@@ -47,9 +48,9 @@ pub const DIGIT_BITS: u32 = 6;
 pub const DIGITS: u32 = 1 << DIGIT_BITS;
 /// Largest number of passes (64-bit keys).
 pub const MAX_PASSES: u32 = 8;
-/// Threads per block of the histogram kernel, and keys each thread loads per step.
-pub const HIST_BLOCK: u32 = 512;
-pub const HIST_ITEMS: usize = 8;
+/// Threads per block of the histogram kernel: one block per SM, since its counters
+/// ([`hist::COUNTER_BYTES`]) leave room for one block only.
+pub const HIST_BLOCK: u32 = 1024;
 
 /// Status word flags of the look-back (the low 30 bits hold a count).
 pub const FLAG_AGGREGATE: u32 = 1 << 30;
@@ -72,8 +73,12 @@ pub const PLAN_STORE_SPLIT: u32 = 8;
 
 /// Launch bounds of the tile kernels (see [`crate::LAUNCH_BOUNDS`]): three blocks of
 /// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
-/// the others' loads and ranking (at most 56 registers per thread).
+/// the others' loads and ranking (at most 56 registers per thread). The histogram:
+/// one block of [`HIST_BLOCK`] threads per SM, so a launch of that size cannot fail
+/// for want of registers (at most 64).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    ("radix_hist_k32", HIST_BLOCK, 1),
+    ("radix_hist_k64", HIST_BLOCK, 1),
     ("radix_onesweep_k32", BLOCK, 3),
     ("radix_onesweep_k32_v32", BLOCK, 2),
     ("radix_onesweep_k32_v64", BLOCK, 2),
@@ -398,8 +403,89 @@ impl Smem {
     }
 }
 
-/// Shared memory of the histogram kernel: the counters of every pass, then flags.
-pub const HIST_SMEM: u32 = 4 * MAX_PASSES * DIGITS + 64 + 33 * 8;
+/// Shared-memory layout and grid of the histogram kernel (`radix_hist`), in bytes
+/// from the start of its dynamic shared memory: flags (the last-block flag, then one
+/// "trivial pass" flag per pass), the last block's scan, then the digit counters.
+///
+/// Each counter (pass `p`, digit `d`, index `p * DIGITS + d`) has [`slots`] words, and
+/// lane `l` of every warp adds to word `l % slots`. With one word per counter, a warp's
+/// 32 adds of random digits meet 3-4 to a bank (word % 32), and on one word whenever
+/// two lanes share a digit, and such adds serialise: our explanation of the kernel's
+/// 48.5 us for 2^24 u32 keys against a ~22 us memory floor (docs/PERFLOG.md, eighth
+/// session).
+pub mod hist {
+    use super::{DIGITS, HIST_BLOCK};
+    use crate::block::WARP;
+
+    /// Bytes of keys each thread loads per step, all before it counts any: with one
+    /// block of 32 warps per SM, 64 bytes a thread keep 64 KiB of keys in flight per SM
+    /// while other warps do their shared-memory adds (8 u32 keys would keep 32 KiB; the
+    /// 512-thread blocks, 3 resident per SM at 8 u32 keys each, kept 48 KiB).
+    pub const LOAD_BYTES: u32 = 64;
+
+    /// Keys each thread loads per step, for keys of `kb` bytes: 16 u32 or 8 u64 keys (16
+    /// u64 keys spilled at the 64 registers that 1024 threads allow).
+    pub const fn items(kb: u32) -> u32 {
+        LOAD_BYTES / kb
+    }
+
+    pub const FLAGS: u32 = 0;
+    pub const SCAN: u32 = 64;
+    /// A multiple of 128 bytes (32 banks of 4 bytes), so that word `s` of a counter
+    /// lies in bank `s` when a counter has 32 words.
+    pub const COUNTERS: u32 = (SCAN + crate::scan::SMEM_BYTES).next_multiple_of(128);
+    /// Most bytes of counters: 4 passes x 256 digits x 32 words, or 8 x 256 x 16.
+    pub const COUNTER_BYTES: u32 = 128 * 1024;
+
+    /// Words per counter with `np` passes: 32 (one per lane: every lane of a warp in
+    /// its own bank) where that fits [`COUNTER_BYTES`], else fewer (16: two lanes per
+    /// bank and per word).
+    pub const fn slots(np: u32) -> u32 {
+        let mut s = WARP;
+        while s > 1 && 4 * np * DIGITS * s > COUNTER_BYTES {
+            s /= 2;
+        }
+        s
+    }
+
+    /// Word, from [`COUNTERS`], where `lane` counts counter `counter` (`p * DIGITS + d`).
+    #[inline(always)]
+    pub const fn slot(counter: u32, slots: u32, lane: u32) -> u32 {
+        counter * slots + lane % slots
+    }
+
+    /// Step `i` of the final sum of a counter's `slots` words, by the thread in `lane`:
+    /// the word to read. Rotated by lane, so that the 32 threads of a warp (32
+    /// consecutive counters) read 32 different banks at each step.
+    #[inline(always)]
+    pub const fn sum_slot(i: u32, slots: u32, lane: u32) -> u32 {
+        (i + lane * slots / WARP) % slots
+    }
+
+    /// Dynamic shared memory of a launch over `np` passes.
+    pub const fn smem(np: u32) -> u32 {
+        COUNTERS + 4 * np * DIGITS * slots(np)
+    }
+
+    /// Keys one block reads per grid-stride step.
+    pub const fn step(kb: u32) -> u64 {
+        HIST_BLOCK as u64 * items(kb) as u64
+    }
+
+    /// Most keys one block reads: its counts are `u32`s (its words, their sums).
+    pub const MAX_KEYS_PER_BLOCK: u64 = 1 << 31;
+
+    /// Blocks of a launch over `n` keys of `kb` bytes: one per step up to
+    /// `max_blocks`, but enough that no block reads more than [`MAX_KEYS_PER_BLOCK`]
+    /// keys (a block takes at most `ceil(steps / grid)` steps).
+    pub const fn grid(n: u64, kb: u32, max_blocks: u64) -> u64 {
+        let steps = n.div_ceil(step(kb));
+        let grid = if steps < max_blocks { steps } else { max_blocks };
+        let needed = steps.div_ceil(MAX_KEYS_PER_BLOCK / step(kb));
+        let grid = if grid < needed { needed } else { grid };
+        if grid < 1 { 1 } else { grid }
+    }
+}
 
 /// A key or value word moved by the radix kernels.
 pub trait Word: Copy + 'static {

@@ -101,7 +101,155 @@ fn layouts_fit_and_counts_fit_status_words() {
         assert!(Smem::onesweep(4, 0).bytes <= 48 * 1024);
         assert!(ctrl::U32_AREA.is_multiple_of(2));
         assert!(ctrl::carry(MAX_PASSES - 1, 1, DIGITS - 1) < ctrl::U32_AREA / 2);
-        assert!(HIST_SMEM >= 4 * MAX_PASSES * DIGITS + 64 + 33 * 8);
+    }
+}
+
+#[test]
+fn histogram_layout_fits_one_block_per_sm() {
+    const {
+        assert!(hist::FLAGS + 4 * (1 + MAX_PASSES) <= hist::SCAN);
+        assert!(hist::SCAN + crate::scan::SMEM_BYTES <= hist::COUNTERS);
+        assert!(hist::COUNTERS.is_multiple_of(128));
+        assert!(hist::MAX_KEYS_PER_BLOCK < 1 << 32);
+    }
+    for np in 1..=MAX_PASSES {
+        let s = hist::slots(np);
+        assert!(s.is_power_of_two() && s <= 32);
+        // At most two lanes of a warp per bank and per word.
+        assert!(s >= 16, "{np} passes: {s} slots");
+        assert!(4 * np * DIGITS * s <= hist::COUNTER_BYTES);
+        // One block per SM: an H100 block may opt in to 227 KiB.
+        assert!(hist::smem(np) <= 227 * 1024);
+    }
+    if DIGIT_BITS == 8 {
+        assert_eq!(hist::slots(4), 32);
+        assert_eq!(hist::slots(5), 16);
+        assert_eq!(hist::smem(MAX_PASSES), hist::COUNTERS + hist::COUNTER_BYTES);
+    }
+}
+
+#[test]
+fn histogram_lanes_spread_over_banks() {
+    let bank = |word: u32| (hist::COUNTERS / 4 + word) % 32;
+    let mut seed = 3;
+    for np in 1..=MAX_PASSES {
+        let s = hist::slots(np);
+        // Any digits of a warp's 32 keys: each bank takes at most 32 / s lanes, and two
+        // lanes share a word only when their digits and their lanes modulo s agree.
+        for t in 0..200 {
+            let p = t % np;
+            let digits: Vec<u32> =
+                (0..32).map(|_| if t % 2 == 0 { lcg(&mut seed) as u32 % DIGITS } else { 7 }).collect();
+            let words: Vec<u32> = (0..32).map(|l| hist::slot(p * DIGITS + digits[l as usize], s, l)).collect();
+            let mut per_bank = [0u32; 32];
+            for &w in &words {
+                assert!(w < np * DIGITS * s);
+                per_bank[bank(w) as usize] += 1;
+            }
+            assert!(per_bank.iter().all(|&c| c <= 32 / s), "{np} passes: {per_bank:?}");
+        }
+        // The sum: at every step a warp's 32 counters read 32 banks, and each counter
+        // reads each of its words once.
+        let counters = np * DIGITS;
+        for first in (0..counters).step_by(32) {
+            for i in 0..s {
+                let mut seen = [false; 32];
+                for lane in 0..32.min(counters - first) {
+                    let b = bank(hist::slot(first + lane, s, hist::sum_slot(i, s, lane))) as usize;
+                    assert!(!seen[b], "{np} passes, step {i}: bank {b} twice");
+                    seen[b] = true;
+                }
+            }
+        }
+        for lane in 0..32 {
+            let mut read: Vec<u32> = (0..s).map(|i| hist::sum_slot(i, s, lane)).collect();
+            read.sort();
+            assert_eq!(read, (0..s).collect::<Vec<_>>());
+        }
+    }
+}
+
+/// The histogram's schedule on the CPU: which keys each block counts (whole steps
+/// grid-strided, then the partial one), into lane-striped words, summed as the
+/// kernel sums them.
+#[test]
+fn histogram_model_counts_every_key_once() {
+    let mut seed = 11;
+    for kb in [4u32, 8] {
+        let step = hist::step(kb);
+        for (n, max_blocks) in [(1u64, 1u64), (step - 1, 4), (step, 4), (5 * step + 77, 3), (70_000, 132)] {
+            let width = 8 * kb;
+            let keys: Vec<u64> = (0..n).map(|_| lcg(&mut seed) >> (64 - width)).collect();
+            let (begin, end) = (0, width);
+            let np = passes(begin, end);
+            let s = hist::slots(np);
+            let grid = hist::grid(n, kb, max_blocks);
+            let (items, bd) = (hist::items(kb) as u64, HIST_BLOCK as u64);
+            assert_eq!(step, items * bd);
+            let whole = n / step;
+            let mut global = vec![0u64; (np * DIGITS) as usize];
+            for block in 0..grid {
+                let mut words = vec![0u32; (np * DIGITS * s) as usize];
+                let mut count = |first: u64| {
+                    for tid in 0..bd {
+                        for j in 0..items {
+                            let i = first + tid + j * bd;
+                            if i < n {
+                                for p in 0..np {
+                                    let (shift, mask) = pass_digit(begin, end, p);
+                                    let d = (keys[i as usize] >> shift) as u32 & mask;
+                                    words[hist::slot(p * DIGITS + d, s, tid as u32 % 32) as usize] += 1;
+                                }
+                            }
+                        }
+                    }
+                };
+                let mut at = block;
+                while at < whole {
+                    count(at * step);
+                    at += grid;
+                }
+                if at == whole && whole * step < n {
+                    count(at * step);
+                }
+                // Counter `c` is summed by thread `c % blockDim`, whose lane is `c % 32`.
+                for (c, g) in global.iter_mut().enumerate() {
+                    let c = c as u32;
+                    *g += (0..s)
+                        .map(|i| words[hist::slot(c, s, hist::sum_slot(i, s, c % 32)) as usize] as u64)
+                        .sum::<u64>();
+                }
+            }
+            for p in 0..np {
+                let (shift, mask) = pass_digit(begin, end, p);
+                let mut want = vec![0u64; DIGITS as usize];
+                for &k in &keys {
+                    want[((k >> shift) as u32 & mask) as usize] += 1;
+                }
+                let got = &global[(p * DIGITS) as usize..((p + 1) * DIGITS) as usize];
+                assert_eq!(got, &want[..], "kb {kb} n {n} pass {p}");
+            }
+        }
+    }
+}
+
+#[test]
+fn histogram_blocks_never_count_2_pow_32_keys() {
+    for kb in [4u32, 8] {
+        let step = hist::step(kb);
+        for max_blocks in [1u64, 2, 132, 1056] {
+            for n in [0u64, 1, step, 1 << 31, (1 << 32) + 5, 1 << 36, 1 << 44] {
+                let grid = hist::grid(n, kb, max_blocks);
+                let steps = n.div_ceil(step);
+                assert!(grid >= 1);
+                let most = steps.div_ceil(grid) * step;
+                assert!(most <= hist::MAX_KEYS_PER_BLOCK, "n {n} max {max_blocks}: grid {grid}");
+                assert!(grid <= steps.max(1), "no block without a step");
+                if steps <= max_blocks * (hist::MAX_KEYS_PER_BLOCK / step) {
+                    assert_eq!(grid, steps.clamp(1, max_blocks), "the plain clamp below the bound");
+                }
+            }
+        }
     }
 }
 
