@@ -299,8 +299,12 @@ impl Gpu {
 
     /// Lets kernel `name` use up to `bytes` of dynamic shared memory (above the 48 KiB
     /// default a kernel must opt in; the device's limit is
-    /// [`DeviceInfo::shared_mem_per_block_optin`]).
+    /// [`DeviceInfo::shared_mem_per_block_optin`]). At or below the default there is
+    /// nothing to opt into and no driver call is made, so every launch site can call it.
     pub fn set_max_dynamic_smem(&self, name: &str, bytes: u32) -> Result<()> {
+        if bytes <= self.info.shared_mem_per_block {
+            return Ok(());
+        }
         if bytes > self.info.shared_mem_per_block_optin {
             return Err(Error::BadArgument(format!(
                 "kernel `{name}` asks for {bytes} bytes of shared memory; the device allows {}",

@@ -16,9 +16,7 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     let smem = tile as u32 * size_of::<T>() as u32;
     let tile_kernel = kernel_name::<T>("bitonic_tile");
     let global_kernel = kernel_name::<T>("bitonic_global");
-    if smem > gpu.info().shared_mem_per_block {
-        gpu.set_max_dynamic_smem(&tile_kernel, smem)?;
-    }
+    gpu.set_max_dynamic_smem(&tile_kernel, smem)?;
     let tile_cfg = blocks(n.div_ceil(tile), opts.block_size, smem)?;
     let data = buf.ptr();
     for step in Plan::new(n, log_tile) {

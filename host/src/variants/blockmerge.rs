@@ -21,9 +21,7 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     // Two shared buffers of one tile: each in-block step merges from one into the other.
     let smem = 2 * tile as u32 * size_of::<T>() as u32;
     let block_sort = kernel_name::<T>("blockmerge_block_sort");
-    if smem > gpu.info().shared_mem_per_block {
-        gpu.set_max_dynamic_smem(&block_sort, smem)?;
-    }
+    gpu.set_max_dynamic_smem(&block_sort, smem)?;
     let data = buf.ptr();
     launch!(gpu, block_sort, blocks(n.div_ceil(tile), opts.block_size, smem)?, &data, &n, &log_tile, &desc)?;
 
@@ -35,9 +33,7 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     // Each block keeps its two co-rank bounds and stages its outputs in shared memory.
     let staged = 2 * size_of::<u64>() as u32 + opts.block_size * CROSS_ITEMS as u32 * size_of::<T>() as u32;
     let cross = kernel_name::<T>("blockmerge_cross_pass");
-    if staged > gpu.info().shared_mem_per_block {
-        gpu.set_max_dynamic_smem(&cross, staged)?;
-    }
+    gpu.set_max_dynamic_smem(&cross, staged)?;
     let cfg = one_thread_per_item(cross_threads(n), opts.block_size, staged)?;
     let count = runs.len();
     for (i, log_run) in runs.enumerate() {

@@ -100,9 +100,7 @@ fn sort_any<T: Element, V: Element>(
     // The merges keep their block's two co-ranks after the tile.
     let merge_smem = mp::pass_smem_bytes(smem);
     for (name, bytes) in [(&block_sort, smem), (&merge, merge_smem)] {
-        if bytes > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(name, bytes)?;
-        }
+        gpu.set_max_dynamic_smem(name, bytes)?;
     }
     let passes = mp::global_passes(n, tile);
 
@@ -250,9 +248,7 @@ fn merge_lists<K: Element, V: Element>(
         None => (kernel_name::<K>("mergepath_pair_merge"), mp::smem_bytes(kb)),
         Some(_) => (format!("mergepath_pair_merge_kv_{}_v{}", K::NAME, 8 * vb), mp::kv_smem_bytes(kb, vb)),
     };
-    if smem > gpu.info().shared_mem_per_block {
-        gpu.set_max_dynamic_smem(&merge, smem)?;
-    }
+    gpu.set_max_dynamic_smem(&merge, smem)?;
     // Rounds alternate between buffers 0 and 1; the last round must write buffer 0
     // (the result), so an even number of rounds starts in buffer 1.
     let rounds = if runs.len() <= 1 { 1 } else { 64 - (runs.len() as u64 - 1).leading_zeros() };

@@ -392,9 +392,7 @@ impl Job {
         let sms = gpu.info().multiprocessors as u64;
         let hist = format!("radix_hist_k{}", 8 * kb);
         let hist_smem = rk::hist::smem(passes);
-        if hist_smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(&hist, hist_smem)?;
-        }
+        gpu.set_max_dynamic_smem(&hist, hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm()), rk::HIST_BLOCK, hist_smem)?;
         let packing = self.packing as u32;
         if kb == 4 {
@@ -415,9 +413,7 @@ impl Job {
         let short = if self.tile < rk::tile(kb, vb) { "short_" } else { "" };
         let name = format!("radix_onesweep_{short}{}", self.suffix());
         let smem = Smem::onesweep(kb, vb).bytes;
-        if smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(&name, smem)?;
-        }
+        gpu.set_max_dynamic_smem(&name, smem)?;
         let status_tiles32 = status_tiles as u32;
         let mut launch_no = 0u32;
         for pass in 0..passes {
@@ -499,9 +495,7 @@ impl Job {
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
         let name = "radix_onesweep_packed_k32_v32";
         let (_, smem) = tile_for(self.n, self.key_bytes, self.value_bytes, self.packing);
-        if smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(name, smem)?;
-        }
+        gpu.set_max_dynamic_smem(name, smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
         // the kernel spill and the passes 9% slower; docs/PERFLOG.md).
@@ -557,9 +551,7 @@ impl Job {
         };
         let name = format!("radix_small_{size}{}", self.suffix());
         let smem = Smem::small(kb, vb).bytes;
-        if smem > gpu.info().shared_mem_per_block {
-            gpu.set_max_dynamic_smem(&name, smem)?;
-        }
+        gpu.set_max_dynamic_smem(&name, smem)?;
         let cfg = blocks(1, rk::BLOCK, smem)?;
         let (n, (begin, end)) = (self.n as u32, self.bits);
         if self.key_bytes == 4 {

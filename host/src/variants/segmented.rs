@@ -149,9 +149,7 @@ fn run<K: Element>(
         if bins.block() > 0 {
             let name = format!("segmented_block_sort_{suffix}");
             let smem = Smem::small(kb, vb).bytes;
-            if smem > gpu.info().shared_mem_per_block {
-                gpu.set_max_dynamic_smem(&name, smem)?;
-            }
+            gpu.set_max_dynamic_smem(&name, smem)?;
             let cfg = blocks(bins.block() as u64, rk::BLOCK, smem)?;
             go!(name, cfg, &block_descs)?;
         }

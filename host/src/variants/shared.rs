@@ -107,8 +107,6 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
 fn smem_for(gpu: &Gpu, kernel: &str, bytes: u64) -> Result<u32> {
     let bytes = u32::try_from(bytes)
         .map_err(|_| Error::BadArgument(format!("kernel `{kernel}` would need {bytes} bytes of shared memory")))?;
-    if bytes > gpu.info().shared_mem_per_block {
-        gpu.set_max_dynamic_smem(kernel, bytes)?;
-    }
+    gpu.set_max_dynamic_smem(kernel, bytes)?;
     Ok(bytes)
 }

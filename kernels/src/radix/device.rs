@@ -431,32 +431,28 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
         let per_step = bd as u64 * I as u64;
         let whole = n / per_step;
         let mut step = gpu::block_idx() as u64;
+        // One argument list for the whole-step and the partial-step bodies.
+        macro_rules! count_step_at {
+            ($full:literal) => {
+                count_step::<K, NP, I, $full>(
+                    keys,
+                    step * per_step + tid as u64,
+                    n,
+                    pos,
+                    neg,
+                    counters,
+                    slots,
+                    &shifts,
+                    &masks,
+                )
+            };
+        }
         while step < whole {
-            count_step::<K, NP, I, true>(
-                keys,
-                step * per_step + tid as u64,
-                n,
-                pos,
-                neg,
-                counters,
-                slots,
-                &shifts,
-                &masks,
-            );
+            count_step_at!(true);
             step += gpu::grid_dim() as u64;
         }
         if step == whole && whole * per_step < n {
-            count_step::<K, NP, I, false>(
-                keys,
-                step * per_step + tid as u64,
-                n,
-                pos,
-                neg,
-                counters,
-                slots,
-                &shifts,
-                &masks,
-            );
+            count_step_at!(false);
         }
         gpu::sync_threads();
         // No overflow: a block reads at most 2^31 keys (`hist::grid`), so neither a
