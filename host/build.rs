@@ -40,6 +40,8 @@ fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
     println!("cargo:rerun-if-env-changed=SORT_CUBINS");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
     let mut entries = Vec::new();
+    // Entries the sm_90 cubin lets the host launch as programmatic dependents.
+    let mut pdl: Vec<String> = Vec::new();
     let ptxas = if std::env::var_os("SORT_CUBINS").is_some_and(|v| v == "0") {
         None
     } else {
@@ -51,8 +53,15 @@ fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
     };
     if let Some(ptxas) = ptxas {
         for &(major, minor) in xtask::ptx::CUBIN_ARCHS {
-            match xtask::ptx::build_cubin(&ptxas, ptx, (major, minor)) {
-                Ok(cubin) => {
+            let built = xtask::ptx::ptx_for_arch(ptx, (major, minor))
+                .and_then(|src| xtask::ptx::build_cubin(&ptxas, &src, (major, minor)).map(|cubin| (src, cubin)));
+            match built {
+                Ok((src, cubin)) => {
+                    if major >= 9 {
+                        let text =
+                            std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("reading {}: {e}", src.display()));
+                        pdl = xtask::ptx::pdl_entries(&text).unwrap_or_else(|e| panic!("{e}"));
+                    }
                     let dest = out_dir.join(format!("kernels.sm_{major}{minor}.cubin"));
                     std::fs::copy(&cubin, &dest)
                         .unwrap_or_else(|e| panic!("copying {} to {}: {e}", cubin.display(), dest.display()));
@@ -64,6 +73,11 @@ fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
             }
         }
     }
-    let code = format!("pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n", entries.join("\n"));
+    let code = format!(
+        "pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n\
+         /// Entries of the sm_90 cubin that wait for the previous grid first (sorted).\n\
+         pub const PDL_KERNELS: &[&str] = &{pdl:?};\n",
+        entries.join("\n")
+    );
     std::fs::write(out_dir.join("cubins.rs"), code).unwrap_or_else(|e| panic!("writing cubins.rs: {e}"));
 }

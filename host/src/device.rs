@@ -20,7 +20,7 @@ mod embedded {
     // architecture, when build.rs found ptxas (empty otherwise).
     include!(concat!(env!("OUT_DIR"), "/cubins.rs"));
 }
-pub use embedded::CUBINS;
+pub use embedded::{CUBINS, PDL_KERNELS};
 
 /// The embedded cubin that runs on a GPU of compute capability `cc`: the newest one of
 /// the same major version whose minor version is not above the GPU's (machine code is
@@ -90,12 +90,17 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// Each kernel looked up so far, with the dynamic shared memory it was allowed
+    /// ([`Gpu::set_max_dynamic_smem`]; 0: the default).
+    functions: Mutex<HashMap<String, (CudaFunction, u32)>>,
     /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     info: DeviceInfo,
     source: ModuleSource,
     sync_each_launch: bool,
+    /// Whether kernels of [`PDL_KERNELS`] are launched as programmatic dependents
+    /// ([`Gpu::launches_as_dependent`]).
+    dependent_launches: bool,
 }
 
 impl Gpu {
@@ -169,6 +174,7 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
             info,
+            dependent_launches: dependent_launches(&source),
             source,
             sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
         })
@@ -220,6 +226,16 @@ impl Gpu {
     /// Whether the kernels came from an embedded cubin or were JIT-compiled from PTX.
     pub fn module_source(&self) -> &ModuleSource {
         &self.source
+    }
+
+    /// Where the kernels came from and how they are launched, for the CLI's
+    /// "kernels:" line.
+    pub fn kernels_summary(&self) -> String {
+        if self.dependent_launches {
+            format!("{}; {} kernels launched as programmatic dependents", self.source, PDL_KERNELS.len())
+        } else {
+            self.source.to_string()
+        }
     }
 
     pub fn stream(&self) -> &Arc<CudaStream> {
@@ -289,18 +305,29 @@ impl Gpu {
     /// The kernel entry point `name`, looked up once and cached.
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut map = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = map.get(name) {
-            return Ok(f.clone());
+        Self::function_in(&self.module, &mut map, name).map(|(f, _)| f.clone())
+    }
+
+    fn function_in<'m>(
+        module: &Arc<CudaModule>,
+        map: &'m mut HashMap<String, (CudaFunction, u32)>,
+        name: &str,
+    ) -> Result<&'m mut (CudaFunction, u32)> {
+        if !map.contains_key(name) {
+            let f = module.load_function(name).map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+            map.insert(name.to_string(), (f, 0));
         }
-        let f = self.module.load_function(name).map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
-        map.insert(name.to_string(), f.clone());
-        Ok(f)
+        Ok(map.get_mut(name).expect("inserted above"))
     }
 
     /// Lets kernel `name` use up to `bytes` of dynamic shared memory (above the 48 KiB
     /// default a kernel must opt in; the device's limit is
     /// [`DeviceInfo::shared_mem_per_block_optin`]). At or below the default there is
     /// nothing to opt into and no driver call is made, so every launch site can call it.
+    /// The allowance only grows: the attribute belongs to the kernel, not to a launch,
+    /// so a smaller value set by another thread's sort between this call and this
+    /// thread's launch would make the launch fail (the radix histogram's shared memory
+    /// depends on the pass count, and the GPU tests sort from many threads at once).
     pub fn set_max_dynamic_smem(&self, name: &str, bytes: u32) -> Result<()> {
         if bytes <= self.info.shared_mem_per_block {
             return Ok(());
@@ -311,12 +338,64 @@ impl Gpu {
                 self.info.shared_mem_per_block_optin
             )));
         }
-        let f = self.function(name)?;
+        let mut map = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        let (f, allowed) = Self::function_in(&self.module, &mut map, name)?;
+        if bytes <= *allowed {
+            return Ok(());
+        }
         f.set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             bytes as i32,
         )
-        .map_err(|source| Error::Launch { kernel: name.to_string(), source })
+        .map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+        *allowed = bytes;
+        Ok(())
+    }
+
+    /// Whether kernel `name` is launched as a *programmatic dependent* of the kernel
+    /// before it in the stream (Hopper): its blocks may be scheduled while that
+    /// kernel's last blocks still run, and wait for it to finish on the device
+    /// (`kernels::gpu::grid_dependency_wait`) rather than after a launch. True for
+    /// the entries of [`PDL_KERNELS`] when the sm_90 cubin is loaded (only its code has
+    /// the wait) and `SORT_PDL` is not `0`.
+    pub fn launches_as_dependent(&self, name: &str) -> bool {
+        self.dependent_launches && PDL_KERNELS.binary_search(&name).is_ok()
+    }
+
+    /// Launches `func` as a programmatic dependent (`cuLaunchKernelEx` with
+    /// programmatic stream serialization); `args` point at the kernel's arguments.
+    ///
+    /// # Safety
+    /// As for any kernel launch: `args` must match the kernel's parameters, and the
+    /// kernel must start with `kernels::gpu::grid_dependency_wait`
+    /// ([`Gpu::launches_as_dependent`] says so).
+    pub unsafe fn launch_dependent(
+        &self,
+        func: &CudaFunction,
+        cfg: cudarc::driver::LaunchConfig,
+        args: &mut [*mut std::ffi::c_void],
+    ) -> std::result::Result<(), DriverError> {
+        use cudarc::driver::sys;
+        self.ctx.bind_to_thread()?;
+        // SAFETY: a zeroed attribute is valid (plain C data); the fields set below are
+        // the ones this attribute id reads.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: the caller's contract; `config` and `attr` outlive the call.
+        unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()
     }
 
     /// Called after every launch by [`launch!`]: with `SORT_SYNC_LAUNCHES=1` it waits
@@ -523,6 +602,21 @@ fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Arc<CudaModul
     Ok((module, source))
 }
 
+/// Whether a module loaded from `source` may launch kernels as programmatic
+/// dependents: only the sm_90 cubin (built from `xtask::ptx::for_sm90`) has the
+/// dependency waits; `SORT_PDL=0` turns dependent launches off (to measure them).
+fn dependent_launches(source: &ModuleSource) -> bool {
+    matches!(source, ModuleSource::Cubin(major, _) if *major >= 9)
+        && !std::env::var_os("SORT_PDL").is_some_and(|v| v == "0")
+}
+
+/// A kernel argument as `cuLaunchKernel` takes it: the address of the value.
+#[doc(hidden)]
+#[inline(always)]
+pub fn kernel_arg<T: cudarc::driver::DeviceRepr>(value: &T) -> *mut std::ffi::c_void {
+    value as *const T as *mut std::ffi::c_void
+}
+
 fn keep_pool_memory(ctx: &CudaContext) {
     use cudarc::driver::sys;
     unsafe {
@@ -560,10 +654,17 @@ macro_rules! launch {
         let gpu: &$crate::device::Gpu = $gpu;
         let name: &str = &$name;
         let func = gpu.function(name)?;
-        let mut builder = gpu.stream().launch_builder(&func);
-        $( builder.arg($arg); )*
-        match unsafe { builder.launch($cfg) } {
-            Ok(_) => gpu.after_launch(name),
+        let launched = if gpu.launches_as_dependent(name) {
+            let mut args = [$( $crate::device::kernel_arg($arg) ),*];
+            // SAFETY: the arguments are the kernel's, as in the plain launch below.
+            unsafe { gpu.launch_dependent(&func, $cfg, &mut args) }
+        } else {
+            let mut builder = gpu.stream().launch_builder(&func);
+            $( builder.arg($arg); )*
+            unsafe { builder.launch($cfg) }.map(|_| ())
+        };
+        match launched {
+            Ok(()) => gpu.after_launch(name),
             Err(source) => Err($crate::Error::Launch { kernel: name.to_string(), source }),
         }
     }};
@@ -822,7 +923,34 @@ impl<T> std::fmt::Debug for DeviceBuffer<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::pick_cubin;
+    use super::{PDL_KERNELS, PTX, pick_cubin};
+
+    /// The dependent-launch list comes from the sm_90 cubin's PTX: sorted (the host
+    /// binary-searches it), every name an entry of the embedded PTX, and the sorts
+    /// whose launch gaps matter (radix, mergepath) in it whenever that cubin is
+    /// embedded (CI installs ptxas, so there it is).
+    #[test]
+    fn dependent_launch_list_is_sorted_and_names_the_hot_kernels() {
+        assert!(PDL_KERNELS.windows(2).all(|w| w[0] < w[1]));
+        let entries = entries_of(PTX);
+        for k in PDL_KERNELS {
+            assert!(entries.contains(k), "{k} is not an entry of the PTX");
+        }
+        if super::CUBINS.iter().any(|c| c.0 >= 9) {
+            for k in ["radix_hist_k32", "radix_onesweep_packed_k32_v32", "radix_copy_back", "mergepath_merge_u32"] {
+                assert!(PDL_KERNELS.binary_search(&k).is_ok(), "{k} missing from PDL_KERNELS");
+            }
+            // Kernels without the wait must never be launched early.
+            assert!(PDL_KERNELS.binary_search(&"naive_merge_pass_u32").is_err());
+        }
+    }
+
+    fn entries_of(ptx: &str) -> Vec<&str> {
+        ptx.lines()
+            .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+            .map(|r| r.trim_end_matches('(').trim())
+            .collect()
+    }
 
     #[test]
     fn cubins_match_by_major_version_and_not_newer_minor() {

@@ -221,7 +221,7 @@ fn run(args: &RunArgs) -> host::Result<bool> {
     }
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {
-        Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.module_source()),
+        Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.kernels_summary()),
         None => println!("device:     {}", sorter.backend()),
     }
     with_key_type!(args.key_type, T => run_typed::<T>(&sorter, args))

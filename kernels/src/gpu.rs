@@ -404,3 +404,29 @@ pub fn match_low8(v: u32) -> u32 {
     }
     r
 }
+
+/// Start of a kernel that may be launched as a *programmatic dependent* of the
+/// previous kernel in its stream (Hopper's PDL; `host::device` decides per kernel):
+/// waits until the previous grid has completed and its writes are visible
+/// (`griddepcontrol.wait`; at once when there is no programmatic dependency). Such a
+/// kernel's launch is processed, and its blocks placed, while the previous grid's last
+/// blocks still run, so it starts as that grid ends instead of a launch later. Call it
+/// first in the entry, before any global memory access: `xtask` checks that in the
+/// PTX, and the host launches as dependents only entries that have it.
+///
+/// No kernel triggers its dependents early (`griddepcontrol.launch_dependents`): they
+/// then launch as its last blocks exit. Measured on an H100 (docs/PERFLOG.md, twelfth
+/// session): an early trigger at the start of every block gained up to 3% at 2^22 keys
+/// but lost up to 20% where a grid is smaller than the GPU (2^20 keys), because the
+/// dependents' blocks were placed on the SMs left free at that moment, packed several
+/// to an SM.
+///
+/// The instruction needs PTX 7.8 and sm_90, and the PTX is built for sm_70, so it is
+/// written as a comment tagged [`crate::PDL_MARK`], which the sm_90 build uncomments
+/// (`xtask::ptx::for_sm90`). Elsewhere (other GPUs, the JIT path) it stays a comment.
+#[inline(always)]
+pub fn grid_dependency_wait() {
+    // Not `nomem`: the asm is a compiler barrier for memory accesses, so no load of
+    // the previous grid's output is hoisted above the wait.
+    unsafe { core::arch::asm!("// sort-pdl: griddepcontrol.wait;", options(nostack)) }
+}

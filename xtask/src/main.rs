@@ -78,8 +78,15 @@ fn build_ptx(check: bool, features: &str) -> Result<(), String> {
     for e in &entries {
         println!("  {e}");
     }
+    // What the sm_90 cubin is built from (and what ptxas checks: it is the code that
+    // runs on Hopper), and the entries the host launches there as dependents.
+    let hopper = ptx::ptx_for_arch(&dest, (9, 0))?;
+    let hopper_text = std::fs::read_to_string(&hopper).map_err(|e| e.to_string())?;
+    let dependents = ptx::pdl_entries(&hopper_text)?;
+    println!("wrote {} ({} entries wait for the previous grid first):", hopper.display(), dependents.len());
+    println!("  {}", dependents.join(" "));
     if check {
-        check_with_ptxas(&ws, &dest)?;
+        check_with_ptxas(&ws, &hopper)?;
     }
     Ok(())
 }
@@ -112,8 +119,14 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
         return Err(format!("ptxas rejected the PTX:\n{log}"));
     }
     let mut kernels: Vec<Resources> = Vec::new();
+    // The function the last "Function properties for" line named: a kernel's block is
+    // followed by those of the functions it calls (a panic handler's 0 spills must
+    // not overwrite the kernel's own figures).
+    let mut properties_of = String::new();
     for line in log.lines() {
-        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            properties_of = rest.trim().to_string();
+        } else if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             kernels.push(Resources {
                 name: rest.split('\'').next().unwrap_or("").to_string(),
                 // ptxas mentions static shared memory only when there is some; dynamic
@@ -122,7 +135,7 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
                 ..Default::default()
             });
         } else if let Some(k) = kernels.last_mut() {
-            if let Some(i) = line.find("bytes stack frame") {
+            if let Some(i) = line.find("bytes stack frame").filter(|_| properties_of == k.name) {
                 k.stack = field_before(&line[..i]);
                 if let Some(s) = line.split(", ").find(|s| s.contains("spill stores")) {
                     k.spills = s.trim().split(' ').next().unwrap_or("").to_string();

@@ -164,6 +164,118 @@ pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32, u32)]) -> Result<Stri
     Ok(out)
 }
 
+/// PTX ISA version the sm_90 build declares at least: `griddepcontrol` needs 7.8.
+pub const SM90_PTX_VERSION: (u32, u32) = (7, 8);
+
+/// The PTX that the Hopper (sm_90) cubin is compiled from: the baseline PTX with
+/// `.version` raised to at least [`SM90_PTX_VERSION`], `.target sm_90`, and the
+/// instructions that `kernels::gpu::grid_dependency_wait` wrote as comments tagged
+/// [`kernels::PDL_MARK`] turned into instructions.
+pub fn for_sm90(ptx: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    let (mut version, mut target) = (false, false);
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if let Some(v) = t.strip_prefix(".version ") {
+            let parse = |s: &str| s.trim().parse::<u32>().map_err(|e| format!("bad PTX version {v:?}: {e}"));
+            let (major, minor) = v.split_once('.').ok_or_else(|| format!("bad PTX version {v:?}"))?;
+            let have = (parse(major)?, parse(minor)?);
+            let (major, minor) = have.max(SM90_PTX_VERSION);
+            out.push_str(&format!(".version {major}.{minor}\n"));
+            version = true;
+        } else if t.starts_with(".target ") {
+            out.push_str(".target sm_90\n");
+            target = true;
+        } else if let Some(instruction) = t.strip_prefix(kernels::PDL_MARK) {
+            out.push_str(&line[..line.len() - t.len()]);
+            out.push_str(instruction);
+            out.push('\n');
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if !version || !target {
+        return Err("the PTX has no .version or no .target line".into());
+    }
+    Ok(out)
+}
+
+/// The PTX file ptxas compiles for `sm_<major><minor>`: for sm_90 and newer the
+/// [`for_sm90`] text, written beside `ptx_file` (rewritten only when it changes, so
+/// [`build_cubin`]'s cache holds); the baseline PTX itself for older GPUs.
+pub fn ptx_for_arch(ptx_file: &Path, (major, _): (u32, u32)) -> Result<PathBuf, String> {
+    if major < 9 {
+        return Ok(ptx_file.to_path_buf());
+    }
+    let text = std::fs::read_to_string(ptx_file).map_err(|e| format!("reading {}: {e}", ptx_file.display()))?;
+    let hopper = for_sm90(&text)?;
+    let dest = ptx_file.with_extension("sm_90.ptx");
+    if std::fs::read_to_string(&dest).ok().as_deref() != Some(hopper.as_str()) {
+        std::fs::write(&dest, hopper).map_err(|e| format!("writing {}: {e}", dest.display()))?;
+    }
+    Ok(dest)
+}
+
+/// The entries that start with the dependency wait of
+/// `kernels::gpu::grid_dependency_wait` (tagged or, in [`for_sm90`]'s output, as an
+/// instruction), sorted by name: the kernels the host may launch as programmatic
+/// dependents. An error names any entry that touches global or generic memory, or
+/// calls a function, before its wait: launched early, it would read what the previous
+/// kernel has not finished writing.
+pub fn pdl_entries(ptx: &str) -> Result<Vec<String>, String> {
+    let wait = "griddepcontrol.wait";
+    let mut found = Vec::new();
+    let mut bad = Vec::new();
+    // (name, touched memory yet, has the wait)
+    let mut current: Option<(String, bool, bool)> = None;
+    let close = |c: Option<(String, bool, bool)>, found: &mut Vec<String>| {
+        if let Some((name, _, true)) = c {
+            found.push(name);
+        }
+    };
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(".visible .entry ") {
+            close(current.take(), &mut found);
+            current = Some((rest.trim_end_matches('(').trim().to_string(), false, false));
+            continue;
+        }
+        if line == "}" {
+            close(current.take(), &mut found);
+            continue;
+        }
+        let Some((name, touched, waited)) = current.as_mut() else { continue };
+        let instruction = t.strip_prefix(kernels::PDL_MARK).unwrap_or(t);
+        if instruction.starts_with(wait) {
+            if *touched {
+                bad.push(name.clone());
+            }
+            *waited = true;
+        } else if !*waited && touches_memory(instruction) {
+            *touched = true;
+        }
+    }
+    close(current.take(), &mut found);
+    if !bad.is_empty() {
+        return Err(format!("these entries access memory before their {wait}: {}", bad.join(", ")));
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Whether a PTX instruction may read or write memory that another kernel writes:
+/// loads, stores, atomics, copies and calls, except kernel parameters and shared
+/// memory. Predicated instructions (`@%p1 ld...`) count too.
+fn touches_memory(instruction: &str) -> bool {
+    let op = match instruction.strip_prefix('@') {
+        Some(rest) => rest.split_once(char::is_whitespace).map_or("", |(_, op)| op.trim_start()),
+        None => instruction,
+    };
+    let memory = ["ld.", "ldu.", "st.", "atom.", "red.", "cp.", "call", "prefetch", "tex.", "suld.", "sust."];
+    memory.iter().any(|m| op.starts_with(m)) && !op.starts_with("ld.param") && !op.contains(".shared")
+}
+
 /// Names of the `.entry` kernels in a PTX module, in file order.
 pub fn entry_points(ptx: &str) -> Vec<String> {
     ptx.lines()
@@ -193,6 +305,36 @@ mod tests {
         assert!(with_launch_bounds(ptx, &[("c", 32, 1)]).is_err());
         // Idempotent: a second run over its own output (an up-to-date PTX file) adds nothing.
         assert_eq!(with_launch_bounds(&out, &[("b", 384, 3)]).unwrap(), out);
+    }
+
+    #[test]
+    fn sm90_text_raises_the_version_and_uncomments_the_tagged_instructions() {
+        let mark = kernels::PDL_MARK;
+        let ptx = format!(".version 7.0\n.target sm_70\n.visible .entry k(\n)\n{{\n\t{mark}griddepcontrol.wait;\n}}\n");
+        let out = for_sm90(&ptx).unwrap();
+        assert_eq!(out, ".version 7.8\n.target sm_90\n.visible .entry k(\n)\n{\n\tgriddepcontrol.wait;\n}\n");
+        // A newer version is kept.
+        assert!(for_sm90(".version 8.3\n.target sm_70\n").unwrap().starts_with(".version 8.3\n"));
+        assert!(for_sm90(".target sm_70\n").is_err());
+    }
+
+    #[test]
+    fn pdl_entries_are_those_that_wait_before_touching_memory() {
+        let mark = kernels::PDL_MARK;
+        let ptx = format!(
+            ".visible .entry plain(\n)\n{{\n\tld.global.u32 %r1, [%rd1];\n}}\n\
+             .visible .entry waits(\n)\n{{\n\tld.param.u64 %rd1, [p];\n\tst.shared.u32 [%r2], %r1;\n\
+             \t{mark}griddepcontrol.wait;\n\tld.global.u32 %r1, [%rd1];\n}}\n\
+             .visible .entry another(\n)\n{{\n\tgriddepcontrol.wait;\n}}\n"
+        );
+        assert_eq!(pdl_entries(&ptx).unwrap(), vec!["another", "waits"]);
+        for early in
+            ["ld.u32 %r1, [%rd1];", "@%p1 st.global.u32 [%rd1], %r1;", "atom.global.add.u32 %r1, [%rd1], 1;", "call f;"]
+        {
+            let ptx = format!(".visible .entry late(\n)\n{{\n\t{early}\n\t{mark}griddepcontrol.wait;\n}}\n");
+            let err = pdl_entries(&ptx).unwrap_err();
+            assert!(err.contains("late"), "{early}: {err}");
+        }
     }
 
     #[test]

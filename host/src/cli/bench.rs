@@ -125,7 +125,7 @@ pub fn bench(args: &BenchArgs) -> host::Result<bool> {
     };
     plan.baseline()?;
     match sorter.gpu() {
-        Some(gpu) => println!("device:         {}\nkernels:        {}", gpu.info(), gpu.module_source()),
+        Some(gpu) => println!("device:         {}\nkernels:        {}", gpu.info(), gpu.kernels_summary()),
         None => println!(
             "device:         none: {}\n                timing the CPU backend (stable sort, wall clock) only; \
              variants and block sizes do not apply",

@@ -59,7 +59,7 @@ pub struct PairsArgs {
 pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
-    println!("device: {} ({})", gpu.info(), gpu.module_source());
+    println!("device: {} ({})", gpu.info(), gpu.kernels_summary());
     println!("pair sort: {}", args.variant);
     println!("{:<8} {:<6} {:>12} {:>10} {:>10} {:>11}  check", "keys", "values", "n", "median ms", "min ms", "Gkeys/s");
     let mut ok = true;

@@ -46,7 +46,7 @@ pub fn bench_records(args: &RecordsArgs) -> host::Result<bool> {
     field.check(args.record_size)?;
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
-    println!("device: {} ({})", gpu.info(), gpu.module_source());
+    println!("device: {} ({})", gpu.info(), gpu.kernels_summary());
     println!(
         "{:>8} {:>6} {:<5} {:>12} {:>10} {:>10} {:>11} {:>8}  check",
         "record B", "key at", "key", "n", "median ms", "min ms", "Grec/s", "GB/s"

@@ -832,6 +832,7 @@ macro_rules! mergepath_kv_entries {
                 a: *const $t, b: *const $t, va: *const $v, vb: *const $v, dst: *mut $t, vdst: *mut $v,
                 parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 let (va, vb, vdst) = (ValuesAt(va as *mut $v), ValuesAt(vb as *mut $v), ValuesAt(vdst));
                 unsafe { merge_pair::<$t, _, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
@@ -842,6 +843,7 @@ macro_rules! mergepath_kv_entries {
                 src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t, n: u64,
                 descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
                 unsafe { block_sort::<$t, _, N>(src, vsrc, dst, vdst, samples, n, descending) }
@@ -852,6 +854,7 @@ macro_rules! mergepath_kv_entries {
                 src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples_in: *const $t,
                 samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
                 unsafe { merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
@@ -873,6 +876,7 @@ macro_rules! mergepath_entries {
             pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_ $suffix>](
                 src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 unsafe { block_sort::<$t, _, N>(src, NoValues, dst, NoValues, samples, n, descending) }
             }
@@ -881,6 +885,7 @@ macro_rules! mergepath_entries {
             pub unsafe extern "ptx-kernel" fn [<mergepath_partition_ $suffix>](
                 src: *const $t, samples: *const $t, parts: *mut u64, n: u64, log_run: u32, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 let tile = super::tile(size_of::<$t>() as u32);
                 unsafe { partition::<$t>(src, samples, parts, n, tile, log_run, descending) }
             }
@@ -889,6 +894,7 @@ macro_rules! mergepath_entries {
             pub unsafe extern "ptx-kernel" fn [<mergepath_pair_partition_ $suffix>](
                 a: *const $t, b: *const $t, parts: *mut u64, a_len: u64, b_len: u64, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 unsafe { partition_pair::<$t>(a, b, parts, a_len, b_len, super::tile(size_of::<$t>() as u32), descending) }
             }
 
@@ -896,6 +902,7 @@ macro_rules! mergepath_entries {
             pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_ $suffix>](
                 a: *const $t, b: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 unsafe { merge_pair::<$t, _, N>(a, b, NoValues, NoValues, dst, NoValues, parts, a_len, b_len, descending) }
             }
@@ -905,6 +912,7 @@ macro_rules! mergepath_entries {
                 src: *const $t, dst: *mut $t, samples_in: *const $t, samples: *mut $t, parts: *const u64, n: u64,
                 log_run: u32, descending: u32,
             ) {
+                gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 unsafe {
                     merge::<$t, _, N>(src, NoValues, dst, NoValues, samples_in, samples, parts, n, log_run, descending)

@@ -576,6 +576,7 @@ macro_rules! radix_entries {
                 tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
                 status: *mut u32, status_tiles: u32, ctrl: *mut u64,
             ) {
+                gpu::grid_dependency_wait();
                 const I: usize = $items as usize;
                 let (split_keys, split_vals) = (core::ptr::null_mut(), core::ptr::null_mut());
                 let p = Pass {
@@ -592,6 +593,7 @@ macro_rules! radix_entries {
             pub unsafe extern "ptx-kernel" fn [<$prefix $suffix>](
                 keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
             ) {
+                gpu::grid_dependency_wait();
                 const I: usize = $items as usize;
                 unsafe { small::<$k, $v, $pairs, I>(keys, vals, n, begin, end, pos, neg) }
             }
@@ -638,6 +640,7 @@ pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
     status_tiles: u32,
     ctrl: *mut u64,
 ) {
+    gpu::grid_dependency_wait();
     const I: usize = PACKED_ITEMS as usize;
     let (keys_a, keys_b, split_keys, split_vals) = (packed_a, packed_b, keys, vals);
     let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
@@ -679,6 +682,7 @@ pub unsafe extern "ptx-kernel" fn radix_hist_k32(
     status_words: u64,
     packing: u32,
 ) {
+    gpu::grid_dependency_wait();
     unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
 }
 
@@ -696,6 +700,7 @@ pub unsafe extern "ptx-kernel" fn radix_hist_k64(
     status_words: u64,
     packing: u32,
 ) {
+    gpu::grid_dependency_wait();
     unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
 }
 
@@ -710,6 +715,7 @@ pub unsafe extern "ptx-kernel" fn radix_unpack_back(
     n: u64,
     ctrl: *const u64,
 ) {
+    gpu::grid_dependency_wait();
     unsafe {
         for_each_copied_back(ctrl, n, |i| {
             let w = *packed_b.add(i);
@@ -749,6 +755,7 @@ pub unsafe extern "ptx-kernel" fn radix_copy_back(
     val_words: u64,
     ctrl: *const u64,
 ) {
+    gpu::grid_dependency_wait();
     let key_words = key_words as usize;
     unsafe {
         for_each_copied_back(ctrl, key_words as u64 + val_words, |i| {
