@@ -146,8 +146,7 @@ pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32, u32)]) -> Result<Stri
         after_bounds = false;
         out.push_str(line);
         out.push('\n');
-        if let Some(name) = line.trim_start().strip_prefix(".visible .entry ") {
-            let name = name.trim_end_matches('(').trim();
+        if let Some(name) = entry_name(line) {
             pending = bounds.iter().find(|b| b.0 == name).map(|b| (b.1, b.2));
             found += pending.is_some() as usize;
         } else if line.trim_start().starts_with(')') {
@@ -236,9 +235,9 @@ pub fn pdl_entries(ptx: &str) -> Result<Vec<String>, String> {
     };
     for line in ptx.lines() {
         let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix(".visible .entry ") {
+        if let Some(name) = entry_name(line) {
             close(current.take(), &mut found);
-            current = Some((rest.trim_end_matches('(').trim().to_string(), false, false));
+            current = Some((name.to_string(), false, false));
             continue;
         }
         if line == "}" {
@@ -278,10 +277,12 @@ fn touches_memory(instruction: &str) -> bool {
 
 /// Names of the `.entry` kernels in a PTX module, in file order.
 pub fn entry_points(ptx: &str) -> Vec<String> {
-    ptx.lines()
-        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
-        .map(|rest| rest.trim_end_matches('(').trim().to_string())
-        .collect()
+    ptx.lines().filter_map(entry_name).map(str::to_string).collect()
+}
+
+/// The kernel that a PTX line `.visible .entry name(` starts, if it starts one.
+pub fn entry_name(line: &str) -> Option<&str> {
+    line.trim_start().strip_prefix(".visible .entry ").map(|rest| rest.trim_end_matches('(').trim())
 }
 
 #[cfg(test)]
