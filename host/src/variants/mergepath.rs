@@ -2,8 +2,9 @@
 //! described in `kernels/src/mergepath/mod.rs`).
 //!
 //! Launches per sort of `n` elements in tiles of `T = kernels::mergepath::tile`:
-//! one block sort (every tile sorted in shared memory), then for each of the
-//! `ceil(log2(n / T))` global passes a merge (every block writes exactly `T` outputs),
+//! one block sort (every tile, or every run of `w` tiles for inputs of a wave of wide
+//! blocks or more, `kernels::mergepath::sort_width`, sorted in shared memory), then for
+//! each of the `ceil(log2(n / (w T)))` global passes a merge (every block writes exactly `T` outputs),
 //! preceded by a partition (one co-rank per block) unless the merge runs in about one
 //! wave, when its blocks find their co-ranks themselves
 //! (`kernels::mergepath::co_ranks_in_merge`). Passes ping-pong between the caller's
@@ -89,24 +90,37 @@ fn sort_any<T: Element, V: Element>(
     let tiles = mp::tiles(n, tile);
     let desc = order.is_descending() as u32;
 
-    let (block_sort, merge, smem) = match values {
-        None => (kernel_name::<T>("mergepath_block_sort"), kernel_name::<T>("mergepath_merge"), mp::smem_bytes(bytes)),
-        Some(_) => (
-            format!("mergepath_block_sort_kv_{}_v{}", T::NAME, 8 * vbytes),
-            format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes),
-            mp::kv_smem_bytes(bytes, vbytes),
-        ),
+    let (merge, smem) = match values {
+        None => (kernel_name::<T>("mergepath_merge"), mp::smem_bytes(bytes)),
+        Some(_) => (format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes), mp::kv_smem_bytes(bytes, vbytes)),
+    };
+    // The block sort: `mp::sort_width` merge tiles per block for inputs of a wave of
+    // wide blocks or more, where the device's shared memory allows.
+    let vb_in_sort = if values.is_some() { vbytes } else { 0 };
+    let fits = |w: u32| mp::sort_smem_bytes(w, bytes, vb_in_sort) <= gpu.info().shared_mem_per_block_optin;
+    let wide = if T::BIT_ORDER.is_some() {
+        sort_width(n, tile, mp::sort_width(bytes, vb_in_sort), gpu.info().multiprocessors, fits)
+    } else {
+        1
+    };
+    let (sort_threads, sort_smem) = (mp::BLOCK * wide, mp::sort_smem_bytes(wide, bytes, vb_in_sort));
+    let x = if wide == 1 { String::new() } else { format!("x{wide}_") };
+    let block_sort = match values {
+        None => format!("mergepath_block_sort_{x}{}", T::NAME),
+        Some(_) => format!("mergepath_block_sort_kv_{x}{}_v{}", T::NAME, 8 * vbytes),
     };
     // The merges keep their block's two co-ranks after the tile.
     let merge_smem = mp::pass_smem_bytes(smem);
-    for (name, bytes) in [(&block_sort, smem), (&merge, merge_smem)] {
+    for (name, bytes) in [(&block_sort, sort_smem), (&merge, merge_smem)] {
         gpu.set_max_dynamic_smem(name, bytes)?;
     }
-    let passes = mp::global_passes(n, tile);
+    // The block sort leaves runs of `wide` tiles: the passes start at that width.
+    let first_log_run = wide.trailing_zeros();
+    let passes = mp::global_passes(n, tile * wide);
 
     let data = buf.ptr();
     let vdata = values.as_ref().map_or(0, |v| v.ptr());
-    let sort_cfg = blocks(tiles, mp::BLOCK, smem)?;
+    let sort_cfg = blocks(mp::tiles(n, tile * wide), sort_threads, sort_smem)?;
     if passes == 0 {
         return match values {
             None => launch!(gpu, block_sort, sort_cfg, &data, &data, &0u64, &n, &desc),
@@ -138,12 +152,14 @@ fn sort_any<T: Element, V: Element>(
         }
     }
     let merge_cfg = blocks(tiles, mp::BLOCK, merge_smem)?;
-    for log_run in 0..passes {
-        let from = first ^ (log_run as usize & 1);
+    for p in 0..passes {
+        // Pass `p` merges runs of `tile << log_run`.
+        let log_run = first_log_run + p;
+        let from = first ^ (p as usize & 1);
         let (src, dst) = (bufs[from], bufs[from ^ 1]);
         let (vsrc, vdst) = (vbufs[from], vbufs[from ^ 1]);
-        let s_in = samples[log_run as usize & 1];
-        let s_out = if log_run + 1 < passes { samples[(log_run as usize + 1) & 1] } else { 0 };
+        let s_in = samples[p as usize & 1];
+        let s_out = if p + 1 < passes { samples[(p as usize + 1) & 1] } else { 0 };
         if !in_merge {
             launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &log_run, &desc)?;
         }
@@ -156,6 +172,17 @@ fn sort_any<T: Element, V: Element>(
     }
     scratch.give_back(gpu);
     Ok(())
+}
+
+/// Merge tiles per block of the block sort for `n` elements in merge tiles of `tile`
+/// on `sms` SMs: `width` (`mp::sort_width`) when its tile `fits` the device's shared
+/// memory and its blocks number at least `SORT_MERGEPATH_WIDE_MIN_PER_SM` per SM
+/// (default 1: below a wave the 256-thread blocks spread the sort over more SMs),
+/// else 1. `SORT_MERGEPATH_WIDE=0` keeps the 256-thread block sort everywhere.
+fn sort_width(n: u64, tile: u32, width: u32, sms: u32, fits: impl Fn(u32) -> bool) -> u32 {
+    let on = crate::tuning::knob::<u32>("SORT_MERGEPATH_WIDE").unwrap_or(1) != 0;
+    let per_sm: u64 = crate::tuning::knob("SORT_MERGEPATH_WIDE_MIN_PER_SM").unwrap_or(1);
+    if on && width > 1 && fits(width) && mp::tiles(n, tile * width) >= per_sm * sms as u64 { width } else { 1 }
 }
 
 /// Largest number of tiles per SM whose merges find their own co-ranks
@@ -299,4 +326,39 @@ fn merge_lists<K: Element, V: Element>(
     let keys = kbufs.swap_remove(0);
     let vals = if vbufs.is_empty() { None } else { Some(vbufs.swap_remove(0)) };
     Ok((keys, vals))
+}
+
+#[cfg(test)]
+mod tests {
+    use kernels::mergepath as mp;
+
+    /// Every width `mp::sort_width` picks above 1 has its kernel in the embedded PTX,
+    /// launch-bounded at that many threads, and its tile fits Hopper's shared memory.
+    #[test]
+    fn every_wide_block_sort_exists_and_fits() {
+        let entries = xtask::ptx::entry_points(crate::device::PTX);
+        let mut wide = 0;
+        for (key, kb) in [("u32", 4), ("i32", 4), ("f32", 4), ("u64", 8), ("i64", 8), ("f64", 8)] {
+            for vb in [0u32, 4, 8] {
+                let w = mp::sort_width(kb, vb);
+                assert!(w == 1 || w.is_power_of_two(), "{key} v{vb}: width {w}");
+                if w == 1 {
+                    continue;
+                }
+                wide += 1;
+                let name = match vb {
+                    0 => format!("mergepath_block_sort_x{w}_{key}"),
+                    _ => format!("mergepath_block_sort_kv_x{w}_{key}_v{}", 8 * vb),
+                };
+                assert!(entries.contains(&name), "{name} is not an entry of the PTX");
+                let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
+                assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w), "{name}: launch bounds");
+                assert!(mp::sort_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
+            }
+        }
+        // 4-byte keys alone, 8-byte keys alone, u32-class keys + u32, 8-byte keys + both.
+        assert_eq!(wide, 3 + 3 + 3 + 6, "the wide kernels the measurements chose");
+        assert_eq!(mp::sort_width(4, 8), 1, "a 4-byte-key tile with 8-byte values does not fit at width 4");
+        assert_eq!(mp::sort_width(20, 0), 1, "records keep the 256-thread block sort");
+    }
 }

@@ -1,7 +1,7 @@
 //! The mergepath kernels (see the module doc of `mergepath` for the passes and the
 //! stability rule). Shared memory holds one tile of elements; a thread's `ITEMS`
 //! elements live in a register array indexed only inside [`gpu::unroll`].
-use super::{BLOCK, LOG_BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
+use super::{BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
 use crate::gpu;
 use crate::key::{Entity, SortKey};
 use crate::radix::Word;
@@ -304,12 +304,12 @@ unsafe fn store_blocked<W: Copy, const N: usize, const FULL: bool>(
 }
 
 /// Copies `count` elements of the tile to `dst` (element `start` of the sequence),
-/// `BLOCK` consecutive ones per step (coalesced), turning them back into `T`
+/// `TB` (the block's threads) consecutive ones per step (coalesced), turning them back into `T`
 /// ([`Item::dec`]). Unless `samples` is null, also writes the first and the last
 /// element of every whole chunk of [`super::SAMPLE`] there (`start` is a multiple of
 /// the chunk): one sample per thread, coalesced.
 #[inline(always)]
-unsafe fn store_striped<T: Item, const N: usize, const FULL: bool>(
+unsafe fn store_striped<T: Item, const N: usize, const FULL: bool, const TB: u32>(
     tile: u32,
     dst: *mut T,
     samples: *mut T,
@@ -321,7 +321,7 @@ unsafe fn store_striped<T: Item, const N: usize, const FULL: bool>(
     unsafe {
         let out = dst.add(start as usize);
         gpu::unroll::<N>(|k| {
-            let x = k as u32 * BLOCK + t;
+            let x = k as u32 * TB + t;
             if FULL || x < count {
                 *out.add(x as usize) = T::dec(lds(tile, x), m);
             }
@@ -338,7 +338,7 @@ unsafe fn store_striped<T: Item, const N: usize, const FULL: bool>(
             if x < count {
                 *samples.add((first_slot + slot as u64) as usize) = T::dec(lds(tile, x), m);
             }
-            slot += BLOCK;
+            slot += TB;
         }
     }
 }
@@ -376,7 +376,7 @@ unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
 /// are a fifth of the merge kernel's instructions otherwise).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block_sort<T: Item, P: Values, const N: usize>(
+unsafe fn block_sort<T: Item, P: Values, const N: usize, const TB: u32>(
     src: *const T,
     vsrc: P,
     dst: *mut T,
@@ -385,12 +385,12 @@ unsafe fn block_sort<T: Item, P: Values, const N: usize>(
     n: u64,
     descending: u32,
 ) {
-    let (start, count) = block_range(gpu::block_idx() as u64, BLOCK * N as u32, n);
+    let (start, count) = block_range(gpu::block_idx() as u64, TB * N as u32, n);
     unsafe {
-        if count == BLOCK * N as u32 {
-            block_sort_tile::<T, P, N, true>(src, vsrc, dst, vdst, samples, start, count, descending)
+        if count == TB * N as u32 {
+            block_sort_tile::<T, P, N, true, TB>(src, vsrc, dst, vdst, samples, start, count, descending)
         } else {
-            block_sort_tile::<T, P, N, false>(src, vsrc, dst, vdst, samples, start, count, descending)
+            block_sort_tile::<T, P, N, false, TB>(src, vsrc, dst, vdst, samples, start, count, descending)
         }
     }
 }
@@ -398,7 +398,7 @@ unsafe fn block_sort<T: Item, P: Values, const N: usize>(
 /// [`block_sort`] of the tile of `count` elements at `start`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
+unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, const TB: u32>(
     src: *const T,
     vsrc: P,
     dst: *mut T,
@@ -412,12 +412,12 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
     let m = T::masks(desc);
     let t = gpu::thread_idx();
     let tile = 0; // the key tile starts the dynamic shared memory
-    let voff = super::kv_values_offset(size_of::<T>() as u32);
-    let count = if FULL { BLOCK * N as u32 } else { count };
+    let voff = super::kv_values_offset_in(TB, size_of::<T>() as u32);
+    let count = if FULL { TB * N as u32 } else { count };
     unsafe {
         let (src, vsrc) = (src.add(start as usize), vsrc.add(start).ptr());
         gpu::unroll::<N>(|k| {
-            let x = k as u32 * BLOCK + t;
+            let x = k as u32 * TB + t;
             if FULL || x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
                 if P::ON {
@@ -447,7 +447,7 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
         }
         // Round r merges runs of N << r elements (runs of 2^r threads' outputs).
         let mut r = 0;
-        while r < LOG_BLOCK && ((N as u32) << r) < count {
+        while r < TB.trailing_zeros() && ((N as u32) << r) < count {
             gpu::sync_threads();
             let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
             if P::ON {
@@ -467,7 +467,7 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
             }
             r += 1;
         }
-        store_tile::<T, P, N, FULL>(&v, &vals, dst, vdst, samples, start, count, m);
+        store_tile::<T, P, N, FULL, TB>(&v, &vals, dst, vdst, samples, start, count, m);
     }
 }
 
@@ -770,7 +770,7 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
                 }
             });
         }
-        store_tile::<T, P, N, FULL>(&v, &vals, dst, vdst, samples, start, count, m);
+        store_tile::<T, P, N, FULL, BLOCK>(&v, &vals, dst, vdst, samples, start, count, m);
     }
 }
 
@@ -779,7 +779,7 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
 /// element `start`, coalesced, with the samples unless `samples` is null.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
+unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: bool, const TB: u32>(
     v: &[T::W; N],
     vals: &[P::V; N],
     dst: *mut T,
@@ -790,7 +790,7 @@ unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
     m: T::M,
 ) {
     let tile = 0; // the key tile starts the dynamic shared memory
-    let voff = super::kv_values_offset(size_of::<T>() as u32);
+    let voff = super::kv_values_offset_in(TB, size_of::<T>() as u32);
     let first = gpu::thread_idx() * N as u32;
     unsafe {
         gpu::sync_threads();
@@ -799,21 +799,21 @@ unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
             store_blocked::<_, N, FULL>(voff, first, count, 0, vals);
         }
         gpu::sync_threads();
-        store_striped::<T, N, FULL>(tile, dst, samples, start, count, m);
+        store_striped::<T, N, FULL, TB>(tile, dst, samples, start, count, m);
         if P::ON {
-            copy_striped::<P::V, N, FULL>(voff, vdst.add(start).ptr(), count);
+            copy_striped::<P::V, N, FULL, TB>(voff, vdst.add(start).ptr(), count);
         }
     }
 }
 
 /// Copies `count` elements of the shared-memory array at byte `tile` to `dst` as they
-/// are, `BLOCK` consecutive ones per step (coalesced): the values of the key-value
+/// are, `TB` consecutive ones per step (coalesced): the values of the key-value
 /// kernels ([`store_striped`] does the keys).
 #[inline(always)]
-unsafe fn copy_striped<V: Copy, const N: usize, const FULL: bool>(tile: u32, dst: *mut V, count: u32) {
+unsafe fn copy_striped<V: Copy, const N: usize, const FULL: bool, const TB: u32>(tile: u32, dst: *mut V, count: u32) {
     let t = gpu::thread_idx();
     gpu::unroll::<N>(|k| {
-        let x = k as u32 * BLOCK + t;
+        let x = k as u32 * TB + t;
         if FULL || x < count {
             unsafe { *dst.add(x as usize) = lds::<V>(tile, x) };
         }
@@ -846,7 +846,7 @@ macro_rules! mergepath_kv_entries {
                 gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
-                unsafe { block_sort::<$t, _, N>(src, vsrc, dst, vdst, samples, n, descending) }
+                unsafe { block_sort::<$t, _, N, BLOCK>(src, vsrc, dst, vdst, samples, n, descending) }
             }
 
             #[unsafe(no_mangle)]
@@ -862,6 +862,53 @@ macro_rules! mergepath_kv_entries {
         }
     };
 }
+/// The wide block sorts (`mergepath_block_sort_x<w>_*`): `w` merge tiles per block of
+/// `w * BLOCK` threads, at the widths of [`super::sort_width`] (checked by a host test
+/// against the PTX's entries).
+macro_rules! mergepath_wide_entries {
+    (keys $t:ty, $suffix:ident, $w:literal) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_x $w _ $suffix>](
+                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
+            ) {
+                gpu::grid_dependency_wait();
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                unsafe { block_sort::<$t, _, N, { BLOCK * $w }>(src, NoValues, dst, NoValues, samples, n, descending) }
+            }
+        }
+    };
+    (pairs $t:ty, $suffix:ident, $v:ty, $vs:ident, $w:literal) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_kv_x $w _ $suffix _ $vs>](
+                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t, n: u64,
+                descending: u32,
+            ) {
+                gpu::grid_dependency_wait();
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
+                unsafe { block_sort::<$t, _, N, { BLOCK * $w }>(src, vsrc, dst, vdst, samples, n, descending) }
+            }
+        }
+    };
+}
+mergepath_wide_entries!(keys u32, u32, 2);
+mergepath_wide_entries!(keys i32, i32, 2);
+mergepath_wide_entries!(keys f32, f32, 2);
+mergepath_wide_entries!(keys u64, u64, 4);
+mergepath_wide_entries!(keys i64, i64, 4);
+mergepath_wide_entries!(keys f64, f64, 4);
+mergepath_wide_entries!(pairs u32, u32, u32, v32, 4);
+mergepath_wide_entries!(pairs i32, i32, u32, v32, 4);
+mergepath_wide_entries!(pairs f32, f32, u32, v32, 4);
+mergepath_wide_entries!(pairs u64, u64, u32, v32, 4);
+mergepath_wide_entries!(pairs i64, i64, u32, v32, 4);
+mergepath_wide_entries!(pairs f64, f64, u32, v32, 4);
+mergepath_wide_entries!(pairs u64, u64, u64, v64, 4);
+mergepath_wide_entries!(pairs i64, i64, u64, v64, 4);
+mergepath_wide_entries!(pairs f64, f64, u64, v64, 4);
+
 mergepath_kv_entries!(u32, u32);
 mergepath_kv_entries!(i32, i32);
 mergepath_kv_entries!(f32, f32);
@@ -878,7 +925,7 @@ macro_rules! mergepath_entries {
             ) {
                 gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, _, N>(src, NoValues, dst, NoValues, samples, n, descending) }
+                unsafe { block_sort::<$t, _, N, BLOCK>(src, NoValues, dst, NoValues, samples, n, descending) }
             }
 
             #[unsafe(no_mangle)]

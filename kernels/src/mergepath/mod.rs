@@ -10,6 +10,8 @@
 //!    memory: every thread finds where its `ITEMS` outputs start by the merge-path
 //!    co-rank ([`crate::search::co_rank`]) and merges them sequentially. The sorted
 //!    tile is written back coalesced.
+//!    For large inputs a wide block of `w * BLOCK` threads sorts `w` tiles as one run
+//!    instead ([`sort_width`]), and the global passes start at runs of `w` tiles.
 //! 2. One global pass per run width `tile << p` while that is `< n`: every block needs
 //!    the co-ranks of the diagonals where its `tile` outputs start and end inside its
 //!    pair of runs (a warp-wide search, samples first). For large inputs
@@ -131,19 +133,70 @@ pub const fn slots(threads: u32, items: u32) -> u32 {
 
 /// Shared memory of the block-sort and merge kernels: [`tile_slots`] elements.
 pub const fn smem_bytes(bytes: u32) -> u32 {
-    tile_slots(bytes) * bytes
+    smem_bytes_in(BLOCK, bytes)
+}
+
+/// [`smem_bytes`] of a block of `threads` threads.
+pub const fn smem_bytes_in(threads: u32, bytes: u32) -> u32 {
+    slots(threads, items(bytes)) * bytes
 }
 
 /// Byte offset of the value slots in the key-value kernels' shared memory: after the
 /// key slots, rounded up to 8 bytes so that 8-byte values are aligned.
 pub const fn kv_values_offset(key_bytes: u32) -> u32 {
-    (tile_slots(key_bytes) * key_bytes).next_multiple_of(8)
+    kv_values_offset_in(BLOCK, key_bytes)
+}
+
+/// [`kv_values_offset`] of a block of `threads` threads.
+pub const fn kv_values_offset_in(threads: u32, key_bytes: u32) -> u32 {
+    (slots(threads, items(key_bytes)) * key_bytes).next_multiple_of(8)
 }
 
 /// Shared memory of the key-value kernels: the key slots, then one value slot per key
 /// slot (values sit at their key's slot).
 pub const fn kv_smem_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
-    kv_values_offset(key_bytes) + tile_slots(key_bytes) * value_bytes
+    kv_smem_bytes_in(BLOCK, key_bytes, value_bytes)
+}
+
+/// [`kv_smem_bytes`] of a block of `threads` threads.
+pub const fn kv_smem_bytes_in(threads: u32, key_bytes: u32, value_bytes: u32) -> u32 {
+    kv_values_offset_in(threads, key_bytes) + slots(threads, items(key_bytes)) * value_bytes
+}
+
+/// The shared memory a block may opt into on Hopper (227 KiB): the wide block sorts
+/// are built only where their tile fits it.
+pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
+
+/// Merge tiles per block of the block sort for keys of `key_bytes` bytes with values
+/// of `value_bytes` (0: keys alone): a block of `w * BLOCK` threads sorts `w` tiles as
+/// one run (`log2(w)` more shared-memory rounds), so the global passes start at runs
+/// of `w` tiles and `log2(w)` of them fall away. A shared-memory round costs about half
+/// a global pass at 256 threads, but more in the wider blocks (one or two per SM hide
+/// less latency), so the gain is small. Measured on an H100 (docs/PERFLOG.md,
+/// thirteenth session; widths 1 / 2 / 4 at 2^24 and 2^28): u32 keys 20.5 / 20.9 / 20.7
+/// and 17.6 / 17.9 / 17.9 Gkeys/s, u64 keys 10.4 / 10.2 / 10.7 and 8.6 / 8.5 / 8.9,
+/// pairs of u32 keys and values 11.1 / 10.9 / 11.4 and 9.2 / 9.2 / 9.7. So 2 for 4-byte keys alone, 4
+/// for 8-byte keys and for pairs, and 1 (the 256-thread kernels) for records and where
+/// the wide tile would not fit [`SMEM_OPTIN_SM90`] (4-byte keys with 8-byte values).
+/// Every width above 1 has its kernels, `mergepath_block_sort_x<w>_<key>` and
+/// `mergepath_block_sort_kv_x<w>_<key>_v<bits>`.
+pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
+    let w = match (key_bytes, value_bytes) {
+        (0..=4, 0) => 2,
+        (0..=8, _) => 4,
+        _ => 1,
+    };
+    if w > 1 && sort_smem_bytes(w, key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
+}
+
+/// Shared memory of a block sort of width `w` ([`sort_width`]) over keys of `key_bytes`
+/// with values of `value_bytes` (0: keys alone).
+pub const fn sort_smem_bytes(w: u32, key_bytes: u32, value_bytes: u32) -> u32 {
+    if value_bytes == 0 {
+        smem_bytes_in(BLOCK * w, key_bytes)
+    } else {
+        kv_smem_bytes_in(BLOCK * w, key_bytes, value_bytes)
+    }
 }
 
 /// Whether the blocks of a global-pass merge over `tiles` tiles find their co-ranks
@@ -353,6 +406,24 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_merge_kv_i64_v64", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f64_v32", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f64_v64", BLOCK, per_sm(3)),
+    // The wide block sorts (`sort_width`): two blocks of 512 threads per SM for 4-byte
+    // keys, one of 1,024 otherwise (at most 64 registers, as the 256-thread kernels at
+    // four blocks).
+    ("mergepath_block_sort_x2_u32", 2 * BLOCK, 2),
+    ("mergepath_block_sort_x2_i32", 2 * BLOCK, 2),
+    ("mergepath_block_sort_x2_f32", 2 * BLOCK, 2),
+    ("mergepath_block_sort_x4_u64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x4_i64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x4_f64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_u32_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_i32_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_f32_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_u64_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_i64_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_f64_v32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_u64_v64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_i64_v64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_kv_x4_f64_v64", 4 * BLOCK, 1),
 ];
 
 #[cfg(target_arch = "nvptx64")]

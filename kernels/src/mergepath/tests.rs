@@ -279,26 +279,27 @@ fn one_round_finishes_a_chunk() {
     }
 }
 
-/// The whole sort: block sort, then per pass a partition and a merge of every block,
-/// ping-ponging between two buffers.
-fn model_sort(data: &mut Vec<E>, threads: u32, items: u32) {
+/// The whole sort: block sort (`wide` merge tiles per block of `wide * threads`
+/// threads, as the wide block sorts), then per pass a partition and a merge of every
+/// block, ping-ponging between two buffers.
+fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
     let n = data.len() as u64;
     if n <= 1 {
         return;
     }
     let tile = threads * items;
-    for b in 0..tiles(n, tile) {
-        let (start, count) = block_range(b, tile, n);
-        model_block_sort(&mut data[start as usize..start as usize + count as usize], threads, items);
+    for b in 0..tiles(n, tile * wide) {
+        let (start, count) = block_range(b, tile * wide, n);
+        model_block_sort(&mut data[start as usize..start as usize + count as usize], threads * wide, items);
     }
     // Buffer 0 is the caller's, 1 the scratch: where the block sort left the tiles and
     // where every pass writes, as the host launches them.
-    let passes = global_passes(n, tile);
+    let passes = global_passes(n, tile * wide);
     let mut at = block_sort_to_scratch(passes) as usize;
     let mut src = data.clone();
     let mut dst = vec![(0, 0); n as usize];
     let blocks = tiles(n, tile);
-    for p in 0..passes {
+    for p in (0..passes).map(|p| p + wide.trailing_zeros()) {
         // The samples the block sort or the previous pass wrote with `src`, at the
         // stride of one tile (the GPU's is 32; any divisor of the tile works).
         let stride = tile as u64;
@@ -353,9 +354,12 @@ fn model_sorts_stably_for_every_small_shape() {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((state >> 33) % m as u64) as u32
     };
-    for (threads, items) in [(1u32, 1u32), (1, 3), (2, 1), (4, 3), (4, 4), (8, 5), (2, 7)] {
+    let shapes = [(1u32, 1u32, 1u32), (1, 3, 1), (2, 1, 1), (4, 3, 1), (4, 4, 1), (8, 5, 1), (2, 7, 1)];
+    // The wide block sorts: 2 and 4 merge tiles per block.
+    let wide = [(1, 3, 2), (2, 1, 4), (4, 3, 2), (4, 3, 4), (2, 7, 4)];
+    for (threads, items, wide) in shapes.into_iter().chain(wide) {
         let tile = (threads * items) as usize;
-        let mut sizes: Vec<usize> = (0..=3 * tile + 2).collect();
+        let mut sizes: Vec<usize> = (0..=3 * tile * wide as usize + 2).collect();
         sizes.extend([7 * tile + 1, 8 * tile, 9 * tile - 1, 33 * tile + 5]);
         for n in sizes {
             for range in [2u32, 5, 1000] {
@@ -367,8 +371,8 @@ fn model_sorts_stably_for_every_small_shape() {
                     .collect();
                 let mut want = data.clone();
                 want.sort_by_key(|e| e.0);
-                model_sort(&mut data, threads, items);
-                assert_eq!(data, want, "threads {threads} items {items} n {n} range {range}");
+                model_sort(&mut data, threads, items, wide);
+                assert_eq!(data, want, "threads {threads} items {items} wide {wide} n {n} range {range}");
             }
         }
     }
@@ -380,7 +384,7 @@ fn model_sorts_descending_by_inverted_bits() {
     let mut data: Vec<E> = (0..500u32).map(|i| (!((i * 37) % 11), i)).collect();
     let mut want = data.clone();
     want.sort_by_key(|e| e.0);
-    model_sort(&mut data, 4, 5);
+    model_sort(&mut data, 4, 5, 1);
     assert_eq!(data, want);
 }
 
