@@ -3,10 +3,10 @@
 //!
 //! Launches per sort of `n` elements in tiles of `T = kernels::mergepath::tile`:
 //! one block sort (every tile, or every run of `w` tiles for inputs of a wave of wide
-//! blocks or more, `kernels::mergepath::sort_width`, sorted in shared memory), then for
-//! each of the `ceil(log2(n / (w T)))` global passes a merge (every block writes exactly `T` outputs),
-//! preceded by a partition (one co-rank per block) unless the merge runs in about one
-//! wave, when its blocks find their co-ranks themselves
+//! blocks or more, `kernels::mergepath::sort_width`, sorted in shared memory), then
+//! for each of the `ceil(log2(n / (w T)))` global passes a merge (every block writes
+//! exactly `T` outputs), preceded by a partition (one co-rank per block) unless the
+//! merge runs in about one wave, when its blocks find their co-ranks themselves
 //! (`kernels::mergepath::co_ranks_in_merge`). Passes ping-pong between the caller's
 //! buffer and one scratch buffer; the block sort writes to whichever buffer makes the
 //! last pass end in the caller's (no copy-back). Every block sort and merge also

@@ -365,8 +365,9 @@ unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
     pair
 }
 
-/// Block sort: sorts each tile of `ITEMS * BLOCK` elements of `src` into the same
-/// tile of `dst` (which may be `src`: a block reads its whole tile before writing),
+/// Block sort: sorts each tile of `ITEMS * TB` elements (`TB` threads: [`BLOCK`], or a
+/// multiple for the wide block sorts) of `src` into the same tile of `dst` (which may
+/// be `src`: a block reads its whole tile before writing),
 /// values (if any) from `vsrc` to `vdst` with their keys: the register sort swaps
 /// values with their keys (adjacent swaps on strict `>`: stable), and every merge
 /// round gathers them by the tile slots its outputs came from.

@@ -49,10 +49,9 @@
 //! pass structure on small tiles with the same functions.
 use crate::search::Index;
 
-/// Threads per block of every mergepath kernel.
+/// Threads per block of the mergepath merges and of the block sorts of one tile (the
+/// wide block sorts take [`sort_width`] times as many).
 pub const BLOCK: u32 = 256;
-/// `log2(BLOCK)`: merge rounds of the block sort.
-pub const LOG_BLOCK: u32 = 8;
 /// Threads per block of the partition kernels.
 pub const PARTITION_BLOCK: u32 = 256;
 /// Threads of the partition kernels per merge block: one warp searches each co-rank
