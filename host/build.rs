@@ -53,13 +53,13 @@ fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
     };
     if let Some(ptxas) = ptxas {
         for &(major, minor) in xtask::ptx::CUBIN_ARCHS {
-            let built = xtask::ptx::ptx_for_arch(ptx, (major, minor))
-                .and_then(|src| xtask::ptx::build_cubin(&ptxas, &src, (major, minor)).map(|cubin| (src, cubin)));
+            let built = xtask::ptx::ptx_for_arch(ptx, (major, minor)).and_then(|(src, text)| {
+                xtask::ptx::build_cubin(&ptxas, &src, (major, minor)).map(|cubin| (text, cubin))
+            });
             match built {
-                Ok((src, cubin)) => {
-                    if major >= 9 {
-                        let text =
-                            std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("reading {}: {e}", src.display()));
+                Ok((text, cubin)) => {
+                    // The sm_90 text: its entries that wait for the previous grid.
+                    if let Some(text) = text {
                         pdl = xtask::ptx::pdl_entries(&text).unwrap_or_else(|e| panic!("{e}"));
                     }
                     let dest = out_dir.join(format!("kernels.sm_{major}{minor}.cubin"));

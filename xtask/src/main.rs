@@ -80,9 +80,8 @@ fn build_ptx(check: bool, features: &str) -> Result<(), String> {
     }
     // What the sm_90 cubin is built from (and what ptxas checks: it is the code that
     // runs on Hopper), and the entries the host launches there as dependents.
-    let hopper = ptx::ptx_for_arch(&dest, (9, 0))?;
-    let hopper_text = std::fs::read_to_string(&hopper).map_err(|e| e.to_string())?;
-    let dependents = ptx::pdl_entries(&hopper_text)?;
+    let (hopper, hopper_text) = ptx::ptx_for_arch(&dest, (9, 0))?;
+    let dependents = ptx::pdl_entries(&hopper_text.ok_or("no sm_90 PTX text")?)?;
     println!("wrote {} ({} entries wait for the previous grid first):", hopper.display(), dependents.len());
     println!("  {}", dependents.join(" "));
     if check {

@@ -202,18 +202,19 @@ pub fn for_sm90(ptx: &str) -> Result<String, String> {
 
 /// The PTX file ptxas compiles for `sm_<major><minor>`: for sm_90 and newer the
 /// [`for_sm90`] text, written beside `ptx_file` (rewritten only when it changes, so
-/// [`build_cubin`]'s cache holds); the baseline PTX itself for older GPUs.
-pub fn ptx_for_arch(ptx_file: &Path, (major, _): (u32, u32)) -> Result<PathBuf, String> {
+/// [`build_cubin`]'s cache holds) and returned too (for [`pdl_entries`], without
+/// reading the file back); the baseline PTX itself for older GPUs.
+pub fn ptx_for_arch(ptx_file: &Path, (major, _): (u32, u32)) -> Result<(PathBuf, Option<String>), String> {
     if major < 9 {
-        return Ok(ptx_file.to_path_buf());
+        return Ok((ptx_file.to_path_buf(), None));
     }
     let text = std::fs::read_to_string(ptx_file).map_err(|e| format!("reading {}: {e}", ptx_file.display()))?;
     let hopper = for_sm90(&text)?;
     let dest = ptx_file.with_extension("sm_90.ptx");
     if std::fs::read_to_string(&dest).ok().as_deref() != Some(hopper.as_str()) {
-        std::fs::write(&dest, hopper).map_err(|e| format!("writing {}: {e}", dest.display()))?;
+        std::fs::write(&dest, &hopper).map_err(|e| format!("writing {}: {e}", dest.display()))?;
     }
-    Ok(dest)
+    Ok((dest, Some(hopper)))
 }
 
 /// The entries that start with the dependency wait of

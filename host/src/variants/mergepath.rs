@@ -90,27 +90,28 @@ fn sort_any<T: Element, V: Element>(
     let tiles = mp::tiles(n, tile);
     let desc = order.is_descending() as u32;
 
-    let (merge, smem) = match values {
-        None => (kernel_name::<T>("mergepath_merge"), mp::smem_bytes(bytes)),
-        Some(_) => (format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes), mp::kv_smem_bytes(bytes, vbytes)),
+    // Value bytes per key in the kernels' shared memory (0: keys alone).
+    let vb = if values.is_some() { vbytes } else { 0 };
+    let merge = match values {
+        None => kernel_name::<T>("mergepath_merge"),
+        Some(_) => format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes),
     };
     // The block sort: `mp::sort_width` merge tiles per block for inputs of a wave of
     // wide blocks or more, where the device's shared memory allows.
-    let vb_in_sort = if values.is_some() { vbytes } else { 0 };
-    let fits = |w: u32| mp::sort_smem_bytes(w, bytes, vb_in_sort) <= gpu.info().shared_mem_per_block_optin;
+    let fits = |w: u32| mp::tiles_smem_bytes(w, bytes, vb) <= gpu.info().shared_mem_per_block_optin;
     let wide = if T::BIT_ORDER.is_some() {
-        sort_width(n, tile, mp::sort_width(bytes, vb_in_sort), gpu.info().multiprocessors, fits)
+        sort_width(n, tile, mp::sort_width(bytes, vb), gpu.info().multiprocessors, fits)
     } else {
         1
     };
-    let (sort_threads, sort_smem) = (mp::BLOCK * wide, mp::sort_smem_bytes(wide, bytes, vb_in_sort));
+    let (sort_threads, sort_smem) = (mp::BLOCK * wide, mp::tiles_smem_bytes(wide, bytes, vb));
     let x = if wide == 1 { String::new() } else { format!("x{wide}_") };
     let block_sort = match values {
         None => format!("mergepath_block_sort_{x}{}", T::NAME),
         Some(_) => format!("mergepath_block_sort_kv_{x}{}_v{}", T::NAME, 8 * vbytes),
     };
-    // The merges keep their block's two co-ranks after the tile.
-    let merge_smem = mp::pass_smem_bytes(smem);
+    // The merges hold one tile and keep their block's two co-ranks after it.
+    let merge_smem = mp::pass_smem_bytes(mp::tiles_smem_bytes(1, bytes, vb));
     for (name, bytes) in [(&block_sort, sort_smem), (&merge, merge_smem)] {
         gpu.set_max_dynamic_smem(name, bytes)?;
     }
@@ -353,7 +354,7 @@ mod tests {
                 assert!(entries.contains(&name), "{name} is not an entry of the PTX");
                 let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
                 assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w), "{name}: launch bounds");
-                assert!(mp::sort_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
+                assert!(mp::tiles_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
             }
         }
         // 4-byte keys alone, 8-byte keys alone, u32-class keys + u32, 8-byte keys + both.

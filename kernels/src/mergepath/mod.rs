@@ -185,12 +185,13 @@ pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
         (0..=8, _) => 4,
         _ => 1,
     };
-    if w > 1 && sort_smem_bytes(w, key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
+    if w > 1 && tiles_smem_bytes(w, key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
 }
 
-/// Shared memory of a block sort of width `w` ([`sort_width`]) over keys of `key_bytes`
-/// with values of `value_bytes` (0: keys alone).
-pub const fn sort_smem_bytes(w: u32, key_bytes: u32, value_bytes: u32) -> u32 {
+/// Shared memory of `w` tiles of keys of `key_bytes` with values of `value_bytes` (0:
+/// keys alone): a block sort of width `w` ([`sort_width`]), or with `w = 1` a merge's
+/// tile ([`smem_bytes`], [`kv_smem_bytes`]).
+pub const fn tiles_smem_bytes(w: u32, key_bytes: u32, value_bytes: u32) -> u32 {
     if value_bytes == 0 {
         smem_bytes_in(BLOCK * w, key_bytes)
     } else {

@@ -19,7 +19,9 @@ fn passes_and_tiles() {
     for k in [4, 8] {
         assert!(kv_values_offset(k).is_multiple_of(8), "8-byte values are aligned after {k}-byte keys");
         assert!(kv_values_offset(k) >= tile_slots(k) * k);
+        assert_eq!(tiles_smem_bytes(1, k, 0), smem_bytes(k), "one tile of {k}-byte keys is a merge's");
         for v in [4, 8] {
+            assert_eq!(tiles_smem_bytes(1, k, v), kv_smem_bytes(k, v), "one tile of pairs is a merge's");
             // Three blocks per SM (the key-value kernels' launch bounds) in the 227 KB
             // an H100 SM gives to blocks that opt in past 48 KB.
             assert!(3 * kv_smem_bytes(k, v) <= 227 * 1024, "{k}-byte keys with {v}-byte values fit");
