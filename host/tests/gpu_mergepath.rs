@@ -12,12 +12,14 @@ const V: Variant = Variant::Mergepath;
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
 /// Sizes around one tile, two tiles (one global pass), 2^k tiles (the pass count
-/// changes) for every element width, plus the common sizes.
+/// changes) for every element width, keys alone and with values (4-byte keys have
+/// their own tile then), plus the common sizes.
 fn boundary_sizes() -> Vec<usize> {
     let mut v: Vec<usize> = common::SIZES.to_vec();
-    for bytes in [4u32, 8, 20] {
-        let t = mp::tile(bytes) as usize;
-        let items = mp::items(bytes) as usize;
+    let shapes = [(4u32, 0u32), (8, 0), (20, 0), (4, 4)];
+    for (bytes, value_bytes) in shapes {
+        let t = mp::tile_for(bytes, value_bytes) as usize;
+        let items = mp::items_for(bytes, value_bytes) as usize;
         v.extend([items - 1, items, items + 1, 2 * items + 1, t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1]);
         v.extend([3 * t, 4 * t - 1, 4 * t + 1, 5 * t + 7, 8 * t + 1, 17 * t - 3]);
     }

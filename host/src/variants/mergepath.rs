@@ -49,7 +49,7 @@ pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
 fn scratch_words(n: u64, kb: u32, vb: u32) -> [usize; 5] {
     let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
     let samples = words(mp::sample_slots(n), kb);
-    [words(n, kb), samples, samples, words(n, vb).max(1), 2 * mp::tiles(n, mp::tile(kb)) as usize]
+    [words(n, kb), samples, samples, words(n, vb).max(1), 2 * mp::tiles(n, mp::tile_for(kb, vb)) as usize]
 }
 
 /// Sorts `keys` and moves each of `values` (4 or 8 bytes each, as many as keys) with
@@ -86,12 +86,12 @@ fn sort_any<T: Element, V: Element>(
         return Ok(());
     }
     let (bytes, vbytes) = (size_of::<T>() as u32, size_of::<V>() as u32);
-    let tile = mp::tile(bytes);
+    // Value bytes per key in the kernels' shared memory (0: keys alone).
+    let vb = if values.is_some() { vbytes } else { 0 };
+    let tile = mp::tile_for(bytes, vb);
     let tiles = mp::tiles(n, tile);
     let desc = order.is_descending() as u32;
 
-    // Value bytes per key in the kernels' shared memory (0: keys alone).
-    let vb = if values.is_some() { vbytes } else { 0 };
     let merge = match values {
         None => kernel_name::<T>("mergepath_merge"),
         Some(_) => format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes),
@@ -162,7 +162,7 @@ fn sort_any<T: Element, V: Element>(
         let s_in = samples[p as usize & 1];
         let s_out = if p + 1 < passes { samples[(p as usize + 1) & 1] } else { 0 };
         if !in_merge {
-            launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &log_run, &desc)?;
+            launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &tile, &log_run, &desc)?;
         }
         match values {
             None => launch!(gpu, merge, merge_cfg, &src, &dst, &s_in, &s_out, &parts, &n, &log_run, &desc)?,
@@ -269,7 +269,7 @@ fn merge_lists<K: Element, V: Element>(
         runs.iter().enumerate().filter(|(_, r)| r.len > 0).map(|(i, r)| (*r, values.map_or(0, |v| v[i]))).collect();
     let n: u64 = runs.iter().map(|r| r.0.len).sum();
     let (kb, vb) = (size_of::<K>() as u32, size_of::<V>() as u32);
-    let tile = mp::tile(kb);
+    let tile = mp::tile_for(kb, if values.is_some() { vb } else { 0 });
     let desc = order.is_descending() as u32;
     let partition = kernel_name::<K>("mergepath_pair_partition");
     let (merge, smem) = match values {
@@ -300,7 +300,7 @@ fn merge_lists<K: Element, V: Element>(
                     let p = parts.ptr();
                     let (a_len, b_len) = (a.len, b.len);
                     let part_cfg = one_thread_per_item(mp::partition_threads(t), mp::PARTITION_BLOCK, 0)?;
-                    launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &desc)?;
+                    launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &tile, &desc)?;
                     let cfg = blocks(t, mp::BLOCK, smem)?;
                     if values.is_some() {
                         launch!(gpu, merge, cfg, &a.ptr, &b.ptr, &va, &vb_, &out, &vout, &p, &a_len, &b_len, &desc)?;

@@ -6,6 +6,8 @@
 //! `target_arch = "nvptx64"`) use shared memory through 32-bit shared addresses
 //! ([`crate::gpu::lds_u32`] and friends).
 
+pub mod network;
+
 /// Threads of a warp.
 pub const WARP: u32 = 32;
 

@@ -2,6 +2,7 @@
 //! stability rule). Shared memory holds one tile of elements; a thread's `ITEMS`
 //! elements live in a register array indexed only inside [`gpu::unroll`].
 use super::{BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
+use crate::block::network;
 use crate::gpu;
 use crate::key::{Entity, SortKey};
 use crate::radix::Word;
@@ -185,7 +186,8 @@ impl<V: Copy> Values for ValuesAt<V> {
     }
 }
 
-/// Sorts `v[0..valid]` stably by odd-even transposition (`valid` rounds of adjacent
+/// Sorts `v[0..valid]` stably (records, and keys that carry values; primitive keys
+/// alone use [`network::sort_by_key`]) by odd-even transposition (`valid` rounds of adjacent
 /// compare-swaps, swapping only on strict `>`); `v[valid..]` is left alone.
 /// `swapped(k)` is called after each swap of `k` and `k + 1`, so that values can
 /// follow their keys.
@@ -439,6 +441,16 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
         });
         if P::ON {
             sort_registers::<T, N>(&mut v, valid, desc, |k| vals.swap(k, k + 1));
+        } else if gpu::carry_by_value::<T::W>() {
+            // Primitive keys alone: equal keys are equal words, so the network's
+            // instability cannot be seen. Slots past the data get the largest word,
+            // which sorts last (those slots are never stored).
+            gpu::unroll::<N>(|k| {
+                if k >= valid {
+                    v[k] = T::sentinel();
+                }
+            });
+            network::sort_by_key(&mut v, |w| T::key(w, desc));
         } else if valid == N {
             // Whole rows with a constant count: the network unrolls without tests.
             // (The value kernels keep one copy: they are at their register bound.)
@@ -834,7 +846,7 @@ macro_rules! mergepath_kv_entries {
                 parts: *const u64, a_len: u64, b_len: u64, descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
                 let (va, vb, vdst) = (ValuesAt(va as *mut $v), ValuesAt(vb as *mut $v), ValuesAt(vdst));
                 unsafe { merge_pair::<$t, _, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
             }
@@ -845,7 +857,7 @@ macro_rules! mergepath_kv_entries {
                 descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
                 unsafe { block_sort::<$t, _, N, BLOCK>(src, vsrc, dst, vdst, samples, n, descending) }
             }
@@ -856,7 +868,7 @@ macro_rules! mergepath_kv_entries {
                 samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
                 unsafe { merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
             }
@@ -887,7 +899,7 @@ macro_rules! mergepath_wide_entries {
                 descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
                 unsafe { block_sort::<$t, _, N, { BLOCK * $w }>(src, vsrc, dst, vdst, samples, n, descending) }
             }
@@ -931,19 +943,19 @@ macro_rules! mergepath_entries {
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_partition_ $suffix>](
-                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, log_run: u32, descending: u32,
+                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, tile: u32, log_run: u32,
+                descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                let tile = super::tile(size_of::<$t>() as u32);
                 unsafe { partition::<$t>(src, samples, parts, n, tile, log_run, descending) }
             }
 
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_pair_partition_ $suffix>](
-                a: *const $t, b: *const $t, parts: *mut u64, a_len: u64, b_len: u64, descending: u32,
+                a: *const $t, b: *const $t, parts: *mut u64, a_len: u64, b_len: u64, tile: u32, descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                unsafe { partition_pair::<$t>(a, b, parts, a_len, b_len, super::tile(size_of::<$t>() as u32), descending) }
+                unsafe { partition_pair::<$t>(a, b, parts, a_len, b_len, tile, descending) }
             }
 
             #[unsafe(no_mangle)]

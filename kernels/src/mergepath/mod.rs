@@ -4,8 +4,10 @@
 //! Passes over `n` elements, tiles of [`tile`] = [`BLOCK`] x [`items`] elements:
 //!
 //! 1. `mergepath_block_sort`: each block loads its tile coalesced into shared memory,
-//!    each thread sorts its `ITEMS` consecutive elements in registers (odd-even
-//!    transposition: adjacent swaps on strict `>` only, so stable), then
+//!    each thread sorts its `ITEMS` consecutive elements in registers (primitive keys
+//!    alone: a Batcher sorting network, [`crate::block::network`], whose instability
+//!    cannot be seen since equal keys are equal words; records and key-value pairs:
+//!    odd-even transposition, adjacent swaps on strict `>` only, so stable), then
 //!    `log2(BLOCK)` rounds merge runs of `ITEMS << r` elements pairwise in shared
 //!    memory: every thread finds where its `ITEMS` outputs start by the merge-path
 //!    co-rank ([`crate::search::co_rank`]) and merges them sequentially. The sorted
@@ -97,23 +99,50 @@ pub const fn refine_range(lo: u64, hi: u64, stride: u64, c0: u64, c1: u64, cf: u
     (new_lo, new_hi)
 }
 
-/// Elements per thread for elements of `bytes` bytes. Odd counts keep a thread's
-/// consecutive shared-memory words on distinct banks (stride `ITEMS` words for 4-byte
-/// keys). Wider elements hold more registers each, so fewer of them. Chosen by
-/// measurement (docs/PERFLOG.md, 2026-11-23 fourth session): 19 against 15 for 4-byte
-/// keys is +8% at 2^24 (one pass fewer); 13 against 11 for 8-byte keys +2-3% from
-/// 2^24 up, -4% at 2^20.
+/// Elements per thread of the kernels that sort elements of `bytes` bytes alone (keys
+/// or records). Odd counts keep a thread's consecutive shared-memory words on distinct
+/// banks (stride `items` words for 4-byte keys). Wider elements hold more registers
+/// each, so fewer of them. 4-byte keys: 33, so that the tile (8,448 keys, 16,896 in
+/// the wide block sort) is past twice the old one and one global pass falls away at
+/// every size from 2^18 up; their register sort is a sorting network
+/// ([`crate::block::network`]), cheaper per key at 33 than odd-even transposition at
+/// 19. Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
+/// against 15 for 4-byte keys was +8% at 2^24 (one pass fewer); 13 against 11 for
+/// 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value kernels keep
+/// [`kv_items`].
 pub const fn items(bytes: u32) -> u32 {
     match bytes {
-        0..=4 => 19,
+        0..=4 => 33,
         5..=8 => 13,
         _ => 7,
     }
 }
 
-/// Elements per tile (one block's share in every kernel).
+/// Elements per thread of the key-value kernels (keys of `key_bytes` bytes): a value
+/// and a tile slot per key share the registers, so fewer than [`items`].
+pub const fn kv_items(key_bytes: u32) -> u32 {
+    match key_bytes {
+        0..=4 => 19,
+        _ => 13,
+    }
+}
+
+/// Elements per thread for keys of `key_bytes` bytes with values of `value_bytes` (0:
+/// keys alone).
+pub const fn items_for(key_bytes: u32, value_bytes: u32) -> u32 {
+    if value_bytes == 0 { items(key_bytes) } else { kv_items(key_bytes) }
+}
+
+/// Elements per tile (one block's share in every kernel) of the kernels that sort
+/// elements of `bytes` bytes alone.
 pub const fn tile(bytes: u32) -> u32 {
     BLOCK * items(bytes)
+}
+
+/// Elements per tile for keys of `key_bytes` bytes with values of `value_bytes` (0:
+/// keys alone).
+pub const fn tile_for(key_bytes: u32, value_bytes: u32) -> u32 {
+    BLOCK * items_for(key_bytes, value_bytes)
 }
 const _: () = assert!(BLOCK.is_multiple_of(SAMPLE), "tiles are whole chunks of samples");
 
@@ -148,7 +177,7 @@ pub const fn kv_values_offset(key_bytes: u32) -> u32 {
 
 /// [`kv_values_offset`] of a block of `threads` threads.
 pub const fn kv_values_offset_in(threads: u32, key_bytes: u32) -> u32 {
-    (slots(threads, items(key_bytes)) * key_bytes).next_multiple_of(8)
+    (slots(threads, kv_items(key_bytes)) * key_bytes).next_multiple_of(8)
 }
 
 /// Shared memory of the key-value kernels: the key slots, then one value slot per key
@@ -159,7 +188,7 @@ pub const fn kv_smem_bytes(key_bytes: u32, value_bytes: u32) -> u32 {
 
 /// [`kv_smem_bytes`] of a block of `threads` threads.
 pub const fn kv_smem_bytes_in(threads: u32, key_bytes: u32, value_bytes: u32) -> u32 {
-    kv_values_offset_in(threads, key_bytes) + slots(threads, items(key_bytes)) * value_bytes
+    kv_values_offset_in(threads, key_bytes) + slots(threads, kv_items(key_bytes)) * value_bytes
 }
 
 /// The shared memory a block may opt into on Hopper (227 KiB): the wide block sorts

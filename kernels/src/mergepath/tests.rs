@@ -9,16 +9,26 @@ use std::vec::Vec;
 
 #[test]
 fn passes_and_tiles() {
-    assert_eq!(items(4), 19);
+    assert_eq!(items(4), 33);
     assert_eq!(items(8), 13);
     assert_eq!(items(20), 7);
-    assert_eq!(tile(4), 4864);
+    assert_eq!(tile(4), 8448);
+    assert_eq!((kv_items(4), kv_items(8)), (19, 13));
+    assert_eq!((tile_for(4, 0), tile_for(4, 4), tile_for(8, 8)), (8448, 4864, 3328));
+    // A block-sort run of the wide sort is past 2^14 keys, so 2^24 and 2^28 keys take
+    // 10 and 14 global passes.
+    assert!(tile(4) * sort_width(4, 0) >= 1 << 14);
+    assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 10);
+    assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 14);
+    for b in [4, 8, 20] {
+        assert!(tile(b).is_multiple_of(SAMPLE) && tile_for(b, 4).is_multiple_of(SAMPLE));
+    }
     for b in [4, 8, 20] {
         assert!(smem_bytes(b) <= 48 * 1024, "{b}-byte tile fits the default shared memory");
     }
     for k in [4, 8] {
         assert!(kv_values_offset(k).is_multiple_of(8), "8-byte values are aligned after {k}-byte keys");
-        assert!(kv_values_offset(k) >= tile_slots(k) * k);
+        assert!(kv_values_offset(k) >= slots(BLOCK, kv_items(k)) * k, "values after the keys");
         assert_eq!(tiles_smem_bytes(1, k, 0), smem_bytes(k), "one tile of {k}-byte keys is a merge's");
         for v in [4, 8] {
             assert_eq!(tiles_smem_bytes(1, k, v), kv_smem_bytes(k, v), "one tile of pairs is a merge's");

@@ -1,0 +1,202 @@
+//! Sorting networks for the elements a thread holds in registers: Batcher's odd-even
+//! merge sort for any `n` up to [`MAX_INPUTS`], as a list of comparators computed at
+//! compile time. A comparator `(a, b)` (`a < b`) puts the smaller value at `a`.
+//!
+//! A network is not stable: equal values may swap. Use it only where equal values are
+//! indistinguishable (primitive keys sorted alone); stable register sorts use odd-even
+//! transposition (adjacent swaps on strict `>`).
+//!
+//! Sizes: 98 comparators for 19 inputs, 246 for 33 (odd-even transposition takes 171
+//! and 528).
+
+/// Largest input count a network is built for.
+pub const MAX_INPUTS: usize = 64;
+
+/// Comparators of the network for [`MAX_INPUTS`] inputs (the largest).
+pub const MAX_COMPARATORS: usize = 543;
+
+/// A sorting network: its first `len` comparators.
+#[derive(Clone, Copy, Debug)]
+pub struct Network {
+    pub pairs: [(u8, u8); MAX_COMPARATORS],
+    pub len: usize,
+}
+
+/// Batcher's odd-even merge sort of `n` inputs (`n <= MAX_INPUTS`), for any `n` (not
+/// only powers of two): for each merge width `p` and each distance `k`, the
+/// comparators `(i + j, i + j + k)` whose two ends lie in one block of `2p`.
+pub const fn batcher(n: usize) -> Network {
+    assert!(n <= MAX_INPUTS, "network too large");
+    let mut net = Network { pairs: [(0, 0); MAX_COMPARATORS], len: 0 };
+    let mut p = 1;
+    while p < n {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < n {
+                let mut i = 0;
+                while i < k && i < n - j - k {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        net.pairs[net.len] = ((i + j) as u8, (i + j + k) as u8);
+                        net.len += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    net
+}
+
+/// Sorts `v` ascending by [`batcher`]`(N)` (unrolled: every index is a constant, so
+/// `v` stays in registers).
+#[inline(always)]
+pub fn sort<W: Ord + Copy, const N: usize>(v: &mut [W; N]) {
+    sort_by_key(v, |w| w)
+}
+
+/// [`sort`] by `key(v[i])`: the comparators of the [`batcher`] table, unrolled and
+/// inlined by force (a closure left as a call keeps `v` in local memory), so that
+/// every table entry is read at a constant position and folds into the code.
+#[inline(always)]
+pub fn sort_by_key<W: Copy, K: Ord, const N: usize>(v: &mut [W; N], key: impl Fn(W) -> K) {
+    let net: &'static Network = &Batcher::<N>::NET;
+    // 17 x 32 steps cover MAX_COMPARATORS; steps past `net.len` fold away.
+    const { assert!(MAX_COMPARATORS <= 17 * 32) };
+    unroll::<17>(
+        #[inline(always)]
+        |hi| {
+            unroll::<32>(
+                #[inline(always)]
+                |lo| {
+                    let c = hi * 32 + lo;
+                    if c < net.len {
+                        let (a, b) = (net.pairs[c].0 as usize, net.pairs[c].1 as usize);
+                        let (x, y) = (v[a], v[b]);
+                        let swap = key(y) < key(x);
+                        v[a] = if swap { y } else { x };
+                        v[b] = if swap { x } else { y };
+                    }
+                },
+            )
+        },
+    );
+}
+
+/// The network of [`batcher`]`(N)` as an associated constant (a generic function
+/// cannot name a constant of its own that depends on `N`).
+struct Batcher<const N: usize>;
+
+impl<const N: usize> Batcher<N> {
+    const NET: Network = batcher(N);
+}
+
+/// `f(0)`, ..., `f(S - 1)` written out (the same as `gpu::unroll`, which exists only
+/// in the GPU build; this module is also tested on the host).
+#[inline(always)]
+fn unroll<const S: usize>(mut f: impl FnMut(usize)) {
+    macro_rules! steps {
+        ($($k:literal)*) => { $( if $k < S { f($k) } )* };
+    }
+    const { assert!(S <= 32) };
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    fn apply(net: &Network, v: &mut [u32]) {
+        for &(a, b) in &net.pairs[..net.len] {
+            let (a, b) = (a as usize, b as usize);
+            assert!(a < b && b < v.len());
+            if v[b] < v[a] {
+                v.swap(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_match_batcher() {
+        assert_eq!(batcher(19).len, 98);
+        assert_eq!(batcher(33).len, 246);
+        assert_eq!(batcher(MAX_INPUTS).len, MAX_COMPARATORS);
+        assert_eq!(batcher(1).len, 0);
+    }
+
+    /// The 0-1 principle: a comparator network that sorts every 0-1 input sorts every
+    /// input. Exhaustive up to 20 inputs.
+    #[test]
+    fn sorts_every_zero_one_input_up_to_20() {
+        for n in 1..=20 {
+            let net = batcher(n);
+            for bits in 0u32..1 << n {
+                let mut v: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                apply(&net, &mut v);
+                assert!(v.windows(2).all(|w| w[0] <= w[1]), "n {n} input {bits:b}");
+            }
+        }
+    }
+
+    #[test]
+    fn sorts_random_inputs_up_to_64() {
+        let mut state = 3u64;
+        for n in 1..=MAX_INPUTS {
+            let net = batcher(n);
+            for _ in 0..500 {
+                let mut v: Vec<u32> = (0..n)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ((state >> 33) % 7) as u32
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort();
+                apply(&net, &mut v);
+                assert_eq!(v, want, "n {n}");
+            }
+        }
+    }
+
+    /// The unrolled sort runs exactly the table's comparators: on random inputs it
+    /// gives what applying the table gives, tracking where every element goes.
+    fn unrolled_is_the_table<const N: usize>() {
+        let mut state = N as u64;
+        for _ in 0..300 {
+            let mut v = [(0u32, 0u32); N];
+            for (i, e) in v.iter_mut().enumerate() {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                *e = (((state >> 33) % 5) as u32, i as u32);
+            }
+            let mut by_table = v;
+            for &(a, b) in &batcher(N).pairs[..batcher(N).len] {
+                let (a, b) = (a as usize, b as usize);
+                if by_table[b].0 < by_table[a].0 {
+                    by_table.swap(a, b);
+                }
+            }
+            sort_by_key(&mut v, |e| e.0);
+            assert_eq!(v, by_table, "n {N}");
+            assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
+        }
+    }
+
+    #[test]
+    fn unrolled_sort_is_the_network() {
+        unrolled_is_the_table::<1>();
+        unrolled_is_the_table::<2>();
+        unrolled_is_the_table::<3>();
+        unrolled_is_the_table::<7>();
+        unrolled_is_the_table::<13>();
+        unrolled_is_the_table::<17>();
+        unrolled_is_the_table::<19>();
+        unrolled_is_the_table::<33>();
+        unrolled_is_the_table::<40>();
+        unrolled_is_the_table::<64>();
+    }
+}
