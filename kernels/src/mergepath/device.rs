@@ -217,11 +217,12 @@ fn sort_registers<T: Item, const N: usize>(
 /// Words (primitive keys, `size <= 8`) need the sentinel ([`Item::sentinel`]) in
 /// the slot after `B` and [`super::tile_slots`] room after it: the step tests only
 /// `A`'s end (see [`super::round_sentinel`]), and a thread whose outputs run past
-/// the pair's end reads on past the sentinel (outputs nobody stores). Records test
-/// both ends and clamp their reads into the pair.
+/// the pair's end reads on past the sentinel (outputs nobody stores). With `CHECK_B`
+/// (the block sort's [`super::dense_round`]s) there is no sentinel and the step tests
+/// `B`'s end too. Records test both ends and clamp their reads into the pair.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
+unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool, const CHECK_B: bool>(
     tile: u32,
     a0: u32,
     a_len: u32,
@@ -262,12 +263,13 @@ unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool>(
     let size = size_of::<T::W>() as u32;
     let base = gpu::smem_base() + tile + a0 * size;
     let a_end = base + a_len * size;
+    let b_end = a_end + b_len * size;
     let (mut pa, mut pb) = (base + i * size, a_end + j * size);
     unsafe {
         let mut ah: T::W = lds_at(pa);
         let mut bh: T::W = lds_at(pb);
         gpu::unroll::<N>(|k| {
-            let from_a = pa < a_end && T::key(ah, desc) <= T::key(bh, desc);
+            let from_a = pa < a_end && (T::key(ah, desc) <= T::key(bh, desc) || (CHECK_B && pb >= b_end));
             out[k] = if from_a { ah } else { bh };
             let at = if from_a { pa } else { pb };
             if POS {
@@ -346,9 +348,9 @@ unsafe fn store_striped<T: Item, const N: usize, const FULL: bool, const TB: u32
 }
 
 /// Stores thread `t`'s outputs for block-sort round `r` at their slots (each pair of
-/// runs followed by a sentinel slot, [`super::pair_index`]) and the sentinel its
-/// outputs end, if any ([`super::round_sentinel`]). Returns the thread's pair index,
-/// the slot shift of its pair.
+/// runs followed by a sentinel slot, [`super::round_shift`], but in a
+/// [`super::dense_round`]) and the sentinel its outputs end, if any
+/// ([`super::round_sentinel`]). Returns the slot shift of its pair.
 #[inline(always)]
 unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
     tile: u32,
@@ -357,7 +359,7 @@ unsafe fn store_round<T: Item, const N: usize, const FULL: bool>(
     r: u32,
     v: &[T::W; N],
 ) -> u32 {
-    let pair = super::pair_index(t, r);
+    let pair = super::round_shift(t, r);
     unsafe {
         store_blocked::<_, N, FULL>(tile, t * N as u32, count, pair, v);
         if let Some(slot) = super::round_sentinel(t, N as u32, count, r) {
@@ -471,11 +473,15 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
                 let a0 = w.start + pair;
                 let mut pos = [0u32; N];
+                let (a, b, d) = (w.a_len, w.b_len, w.diag);
+                match (P::ON, super::dense_round(r)) {
+                    (true, true) => merge_from_tile::<T, N, true, true>(tile, a0, a, b, d, desc, &mut v, &mut pos),
+                    (true, false) => merge_from_tile::<T, N, true, false>(tile, a0, a, b, d, desc, &mut v, &mut pos),
+                    (false, true) => merge_from_tile::<T, N, false, true>(tile, a0, a, b, d, desc, &mut v, &mut pos),
+                    (false, false) => merge_from_tile::<T, N, false, false>(tile, a0, a, b, d, desc, &mut v, &mut pos),
+                }
                 if P::ON {
-                    merge_from_tile::<T, N, true>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
                     gpu::unroll::<N>(|k| vals[k] = lds::<P::V>(voff, a0 + pos[k]));
-                } else {
-                    merge_from_tile::<T, N, false>(tile, a0, w.a_len, w.b_len, w.diag, desc, &mut v, &mut pos);
                 }
             }
             r += 1;
@@ -771,9 +777,9 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
         let mut vals: [P::V; N] = [core::mem::zeroed(); N];
         if FULL || first < count {
             if P::ON {
-                merge_from_tile::<T, N, true>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
+                merge_from_tile::<T, N, true, false>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
             } else {
-                merge_from_tile::<T, N, false>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
+                merge_from_tile::<T, N, false, false>(tile, 0, la, lb, first, desc, &mut v, &mut pos);
             }
         }
         if P::ON {

@@ -106,14 +106,14 @@ pub const fn refine_range(lo: u64, hi: u64, stride: u64, c0: u64, c1: u64, cf: u
 /// the wide block sort) is past twice the old one and one global pass falls away at
 /// every size from 2^18 up; their register sort is a sorting network
 /// ([`crate::block::network`]), cheaper per key at 33 than odd-even transposition at
-/// 19. Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
+/// 19. 8-byte keys: 17 (a wide run of 17,408 keys, one pass fewer than at 13). Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
 /// against 15 for 4-byte keys was +8% at 2^24 (one pass fewer); 13 against 11 for
 /// 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value kernels keep
 /// [`kv_items`].
 pub const fn items(bytes: u32) -> u32 {
     match bytes {
         0..=4 => 33,
-        5..=8 => 13,
+        5..=8 => 17,
         _ => 7,
     }
 }
@@ -263,10 +263,28 @@ pub const fn pair_index(t: u32, log_run: u32) -> u32 {
     t >> (log_run + 1)
 }
 
+/// Whether block-sort round `log_run` keeps its pairs *dense* (no sentinel slots, no
+/// shift): while a pair is shorter than a warp (`2^(log_run + 1)` threads' outputs <
+/// 32), one warp's stores span several pairs, and a shift per pair breaks the odd
+/// stride of a thread's consecutive outputs (bank conflicts: 1.6-way stores in ncu,
+/// 2^24 u32). Those rounds store every element at its position and their merges test
+/// `B`'s end instead (two instructions a step); later rounds shift a whole warp alike.
+#[inline(always)]
+pub const fn dense_round(log_run: u32) -> bool {
+    (2u32 << log_run) < crate::block::WARP
+}
+
+/// The slot shift of thread `t`'s pair in block-sort round `log_run`: its pair index
+/// (one sentinel slot after each pair before it), or 0 in a [`dense_round`].
+#[inline(always)]
+pub const fn round_shift(t: u32, log_run: u32) -> u32 {
+    if dense_round(log_run) { 0 } else { pair_index(t, log_run) }
+}
+
 /// The sentinel slot thread `t` writes before block-sort round `log_run` (over `count`
 /// elements, `items` per thread): the slot after its pair, when its outputs end that
 /// pair (the last full thread of the pair, or the one holding the tile's last
-/// element); `None` otherwise.
+/// element); `None` otherwise, and always in a [`dense_round`].
 ///
 /// Why sentinels: a merge step must not take the head of an exhausted run. With the
 /// largest word after `B`, `B`'s head compares `>=` every `A` head once `B` is
@@ -275,7 +293,7 @@ pub const fn pair_index(t: u32, log_run: u32) -> u32 {
 #[inline(always)]
 pub const fn round_sentinel(t: u32, items: u32, count: u32, log_run: u32) -> Option<u32> {
     let first = t * items;
-    if first >= count {
+    if first >= count || dense_round(log_run) {
         return None;
     }
     let end = if first + items < count { first + items } else { count };

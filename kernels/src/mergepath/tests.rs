@@ -10,9 +10,10 @@ use std::vec::Vec;
 #[test]
 fn passes_and_tiles() {
     assert_eq!(items(4), 33);
-    assert_eq!(items(8), 13);
+    assert_eq!(items(8), 17);
     assert_eq!(items(20), 7);
     assert_eq!(tile(4), 8448);
+    assert_eq!(tile(8), 4352);
     assert_eq!((kv_items(4), kv_items(8)), (19, 13));
     assert_eq!((tile_for(4, 0), tile_for(4, 4), tile_for(8, 8)), (8448, 4864, 3328));
     // A block-sort run of the wide sort is past 2^14 keys, so 2^24 and 2^28 keys take
@@ -20,6 +21,9 @@ fn passes_and_tiles() {
     assert!(tile(4) * sort_width(4, 0) >= 1 << 14);
     assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 10);
     assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 14);
+    // 8-byte keys: 17 per thread, four tiles a wide block sort, the same pass counts.
+    assert_eq!(global_passes(1 << 24, tile(8) * sort_width(8, 0)), 10);
+    assert_eq!(global_passes(1 << 28, tile(8) * sort_width(8, 0)), 14);
     for b in [4, 8, 20] {
         assert!(tile(b).is_multiple_of(SAMPLE) && tile_for(b, 4).is_multiple_of(SAMPLE));
     }
@@ -121,7 +125,24 @@ const GARBAGE: E = (7, 0xdead);
 /// `A`'s end, and reads one slot past the previous head (indexing panics where the
 /// kernel would read outside its shared memory).
 fn model_merge(tile: &[E], a0: usize, a_len: u32, b_len: u32, diag: u32, n_out: usize) -> Vec<E> {
-    assert_eq!(tile[a0 + (a_len + b_len) as usize], SENTINEL, "the pair's sentinel");
+    model_merge_checked(tile, a0, a_len, b_len, diag, n_out, false)
+}
+
+/// [`model_merge`], or with `check_b` (a dense block-sort round) without a sentinel:
+/// the step then tests `B`'s end too, and the slot after `B` holds whatever is there.
+fn model_merge_checked(
+    tile: &[E],
+    a0: usize,
+    a_len: u32,
+    b_len: u32,
+    diag: u32,
+    n_out: usize,
+    check_b: bool,
+) -> Vec<E> {
+    if !check_b {
+        assert_eq!(tile[a0 + (a_len + b_len) as usize], SENTINEL, "the pair's sentinel");
+    }
+    let b_end = a0 + (a_len + b_len) as usize;
     let key = |x: u32| tile[a0 + x as usize].0;
     let i = co_rank(diag, a_len, b_len, key, |x| key(a_len + x));
     let a_end = a0 + a_len as usize;
@@ -129,7 +150,7 @@ fn model_merge(tile: &[E], a0: usize, a_len: u32, b_len: u32, diag: u32, n_out: 
     let (mut ah, mut bh) = (tile[pa], tile[pb]);
     let mut out = Vec::new();
     for k in 0..n_out {
-        let from_a = pa < a_end && ah.0 <= bh.0;
+        let from_a = pa < a_end && (ah.0 <= bh.0 || (check_b && pb >= b_end));
         out.push(if from_a { ah } else { bh });
         let at = if from_a { pa } else { pb };
         if from_a {
@@ -156,7 +177,7 @@ fn model_store_round(smem: &mut [E], v: &[E], t: u32, items: u32, count: u32, r:
     for (k, e) in v.iter().enumerate() {
         let x = first + k as u32;
         if x < count {
-            smem[(x + pair_index(t, r)) as usize] = *e;
+            smem[(x + round_shift(t, r)) as usize] = *e;
         }
     }
     if let Some(slot) = round_sentinel(t, items, count, r) {
@@ -195,8 +216,8 @@ fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
             let t = t as u32;
             if t * items < count {
                 let w = merge_window(t, r, items, count);
-                let a0 = (w.start + pair_index(t, r)) as usize;
-                *v = model_merge(&smem, a0, w.a_len, w.b_len, w.diag, items as usize);
+                let a0 = (w.start + round_shift(t, r)) as usize;
+                *v = model_merge_checked(&smem, a0, w.a_len, w.b_len, w.diag, items as usize, dense_round(r));
             }
         }
         r += 1;
@@ -366,9 +387,11 @@ fn model_sorts_stably_for_every_small_shape() {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((state >> 33) % m as u64) as u32
     };
-    let shapes = [(1u32, 1u32, 1u32), (1, 3, 1), (2, 1, 1), (4, 3, 1), (4, 4, 1), (8, 5, 1), (2, 7, 1)];
+    // Blocks of 32 threads and more reach the rounds with sentinels (pairs of a warp
+    // or more); smaller ones have dense rounds only (`dense_round`).
+    let shapes = [(1u32, 1u32, 1u32), (1, 3, 1), (2, 1, 1), (4, 3, 1), (4, 4, 1), (8, 5, 1), (2, 7, 1), (64, 3, 1)];
     // The wide block sorts: 2 and 4 merge tiles per block.
-    let wide = [(1, 3, 2), (2, 1, 4), (4, 3, 2), (4, 3, 4), (2, 7, 4)];
+    let wide = [(1, 3, 2), (2, 1, 4), (4, 3, 2), (4, 3, 4), (2, 7, 4), (32, 1, 2), (16, 3, 4)];
     for (threads, items, wide) in shapes.into_iter().chain(wide) {
         let tile = (threads * items) as usize;
         let mut sizes: Vec<usize> = (0..=3 * tile * wide as usize + 2).collect();
