@@ -239,9 +239,14 @@ pub const fn co_ranks_in_merge(tiles: u64, sms: u32, tiles_per_sm: u32) -> bool 
     tiles <= tiles_per_sm as u64 * sms as u64
 }
 
-/// The default `tiles_per_sm` of [`co_ranks_in_merge`], from the sweep above (2, 4, 8
-/// and 16 tried at 2^21..2^23 u32 and u64 keys).
-pub const CO_RANKS_IN_MERGE_PER_SM: u32 = 8;
+/// The default `tiles_per_sm` of [`co_ranks_in_merge`] for keys with values of
+/// `value_bytes` (0: keys alone). Pairs: 8, from the sweep above (2, 4, 8 and 16 tried
+/// at 2^21..2^23, tiles of 4,864 and 3,328). Keys alone: 4 since their tiles grew to
+/// 8,448 and 4,352 (fourteenth session, H100: 4 / 8 / 16 tiles per SM gave u32 2^23
+/// 22.25 / 21.98 / 21.87 Gkeys/s, u64 2^22 12.10 / 11.38 / 11.40; 2^24 within 0.3%).
+pub const fn co_ranks_in_merge_per_sm(value_bytes: u32) -> u32 {
+    if value_bytes == 0 { 4 } else { 8 }
+}
 
 /// Byte offset, in the shared memory of a global-pass merge whose tile (and values)
 /// take `tile_bytes`, of the block's two co-ranks (`u64`s, found in the kernel).
