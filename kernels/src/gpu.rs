@@ -366,18 +366,8 @@ pub fn sync_warp() {
     unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
 }
 
-/// Calls `f(0)`, `f(1)`, ..., `f(N - 1)` fully unrolled (up to 64), so that arrays
-/// indexed by the argument stay in registers. LLVM's unroller gives up on large loop
-/// bodies, and a per-item array indexed in a rolled loop lands in local memory.
-#[inline(always)]
-pub fn unroll<const N: usize>(mut f: impl FnMut(usize)) {
-    macro_rules! steps {
-        ($($k:literal)*) => { $( if $k < N { f($k) } )* };
-    }
-    const { assert!(N <= 64, "unroll supports at most 64 steps") };
-    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-           32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-}
+/// `unroll`, for the kernels: plain Rust, so it lives where the host can test it too.
+pub use crate::block::unroll;
 
 /// The lanes of the warp whose low 8 bits of `v` equal this lane's: one ballot per bit,
 /// each inverted in the lanes whose bit is clear, ANDed together (the warp-level

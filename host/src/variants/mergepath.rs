@@ -130,7 +130,7 @@ fn sort_any<T: Element, V: Element>(
     }
 
     // Scratch from the device's cache; out of memory fails here, before any launch.
-    let scratch = Scratch::take(gpu, &scratch_words(n, bytes, if values.is_some() { vbytes } else { 0 }))?;
+    let scratch = Scratch::take(gpu, &scratch_words(n, bytes, vb))?;
     let [data_b, samples_a, samples_b, values_b, parts] = &scratch.bufs[..] else { unreachable!("five buffers") };
     // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).

@@ -8,6 +8,7 @@
 //!
 //! Sizes: 98 comparators for 19 inputs, 246 for 33 (odd-even transposition takes 171
 //! and 528).
+use super::unroll;
 
 /// Largest input count a network is built for.
 pub const MAX_INPUTS: usize = 64;
@@ -51,16 +52,10 @@ pub const fn batcher(n: usize) -> Network {
     net
 }
 
-/// Sorts `v` ascending by [`batcher`]`(N)` (unrolled: every index is a constant, so
-/// `v` stays in registers).
-#[inline(always)]
-pub fn sort<W: Ord + Copy, const N: usize>(v: &mut [W; N]) {
-    sort_by_key(v, |w| w)
-}
-
-/// [`sort`] by `key(v[i])`: the comparators of the [`batcher`] table, unrolled and
-/// inlined by force (a closure left as a call keeps `v` in local memory), so that
-/// every table entry is read at a constant position and folds into the code.
+/// Sorts `v` ascending by `key(v[i])` with [`batcher`]`(N)`: the comparators of the
+/// table, unrolled and inlined by force (a closure left as a call keeps `v` in local
+/// memory), so that every table entry is read at a constant position and folds into
+/// the code and `v` stays in registers.
 #[inline(always)]
 pub fn sort_by_key<W: Copy, K: Ord, const N: usize>(v: &mut [W; N], key: impl Fn(W) -> K) {
     let net: &'static Network = &Batcher::<N>::NET;
@@ -92,17 +87,6 @@ struct Batcher<const N: usize>;
 
 impl<const N: usize> Batcher<N> {
     const NET: Network = batcher(N);
-}
-
-/// `f(0)`, ..., `f(S - 1)` written out (the same as `gpu::unroll`, which exists only
-/// in the GPU build; this module is also tested on the host).
-#[inline(always)]
-fn unroll<const S: usize>(mut f: impl FnMut(usize)) {
-    macro_rules! steps {
-        ($($k:literal)*) => { $( if $k < S { f($k) } )* };
-    }
-    const { assert!(S <= 32) };
-    steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
 }
 
 #[cfg(test)]

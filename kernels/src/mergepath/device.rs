@@ -454,8 +454,9 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
             });
             network::sort_by_key(&mut v, |w| T::key(w, desc));
         } else if valid == N {
-            // Whole rows with a constant count: the network unrolls without tests.
-            // (The value kernels keep one copy: they are at their register bound.)
+            // Records, whole rows with a constant count: the transposition unrolls
+            // without tests. (The value kernels keep one copy: they are at their
+            // register bound.)
             sort_registers::<T, N>(&mut v, N, desc, |_| {});
         } else {
             sort_registers::<T, N>(&mut v, valid, desc, |_| {});

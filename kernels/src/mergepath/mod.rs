@@ -106,7 +106,8 @@ pub const fn refine_range(lo: u64, hi: u64, stride: u64, c0: u64, c1: u64, cf: u
 /// the wide block sort) is past twice the old one and one global pass falls away at
 /// every size from 2^18 up; their register sort is a sorting network
 /// ([`crate::block::network`]), cheaper per key at 33 than odd-even transposition at
-/// 19. 8-byte keys: 17 (a wide run of 17,408 keys, one pass fewer than at 13). Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
+/// 19. 8-byte keys: 17 (a wide run of 17,408 keys, one pass fewer than at 13).
+/// Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
 /// against 15 for 4-byte keys was +8% at 2^24 (one pass fewer); 13 against 11 for
 /// 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value kernels keep
 /// [`kv_items`].
