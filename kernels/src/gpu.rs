@@ -331,6 +331,31 @@ pub unsafe fn st_global_v4_u32(p: *mut [u32; 4], v: [u32; 4]) {
     };
 }
 
+/// Loads the `T` at global address `p` as *streaming* data (`ld.global.cs`: the line
+/// is allocated evict-first in L1 and L2), for data read for the last time: a merge
+/// pass reads its input once and then overwrites it two passes later, while its output
+/// is read by the next pass. Evict-first input lines leave L2 to the freshly written
+/// output, which the next pass reads first (it runs its blocks in the other direction).
+/// 4- and 8-byte `T` only; wider ones load plainly.
+#[inline(always)]
+pub unsafe fn ld_global_cs<T: Copy>(p: *const T) -> T {
+    unsafe {
+        match size_of::<T>() {
+            4 => {
+                let v: u32;
+                core::arch::asm!("ld.global.cs.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(nostack, readonly));
+                core::mem::transmute_copy(&v)
+            }
+            8 => {
+                let v: u64;
+                core::arch::asm!("ld.global.cs.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(nostack, readonly));
+                core::mem::transmute_copy(&v)
+            }
+            _ => *p,
+        }
+    }
+}
+
 /// Volatile load of a `u64` in global memory (bypasses a stale L1 line).
 #[inline(always)]
 pub unsafe fn ld_volatile_u64(p: *const u64) -> u64 {

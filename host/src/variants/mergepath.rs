@@ -153,6 +153,11 @@ fn sort_any<T: Element, V: Element>(
         }
     }
     let merge_cfg = blocks(tiles, mp::BLOCK, merge_smem)?;
+    // L2 reuse between passes by the buffer's size (`mp::l2_reuse`); the knobs
+    // `SORT_MERGEPATH_REVERSE` and `SORT_MERGEPATH_STREAM` (0 / 1) override it, to measure.
+    let (rev, stream) = mp::l2_reuse(n * (bytes + vb) as u64, gpu.info().l2_bytes as u64);
+    let reversed = crate::tuning::knob::<u32>("SORT_MERGEPATH_REVERSE").map_or(rev, |k| k != 0);
+    let streaming = crate::tuning::knob::<u32>("SORT_MERGEPATH_STREAM").map_or(stream, |k| k != 0);
     for p in 0..passes {
         // Pass `p` merges runs of `tile << log_run`.
         let log_run = first_log_run + p;
@@ -161,14 +166,15 @@ fn sort_any<T: Element, V: Element>(
         let (vsrc, vdst) = (vbufs[from], vbufs[from ^ 1]);
         let s_in = samples[p as usize & 1];
         let s_out = if p + 1 < passes { samples[(p as usize + 1) & 1] } else { 0 };
+        let flags = mp::pass_flags(p, reversed, streaming);
         if !in_merge {
             launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &tile, &log_run, &desc)?;
         }
         match values {
-            None => launch!(gpu, merge, merge_cfg, &src, &dst, &s_in, &s_out, &parts, &n, &log_run, &desc)?,
-            Some(_) => {
-                launch!(gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &s_in, &s_out, &parts, &n, &log_run, &desc)?
-            }
+            None => launch!(gpu, merge, merge_cfg, &src, &dst, &s_in, &s_out, &parts, &n, &log_run, &flags, &desc)?,
+            Some(_) => launch!(
+                gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &s_in, &s_out, &parts, &n, &log_run, &flags, &desc
+            )?,
         }
     }
     scratch.give_back(gpu);

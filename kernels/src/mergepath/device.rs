@@ -654,9 +654,14 @@ unsafe fn merge<T: Item, P: Values, const N: usize>(
     parts: *const u64,
     n: u64,
     log_run: u32,
+    flags: u32,
     descending: u32,
 ) {
-    let b = gpu::block_idx() as u64;
+    // [`super::PASS_REVERSED`]: the blocks run from the last tile down, so that the tiles
+    // the previous pass wrote last (still in L2) are read first.
+    let reversed = flags & super::PASS_REVERSED != 0;
+    let b = if reversed { gpu::grid_dim() - 1 - gpu::block_idx() } else { gpu::block_idx() } as u64;
+    let stream = flags & super::PASS_STREAMING != 0;
     let w = merge_window(b, log_run, (BLOCK * N as u32) as u64, n);
     let (kb, vb) = (size_of::<T>() as u32, size_of::<P::V>() as u32);
     let at = super::co_ranks_offset(if P::ON { super::kv_smem_bytes(kb, vb) } else { super::smem_bytes(kb) });
@@ -664,7 +669,7 @@ unsafe fn merge<T: Item, P: Values, const N: usize>(
     unsafe {
         let (a, va) = (src.add(w.start as usize), vsrc.add(w.start));
         let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len));
-        merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, descending)
+        merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, stream, descending)
     }
 }
 
@@ -689,7 +694,7 @@ unsafe fn merge_pair<T: Item, P: Values, const N: usize>(
     let w = super::pair_window(b, BLOCK * N as u32, a_len, b_len);
     let null = core::ptr::null_mut();
     let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
-    unsafe { merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, descending) }
+    unsafe { merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, false, descending) }
 }
 
 /// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
@@ -710,15 +715,26 @@ unsafe fn merge_block<T: Item, P: Values, const N: usize>(
     b: u64,
     n: u64,
     w: Window<u64>,
+    stream: bool,
     descending: u32,
 ) {
     let (start, count) = block_range(b, BLOCK * N as u32, n);
     let co = co_ranks(count);
+    let out = (dst, vdst, samples);
     unsafe {
-        if count == BLOCK * N as u32 {
-            merge_block_tile::<T, P, N, true>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
-        } else {
-            merge_block_tile::<T, P, N, false>(a, bb, va, vb, dst, vdst, samples, co, start, count, w, descending)
+        match (count == BLOCK * N as u32, stream) {
+            (true, true) => {
+                merge_block_tile::<T, P, N, true, true>(a, bb, va, vb, out, co, start, count, w, descending)
+            }
+            (true, false) => {
+                merge_block_tile::<T, P, N, true, false>(a, bb, va, vb, out, co, start, count, w, descending)
+            }
+            (false, true) => {
+                merge_block_tile::<T, P, N, false, true>(a, bb, va, vb, out, co, start, count, w, descending)
+            }
+            (false, false) => {
+                merge_block_tile::<T, P, N, false, false>(a, bb, va, vb, out, co, start, count, w, descending)
+            }
         }
     }
 }
@@ -728,14 +744,12 @@ unsafe fn merge_block<T: Item, P: Values, const N: usize>(
 /// remembers the tile slot it came from, and the values are gathered by those slots.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>(
+unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool, const STREAM: bool>(
     a: *const T,
     bb: *const T,
     va: P,
     vb: P,
-    dst: *mut T,
-    vdst: P,
-    samples: *mut T,
+    (dst, vdst, samples): (*mut T, P, *mut T),
     (i0, i1): (u64, u64),
     start: u64,
     count: u32,
@@ -761,10 +775,10 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
                 // Select the address, not the element (a selected record goes
                 // through local memory).
                 let p = if x < la { a_src.add(x as usize) } else { b_src.add((x - la) as usize) };
-                sts(tile, x, (*p).enc(m));
+                sts(tile, x, load_input::<_, STREAM>(p).enc(m));
                 if P::ON {
                     let q = if x < la { va_src.add(x as usize) } else { vb_src.add((x - la) as usize) };
-                    sts(voff, x, *q);
+                    sts(voff, x, load_input::<_, STREAM>(q));
                 }
             }
         });
@@ -792,6 +806,13 @@ unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const FULL: bool>
         }
         store_tile::<T, P, N, FULL, BLOCK>(&v, &vals, dst, vdst, samples, start, count, m);
     }
+}
+
+/// Loads an element of a merge's input, with `STREAM` as last-use data
+/// ([`gpu::ld_global_cs`], see [`super::PASS_STREAMING`]).
+#[inline(always)]
+unsafe fn load_input<T: Copy, const STREAM: bool>(p: *const T) -> T {
+    unsafe { if STREAM { gpu::ld_global_cs(p) } else { *p } }
 }
 
 /// Writes a block's sorted tile: this thread's `N` consecutive outputs `v` (values
@@ -872,12 +893,14 @@ macro_rules! mergepath_kv_entries {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_merge_kv_ $suffix _ $vs>](
                 src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples_in: *const $t,
-                samples: *mut $t, parts: *const u64, n: u64, log_run: u32, descending: u32,
+                samples: *mut $t, parts: *const u64, n: u64, log_run: u32, flags: u32, descending: u32,
             ) {
                 gpu::grid_dependency_wait();
                 const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
                 let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
-                unsafe { merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, descending) }
+                unsafe {
+                    merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, flags, descending)
+                }
             }
         }
     };
@@ -977,13 +1000,12 @@ macro_rules! mergepath_entries {
             #[unsafe(no_mangle)]
             pub unsafe extern "ptx-kernel" fn [<mergepath_merge_ $suffix>](
                 src: *const $t, dst: *mut $t, samples_in: *const $t, samples: *mut $t, parts: *const u64, n: u64,
-                log_run: u32, descending: u32,
+                log_run: u32, flags: u32, descending: u32,
             ) {
                 gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe {
-                    merge::<$t, _, N>(src, NoValues, dst, NoValues, samples_in, samples, parts, n, log_run, descending)
-                }
+                let (s_in, p) = (samples_in, parts);
+                unsafe { merge::<$t, _, N>(src, NoValues, dst, NoValues, s_in, samples, p, n, log_run, flags, descending) }
             }
         }
     };

@@ -23,6 +23,10 @@
 //!    the two input windows its outputs need into shared memory (coalesced), merges
 //!    with per-thread co-ranks and stores its tile coalesced. So every block merges
 //!    exactly one tile, however long the runs.
+//!    Between passes L2 keeps what it can of the last pass's output
+//!    ([`l2_reuse`]): every other pass runs its blocks from the last tile down, so it
+//!    reads first what the previous pass wrote last, and where that pays the merges
+//!    load their input as last-use data ([`PASS_STREAMING`]).
 //!    Passes ping-pong between the caller's buffer and one scratch buffer. With an
 //!    odd number of passes the block sort writes its tiles to the scratch buffer
 //!    ([`block_sort_to_scratch`]), so the last pass always ends in the caller's buffer
@@ -322,6 +326,41 @@ pub const fn global_passes(n: u64, tile: u32) -> u32 {
 /// passes, so that the last pass (which alternates from there) writes the caller's.
 pub const fn block_sort_to_scratch(passes: u32) -> bool {
     passes % 2 == 1
+}
+
+/// Flag of a global pass's merge (its `flags` parameter): the blocks run from the last
+/// tile down. The block sort and every pass write their tiles roughly in block order,
+/// so at the end of a pass the tiles written last are the ones still in L2; a pass in
+/// the other direction reads those first. See [`pass_flags`].
+pub const PASS_REVERSED: u32 = 1;
+/// Flag of a global pass's merge: its input windows load as last-use data
+/// (`ld.global.cs`, evict-first in L2), so that L2 keeps the pass's output for the next
+/// pass rather than its input (which is dead: the pass after next overwrites it).
+pub const PASS_STREAMING: u32 = 2;
+
+/// Whether the passes of a sort whose buffer holds `bytes` (keys and values) run every
+/// other pass reversed and load streaming, `(reversed, streaming)`, on a GPU with `l2`
+/// bytes of L2. Measured on an H100 (50 MB of L2; docs/PERFLOG.md, fifteenth session,
+/// Gkeys/s, forward / reversed / reversed and streaming): u32 keys 2^23 22.86 / 23.28 /
+/// 24.85, 2^24 22.81 / 23.25 / 23.51, 2^25 22.60 / 22.80 / 22.44, 2^28 19.69 / 19.69 /
+/// 19.27; u64 2^22 12.16 / 12.06 / 12.94, 2^24 11.64 / 11.67 / 11.64; u32 + u32 pairs
+/// 2^22 11.78 / 12.45 / 13.20, 2^24 11.72 / 11.86 / 11.75. So: neither while both
+/// buffers fit in L2 (u32 2^22, 32 MB: nothing to keep, and -0.7% reversed); reversed
+/// above that; streaming too while the buffer is at most twice the L2 (it wins at 1.3x,
+/// loses at 2.7x and costs 1.7% at 2^28).
+pub const fn l2_reuse(bytes: u64, l2: u64) -> (bool, bool) {
+    let reuse = 2 * bytes > l2;
+    (reuse, reuse && bytes <= 2 * l2)
+}
+
+/// The flags of global pass `p` (0 = the first after the block sort) with `reversed`
+/// and `streaming` allowed ([`l2_reuse`]): the block sort runs forward, so pass 0 is
+/// reversed and the direction alternates. Runs and their merges are the same either
+/// way; only the order in which blocks are placed and the loads' eviction priority
+/// change.
+pub const fn pass_flags(p: u32, reversed: bool, streaming: bool) -> u32 {
+    let r = if reversed && p.is_multiple_of(2) { PASS_REVERSED } else { 0 };
+    r | if streaming { PASS_STREAMING } else { 0 }
 }
 
 /// `(first output, outputs)` of block `b`: `tile` outputs, fewer in the last block.

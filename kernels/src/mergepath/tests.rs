@@ -355,7 +355,10 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
                 i
             })
             .collect();
-        for b in 0..blocks {
+        // Blocks in the order the GPU places them (`pass_flags`): each reads only `src`
+        // and writes only its own tile of `dst`, so the order cannot change the result.
+        let reversed = pass_flags(p - wide.trailing_zeros(), true, false) & PASS_REVERSED != 0;
+        for b in (0..blocks).map(|b| if reversed { blocks - 1 - b } else { b }) {
             let w = merge_window(b, p, tile as u64, n);
             // The co-ranks a merge block finds itself for small inputs (`pass_co_ranks`):
             // those of its first output and of the one after its last, the pair's end
@@ -472,4 +475,20 @@ fn model_merges_two_runs_of_any_lengths() {
             }
         }
     }
+}
+
+#[test]
+fn passes_alternate_direction_and_reuse_l2_by_size() {
+    // The block sort runs forward, so pass 0 runs backward, then they alternate.
+    let dirs: Vec<u32> = (0..5).map(|p| pass_flags(p, true, false)).collect();
+    assert_eq!(dirs, [PASS_REVERSED, 0, PASS_REVERSED, 0, PASS_REVERSED]);
+    assert_eq!(pass_flags(0, false, false), 0);
+    assert_eq!(pass_flags(1, true, true), PASS_STREAMING);
+    assert_eq!(pass_flags(2, true, true), PASS_REVERSED | PASS_STREAMING);
+    // An H100's 50 MB of L2: u32 keys at 2^22 (both buffers fit), 2^24, 2^25.
+    let l2 = 50 * 1024 * 1024;
+    assert_eq!(l2_reuse(4 << 22, l2), (false, false));
+    assert_eq!(l2_reuse(4 << 24, l2), (true, true));
+    assert_eq!(l2_reuse(4 << 25, l2), (true, false));
+    assert_eq!(l2_reuse(8 << 28, l2), (true, false));
 }
