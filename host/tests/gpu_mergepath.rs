@@ -231,6 +231,15 @@ fn mergepath_pairs_are_stable() {
             }
         }
     });
+    // Past a wave of wide blocks (132 SMs x 4 x 4,864 pairs of 4-byte keys on an
+    // H100): the wide block sorts, whose register sort of 4-byte keys orders (key,
+    // slot) words by a network and gathers the values by slot.
+    [(3_000_017, Order::Ascending), (3_000_017, Order::Descending)].par_iter().for_each(|&(n, order)| {
+        check_pairs::<u32>(s, n, order, Distribution::FewUnique);
+        check_pairs::<f32>(s, n, order, Distribution::FewUnique);
+        check_pairs::<i32>(s, n, order, Distribution::Uniform);
+        check_pairs::<u64>(s, n, order, Distribution::FewUnique);
+    });
     // Bad input: a clear error, nothing sorted.
     let (mut k, mut v) = (vec![3u32, 1, 2], vec![0u32; 2]);
     assert!(s.sort_pairs(&mut k, &mut v, &SortOptions::new(V)).is_err());

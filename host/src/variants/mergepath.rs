@@ -134,7 +134,7 @@ fn sort_any<T: Element, V: Element>(
     let [data_b, samples_a, samples_b, values_b, parts] = &scratch.bufs[..] else { unreachable!("five buffers") };
     // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).
-    let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(vb));
+    let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(bytes, vb));
     let parts = if in_merge { 0 } else { parts.ptr() };
     let partition = kernel_name::<T>("mergepath_partition");
     let part_cfg = one_thread_per_item(mp::partition_threads(tiles), mp::PARTITION_BLOCK, 0)?;
@@ -192,11 +192,12 @@ fn sort_width(n: u64, tile: u32, width: u32, sms: u32, fits: impl Fn(u32) -> boo
     if on && width > 1 && fits(width) && mp::tiles(n, tile * width) >= per_sm * sms as u64 { width } else { 1 }
 }
 
-/// Largest number of tiles per SM whose merges find their own co-ranks, for values of
-/// `value_bytes` (0: keys alone; `SORT_MERGEPATH_IN_MERGE_PER_SM` overrides it, for
-/// tuning; 0 = never).
-fn in_merge_tiles_per_sm(value_bytes: u32) -> u32 {
-    crate::tuning::knob("SORT_MERGEPATH_IN_MERGE_PER_SM").unwrap_or(mp::co_ranks_in_merge_per_sm(value_bytes))
+/// Largest number of tiles per SM whose merges find their own co-ranks, for keys of
+/// `key_bytes` with values of `value_bytes` (0: keys alone;
+/// `SORT_MERGEPATH_IN_MERGE_PER_SM` overrides it, for tuning; 0 = never).
+fn in_merge_tiles_per_sm(key_bytes: u32, value_bytes: u32) -> u32 {
+    crate::tuning::knob("SORT_MERGEPATH_IN_MERGE_PER_SM")
+        .unwrap_or(mp::co_ranks_in_merge_per_sm(key_bytes, value_bytes))
 }
 
 /// A sorted run in device memory on the merging GPU: its address and its length in

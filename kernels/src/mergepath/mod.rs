@@ -244,13 +244,20 @@ pub const fn co_ranks_in_merge(tiles: u64, sms: u32, tiles_per_sm: u32) -> bool 
     tiles <= tiles_per_sm as u64 * sms as u64
 }
 
-/// The default `tiles_per_sm` of [`co_ranks_in_merge`] for keys with values of
-/// `value_bytes` (0: keys alone). Pairs: 8, from the sweep above (2, 4, 8 and 16 tried
-/// at 2^21..2^23, tiles of 4,864 and 3,328). Keys alone: 4 since their tiles grew to
-/// 8,448 and 4,352 (fourteenth session, H100: 4 / 8 / 16 tiles per SM gave u32 2^23
-/// 22.25 / 21.98 / 21.87 Gkeys/s, u64 2^22 12.10 / 11.38 / 11.40; 2^24 within 0.3%).
-pub const fn co_ranks_in_merge_per_sm(value_bytes: u32) -> u32 {
-    if value_bytes == 0 { 4 } else { 8 }
+/// The default `tiles_per_sm` of [`co_ranks_in_merge`] for keys of `key_bytes` with
+/// values of `value_bytes` (0: keys alone). Pairs: 8, from the sweep above (2, 4, 8 and
+/// 16 tried at 2^21..2^23, tiles of 4,864 and 3,328). 8-byte keys alone: 4 since their
+/// tiles grew to 4,352 (fourteenth session, H100: 4 / 8 / 16 tiles per SM gave u64
+/// 2^22 12.10 / 11.38 / 11.40 Gkeys/s). 4-byte keys alone: 8, two waves of their
+/// merge blocks (4 per SM): 4 was best before the passes reused L2 (u32 2^23 22.25 /
+/// 21.98 / 21.87 at 4 / 8 / 16), 8 since (fifteenth session: u32 2^23 25.87 against
+/// 24.85; 2^22 and 2^24 take the same path either way).
+pub const fn co_ranks_in_merge_per_sm(key_bytes: u32, value_bytes: u32) -> u32 {
+    match (key_bytes, value_bytes) {
+        (0..=4, 0) => 8,
+        (_, 0) => 4,
+        _ => 8,
+    }
 }
 
 /// Byte offset, in the shared memory of a global-pass merge whose tile (and values)
@@ -437,9 +444,14 @@ const fn per_sm(blocks_of_256: u32) -> u32 {
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]), chosen by measurement (docs/PERFLOG.md,
 /// 2026-11-23): 4 blocks per SM for the key-only kernels of 4-byte keys (at most 64
-/// registers), 3 for 8-byte keys and for every key-value kernel (at most 80; the
+/// registers), 3 for 8-byte keys and for the key-value kernels (at most 80; the
 /// 4-byte-key value merges spill 12-20 bytes there and are still faster than at 2
-/// blocks per SM), 2 for records.
+/// blocks per SM), 2 for records. The global-pass merges of u32 and i32 keys with
+/// 4-byte values run 4 (fifteenth session, H100, at 4 against 3: u32 and u32 pairs
+/// 2^22 14.05 against 13.23 Gkeys/s, 2^24 12.10 against 11.93, 2^28 9.98 against 9.93;
+/// i32 and u32 2^24 12.11 against 11.91; ptxas reports 136 bytes of spill stores over
+/// the kernel's four bodies, 68 at 3); f32 keys, whose merge spills more (104 bytes),
+/// lost there (11.79 against 12.00) and keep 3.
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_block_sort_u32", BLOCK, per_sm(4)),
     ("mergepath_block_sort_i32", BLOCK, per_sm(4)),
@@ -486,9 +498,9 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_block_sort_kv_i64_v64", BLOCK, per_sm(3)),
     ("mergepath_block_sort_kv_f64_v32", BLOCK, per_sm(3)),
     ("mergepath_block_sort_kv_f64_v64", BLOCK, per_sm(3)),
-    ("mergepath_merge_kv_u32_v32", BLOCK, per_sm(3)),
+    ("mergepath_merge_kv_u32_v32", BLOCK, per_sm(4)),
     ("mergepath_merge_kv_u32_v64", BLOCK, per_sm(3)),
-    ("mergepath_merge_kv_i32_v32", BLOCK, per_sm(3)),
+    ("mergepath_merge_kv_i32_v32", BLOCK, per_sm(4)),
     ("mergepath_merge_kv_i32_v64", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f32_v32", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f32_v64", BLOCK, per_sm(3)),
