@@ -7,3 +7,9 @@ use std::str::FromStr;
 pub(crate) fn knob<T: FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
+
+/// An on / off knob: `name` = 0 turns it off, any other number on; unset (or not a
+/// number) leaves `default`.
+pub(crate) fn switch(name: &str, default: bool) -> bool {
+    knob::<u32>(name).map_or(default, |v| v != 0)
+}

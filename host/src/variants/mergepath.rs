@@ -156,8 +156,8 @@ fn sort_any<T: Element, V: Element>(
     // L2 reuse between passes by the buffer's size (`mp::l2_reuse`); the knobs
     // `SORT_MERGEPATH_REVERSE` and `SORT_MERGEPATH_STREAM` (0 / 1) override it, to measure.
     let (rev, stream) = mp::l2_reuse(n * (bytes + vb) as u64, gpu.info().l2_bytes as u64);
-    let reversed = crate::tuning::knob::<u32>("SORT_MERGEPATH_REVERSE").map_or(rev, |k| k != 0);
-    let streaming = crate::tuning::knob::<u32>("SORT_MERGEPATH_STREAM").map_or(stream, |k| k != 0);
+    let reversed = crate::tuning::switch("SORT_MERGEPATH_REVERSE", rev);
+    let streaming = crate::tuning::switch("SORT_MERGEPATH_STREAM", stream);
     for p in 0..passes {
         // Pass `p` merges runs of `tile << log_run`.
         let log_run = first_log_run + p;
@@ -187,7 +187,7 @@ fn sort_any<T: Element, V: Element>(
 /// (default 1: below a wave the 256-thread blocks spread the sort over more SMs),
 /// else 1. `SORT_MERGEPATH_WIDE=0` keeps the 256-thread block sort everywhere.
 fn sort_width(n: u64, tile: u32, width: u32, sms: u32, fits: impl Fn(u32) -> bool) -> u32 {
-    let on = crate::tuning::knob::<u32>("SORT_MERGEPATH_WIDE").unwrap_or(1) != 0;
+    let on = crate::tuning::switch("SORT_MERGEPATH_WIDE", true);
     let per_sm: u64 = crate::tuning::knob("SORT_MERGEPATH_WIDE_MIN_PER_SM").unwrap_or(1);
     if on && width > 1 && fits(width) && mp::tiles(n, tile * width) >= per_sm * sms as u64 { width } else { 1 }
 }

@@ -435,7 +435,7 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
         let valid = count.saturating_sub(first).min(N as u32) as usize;
         let mut v = [lds(tile, first.min(count - 1)); N];
         let mut vals: [P::V; N] = [core::mem::zeroed(); N];
-        let by_slot = P::ON && TB > BLOCK && size_of::<T::W>() == 4 && gpu::carry_by_value::<T::W>();
+        let by_slot = P::ON && TB > BLOCK && size_of::<T::W>() == 4;
         gpu::unroll::<N>(|k| {
             v[k] = lds(tile, (first + k as u32).min(count - 1));
             if P::ON && !by_slot {

@@ -18,7 +18,7 @@
 //!    the co-ranks of the diagonals where its `tile` outputs start and end inside its
 //!    pair of runs (a warp-wide search, samples first). For large inputs
 //!    `mergepath_partition` finds them for all blocks first; for inputs whose merge
-//!    runs in about one wave, warps 0 and 1 of each `mergepath_merge` block find their
+//!    runs in one or two waves, warps 0 and 1 of each `mergepath_merge` block find their
 //!    own ([`co_ranks_in_merge`]: one launch per pass). The block then loads exactly
 //!    the two input windows its outputs need into shared memory (coalesced), merges
 //!    with per-thread co-ranks and stores its tile coalesced. So every block merges
