@@ -205,6 +205,33 @@ pub fn co_rank_narrow(lo: u64, hi: u64, trues: u32, ways: u32) -> (u64, u64) {
     (new_lo, new_hi)
 }
 
+/// Probe `lane` (of `ways >= 4`) of a *guided* round over `[lo, hi)` with a guess
+/// `[g0, g1]` of where the answer lies (`lo <= g0 <= g1 < hi`): lane 0 probes `lo`, the
+/// last lane `hi - 1`, the others spread evenly over the guess, ends included. The
+/// probes are non-decreasing in `lane`, so a monotone predicate's trues are still a
+/// prefix of the lanes, and [`guided_narrow`] leaves either the answer (`lo` or `hi`,
+/// when it lies at an end: sorted or reversed runs), a `1 / (ways - 3)` share of the
+/// guess, or the range between the guess and an end (a miss).
+#[inline(always)]
+pub fn guided_probe(lo: u64, hi: u64, (g0, g1): (u64, u64), lane: u32, ways: u32) -> u64 {
+    if lane == 0 {
+        lo
+    } else if lane + 1 == ways {
+        hi - 1
+    } else {
+        g0 + (g1 - g0) * (lane as u64 - 1) / (ways as u64 - 3)
+    }
+}
+
+/// Narrows `[lo, hi]` after a round of [`guided_probe`]s of which the first `trues`
+/// found their predicate true (as [`co_rank_narrow`] does for evenly spaced probes).
+#[inline(always)]
+pub fn guided_narrow(lo: u64, hi: u64, guess: (u64, u64), trues: u32, ways: u32) -> (u64, u64) {
+    let new_lo = if trues > 0 { guided_probe(lo, hi, guess, trues - 1, ways) + 1 } else { lo };
+    let new_hi = if trues < ways { guided_probe(lo, hi, guess, trues, ways) } else { hi };
+    (new_lo, new_hi)
+}
+
 /// The many-way co-rank search over `[lo, hi]`: `trues(lo, hi)` runs one round, each
 /// of `ways` probers testing its [`co_rank_probe`] (on the GPU, the lanes of a warp and
 /// a ballot), and returns how many found their predicate true.
@@ -220,7 +247,10 @@ pub fn many_way_search(mut lo: u64, mut hi: u64, ways: u32, mut trues: impl FnMu
 #[cfg(test)]
 mod co_rank_tests {
     extern crate std;
-    use super::{co_rank, co_rank_narrow, co_rank_probe, co_rank_range, co_rank_within, many_way_search};
+    use super::{
+        co_rank, co_rank_narrow, co_rank_probe, co_rank_range, co_rank_within, guided_narrow, guided_probe,
+        many_way_search,
+    };
     use std::vec::Vec;
 
     /// Stable merge of tagged keys, `a` first on ties.
@@ -263,6 +293,37 @@ mod co_rank_tests {
             }
             assert_eq!(lo, answer);
             assert!(rounds <= 5, "{rounds} rounds for {answer}");
+        }
+    }
+
+    /// A guided round then the plain search finds the answer of a monotone predicate
+    /// wherever it lies, inside the guess or not, and in one round when it lies at an end
+    /// of the range or the guess is right.
+    #[test]
+    fn guided_round_finds_every_answer() {
+        let ways = 32;
+        for (lo, hi) in [(0u64, 64u64), (5, 1000), (100, 100_000)] {
+            for guess in [(lo, hi - 1), (lo + (hi - lo) / 3, lo + (hi - lo) / 2), (hi - 1, hi - 1), (lo, lo)] {
+                let mut answers: Vec<u64> = [lo, lo + 1, guess.0, guess.0 + 1, guess.1, guess.1 + 1, hi - 1, hi].into();
+                answers.extend((lo..=hi).step_by(((hi - lo) / 37).max(1) as usize));
+                for answer in answers.into_iter().filter(|a| (lo..=hi).contains(a)) {
+                    let probes: Vec<u64> = (0..ways).map(|l| guided_probe(lo, hi, guess, l, ways)).collect();
+                    assert!(probes.windows(2).all(|w| w[0] <= w[1]) && lo <= probes[0] && probes[31] < hi);
+                    let trues = probes.iter().filter(|&&p| p < answer).count() as u32;
+                    let (l, h) = guided_narrow(lo, hi, guess, trues, ways);
+                    assert!(l <= answer && answer <= h, "{answer} not in [{l}, {h}]");
+                    if answer == lo || answer == hi {
+                        assert_eq!(l, h, "an end in one round");
+                    }
+                    if guess.0 < answer && answer <= guess.1 {
+                        assert!(h - l <= (guess.1 - guess.0).div_ceil(ways as u64 - 3), "a share of the guess");
+                    }
+                    let found = many_way_search(l, h, ways, |a, b| {
+                        (0..ways).filter(|&x| co_rank_probe(a, b, x, ways) < answer).count() as u32
+                    });
+                    assert_eq!(found, answer);
+                }
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use crate::block::network;
 use crate::gpu;
 use crate::key::{Entity, SortKey};
 use crate::radix::Word;
-use crate::search::{co_rank, co_rank_probe, co_rank_range, many_way_search};
+use crate::search::{co_rank, co_rank_probe, co_rank_range, guided_narrow, guided_probe, many_way_search};
 
 /// The form an element takes inside the kernels. Primitive keys are turned into their
 /// order bits (direction included) as they are read from global memory and back as
@@ -514,9 +514,19 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
 /// Co-rank of the diagonal `k` of the pair `w` of a global pass (over `src`), found by
 /// one whole warp (the result is the same in every lane): first among the chunk
 /// boundaries in `samples` (written with `src`; L2-resident, see `super::SAMPLE`),
-/// then in one round over `src` itself ([`co_rank_search`]).
+/// then in one round over `src` itself ([`co_rank_search`]). With `GUIDED` (the partition
+/// kernels) the coarse search starts with a round around the likely answer
+/// ([`super::coarse_guess`]); the in-merge searches keep plain rounds, since the guided
+/// round's code in the merge kernels cost the key-value merges registers and 1-6% at
+/// every size (docs/PERFLOG.md, sixteenth session).
 #[inline(always)]
-unsafe fn pass_co_rank<T: SortKey>(src: *const T, samples: *const T, w: &Window<u64>, k: u64, desc: bool) -> u64 {
+unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool>(
+    src: *const T,
+    samples: *const T,
+    w: &Window<u64>,
+    k: u64,
+    desc: bool,
+) -> u64 {
     let lanes = super::PARTITION_LANES;
     let lane = gpu::lane_id();
     let stride = super::SAMPLE as u64;
@@ -524,15 +534,22 @@ unsafe fn pass_co_rank<T: SortKey>(src: *const T, samples: *const T, w: &Window<
     let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
     if w.b_len > 0 {
         let (c0, c1) = super::coarse_range(lo, hi, stride);
-        let cf = many_way_search(c0, c1, lanes, |l, h| {
-            let c = co_rank_probe(l, h, lane, lanes);
+        // Chunk candidate `c`: is `a[stride * c]` among the first `k` outputs? (Read from
+        // the samples: a chunk's first element of `A`, its partner a chunk's last of `B`.)
+        let before = |c: u64| {
             let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
-            let before = unsafe {
+            unsafe {
                 (*samples.add((2 * (ga / stride)) as usize)).ord_bits(desc)
                     <= (*samples.add((2 * (gb / stride) + 1) as usize)).ord_bits(desc)
-            };
-            gpu::ballot(before).count_ones()
-        });
+            }
+        };
+        let (mut s0, mut s1) = (c0, c1);
+        if GUIDED && let Some(guess) = super::coarse_guess(k, w.a_len, w.b_len, (c0, c1), stride) {
+            let trues = gpu::ballot(before(guided_probe(c0, c1, guess, lane, lanes))).count_ones();
+            (s0, s1) = guided_narrow(c0, c1, guess, trues, lanes);
+        }
+        let cf =
+            many_way_search(s0, s1, lanes, |l, h| gpu::ballot(before(co_rank_probe(l, h, lane, lanes))).count_ones());
         (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
     unsafe { co_rank_search(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
@@ -559,7 +576,7 @@ unsafe fn pass_co_ranks<T: SortKey>(
     unsafe {
         if warp < 2 {
             let k = w.diag + warp as u64 * count as u64;
-            let i = if k == w.a_len + w.b_len { w.a_len } else { pass_co_rank(src, samples, w, k, desc) };
+            let i = if k == w.a_len + w.b_len { w.a_len } else { pass_co_rank::<_, false>(src, samples, w, k, desc) };
             if gpu::lane_id() == 0 {
                 sts::<u64>(at, warp, i);
             }
@@ -588,7 +605,7 @@ unsafe fn partition<T: SortKey>(
         return;
     }
     let w = merge_window(b, log_run, tile as u64, n);
-    let i = unsafe { pass_co_rank(src, samples, &w, w.diag, descending != 0) };
+    let i = unsafe { pass_co_rank::<_, true>(src, samples, &w, w.diag, descending != 0) };
     if gpu::lane_id() == 0 {
         unsafe { *parts.add(b as usize) = i };
     }

@@ -263,6 +263,11 @@ fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<
     }
 }
 
+std::thread_local! {
+    /// Coarse rounds run by [`model_sampled_co_rank`] on this thread.
+    static ROUNDS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
 fn sample_slots_at(n: u64, stride: u64) -> u64 {
     2 * n.div_ceil(stride)
 }
@@ -270,21 +275,27 @@ fn sample_slots_at(n: u64, stride: u64) -> u64 {
 /// The partition kernel's search with its warp's lanes run in turn: first among the
 /// chunk boundaries in `samples` (stride `stride`), then in `src` itself.
 fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u64) -> u64 {
-    use crate::search::{co_rank_probe, co_rank_range, many_way_search};
+    use crate::search::{co_rank_probe, co_rank_range, guided_narrow, guided_probe, many_way_search};
     const WAYS: u32 = PARTITION_LANES;
     let (a, bb, k) = (w.start, w.start + w.a_len, w.diag);
     let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
     if w.b_len > 0 {
         let (c0, c1) = coarse_range(lo, hi, stride);
-        let cf = many_way_search(c0, c1, WAYS, |l, h| {
-            (0..WAYS)
-                .filter(|&lane| {
-                    let c = co_rank_probe(l, h, lane, WAYS);
-                    let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
-                    assert_eq!((ga % stride, gb % stride), (0, stride - 1), "probes sit on chunk ends");
-                    samples[2 * (ga / stride) as usize] <= samples[2 * (gb / stride) as usize + 1]
-                })
-                .count() as u32
+        let before = |c: u64| {
+            assert!((c0..c1).contains(&c), "probe {c} outside [{c0}, {c1})");
+            let (ga, gb) = (a + stride * c, bb + k - 1 - stride * c);
+            assert_eq!((ga % stride, gb % stride), (0, stride - 1), "probes sit on chunk ends");
+            samples[2 * (ga / stride) as usize] <= samples[2 * (gb / stride) as usize + 1]
+        };
+        let (mut s0, mut s1) = (c0, c1);
+        if let Some(guess) = coarse_guess(k, w.a_len, w.b_len, (c0, c1), stride) {
+            let trues = (0..WAYS).filter(|&lane| before(guided_probe(c0, c1, guess, lane, WAYS))).count() as u32;
+            (s0, s1) = guided_narrow(c0, c1, guess, trues, WAYS);
+            ROUNDS.with(|r| r.set(r.get() + 1));
+        }
+        let cf = many_way_search(s0, s1, WAYS, |l, h| {
+            ROUNDS.with(|r| r.set(r.get() + 1));
+            (0..WAYS).filter(|&lane| before(co_rank_probe(l, h, lane, WAYS))).count() as u32
         });
         (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
         assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
@@ -491,4 +502,62 @@ fn passes_alternate_direction_and_reuse_l2_by_size() {
     assert_eq!(l2_reuse(4 << 24, l2), (true, true));
     assert_eq!(l2_reuse(4 << 25, l2), (true, false));
     assert_eq!(l2_reuse(8 << 28, l2), (true, false));
+}
+
+/// The sampled co-rank search, guided round included, against the plain co-rank on two
+/// long runs of every shape (random, sorted, reversed, few distinct keys, one run much
+/// shorter), at every diagonal of a grid; and the guided round's use: on random keys
+/// the coarse search takes at most three rounds, on sorted or reversed runs one.
+#[test]
+fn guided_co_rank_search_is_exact_and_short() {
+    let stride = SAMPLE as u64;
+    let mut state = 7u64;
+    let mut rnd = |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let shapes = ["random", "sorted", "reversed", "few", "short"];
+    for shape in shapes {
+        let (a_len, b_len) = if shape == "short" { (40_000u64, 3_001u64) } else { (40_000, 40_000) };
+        let mut a: Vec<u32> = (0..a_len).map(|_| rnd(1 << 30) as u32).collect();
+        let mut b: Vec<u32> = (0..b_len).map(|_| rnd(1 << 30) as u32).collect();
+        if shape == "few" {
+            a.iter_mut().chain(b.iter_mut()).for_each(|x| *x %= 3);
+        }
+        a.sort();
+        b.sort();
+        if shape == "sorted" {
+            b.iter_mut().for_each(|x| *x |= 1 << 31);
+        }
+        if shape == "reversed" {
+            a.iter_mut().for_each(|x| *x |= 1 << 31);
+        }
+        let src: Vec<E> = a.iter().chain(&b).enumerate().map(|(i, &x)| (x, i as u32)).collect();
+        let n = src.len() as u64;
+        let mut samples = vec![u32::MAX; sample_slots_at(n, stride) as usize];
+        for (x, e) in src.iter().enumerate() {
+            let x = x as u64;
+            if x.is_multiple_of(stride) {
+                samples[2 * (x / stride) as usize] = e.0;
+            }
+            if x % stride == stride - 1 {
+                samples[2 * (x / stride) as usize + 1] = e.0;
+            }
+        }
+        let w0 = Window { start: 0u64, a_len, b_len, diag: 0 };
+        let mut most = 0;
+        // Diagonals at chunk ends, as the kernels' (tiles are whole chunks).
+        for diag in (0..=n).step_by(3 * stride as usize).chain([stride, n / 2 / stride * stride, n / stride * stride]) {
+            let w = Window { diag, ..w0 };
+            let i = co_rank(diag, a_len, b_len, |x| src[x as usize].0, |x| src[(a_len + x) as usize].0);
+            ROUNDS.with(|r| r.set(0));
+            assert_eq!(model_sampled_co_rank(&src, &samples, &w, stride), i, "{shape} diag {diag}");
+            most = most.max(ROUNDS.with(|r| r.get()));
+        }
+        match shape {
+            "random" => assert!(most <= 3, "{shape}: {most} coarse rounds"),
+            "sorted" | "reversed" => assert!(most <= 2, "{shape}: {most} coarse rounds"),
+            _ => assert!(most <= 4, "{shape}: {most} coarse rounds"),
+        }
+    }
 }
