@@ -143,15 +143,18 @@ pub fn coarse_guess(k: u64, a_len: u64, b_len: u64, (c0, c1): (u64, u64), stride
 /// the wide block sort) is past twice the old one and one global pass falls away at
 /// every size from 2^18 up; their register sort is a sorting network
 /// ([`crate::block::network`]), cheaper per key at 33 than odd-even transposition at
-/// 19. 8-byte keys: 17 (a wide run of 17,408 keys, one pass fewer than at 13).
-/// Earlier steps were measured (docs/PERFLOG.md, 2026-11-23 fourth session): 19
-/// against 15 for 4-byte keys was +8% at 2^24 (one pass fewer); 13 against 11 for
-/// 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value kernels keep
-/// [`kv_items`].
+/// 19. 8-byte keys: 19 (a wide run of 19,456 keys; 17 gave one pass fewer than 13 at
+/// 17,408, and 19 against 17 was +1.1-2.5% from 2^24 up, -2.5% at 2^20 and -0.9% at 2^23
+/// on an H100, sixteenth session run 6: fewer tiles, so fewer co-ranks, and each
+/// thread's search serves more keys; the wide block sort spills nothing at 19 where
+/// it spilled 12 bytes at 17). Earlier steps were measured (docs/PERFLOG.md,
+/// 2026-11-23 fourth session): 19 against 15 for 4-byte keys was +8% at 2^24 (one pass
+/// fewer); 13 against 11 for 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value
+/// kernels keep [`kv_items`].
 pub const fn items(bytes: u32) -> u32 {
     match bytes {
         0..=4 => 33,
-        5..=8 => 17,
+        5..=8 => 19,
         _ => 7,
     }
 }
@@ -281,7 +284,8 @@ pub const fn co_ranks_in_merge(tiles: u64, sms: u32, tiles_per_sm: u32) -> bool 
 /// values of `value_bytes` (0: keys alone). Pairs: 8, from the sweep above (2, 4, 8 and
 /// 16 tried at 2^21..2^23, tiles of 4,864 and 3,328). 8-byte keys alone: 4 since their
 /// tiles grew to 4,352 (fourteenth session, H100: 4 / 8 / 16 tiles per SM gave u64
-/// 2^22 12.10 / 11.38 / 11.40 Gkeys/s). 4-byte keys alone: 8, two waves of their
+/// 2^22 12.10 / 11.38 / 11.40 Gkeys/s; the tiles are 4,864 since the sixteenth
+/// session, not swept again). 4-byte keys alone: 8, two waves of their
 /// merge blocks (4 per SM): 4 was best before the passes reused L2 (u32 2^23 22.25 /
 /// 21.98 / 21.87 at 4 / 8 / 16), 8 since (fifteenth session: u32 2^23 25.87 against
 /// 24.85; 2^22 and 2^24 take the same path either way).
