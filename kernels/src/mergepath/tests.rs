@@ -272,6 +272,23 @@ fn sample_slots_at(n: u64, stride: u64) -> u64 {
     2 * n.div_ceil(stride)
 }
 
+/// The samples a kernel writes with `src` (`store_striped`), at chunks of `stride`: slot
+/// `2c` chunk `c`'s first key, `2c + 1` its last (`u32::MAX` where a partial last chunk
+/// has none).
+fn model_samples(src: &[E], stride: u64) -> Vec<u32> {
+    let mut samples = vec![u32::MAX; sample_slots_at(src.len() as u64, stride) as usize];
+    for (x, e) in src.iter().enumerate() {
+        let x = x as u64;
+        if x.is_multiple_of(stride) {
+            samples[2 * (x / stride) as usize] = e.0;
+        }
+        if x % stride == stride - 1 {
+            samples[2 * (x / stride) as usize + 1] = e.0;
+        }
+    }
+    samples
+}
+
 /// The partition kernel's search with its warp's lanes run in turn: first among the
 /// chunk boundaries in `samples` (stride `stride`), then in `src` itself.
 fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u64) -> u64 {
@@ -347,16 +364,7 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
         // The samples the block sort or the previous pass wrote with `src`, at the
         // stride of one tile (the GPU's is 32; any divisor of the tile works).
         let stride = tile as u64;
-        let mut samples = vec![u32::MAX; sample_slots_at(n, stride) as usize];
-        for (x, e) in src.iter().enumerate() {
-            let x = x as u64;
-            if x.is_multiple_of(stride) {
-                samples[2 * (x / stride) as usize] = e.0;
-            }
-            if x % stride == stride - 1 {
-                samples[2 * (x / stride) as usize + 1] = e.0;
-            }
-        }
+        let samples = model_samples(&src, stride);
         let parts: Vec<u64> = (0..blocks)
             .map(|b| {
                 let w = merge_window(b, p, tile as u64, n);
@@ -534,16 +542,7 @@ fn guided_co_rank_search_is_exact_and_short() {
         }
         let src: Vec<E> = a.iter().chain(&b).enumerate().map(|(i, &x)| (x, i as u32)).collect();
         let n = src.len() as u64;
-        let mut samples = vec![u32::MAX; sample_slots_at(n, stride) as usize];
-        for (x, e) in src.iter().enumerate() {
-            let x = x as u64;
-            if x.is_multiple_of(stride) {
-                samples[2 * (x / stride) as usize] = e.0;
-            }
-            if x % stride == stride - 1 {
-                samples[2 * (x / stride) as usize + 1] = e.0;
-            }
-        }
+        let samples = model_samples(&src, stride);
         let w0 = Window { start: 0u64, a_len, b_len, diag: 0 };
         let mut most = 0;
         // Diagonals at chunk ends, as the kernels' (tiles are whole chunks).
