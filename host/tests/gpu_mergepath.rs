@@ -48,9 +48,19 @@ fn mergepath_every_distribution_2p20_plus_13() {
     common::all_distributions::<Entity>("mergepath_every_distribution_2p20_plus_13 entity", V, n, &ORDERS);
 }
 
+/// Past a wave of the widest block sorts of 4-byte keys (132 SMs x 33,792 keys on an
+/// H100), and between a wave of the 2-wide ones and that (3,000,007: the narrower
+/// width); 8-byte keys and records past a wave of theirs.
 #[test]
 fn mergepath_every_distribution_10_000_019() {
     common::all_distributions::<u32>("mergepath_every_distribution_10_000_019", V, 10_000_019, &ORDERS);
+    common::all_distributions::<f32>(
+        "mergepath_every_distribution_10_000_019 f32",
+        V,
+        10_000_019,
+        &[Order::Descending],
+    );
+    common::all_distributions::<i32>("mergepath_every_distribution_3_000_007 i32", V, 3_000_007, &ORDERS);
     common::all_distributions::<i64>(
         "mergepath_every_distribution_10_000_019 i64",
         V,

@@ -166,6 +166,29 @@ pub fn ballot(pred: bool) -> u32 {
     r
 }
 
+/// [`ballot`] among the `LANES` lanes (a power of two, at most 32) of this lane's group
+/// of the warp (lanes `g * LANES ..`): bit `i` is lane `g * LANES + i`'s predicate. Only
+/// that group's lanes need to call it, all of them.
+#[inline(always)]
+pub fn ballot_group<const LANES: u32>(pred: bool) -> u32 {
+    const { assert!(LANES.is_power_of_two() && LANES <= 32) };
+    if LANES == 32 {
+        return ballot(pred);
+    }
+    let first = lane_id() & !(LANES - 1);
+    let group = u32::MAX >> (32 - LANES);
+    let r: u32;
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred %bp; setp.ne.u32 %bp, {v}, 0; vote.sync.ballot.b32 {r}, %bp, {m}; }}",
+            r = out(reg32) r,
+            v = in(reg32) pred as u32,
+            m = in(reg32) group << first,
+        );
+    }
+    (r >> first) & group
+}
+
 /// Reads a whole element from **shared memory** into registers. A multi-word element
 /// (`Entity`, 20 bytes) read with a plain load and swapped ends up in a stack slot
 /// (local memory) after LLVM's optimisations; a volatile read keeps it in registers.

@@ -100,7 +100,9 @@ fn sort_any<T: Element, V: Element>(
     // wide blocks or more, where the device's shared memory allows.
     let fits = |w: u32| mp::tiles_smem_bytes(w, bytes, vb) <= gpu.info().shared_mem_per_block_optin;
     let wide = if T::BIT_ORDER.is_some() {
-        sort_width(n, tile, mp::sort_width(bytes, vb), gpu.info().multiprocessors, fits)
+        // `SORT_MERGEPATH_WIDTH` (2, for 4-byte keys alone) caps the width, to measure.
+        let widest = mp::sort_width(bytes, vb).min(crate::tuning::knob("SORT_MERGEPATH_WIDTH").unwrap_or(u32::MAX));
+        sort_width(n, tile, (bytes, vb), widest, gpu.info().multiprocessors, fits)
     } else {
         1
     };
@@ -136,8 +138,14 @@ fn sort_any<T: Element, V: Element>(
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).
     let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(bytes, vb));
     let parts = if in_merge { 0 } else { parts.ptr() };
-    let partition = kernel_name::<T>("mergepath_partition");
-    let part_cfg = one_thread_per_item(mp::partition_threads(tiles), mp::PARTITION_BLOCK, 0)?;
+    // Lanes per co-rank by the pass's co-rank count (`mp::partition_lanes`);
+    // `SORT_MERGEPATH_PARTITION_LANES` (8 or 32) overrides it, to measure.
+    let lanes = match crate::tuning::knob::<u32>("SORT_MERGEPATH_PARTITION_LANES") {
+        Some(l @ (8 | 32)) => l,
+        _ => mp::partition_lanes(tiles, gpu.info().multiprocessors),
+    };
+    let partition = kernel_name::<T>(if lanes == 8 { "mergepath_partition_l8" } else { "mergepath_partition" });
+    let part_cfg = one_thread_per_item(mp::partition_threads(tiles, lanes), mp::PARTITION_BLOCK, 0)?;
     // The samples of the block sort's output go to `samples[0]`; pass `p` reads
     // `samples[p & 1]` and writes `samples[(p + 1) & 1]` (none after the last pass).
     let samples = [samples_a.ptr(), samples_b.ptr()];
@@ -182,14 +190,24 @@ fn sort_any<T: Element, V: Element>(
 }
 
 /// Merge tiles per block of the block sort for `n` elements in merge tiles of `tile`
-/// on `sms` SMs: `width` (`mp::sort_width`) when its tile `fits` the device's shared
-/// memory and its blocks number at least `SORT_MERGEPATH_WIDE_MIN_PER_SM` per SM
-/// (default 1: below a wave the 256-thread blocks spread the sort over more SMs),
-/// else 1. `SORT_MERGEPATH_WIDE=0` keeps the 256-thread block sort everywhere.
-fn sort_width(n: u64, tile: u32, width: u32, sms: u32, fits: impl Fn(u32) -> bool) -> u32 {
+/// (keys of `kb` bytes with values of `vb`) on `sms` SMs: the widest of `widest`
+/// (`mp::sort_width`) and the widths with kernels below it (`mp::narrower_sort_width`,
+/// down to 1) whose tile `fits` the device's shared memory and whose blocks number at
+/// least `mp::sort_width_min_quarter_waves` quarters of `sms` (below that, narrower
+/// blocks spread the sort over more SMs), times `SORT_MERGEPATH_WIDE_MIN_PER_SM`
+/// (default 1). `SORT_MERGEPATH_WIDE=0` keeps the 256-thread block sort everywhere.
+fn sort_width(n: u64, tile: u32, (kb, vb): (u32, u32), widest: u32, sms: u32, fits: impl Fn(u32) -> bool) -> u32 {
     let on = crate::tuning::switch("SORT_MERGEPATH_WIDE", true);
     let per_sm: u64 = crate::tuning::knob("SORT_MERGEPATH_WIDE_MIN_PER_SM").unwrap_or(1);
-    if on && width > 1 && fits(width) && mp::tiles(n, tile * width) >= per_sm * sms as u64 { width } else { 1 }
+    let mut w = if on { widest } else { 1 };
+    while w > 1 {
+        let quarters = mp::sort_width_min_quarter_waves(kb, vb, w) * per_sm * sms as u64;
+        if fits(w) && 4 * mp::tiles(n, tile * w) >= quarters {
+            break;
+        }
+        w = mp::narrower_sort_width(kb, vb, w);
+    }
+    w
 }
 
 /// Largest number of tiles per SM whose merges find their own co-ranks, for keys of
@@ -307,7 +325,11 @@ fn merge_lists<K: Element, V: Element>(
                     let t = mp::tiles(a.len + b.len, tile);
                     let p = parts.ptr();
                     let (a_len, b_len) = (a.len, b.len);
-                    let part_cfg = one_thread_per_item(mp::partition_threads(t), mp::PARTITION_BLOCK, 0)?;
+                    let part_cfg = one_thread_per_item(
+                        mp::partition_threads(t, mp::PAIR_PARTITION_LANES),
+                        mp::PARTITION_BLOCK,
+                        0,
+                    )?;
                     launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &tile, &desc)?;
                     let cfg = blocks(t, mp::BLOCK, smem)?;
                     if values.is_some() {
@@ -349,24 +371,27 @@ mod tests {
         let mut wide = 0;
         for (key, kb) in [("u32", 4), ("i32", 4), ("f32", 4), ("u64", 8), ("i64", 8), ("f64", 8)] {
             for vb in [0u32, 4, 8] {
-                let w = mp::sort_width(kb, vb);
-                assert!(w == 1 || w.is_power_of_two(), "{key} v{vb}: width {w}");
-                if w == 1 {
-                    continue;
+                let mut w = mp::sort_width(kb, vb);
+                while w > 1 {
+                    assert!(w.is_power_of_two(), "{key} v{vb}: width {w}");
+                    wide += 1;
+                    let name = match vb {
+                        0 => format!("mergepath_block_sort_x{w}_{key}"),
+                        _ => format!("mergepath_block_sort_kv_x{w}_{key}_v{}", 8 * vb),
+                    };
+                    assert!(entries.contains(&name), "{name} is not an entry of the PTX");
+                    let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
+                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w), "{name}: launch bounds");
+                    assert!(mp::tiles_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
+                    let next = mp::narrower_sort_width(kb, vb, w);
+                    assert!(next < w, "{key} v{vb}: width {w} narrows to {next}");
+                    w = next;
                 }
-                wide += 1;
-                let name = match vb {
-                    0 => format!("mergepath_block_sort_x{w}_{key}"),
-                    _ => format!("mergepath_block_sort_kv_x{w}_{key}_v{}", 8 * vb),
-                };
-                assert!(entries.contains(&name), "{name} is not an entry of the PTX");
-                let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
-                assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w), "{name}: launch bounds");
-                assert!(mp::tiles_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
             }
         }
-        // 4-byte keys alone, 8-byte keys alone, u32-class keys + u32, 8-byte keys + both.
-        assert_eq!(wide, 3 + 3 + 3 + 6, "the wide kernels the measurements chose");
+        // 4-byte keys alone (widths 4 and 2), 8-byte keys alone, u32-class keys + u32,
+        // 8-byte keys + both.
+        assert_eq!(wide, 6 + 3 + 3 + 6, "the wide kernels the measurements chose");
         assert_eq!(mp::sort_width(4, 8), 1, "a 4-byte-key tile with 8-byte values does not fit at width 4");
         assert_eq!(mp::sort_width(20, 0), 1, "records keep the 256-thread block sort");
     }

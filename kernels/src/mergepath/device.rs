@@ -484,12 +484,24 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
         // Round r merges runs of N << r elements (runs of 2^r threads' outputs).
         let mut r = 0;
         while r < TB.trailing_zeros() && ((N as u32) << r) < count {
-            gpu::sync_threads();
+            // A whole tile's rounds within a warp wait for the warp alone (the first
+            // round's stores still wait for the block: they overwrite slots other warps
+            // read the tile's rows from).
+            let warp_local = FULL && super::warp_local_round(r);
+            if warp_local && r > 0 {
+                gpu::sync_warp();
+            } else {
+                gpu::sync_threads();
+            }
             let pair = store_round::<T, N, FULL>(tile, t, count, r, &v);
             if P::ON {
                 store_blocked::<_, N, FULL>(voff, first, count, pair, &vals);
             }
-            gpu::sync_threads();
+            if warp_local {
+                gpu::sync_warp();
+            } else {
+                gpu::sync_threads();
+            }
             if FULL || first < count {
                 let w: Window<u32> = merge_window(t, r, N as u32, count);
                 let a0 = w.start + pair;
@@ -520,15 +532,15 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
 /// round's code in the merge kernels cost the key-value merges registers and 1-6% at
 /// every size (docs/PERFLOG.md, sixteenth session).
 #[inline(always)]
-unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool>(
+unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
     src: *const T,
     samples: *const T,
     w: &Window<u64>,
     k: u64,
     desc: bool,
 ) -> u64 {
-    let lanes = super::PARTITION_LANES;
-    let lane = gpu::lane_id();
+    let lanes = LANES;
+    let lane = gpu::lane_id() % LANES;
     let stride = super::SAMPLE as u64;
     let (a, bb) = (w.start, w.start + w.a_len);
     let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
@@ -545,14 +557,15 @@ unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool>(
         };
         let (mut s0, mut s1) = (c0, c1);
         if GUIDED && let Some(guess) = super::coarse_guess(k, w.a_len, w.b_len, (c0, c1), stride) {
-            let trues = gpu::ballot(before(guided_probe(c0, c1, guess, lane, lanes))).count_ones();
+            let trues = gpu::ballot_group::<LANES>(before(guided_probe(c0, c1, guess, lane, lanes))).count_ones();
             (s0, s1) = guided_narrow(c0, c1, guess, trues, lanes);
         }
-        let cf =
-            many_way_search(s0, s1, lanes, |l, h| gpu::ballot(before(co_rank_probe(l, h, lane, lanes))).count_ones());
+        let cf = many_way_search(s0, s1, lanes, |l, h| {
+            gpu::ballot_group::<LANES>(before(co_rank_probe(l, h, lane, lanes))).count_ones()
+        });
         (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
-    unsafe { co_rank_search(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
+    unsafe { co_rank_search::<T, LANES>(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
 }
 
 /// The co-ranks `(i0, i1)` of block `b`'s first output and of the output after its
@@ -576,7 +589,8 @@ unsafe fn pass_co_ranks<T: SortKey>(
     unsafe {
         if warp < 2 {
             let k = w.diag + warp as u64 * count as u64;
-            let i = if k == w.a_len + w.b_len { w.a_len } else { pass_co_rank::<_, false>(src, samples, w, k, desc) };
+            let i =
+                if k == w.a_len + w.b_len { w.a_len } else { pass_co_rank::<_, false, 32>(src, samples, w, k, desc) };
             if gpu::lane_id() == 0 {
                 sts::<u64>(at, warp, i);
             }
@@ -588,10 +602,10 @@ unsafe fn pass_co_ranks<T: SortKey>(
 
 /// Partition of one global pass (for large inputs, see [`super::co_ranks_in_merge`]):
 /// `parts[b]` = co-rank of block `b`'s first output in its pair of runs of
-/// `tile << log_run` elements. One warp per block; `samples` are those written with
-/// `src`.
+/// `tile << log_run` elements. `LANES` lanes per block (a group of the warp);
+/// `samples` are those written with `src`.
 #[inline(always)]
-unsafe fn partition<T: SortKey>(
+unsafe fn partition<T: SortKey, const LANES: u32>(
     src: *const T,
     samples: *const T,
     parts: *mut u64,
@@ -600,19 +614,20 @@ unsafe fn partition<T: SortKey>(
     log_run: u32,
     descending: u32,
 ) {
-    let b = gpu::global_idx() / super::PARTITION_LANES as u64;
+    let b = gpu::global_idx() / LANES as u64;
     if b >= super::tiles(n, tile) {
         return;
     }
     let w = merge_window(b, log_run, tile as u64, n);
-    let i = unsafe { pass_co_rank::<_, true>(src, samples, &w, w.diag, descending != 0) };
-    if gpu::lane_id() == 0 {
+    let i = unsafe { pass_co_rank::<_, true, LANES>(src, samples, &w, w.diag, descending != 0) };
+    if gpu::lane_id() % LANES == 0 {
         unsafe { *parts.add(b as usize) = i };
     }
 }
 
 /// Partition of the merge of two given runs, `A` = `a[..a_len]` and `B` = `bb[..b_len]`
-/// (anywhere in memory; [`super::pair_window`]). One warp per block.
+/// (anywhere in memory; [`super::pair_window`]). [`super::PAIR_PARTITION_LANES`] lanes
+/// per block.
 #[inline(always)]
 unsafe fn partition_pair<T: SortKey>(
     a: *const T,
@@ -623,14 +638,15 @@ unsafe fn partition_pair<T: SortKey>(
     tile: u32,
     descending: u32,
 ) {
-    let b = gpu::global_idx() / super::PARTITION_LANES as u64;
+    const LANES: u32 = super::PAIR_PARTITION_LANES;
+    let b = gpu::global_idx() / LANES as u64;
     if b >= super::tiles(a_len + b_len, tile) {
         return;
     }
     let w = super::pair_window(b, tile, a_len, b_len);
     let (lo, hi) = co_rank_range(w.diag, a_len, b_len);
-    let i = unsafe { co_rank_search(a, bb, w.diag, lo, hi, descending != 0) };
-    if gpu::lane_id() == 0 {
+    let i = unsafe { co_rank_search::<T, LANES>(a, bb, w.diag, lo, hi, descending != 0) };
+    if gpu::lane_id() % LANES == 0 {
         unsafe { *parts.add(b as usize) = i };
     }
 }
@@ -666,13 +682,19 @@ unsafe fn global_co_ranks<T: SortKey>(
 /// candidates where a binary search takes 23 dependent global loads; one round after
 /// the coarse search of [`pass_co_rank`]).
 #[inline(always)]
-unsafe fn co_rank_search<T: SortKey>(a: *const T, bb: *const T, k: u64, lo: u64, hi: u64, desc: bool) -> u64 {
-    let lanes = super::PARTITION_LANES;
-    let lane = gpu::lane_id();
-    many_way_search(lo, hi, lanes, |l, h| {
-        let p = co_rank_probe(l, h, lane, lanes);
+unsafe fn co_rank_search<T: SortKey, const LANES: u32>(
+    a: *const T,
+    bb: *const T,
+    k: u64,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> u64 {
+    let lane = gpu::lane_id() % LANES;
+    many_way_search(lo, hi, LANES, |l, h| {
+        let p = co_rank_probe(l, h, lane, LANES);
         let before = unsafe { (*a.add(p as usize)).ord_bits(desc) <= (*bb.add((k - 1 - p) as usize)).ord_bits(desc) };
-        gpu::ballot(before).count_ones()
+        gpu::ballot_group::<LANES>(before).count_ones()
     })
 }
 
@@ -976,6 +998,9 @@ macro_rules! mergepath_wide_entries {
 mergepath_wide_entries!(keys u32, u32, 2);
 mergepath_wide_entries!(keys i32, i32, 2);
 mergepath_wide_entries!(keys f32, f32, 2);
+mergepath_wide_entries!(keys u32, u32, 4);
+mergepath_wide_entries!(keys i32, i32, 4);
+mergepath_wide_entries!(keys f32, f32, 4);
 mergepath_wide_entries!(keys u64, u64, 4);
 mergepath_wide_entries!(keys i64, i64, 4);
 mergepath_wide_entries!(keys f64, f64, 4);
@@ -1014,7 +1039,17 @@ macro_rules! mergepath_entries {
                 descending: u32,
             ) {
                 gpu::grid_dependency_wait();
-                unsafe { partition::<$t>(src, samples, parts, n, tile, log_run, descending) }
+                unsafe { partition::<$t, 32>(src, samples, parts, n, tile, log_run, descending) }
+            }
+
+            /// The partition for passes of many co-ranks, 8 lanes each (`partition_lanes`).
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_partition_l8_ $suffix>](
+                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, tile: u32, log_run: u32,
+                descending: u32,
+            ) {
+                gpu::grid_dependency_wait();
+                unsafe { partition::<$t, 8>(src, samples, parts, n, tile, log_run, descending) }
             }
 
             #[unsafe(no_mangle)]

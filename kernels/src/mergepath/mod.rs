@@ -62,13 +62,34 @@ use crate::search::Index;
 pub const BLOCK: u32 = 256;
 /// Threads per block of the partition kernels.
 pub const PARTITION_BLOCK: u32 = 256;
-/// Threads of the partition kernels per merge block: one warp searches each co-rank
-/// ([`crate::search::co_rank_probe`]).
-pub const PARTITION_LANES: u32 = 32;
+/// Lanes per co-rank of a pass's partition kernel over `tiles` merge blocks on `sms`
+/// SMs: a group of that many lanes of a warp searches each co-rank
+/// ([`crate::search::co_rank_probe`]). A whole warp while the pass's co-ranks are at
+/// most [`PARTITION_WARP_TILES_PER_SM`] per SM (about one wave of partition warps:
+/// each search is then a chain of dependent rounds, and 32 probes a round take the
+/// fewest), 8 lanes beyond that (four searches a warp; more rounds each, but a quarter
+/// of the warps and fewer loads per search). Measured on an H200 (docs/PERFLOG.md,
+/// seventeenth session), partition kernels per 2^28 sort at 32 / 16 / 8 lanes: u32
+/// 430 / 331 / 260 us, u64 765 / 593 / 443 us (ncu); sorts at 2^28 +0.9% (u32 25.84 ->
+/// 26.07 Gkeys/s, u64 12.56 -> 12.67, u32 + u32 pairs 12.97 -> 13.07), at 2^26 u64 +0.6%;
+/// but where co-ranks are few, 8 lanes lose: u64 2^22 14.53 -> 13.93, u32 2^24 28.54 ->
+/// 27.93.
+pub const fn partition_lanes(tiles: u64, sms: u32) -> u32 {
+    if tiles <= PARTITION_WARP_TILES_PER_SM * sms as u64 { 32 } else { 8 }
+}
 
-/// Threads of a partition launch for `tiles` merge blocks.
-pub const fn partition_threads(tiles: u64) -> u64 {
-    tiles * PARTITION_LANES as u64
+/// See [`partition_lanes`]: u32 2^26 (60 tiles per SM of an H100) measured alike at 8
+/// and 32 lanes, u64 2^26 (104 per SM) faster at 8.
+pub const PARTITION_WARP_TILES_PER_SM: u64 = 64;
+
+/// Lanes per co-rank of the partition of two given runs (`mergepath_pair_partition`): a
+/// whole warp, since that search has no samples and every round is a load over the
+/// whole remaining range.
+pub const PAIR_PARTITION_LANES: u32 = 32;
+
+/// Threads of a partition launch for `tiles` merge blocks, `lanes` per block.
+pub const fn partition_threads(tiles: u64, lanes: u32) -> u64 {
+    tiles * lanes as u64
 }
 
 /// Stride of the *samples*: every kernel that writes a sorted tile also writes the
@@ -244,18 +265,45 @@ pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
 /// less latency), so the gain is small. Measured on an H100 (docs/PERFLOG.md,
 /// thirteenth session; widths 1 / 2 / 4 at 2^24 and 2^28): u32 keys 20.5 / 20.9 / 20.7
 /// and 17.6 / 17.9 / 17.9 Gkeys/s, u64 keys 10.4 / 10.2 / 10.7 and 8.6 / 8.5 / 8.9,
-/// pairs of u32 keys and values 11.1 / 10.9 / 11.4 and 9.2 / 9.2 / 9.7. So 2 for 4-byte keys alone, 4
-/// for 8-byte keys and for pairs, and 1 (the 256-thread kernels) for records and where
-/// the wide tile would not fit [`SMEM_OPTIN_SM90`] (4-byte keys with 8-byte values).
+/// pairs of u32 keys and values 11.1 / 10.9 / 11.4 and 9.2 / 9.2 / 9.7. So 4 for 8-byte
+/// keys and for pairs, and 1 (the 256-thread kernels) for records and where the wide
+/// tile would not fit [`SMEM_OPTIN_SM90`] (4-byte keys with 8-byte values). 4-byte keys
+/// alone took 2 until their tiles grew to 8,448 keys; at width 4 (runs of 33,792) they
+/// need a pass fewer at 2^24 and 2^28 (9 and 13), and with the warp-local early rounds
+/// ([`warp_local_round`]) width 4 measured u32 24.53 / 22.78 / 20.64 Gkeys/s at 2^24 /
+/// 2^26 / 2^28 against 24.05 / 22.32 / 20.13 at width 2 (seventeenth session, H100); they
+/// fall back to 2 ([`narrower_sort_width`]) below 1.75 waves of width-4 blocks.
 /// Every width above 1 has its kernels, `mergepath_block_sort_x<w>_<key>` and
 /// `mergepath_block_sort_kv_x<w>_<key>_v<bits>`.
 pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
     let w = match (key_bytes, value_bytes) {
-        (0..=4, 0) => 2,
         (0..=8, _) => 4,
         _ => 1,
     };
     if w > 1 && tiles_smem_bytes(w, key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
+}
+
+/// The next width with kernels below `w` (a width of [`sort_width`] or of this), for
+/// inputs too small for width `w` ([`sort_width_min_quarter_waves`]): 2 for 4-byte keys
+/// alone, else 1.
+pub const fn narrower_sort_width(key_bytes: u32, value_bytes: u32, w: u32) -> u32 {
+    match (key_bytes, value_bytes, w) {
+        (0..=4, 0, 4) => 2,
+        _ => 1,
+    }
+}
+
+/// Blocks of width `w` (one per SM at width 4, two at width 2) an input needs, in
+/// quarters of the SM count, before its block sort takes that width: one wave, but
+/// 1.75 for the width-4 sort of 4-byte keys alone, whose fallback (width 2) is close.
+/// Measured on an H200 (seventeenth session), u32 keys at width 2 / 4: 4,600,000
+/// (1.04 waves of width-4 blocks) 23.37 / 21.57 Gkeys/s, 6,000,000 (1.35) 26.01 /
+/// 24.67, 2^23 (1.88) 28.41 / 29.04, 2^24 27.73 / 28.11; f32 alike.
+pub const fn sort_width_min_quarter_waves(key_bytes: u32, value_bytes: u32, w: u32) -> u64 {
+    match (key_bytes, value_bytes, w) {
+        (0..=4, 0, 4) => 7,
+        _ => 4,
+    }
 }
 
 /// Shared memory of `w` tiles of keys of `key_bytes` with values of `value_bytes` (0:
@@ -318,21 +366,36 @@ pub const fn pair_index(t: u32, log_run: u32) -> u32 {
 }
 
 /// Whether block-sort round `log_run` keeps its pairs *dense* (no sentinel slots, no
-/// shift): while a pair is shorter than a warp (`2^(log_run + 1)` threads' outputs <
+/// shift per pair): while a pair is shorter than a warp (`2^(log_run + 1)` threads' outputs <
 /// 32), one warp's stores span several pairs, and a shift per pair breaks the odd
 /// stride of a thread's consecutive outputs (bank conflicts: 1.6-way stores in ncu,
-/// 2^24 u32). Those rounds store every element at its position and their merges test
-/// `B`'s end instead (two instructions a step); later rounds shift a whole warp alike.
+/// 2^24 u32). Those rounds keep a warp's pairs adjacent (shifted by the warp index
+/// alone) and their merges test `B`'s end instead (two instructions a step); later
+/// rounds shift a whole warp alike.
 #[inline(always)]
 pub const fn dense_round(log_run: u32) -> bool {
     (2u32 << log_run) < crate::block::WARP
 }
 
+/// Whether block-sort round `log_run` stays inside each warp: its pairs span at most a
+/// warp's threads, and every slot a warp reads or writes in it (its region, and the
+/// slot after the region: a merge may read one past `B`'s end, and the round with
+/// pairs of a warp puts its sentinel there) lies outside the other warps' regions
+/// (see [`round_shift`]). In a whole tile such rounds are ordered by warp barriers
+/// alone; a partial tile's threads may read past their pair's end (outputs nobody
+/// stores) into the next warp's slots, so it keeps block barriers.
+#[inline(always)]
+pub const fn warp_local_round(log_run: u32) -> bool {
+    (2u32 << log_run) <= crate::block::WARP
+}
+
 /// The slot shift of thread `t`'s pair in block-sort round `log_run`: its pair index
-/// (one sentinel slot after each pair before it), or 0 in a [`dense_round`].
+/// (one sentinel slot after each pair before it), or in a [`dense_round`] its warp
+/// index, so that every warp's region is followed by a slot no other warp touches
+/// before the first block-wide round ([`warp_local_round`]).
 #[inline(always)]
 pub const fn round_shift(t: u32, log_run: u32) -> u32 {
-    if dense_round(log_run) { 0 } else { pair_index(t, log_run) }
+    if dense_round(log_run) { t / crate::block::WARP } else { pair_index(t, log_run) }
 }
 
 /// The sentinel slot thread `t` writes before block-sort round `log_run` (over `count`
@@ -547,12 +610,15 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_merge_kv_i64_v64", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f64_v32", BLOCK, per_sm(3)),
     ("mergepath_merge_kv_f64_v64", BLOCK, per_sm(3)),
-    // The wide block sorts (`sort_width`): two blocks of 512 threads per SM for 4-byte
-    // keys, one of 1,024 otherwise (at most 64 registers, as the 256-thread kernels at
-    // four blocks).
+    // The wide block sorts (`sort_width`, `narrower_sort_width`): two blocks of 512
+    // threads per SM, or one of 1,024 (at most 64 registers, as the 256-thread kernels
+    // at four blocks).
     ("mergepath_block_sort_x2_u32", 2 * BLOCK, 2),
     ("mergepath_block_sort_x2_i32", 2 * BLOCK, 2),
     ("mergepath_block_sort_x2_f32", 2 * BLOCK, 2),
+    ("mergepath_block_sort_x4_u32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x4_i32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x4_f32", 4 * BLOCK, 1),
     ("mergepath_block_sort_x4_u64", 4 * BLOCK, 1),
     ("mergepath_block_sort_x4_i64", 4 * BLOCK, 1),
     ("mergepath_block_sort_x4_f64", 4 * BLOCK, 1),

@@ -16,11 +16,12 @@ fn passes_and_tiles() {
     assert_eq!(tile(8), 4864);
     assert_eq!((kv_items(4), kv_items(8)), (19, 13));
     assert_eq!((tile_for(4, 0), tile_for(4, 4), tile_for(8, 8)), (8448, 4864, 3328));
-    // A block-sort run of the wide sort is past 2^14 keys, so 2^24 and 2^28 keys take
-    // 10 and 14 global passes.
-    assert!(tile(4) * sort_width(4, 0) >= 1 << 14);
-    assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 10);
-    assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 14);
+    // A block-sort run of the widest sort is past 2^15 keys, so 2^24 and 2^28 keys take
+    // 9 and 13 global passes (10 and 14 at width 2).
+    assert!(tile(4) * sort_width(4, 0) >= 1 << 15);
+    assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 9);
+    assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 13);
+    assert_eq!(global_passes(1 << 28, tile(4) * narrower_sort_width(4, 0, 4)), 14);
     // 8-byte keys: 19 per thread, four tiles a wide block sort, the same pass counts.
     assert_eq!(global_passes(1 << 24, tile(8) * sort_width(8, 0)), 10);
     assert_eq!(global_passes(1 << 28, tile(8) * sort_width(8, 0)), 14);
@@ -104,6 +105,20 @@ fn windows_cover_pairs_and_units() {
 }
 
 #[test]
+fn width_and_partition_lanes_by_size() {
+    // 132 SMs: a whole warp per co-rank up to 64 co-ranks per SM, 8 lanes beyond.
+    assert_eq!(partition_lanes(64 * 132, 132), 32);
+    assert_eq!(partition_lanes(64 * 132 + 1, 132), 8);
+    assert_eq!(partition_lanes(tiles(1 << 28, tile(4)), 132), 8);
+    assert_eq!(partition_lanes(tiles(1 << 24, tile(4)), 132), 32);
+    // Width 4 of 4-byte keys alone from 1.75 waves, falling back to 2, then 1.
+    assert_eq!((sort_width(4, 0), narrower_sort_width(4, 0, 4), narrower_sort_width(4, 0, 2)), (4, 2, 1));
+    assert_eq!((sort_width_min_quarter_waves(4, 0, 4), sort_width_min_quarter_waves(4, 0, 2)), (7, 4));
+    assert_eq!((sort_width(8, 0), narrower_sort_width(8, 0, 4), sort_width_min_quarter_waves(8, 0, 4)), (4, 1, 4));
+    assert_eq!(narrower_sort_width(4, 4, 4), 1, "pairs have no width-2 kernels");
+}
+
+#[test]
 fn take_a_prefers_the_left_run_on_ties() {
     assert!(take_a(0, 1, 0, 1, 5, 5));
     assert!(!take_a(0, 1, 0, 1, 6, 5));
@@ -125,11 +140,13 @@ const GARBAGE: E = (7, 0xdead);
 /// `A`'s end, and reads one slot past the previous head (indexing panics where the
 /// kernel would read outside its shared memory).
 fn model_merge(tile: &[E], a0: usize, a_len: u32, b_len: u32, diag: u32, n_out: usize) -> Vec<E> {
-    model_merge_checked(tile, a0, a_len, b_len, diag, n_out, false)
+    model_merge_checked(tile, a0, a_len, b_len, diag, n_out, false, &mut Vec::new())
 }
 
 /// [`model_merge`], or with `check_b` (a dense block-sort round) without a sentinel:
 /// the step then tests `B`'s end too, and the slot after `B` holds whatever is there.
+/// Every slot it reads is pushed to `reads`.
+#[allow(clippy::too_many_arguments)]
 fn model_merge_checked(
     tile: &[E],
     a0: usize,
@@ -138,15 +155,22 @@ fn model_merge_checked(
     diag: u32,
     n_out: usize,
     check_b: bool,
+    reads: &mut Vec<usize>,
 ) -> Vec<E> {
     if !check_b {
         assert_eq!(tile[a0 + (a_len + b_len) as usize], SENTINEL, "the pair's sentinel");
     }
     let b_end = a0 + (a_len + b_len) as usize;
-    let key = |x: u32| tile[a0 + x as usize].0;
+    let probed = std::cell::RefCell::new(Vec::new());
+    let key = |x: u32| {
+        probed.borrow_mut().push(a0 + x as usize);
+        tile[a0 + x as usize].0
+    };
     let i = co_rank(diag, a_len, b_len, key, |x| key(a_len + x));
+    reads.extend(probed.take());
     let a_end = a0 + a_len as usize;
     let (mut pa, mut pb) = (a0 + i as usize, a_end + (diag - i) as usize);
+    reads.extend([pa, pb]);
     let (mut ah, mut bh) = (tile[pa], tile[pb]);
     let mut out = Vec::new();
     for k in 0..n_out {
@@ -160,6 +184,7 @@ fn model_merge_checked(
         }
         if k + 1 < n_out {
             let v = tile[at + 1];
+            reads.push(at + 1);
             if from_a {
                 ah = v;
             } else {
@@ -171,17 +196,35 @@ fn model_merge_checked(
 }
 
 /// Thread `t`'s store before block-sort round `r`: its outputs at their slots and the
-/// sentinel its outputs end, as the kernel's `store_round`.
-fn model_store_round(smem: &mut [E], v: &[E], t: u32, items: u32, count: u32, r: u32) {
+/// sentinel its outputs end, as the kernel's `store_round`. Every slot written is
+/// pushed to `writes`.
+fn model_store_round(smem: &mut [E], v: &[E], t: u32, items: u32, count: u32, r: u32, writes: &mut Vec<usize>) {
     let first = t * items;
     for (k, e) in v.iter().enumerate() {
         let x = first + k as u32;
         if x < count {
-            smem[(x + round_shift(t, r)) as usize] = *e;
+            let slot = (x + round_shift(t, r)) as usize;
+            smem[slot] = *e;
+            writes.push(slot);
         }
     }
     if let Some(slot) = round_sentinel(t, items, count, r) {
         smem[slot as usize] = SENTINEL;
+        writes.push(slot as usize);
+    }
+}
+
+/// Records which warp touched each shared-memory slot in a whole tile's warp-local
+/// rounds ([`warp_local_round`]: the kernel orders them by warp barriers alone), and
+/// fails when a second warp touches one.
+struct WarpSlots(Vec<Option<u32>>);
+
+impl WarpSlots {
+    fn touch(&mut self, warp: u32, slots: &[usize], what: &str) {
+        for &s in slots {
+            let owner = self.0[s].get_or_insert(warp);
+            assert_eq!(*owner, warp, "{what}: slot {s} of warp {owner} touched by warp {warp}");
+        }
     }
 }
 
@@ -207,17 +250,37 @@ fn model_block_sort(tile: &mut [E], threads: u32, items: u32) {
         })
         .collect();
     let log_threads = threads.trailing_zeros();
+    let full = count == threads * items;
+    let mut owners = WarpSlots(vec![None; smem.len()]);
     let mut r = 0;
     while r < log_threads && (items << r) < count {
+        let warp_local = full && warp_local_round(r);
         for (t, v) in regs.iter().enumerate() {
-            model_store_round(&mut smem, v, t as u32, items, count, r);
+            let mut writes = Vec::new();
+            model_store_round(&mut smem, v, t as u32, items, count, r, &mut writes);
+            if warp_local {
+                owners.touch(t as u32 / 32, &writes, "store");
+            }
         }
         for (t, v) in regs.iter_mut().enumerate() {
             let t = t as u32;
             if t * items < count {
                 let w = merge_window(t, r, items, count);
                 let a0 = (w.start + round_shift(t, r)) as usize;
-                *v = model_merge_checked(&smem, a0, w.a_len, w.b_len, w.diag, items as usize, dense_round(r));
+                let mut reads = Vec::new();
+                *v = model_merge_checked(
+                    &smem,
+                    a0,
+                    w.a_len,
+                    w.b_len,
+                    w.diag,
+                    items as usize,
+                    dense_round(r),
+                    &mut reads,
+                );
+                if warp_local {
+                    owners.touch(t / 32, &reads, "merge");
+                }
             }
         }
         r += 1;
@@ -289,11 +352,10 @@ fn model_samples(src: &[E], stride: u64) -> Vec<u32> {
     samples
 }
 
-/// The partition kernel's search with its warp's lanes run in turn: first among the
+/// The partition kernel's search with its `ways` lanes run in turn: first among the
 /// chunk boundaries in `samples` (stride `stride`), then in `src` itself.
-fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u64) -> u64 {
+fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u64, ways: u32) -> u64 {
     use crate::search::{co_rank_probe, co_rank_range, guided_narrow, guided_probe, many_way_search};
-    const WAYS: u32 = PARTITION_LANES;
     let (a, bb, k) = (w.start, w.start + w.a_len, w.diag);
     let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
     if w.b_len > 0 {
@@ -306,21 +368,21 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
         };
         let (mut s0, mut s1) = (c0, c1);
         if let Some(guess) = coarse_guess(k, w.a_len, w.b_len, (c0, c1), stride) {
-            let trues = (0..WAYS).filter(|&lane| before(guided_probe(c0, c1, guess, lane, WAYS))).count() as u32;
-            (s0, s1) = guided_narrow(c0, c1, guess, trues, WAYS);
+            let trues = (0..ways).filter(|&lane| before(guided_probe(c0, c1, guess, lane, ways))).count() as u32;
+            (s0, s1) = guided_narrow(c0, c1, guess, trues, ways);
             ROUNDS.with(|r| r.set(r.get() + 1));
         }
-        let cf = many_way_search(s0, s1, WAYS, |l, h| {
+        let cf = many_way_search(s0, s1, ways, |l, h| {
             ROUNDS.with(|r| r.set(r.get() + 1));
-            (0..WAYS).filter(|&lane| before(co_rank_probe(l, h, lane, WAYS))).count() as u32
+            (0..ways).filter(|&lane| before(co_rank_probe(l, h, lane, ways))).count() as u32
         });
         (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
         assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
     }
-    many_way_search(lo, hi, WAYS, |l, h| {
-        (0..WAYS)
+    many_way_search(lo, hi, ways, |l, h| {
+        (0..ways)
             .filter(|&lane| {
-                let p = co_rank_probe(l, h, lane, WAYS);
+                let p = co_rank_probe(l, h, lane, ways);
                 src[(a + p) as usize].0 <= src[(bb + k - 1 - p) as usize].0
             })
             .count() as u32
@@ -329,11 +391,10 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
 
 #[test]
 fn one_round_finishes_a_chunk() {
-    // After the coarse search at most SAMPLE candidates are left, which one warp round
-    // of 32 probes covers.
+    // After the coarse search at most SAMPLE candidates are left, which one round of a
+    // whole warp's 32 probes covers (the merge kernels' own searches).
     for span in 1..=SAMPLE as u64 {
-        let probes: Vec<u64> =
-            (0..PARTITION_LANES).map(|l| crate::search::co_rank_probe(100, 100 + span, l, PARTITION_LANES)).collect();
+        let probes: Vec<u64> = (0..32).map(|l| crate::search::co_rank_probe(100, 100 + span, l, 32)).collect();
         for x in 100..100 + span {
             assert!(probes.contains(&x), "span {span}: {x} not probed");
         }
@@ -370,7 +431,7 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
                 let w = merge_window(b, p, tile as u64, n);
                 let (a, bb) = (w.start as usize, (w.start + w.a_len) as usize);
                 let i = co_rank(w.diag, w.a_len, w.b_len, |x| src[a + x as usize].0, |x| src[bb + x as usize].0);
-                assert_eq!(model_sampled_co_rank(&src, &samples, &w, stride), i, "pass {p} block {b}");
+                assert_eq!(model_sampled_co_rank(&src, &samples, &w, stride, 8), i, "pass {p} block {b}");
                 i
             })
             .collect();
@@ -387,7 +448,7 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
             let i1 = if end == w.a_len + w.b_len {
                 w.a_len
             } else {
-                model_sampled_co_rank(&src, &samples, &Window { diag: end, ..w }, stride)
+                model_sampled_co_rank(&src, &samples, &Window { diag: end, ..w }, stride, 32)
             };
             assert_eq!(
                 (parts[b as usize], i1),
@@ -411,7 +472,8 @@ fn model_sorts_stably_for_every_small_shape() {
     };
     // Blocks of 32 threads and more reach the rounds with sentinels (pairs of a warp
     // or more); smaller ones have dense rounds only (`dense_round`).
-    let shapes = [(1u32, 1u32, 1u32), (1, 3, 1), (2, 1, 1), (4, 3, 1), (4, 4, 1), (8, 5, 1), (2, 7, 1), (64, 3, 1)];
+    let shapes =
+        [(1u32, 1u32, 1u32), (1, 3, 1), (2, 1, 1), (4, 3, 1), (4, 4, 1), (8, 5, 1), (2, 7, 1), (64, 3, 1), (128, 2, 1)];
     // The wide block sorts: 2 and 4 merge tiles per block.
     let wide = [(1, 3, 2), (2, 1, 4), (4, 3, 2), (4, 3, 4), (2, 7, 4), (32, 1, 2), (16, 3, 4)];
     for (threads, items, wide) in shapes.into_iter().chain(wide) {
@@ -514,8 +576,9 @@ fn passes_alternate_direction_and_reuse_l2_by_size() {
 
 /// The sampled co-rank search, guided round included, against the plain co-rank on two
 /// long runs of every shape (random, sorted, reversed, few distinct keys, one run much
-/// shorter), at every diagonal of a grid; and the guided round's use: on random keys
-/// the coarse search takes at most three rounds, on sorted or reversed runs one.
+/// shorter), at every diagonal of a grid, with groups of 8, 16 and 32 lanes; and the
+/// guided round's use: on random keys the coarse search takes at most three rounds, on
+/// sorted or reversed runs two (the guided one and the one that sees the range is done).
 #[test]
 fn guided_co_rank_search_is_exact_and_short() {
     let stride = SAMPLE as u64;
@@ -544,19 +607,27 @@ fn guided_co_rank_search_is_exact_and_short() {
         let n = src.len() as u64;
         let samples = model_samples(&src, stride);
         let w0 = Window { start: 0u64, a_len, b_len, diag: 0 };
-        let mut most = 0;
-        // Diagonals at chunk ends, as the kernels' (tiles are whole chunks).
-        for diag in (0..=n).step_by(3 * stride as usize).chain([stride, n / 2 / stride * stride, n / stride * stride]) {
-            let w = Window { diag, ..w0 };
-            let i = co_rank(diag, a_len, b_len, |x| src[x as usize].0, |x| src[(a_len + x) as usize].0);
-            ROUNDS.with(|r| r.set(0));
-            assert_eq!(model_sampled_co_rank(&src, &samples, &w, stride), i, "{shape} diag {diag}");
-            most = most.max(ROUNDS.with(|r| r.get()));
-        }
-        match shape {
-            "random" => assert!(most <= 3, "{shape}: {most} coarse rounds"),
-            "sorted" | "reversed" => assert!(most <= 2, "{shape}: {most} coarse rounds"),
-            _ => assert!(most <= 4, "{shape}: {most} coarse rounds"),
+        for ways in [8, 16, 32] {
+            let mut most = 0;
+            // Diagonals at chunk ends, as the kernels' (tiles are whole chunks).
+            for diag in
+                (0..=n).step_by(3 * stride as usize).chain([stride, n / 2 / stride * stride, n / stride * stride])
+            {
+                let w = Window { diag, ..w0 };
+                let i = co_rank(diag, a_len, b_len, |x| src[x as usize].0, |x| src[(a_len + x) as usize].0);
+                ROUNDS.with(|r| r.set(0));
+                assert_eq!(
+                    model_sampled_co_rank(&src, &samples, &w, stride, ways),
+                    i,
+                    "{shape} diag {diag} ways {ways}"
+                );
+                most = most.max(ROUNDS.with(|r| r.get()));
+            }
+            match shape {
+                "random" => assert!(most <= 3, "{shape}, {ways} ways: {most} coarse rounds"),
+                "sorted" | "reversed" => assert!(most <= 2, "{shape}, {ways} ways: {most} coarse rounds"),
+                _ => assert!(most <= 4, "{shape}, {ways} ways: {most} coarse rounds"),
+            }
         }
     }
 }
