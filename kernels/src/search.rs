@@ -200,8 +200,17 @@ pub fn co_rank_probe(lo: u64, hi: u64, lane: u32, ways: u32) -> u64 {
 /// binary search takes 23 dependent steps (each a global-memory round trip).
 #[inline(always)]
 pub fn co_rank_narrow(lo: u64, hi: u64, trues: u32, ways: u32) -> (u64, u64) {
-    let new_lo = if trues > 0 { co_rank_probe(lo, hi, trues - 1, ways) + 1 } else { lo };
-    let new_hi = if trues < ways { co_rank_probe(lo, hi, trues, ways) } else { hi };
+    narrow_after(lo, hi, trues, ways, |lane| co_rank_probe(lo, hi, lane, ways))
+}
+
+/// The range left after a round of `ways` probes, `probe(lane)` non-decreasing in
+/// `lane`, of which the first `trues` found their (monotone) predicate true: after the
+/// last true probe and at or before the first false one (`lo` / `hi` where there is
+/// none).
+#[inline(always)]
+pub fn narrow_after(lo: u64, hi: u64, trues: u32, ways: u32, probe: impl Fn(u32) -> u64) -> (u64, u64) {
+    let new_lo = if trues > 0 { probe(trues - 1) + 1 } else { lo };
+    let new_hi = if trues < ways { probe(trues) } else { hi };
     (new_lo, new_hi)
 }
 
@@ -227,9 +236,7 @@ pub fn guided_probe(lo: u64, hi: u64, (g0, g1): (u64, u64), lane: u32, ways: u32
 /// found their predicate true (as [`co_rank_narrow`] does for evenly spaced probes).
 #[inline(always)]
 pub fn guided_narrow(lo: u64, hi: u64, guess: (u64, u64), trues: u32, ways: u32) -> (u64, u64) {
-    let new_lo = if trues > 0 { guided_probe(lo, hi, guess, trues - 1, ways) + 1 } else { lo };
-    let new_hi = if trues < ways { guided_probe(lo, hi, guess, trues, ways) } else { hi };
-    (new_lo, new_hi)
+    narrow_after(lo, hi, trues, ways, |lane| guided_probe(lo, hi, guess, lane, ways))
 }
 
 /// The many-way co-rank search over `[lo, hi]`: `trues(lo, hi)` runs one round, each
