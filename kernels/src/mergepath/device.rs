@@ -524,9 +524,9 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
 }
 
 /// Co-rank of the diagonal `k` of the pair `w` of a global pass (over `src`), found by
-/// one whole warp (the result is the same in every lane): first among the chunk
-/// boundaries in `samples` (written with `src`; L2-resident, see `super::SAMPLE`),
-/// then in one round over `src` itself ([`co_rank_search`]). With `GUIDED` (the partition
+/// a group of `LANES` lanes of a warp (the result is the same in each): first among the chunk
+/// boundaries in `samples` (written with `src`; see `super::SAMPLE`), then in one
+/// round over `src` itself ([`chunk_co_rank`]). With `GUIDED` (the partition
 /// kernels) the coarse search starts with a round around the likely answer
 /// ([`super::coarse_guess`]); the in-merge searches keep plain rounds, since the guided
 /// round's code in the merge kernels cost the key-value merges registers and 1-6% at
@@ -565,7 +565,48 @@ unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
         });
         (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
-    unsafe { co_rank_search::<T, LANES>(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
+    unsafe {
+        let (a, bb) = (src.add(a as usize), src.add(bb as usize));
+        if hi - lo <= stride {
+            chunk_co_rank::<T, LANES>(a, bb, k, lo, hi, desc)
+        } else {
+            co_rank_search::<T, LANES>(a, bb, k, lo, hi, desc)
+        }
+    }
+}
+
+/// Co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at `bb`) among the
+/// at most [`super::SAMPLE`] candidates `[lo, hi)` a coarse search left (the answer in
+/// `[lo, hi]`), in one round: each lane of the group tests `SAMPLE / LANES` of them
+/// ([`super::chunk_candidate`]), all its loads issued before the ballots; the trues of
+/// the monotone predicate are the candidates before the answer.
+#[inline(always)]
+unsafe fn chunk_co_rank<T: SortKey, const LANES: u32>(
+    a: *const T,
+    bb: *const T,
+    k: u64,
+    lo: u64,
+    hi: u64,
+    desc: bool,
+) -> u64 {
+    const MAX_PER_LANE: usize = 8;
+    const { assert!(super::SAMPLE / LANES <= MAX_PER_LANE as u32, "a chunk's candidates per lane") };
+    let lane = gpu::lane_id() % LANES;
+    let mut before = [false; MAX_PER_LANE];
+    gpu::unroll::<MAX_PER_LANE>(|i| {
+        let x = super::chunk_candidate(lo, lane, i as u32, LANES);
+        if (i as u32) < super::SAMPLE / LANES && x < hi {
+            before[i] =
+                unsafe { (*a.add(x as usize)).ord_bits(desc) <= (*bb.add((k - 1 - x) as usize)).ord_bits(desc) };
+        }
+    });
+    let mut trues = 0;
+    gpu::unroll::<MAX_PER_LANE>(|i| {
+        if (i as u32) < super::SAMPLE / LANES {
+            trues += gpu::ballot_group::<LANES>(before[i]).count_ones() as u64;
+        }
+    });
+    lo + trues
 }
 
 /// The co-ranks `(i0, i1)` of block `b`'s first output and of the output after its

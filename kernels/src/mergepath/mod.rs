@@ -94,14 +94,25 @@ pub const fn partition_threads(tiles: u64, lanes: u32) -> u64 {
 
 /// Stride of the *samples*: every kernel that writes a sorted tile also writes the
 /// first and the last element of each chunk of `SAMPLE` (`samples[2c]`, `samples[2c +
-/// 1]` for chunk `c`), a 1/16 copy that stays in L2. The next pass's partition finds
-/// each co-rank among the chunk boundaries there first ([`coarse_range`],
-/// [`refine_range`]), and only the final round of its search reads the sequence
-/// itself (32 candidates, one warp). Tiles are multiples of `SAMPLE`, so a block's
-/// diagonal and its runs' starts are too; that puts every coarse probe `a[SAMPLE * c]`
-/// at a chunk's first element and its partner `b[k - 1 - SAMPLE * c]` at a chunk's
-/// last.
-pub const SAMPLE: u32 = 32;
+/// 1]` for chunk `c`), a 1/32 copy (L2-resident while the sort is). The next pass's
+/// partition finds each co-rank among the chunk boundaries there first
+/// ([`coarse_range`], [`refine_range`]), and only the final round of its search reads
+/// the sequence itself: every candidate of the chunk left at once
+/// ([`chunk_candidate`]). Tiles are multiples of `SAMPLE`, so a block's diagonal and
+/// its runs' starts are too; that puts every coarse probe `a[SAMPLE * c]` at a chunk's
+/// first element and its partner `b[k - 1 - SAMPLE * c]` at a chunk's last. 64 rather
+/// than 32 (seventeenth session): half the sample bytes every pass writes (3% of a
+/// pass's traffic at 32), and with the chunk searched in one round the longer chunk
+/// costs no round.
+pub const SAMPLE: u32 = 64;
+
+/// Candidate `i` (of `SAMPLE / lanes`) of lane `lane` in the final round of a sampled
+/// co-rank search over `[lo, lo + SAMPLE)`: the lanes of a group of `lanes` together
+/// test every candidate of the chunk, so the answer is `lo` plus the number of trues.
+#[inline(always)]
+pub const fn chunk_candidate(lo: u64, lane: u32, i: u32, lanes: u32) -> u64 {
+    lo + lane as u64 + (lanes * i) as u64
+}
 
 /// Sample slots of a sequence of `n` elements.
 pub const fn sample_slots(n: u64) -> u64 {

@@ -379,25 +379,40 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
         (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
         assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
     }
-    many_way_search(lo, hi, ways, |l, h| {
-        (0..ways)
-            .filter(|&lane| {
-                let p = co_rank_probe(l, h, lane, ways);
-                src[(a + p) as usize].0 <= src[(bb + k - 1 - p) as usize].0
-            })
-            .count() as u32
-    })
+    if hi - lo > stride {
+        // Only where the coarse search did not run (an empty `B`: `lo == hi`).
+        return many_way_search(lo, hi, ways, |l, h| {
+            (0..ways)
+                .filter(|&lane| {
+                    let p = co_rank_probe(l, h, lane, ways);
+                    src[(a + p) as usize].0 <= src[(bb + k - 1 - p) as usize].0
+                })
+                .count() as u32
+        });
+    }
+    // The chunk's round: every candidate at once, the trues counted (the kernels' stride
+    // is SAMPLE, `SAMPLE / ways` candidates a lane).
+    let mut trues = 0;
+    for lane in 0..ways {
+        for i in 0..(stride as u32).div_ceil(ways) {
+            let x = chunk_candidate(lo, lane, i, ways);
+            if x < hi && src[(a + x) as usize].0 <= src[(bb + k - 1 - x) as usize].0 {
+                trues += 1;
+            }
+        }
+    }
+    lo + trues
 }
 
 #[test]
 fn one_round_finishes_a_chunk() {
     // After the coarse search at most SAMPLE candidates are left, which one round of a
-    // whole warp's 32 probes covers (the merge kernels' own searches).
-    for span in 1..=SAMPLE as u64 {
-        let probes: Vec<u64> = (0..32).map(|l| crate::search::co_rank_probe(100, 100 + span, l, 32)).collect();
-        for x in 100..100 + span {
-            assert!(probes.contains(&x), "span {span}: {x} not probed");
-        }
+    // group of lanes covers, each candidate once.
+    for lanes in [8u32, 16, 32] {
+        let mut probes: Vec<u64> =
+            (0..lanes).flat_map(|l| (0..SAMPLE / lanes).map(move |i| chunk_candidate(100, l, i, lanes))).collect();
+        probes.sort();
+        assert_eq!(probes, (100..100 + SAMPLE as u64).collect::<Vec<_>>(), "{lanes} lanes");
     }
 }
 
@@ -423,7 +438,7 @@ fn model_sort(data: &mut Vec<E>, threads: u32, items: u32, wide: u32) {
     let blocks = tiles(n, tile);
     for p in (0..passes).map(|p| p + wide.trailing_zeros()) {
         // The samples the block sort or the previous pass wrote with `src`, at the
-        // stride of one tile (the GPU's is 32; any divisor of the tile works).
+        // stride of one tile (the GPU's is SAMPLE; any divisor of the tile works).
         let stride = tile as u64;
         let samples = model_samples(&src, stride);
         let parts: Vec<u64> = (0..blocks)
