@@ -596,8 +596,7 @@ unsafe fn chunk_co_rank<T: SortKey, const LANES: u32>(
     gpu::unroll::<MAX_PER_LANE>(|i| {
         let x = super::chunk_candidate(lo, lane, i as u32, LANES);
         if (i as u32) < super::SAMPLE / LANES && x < hi {
-            before[i] =
-                unsafe { (*a.add(x as usize)).ord_bits(desc) <= (*bb.add((k - 1 - x) as usize)).ord_bits(desc) };
+            before[i] = unsafe { a_before_partner(a, bb, k, x, desc) };
         }
     });
     let mut trues = 0;
@@ -716,12 +715,21 @@ unsafe fn global_co_ranks<T: SortKey>(
     }
 }
 
+/// The merge-path predicate of candidate `x` on diagonal `k`: is `A[x]` among the
+/// first `k` outputs, i.e. `A[x] <= B[k - 1 - x]` (ties go to `A`)? True for a prefix of
+/// the candidates; the co-rank is the first false one.
+#[inline(always)]
+unsafe fn a_before_partner<T: SortKey>(a: *const T, bb: *const T, k: u64, x: u64, desc: bool) -> bool {
+    unsafe { (*a.add(x as usize)).ord_bits(desc) <= (*bb.add((k - 1 - x) as usize)).ord_bits(desc) }
+}
+
 /// Co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at `bb`), known to
-/// lie in `[lo, hi]`, found by the whole warp (the result is the same in every lane):
-/// each round its 32 lanes probe 32 evenly spaced candidates at once
-/// ([`co_rank_probe`]) and a ballot narrows the range about 33-fold (5 rounds for 2^23
-/// candidates where a binary search takes 23 dependent global loads; one round after
-/// the coarse search of [`pass_co_rank`]).
+/// lie in `[lo, hi]`, found by a group of `LANES` lanes of a warp (the result is the same
+/// in each): each round they probe `LANES` evenly spaced candidates at once
+/// ([`co_rank_probe`]) and a ballot narrows the range about `LANES + 1`-fold (5 rounds of
+/// a warp for 2^23 candidates, where a binary search takes 23 dependent global loads).
+/// For ranges without samples (the partition of two given runs); after a coarse search
+/// over samples, [`chunk_co_rank`] finishes in one round.
 #[inline(always)]
 unsafe fn co_rank_search<T: SortKey, const LANES: u32>(
     a: *const T,
@@ -733,8 +741,7 @@ unsafe fn co_rank_search<T: SortKey, const LANES: u32>(
 ) -> u64 {
     let lane = gpu::lane_id() % LANES;
     many_way_search(lo, hi, LANES, |l, h| {
-        let p = co_rank_probe(l, h, lane, LANES);
-        let before = unsafe { (*a.add(p as usize)).ord_bits(desc) <= (*bb.add((k - 1 - p) as usize)).ord_bits(desc) };
+        let before = unsafe { a_before_partner(a, bb, k, co_rank_probe(l, h, lane, LANES), desc) };
         gpu::ballot_group::<LANES>(before).count_ones()
     })
 }

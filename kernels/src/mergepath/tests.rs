@@ -379,15 +379,12 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
         (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
         assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
     }
+    // The kernels' `a_before_partner`.
+    let before = |x: u64| src[(a + x) as usize].0 <= src[(bb + k - 1 - x) as usize].0;
     if hi - lo > stride {
         // Only where the coarse search did not run (an empty `B`: `lo == hi`).
         return many_way_search(lo, hi, ways, |l, h| {
-            (0..ways)
-                .filter(|&lane| {
-                    let p = co_rank_probe(l, h, lane, ways);
-                    src[(a + p) as usize].0 <= src[(bb + k - 1 - p) as usize].0
-                })
-                .count() as u32
+            (0..ways).filter(|&lane| before(co_rank_probe(l, h, lane, ways))).count() as u32
         });
     }
     // The chunk's round: every candidate at once, the trues counted (the kernels' stride
@@ -396,7 +393,7 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
     for lane in 0..ways {
         for i in 0..(stride as u32).div_ceil(ways) {
             let x = chunk_candidate(lo, lane, i, ways);
-            if x < hi && src[(a + x) as usize].0 <= src[(bb + k - 1 - x) as usize].0 {
+            if x < hi && before(x) {
                 trues += 1;
             }
         }
