@@ -362,26 +362,49 @@ impl Gpu {
         self.dependent_launches && PDL_KERNELS.binary_search(&name).is_ok()
     }
 
-    /// Launches `func` as a programmatic dependent (`cuLaunchKernelEx` with
-    /// programmatic stream serialization); `args` point at the kernel's arguments.
+    /// Whether the loaded module can run the cluster kernels
+    /// ([`kernels::mergepath::CLUSTER_KERNELS`]): only the sm_90 cubin has their cluster
+    /// instructions (elsewhere they are comments, see `kernels::gpu::cluster_sync`).
+    pub fn runs_clusters(&self) -> bool {
+        matches!(self.source, ModuleSource::Cubin(major, _) if major >= 9)
+    }
+
+    /// Launches `func` with `cuLaunchKernelEx`: as a programmatic dependent
+    /// (`dependent`: programmatic stream serialization) and in clusters of `cluster`
+    /// blocks along x (`cluster > 1`); `args` point at the kernel's arguments.
     ///
     /// # Safety
-    /// As for any kernel launch: `args` must match the kernel's parameters, and the
-    /// kernel must start with `kernels::gpu::grid_dependency_wait`
-    /// ([`Gpu::launches_as_dependent`] says so).
-    pub unsafe fn launch_dependent(
+    /// As for any kernel launch: `args` must match the kernel's parameters; with
+    /// `dependent` the kernel must start with `kernels::gpu::grid_dependency_wait`
+    /// ([`Gpu::launches_as_dependent`] says so); with `cluster > 1` the grid must be a
+    /// multiple of it and the kernel one of [`kernels::mergepath::CLUSTER_KERNELS`]
+    /// ([`Gpu::runs_clusters`]).
+    pub unsafe fn launch_ex(
         &self,
         func: &CudaFunction,
         cfg: cudarc::driver::LaunchConfig,
         args: &mut [*mut std::ffi::c_void],
+        dependent: bool,
+        cluster: u32,
     ) -> std::result::Result<(), DriverError> {
         use cudarc::driver::sys;
         self.ctx.bind_to_thread()?;
         // SAFETY: a zeroed attribute is valid (plain C data); the fields set below are
-        // the ones this attribute id reads.
-        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attr.value.programmaticStreamSerializationAllowed = 1;
+        // the ones each attribute id reads.
+        let mut attrs: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+        let mut count = 0;
+        if dependent {
+            attrs[count].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[count].value.programmaticStreamSerializationAllowed = 1;
+            count += 1;
+        }
+        if cluster > 1 {
+            attrs[count].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[count].value.clusterDim.x = cluster;
+            attrs[count].value.clusterDim.y = 1;
+            attrs[count].value.clusterDim.z = 1;
+            count += 1;
+        }
         let config = sys::CUlaunchConfig {
             gridDimX: cfg.grid_dim.0,
             gridDimY: cfg.grid_dim.1,
@@ -391,8 +414,8 @@ impl Gpu {
             blockDimZ: cfg.block_dim.2,
             sharedMemBytes: cfg.shared_mem_bytes,
             hStream: self.stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: count as u32,
         };
         // SAFETY: the caller's contract; `config` and `attr` outlive the call.
         unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()
@@ -610,6 +633,13 @@ fn dependent_launches(source: &ModuleSource) -> bool {
         && !std::env::var_os("SORT_PDL").is_some_and(|v| v == "0")
 }
 
+/// Blocks per cluster of kernel `name`: from [`kernels::mergepath::CLUSTER_KERNELS`],
+/// 1 (no cluster) for every other kernel.
+#[doc(hidden)]
+pub fn cluster_ctas(name: &str) -> u32 {
+    kernels::mergepath::CLUSTER_KERNELS.iter().find(|k| k.0 == name).map_or(1, |k| k.1)
+}
+
 /// A kernel argument as `cuLaunchKernel` takes it: the address of the value.
 #[doc(hidden)]
 #[inline(always)]
@@ -654,10 +684,12 @@ macro_rules! launch {
         let gpu: &$crate::device::Gpu = $gpu;
         let name: &str = &$name;
         let func = gpu.function(name)?;
-        let launched = if gpu.launches_as_dependent(name) {
+        let (dependent, cluster) = (gpu.launches_as_dependent(name), $crate::device::cluster_ctas(name));
+        let launched = if dependent || cluster > 1 {
             let mut args = [$( $crate::device::kernel_arg($arg) ),*];
-            // SAFETY: the arguments are the kernel's, as in the plain launch below.
-            unsafe { gpu.launch_dependent(&func, $cfg, &mut args) }
+            // SAFETY: the arguments are the kernel's, as in the plain launch below; the
+            // callers of cluster kernels size their grids in whole clusters.
+            unsafe { gpu.launch_ex(&func, $cfg, &mut args, dependent, cluster) }
         } else {
             let mut builder = gpu.stream().launch_builder(&func);
             $( builder.arg($arg); )*

@@ -469,3 +469,72 @@ pub fn grid_dependency_wait() {
     // the previous grid's output is hoisted above the wait.
     unsafe { core::arch::asm!("// sort-pdl: griddepcontrol.wait;", options(nostack)) }
 }
+
+/// The shared-memory address `addr` (this block's window, as [`smem_base`] gives) in
+/// block `rank` of this block's cluster: distributed shared memory (Hopper,
+/// `mapa.shared::cluster`). Cluster instructions need sm_90, so like
+/// [`grid_dependency_wait`] they are written as comments tagged [`crate::PDL_MARK`],
+/// which the sm_90 build uncomments; kernels that use them run only from the sm_90
+/// cubin (the host launches them only there).
+#[inline(always)]
+unsafe fn cluster_addr(addr: u32, rank: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!(
+            "// sort-pdl: mapa.shared::cluster.u32 {r}, {a}, {k};",
+            r = out(reg32) r, a = in(reg32) addr, k = in(reg32) rank,
+            options(nomem, nostack, pure)
+        )
+    };
+    r
+}
+
+/// Reads the u32 at shared address `addr` of block `rank` of the cluster (see
+/// [`cluster_addr`]).
+#[inline(always)]
+pub unsafe fn lds_cluster_u32(addr: u32, rank: u32) -> u32 {
+    let v: u32;
+    unsafe {
+        let r = cluster_addr(addr, rank);
+        core::arch::asm!("// sort-pdl: ld.shared::cluster.u32 {v}, [{r}];", v = out(reg32) v, r = in(reg32) r, options(readonly, nostack))
+    };
+    v
+}
+
+/// Reads the u64 at shared address `addr` of block `rank` of the cluster (see
+/// [`cluster_addr`]).
+#[inline(always)]
+pub unsafe fn lds_cluster_u64(addr: u32, rank: u32) -> u64 {
+    let v: u64;
+    unsafe {
+        let r = cluster_addr(addr, rank);
+        core::arch::asm!("// sort-pdl: ld.shared::cluster.u64 {v}, [{r}];", v = out(reg64) v, r = in(reg32) r, options(readonly, nostack))
+    };
+    v
+}
+
+/// A barrier of every thread of every block of the cluster; the shared-memory writes
+/// before it are visible to the whole cluster's reads after it (`barrier.cluster`,
+/// release on arrival, acquire on the wait). Tagged as [`cluster_addr`] is.
+#[inline(always)]
+pub fn cluster_sync() {
+    // Not `nomem`: a compiler barrier for memory accesses, as `sync_threads` is.
+    unsafe {
+        core::arch::asm!(
+            "// sort-pdl: barrier.cluster.arrive.aligned;",
+            "// sort-pdl: barrier.cluster.wait.aligned;",
+            options(nostack)
+        )
+    }
+}
+
+/// `x`, as a value the compiler cannot see through: expressions of it are computed
+/// where they are written, not hoisted out of a loop (where, one per unrolled step,
+/// they would hold registers across the whole loop) or shared between the loop's
+/// copies.
+#[inline(always)]
+pub fn opaque_u32(x: u32) -> u32 {
+    let r: u32;
+    unsafe { core::arch::asm!("mov.u32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack)) };
+    r
+}

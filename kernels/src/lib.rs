@@ -39,10 +39,12 @@ mod entry;
 
 pub use key::{Entity, SortKey};
 
-/// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` writes into
-/// the (sm_70) PTX as comments: `<PDL_MARK><instruction>`. The sm_90 build removes the
-/// tag (`xtask::ptx::for_sm90`), and the host launches an entry as a programmatic
-/// dependent only if its PTX has the tagged wait.
+/// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
+/// cluster intrinsics (`gpu::cluster_sync`, `gpu::lds_cluster_u32`) write into the
+/// (sm_70) PTX as comments: `<PDL_MARK><instruction>`. The sm_90 build removes the tag
+/// (`xtask::ptx::for_sm90`); the host launches an entry as a programmatic dependent
+/// only if its PTX has the tagged wait, and the cluster kernels only from the sm_90
+/// cubin.
 pub const PDL_MARK: &str = "// sort-pdl: ";
 
 /// `(kernel, threads per block, blocks per SM)`: CUDA's `__launch_bounds__` for the

@@ -3,17 +3,18 @@
 //!
 //! Launches per sort of `n` elements in tiles of `T = kernels::mergepath::tile`:
 //! one block sort (every tile, or every run of `w` tiles for inputs of a wave of wide
-//! blocks or more, `kernels::mergepath::sort_width`, sorted in shared memory), then
+//! blocks or more, `kernels::mergepath::sort_width`, sorted in shared memory; for
+//! 4-byte keys alone on Hopper, runs of 8 tiles sorted by clusters of two blocks), then
 //! for each of the `ceil(log2(n / (w T)))` global passes a merge (every block writes
 //! exactly `T` outputs), preceded by a partition (one co-rank per block) unless the
 //! merge runs in about one wave, when its blocks find their co-ranks themselves
 //! (`kernels::mergepath::co_ranks_in_merge`). Passes ping-pong between the caller's
 //! buffer and one scratch buffer; the block sort writes to whichever buffer makes the
 //! last pass end in the caller's (no copy-back). Every block sort and merge also
-//! writes the first and last element of each 32-element chunk
-//! (`kernels::mergepath::SAMPLE`), where the next pass's co-rank searches look first.
-//! Device memory besides the input: `n` elements, twice `n / 16` sample elements and
-//! one `u64` per tile.
+//! writes the first and last element of each chunk of 128 elements (4-byte keys) or
+//! 64 (`kernels::mergepath::sample_stride`), where the next pass's co-rank searches
+//! look first. Device memory besides the input: `n` elements, twice `n / 64` or
+//! `n / 32` sample elements and one `u64` per tile.
 use kernels::mergepath as mp;
 
 use super::launch::{blocks, kernel_name, one_thread_per_item};
@@ -48,7 +49,7 @@ pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
 /// other value buffer (at least one word) and one `u64` co-rank per tile.
 fn scratch_words(n: u64, kb: u32, vb: u32) -> [usize; 5] {
     let words = |elems: u64, bytes: u32| (elems * bytes as u64).div_ceil(4) as usize;
-    let samples = words(mp::sample_slots(n), kb);
+    let samples = words(mp::sample_slots(n, kb), kb);
     [words(n, kb), samples, samples, words(n, vb).max(1), 2 * mp::tiles(n, mp::tile_for(kb, vb)) as usize]
 }
 
@@ -98,15 +99,23 @@ fn sort_any<T: Element, V: Element>(
     };
     // The block sort: `mp::sort_width` merge tiles per block for inputs of a wave of
     // wide blocks or more, where the device's shared memory allows.
-    let fits = |w: u32| mp::tiles_smem_bytes(w, bytes, vb) <= gpu.info().shared_mem_per_block_optin;
+    // Widths of clusters (`mp::cluster_ctas`) need the sm_90 cubin; each block of
+    // one holds `w / cluster` tiles.
+    let fits = |w: u32| {
+        let cluster = mp::cluster_ctas(w);
+        (cluster == 1 || gpu.runs_clusters())
+            && mp::tiles_smem_bytes(w / cluster, bytes, vb) <= gpu.info().shared_mem_per_block_optin
+    };
     let wide = if T::BIT_ORDER.is_some() {
-        // `SORT_MERGEPATH_WIDTH` (2, for 4-byte keys alone) caps the width, to measure.
+        // `SORT_MERGEPATH_WIDTH` (4 or 2, for 4-byte keys alone) caps the width, to
+        // measure.
         let widest = mp::sort_width(bytes, vb).min(crate::tuning::knob("SORT_MERGEPATH_WIDTH").unwrap_or(u32::MAX));
         sort_width(n, tile, (bytes, vb), widest, gpu.info().multiprocessors, fits)
     } else {
         1
     };
-    let (sort_threads, sort_smem) = (mp::BLOCK * wide, mp::tiles_smem_bytes(wide, bytes, vb));
+    let cluster = mp::cluster_ctas(wide);
+    let (sort_threads, sort_smem) = (mp::BLOCK * wide / cluster, mp::tiles_smem_bytes(wide / cluster, bytes, vb));
     let x = if wide == 1 { String::new() } else { format!("x{wide}_") };
     let block_sort = match values {
         None => format!("mergepath_block_sort_{x}{}", T::NAME),
@@ -123,7 +132,7 @@ fn sort_any<T: Element, V: Element>(
 
     let data = buf.ptr();
     let vdata = values.as_ref().map_or(0, |v| v.ptr());
-    let sort_cfg = blocks(mp::tiles(n, tile * wide), sort_threads, sort_smem)?;
+    let sort_cfg = blocks(mp::tiles(n, tile * wide) * cluster as u64, sort_threads, sort_smem)?;
     if passes == 0 {
         return match values {
             None => launch!(gpu, block_sort, sort_cfg, &data, &data, &0u64, &n, &desc),
@@ -202,7 +211,9 @@ fn sort_width(n: u64, tile: u32, (kb, vb): (u32, u32), widest: u32, sms: u32, fi
     let mut w = if on { widest } else { 1 };
     while w > 1 {
         let quarters = mp::sort_width_min_quarter_waves(kb, vb, w) * per_sm * sms as u64;
-        if fits(w) && 4 * mp::tiles(n, tile * w) >= quarters {
+        // Blocks of the width's kernel (one run of `w` tiles per cluster of them).
+        let blocks = mp::tiles(n, tile * w) * mp::cluster_ctas(w) as u64;
+        if fits(w) && 4 * blocks >= quarters {
             break;
         }
         w = mp::narrower_sort_width(kb, vb, w);
@@ -380,18 +391,22 @@ mod tests {
                         _ => format!("mergepath_block_sort_kv_x{w}_{key}_v{}", 8 * vb),
                     };
                     assert!(entries.contains(&name), "{name} is not an entry of the PTX");
+                    // Widths above 4 are clusters of blocks of 4 tiles.
+                    let cluster = mp::cluster_ctas(w);
+                    assert_eq!(crate::device::cluster_ctas(&name), cluster, "{name}: cluster");
                     let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
-                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w), "{name}: launch bounds");
-                    assert!(mp::tiles_smem_bytes(w, kb, vb) <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
+                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w / cluster), "{name}: launch bounds");
+                    let smem = mp::tiles_smem_bytes(w / cluster, kb, vb);
+                    assert!(smem <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
                     let next = mp::narrower_sort_width(kb, vb, w);
                     assert!(next < w, "{key} v{vb}: width {w} narrows to {next}");
                     w = next;
                 }
             }
         }
-        // 4-byte keys alone (widths 4 and 2), 8-byte keys alone, u32-class keys + u32,
-        // 8-byte keys + both.
-        assert_eq!(wide, 6 + 3 + 3 + 6, "the wide kernels the measurements chose");
+        // 4-byte keys alone (widths 16, 4 and 2), 8-byte keys alone, u32-class keys +
+        // u32, 8-byte keys + both.
+        assert_eq!(wide, 9 + 3 + 3 + 6, "the wide kernels the measurements chose");
         assert_eq!(mp::sort_width(4, 8), 1, "a 4-byte-key tile with 8-byte values does not fit at width 4");
         assert_eq!(mp::sort_width(20, 0), 1, "records keep the 256-thread block sort");
     }

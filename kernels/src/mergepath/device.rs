@@ -307,10 +307,15 @@ unsafe fn store_blocked<W: Copy, const N: usize, const FULL: bool>(
     });
 }
 
+/// The sample stride of elements of type `T` ([`super::sample_stride`] of its size).
+const fn sample_stride<T>() -> u32 {
+    super::sample_stride(size_of::<T>() as u32)
+}
+
 /// Copies `count` elements of the tile to `dst` (element `start` of the sequence),
 /// `TB` (the block's threads) consecutive ones per step (coalesced), turning them back into `T`
 /// ([`Item::dec`]). Unless `samples` is null, also writes the first and the last
-/// element of every whole chunk of [`super::SAMPLE`] there (`start` is a multiple of
+/// element of every whole chunk of [`sample_stride`] there (`start` is a multiple of
 /// the chunk): one sample per thread, coalesced.
 #[inline(always)]
 unsafe fn store_striped<T: Item, const N: usize, const FULL: bool, const TB: u32>(
@@ -333,7 +338,7 @@ unsafe fn store_striped<T: Item, const N: usize, const FULL: bool, const TB: u32
         if samples.is_null() {
             return;
         }
-        let s = super::SAMPLE;
+        let s = sample_stride::<T>();
         let first_slot = 2 * (start / s as u64);
         // Slot 2c is chunk c's first element, 2c + 1 its last (when it exists).
         let mut slot = t;
@@ -413,6 +418,176 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
     count: u32,
     descending: u32,
 ) {
+    let m = T::masks(descending != 0);
+    unsafe {
+        let (v, vals) = sort_tile::<T, P, N, FULL, TB>(src, vsrc, start, count, descending);
+        store_tile::<T, P, N, FULL, TB>(&v, &vals, dst, vdst, samples, start, count, m);
+    }
+}
+
+/// Cluster block sort (keys alone): the `CL` blocks of a cluster (`TB` threads each)
+/// sort one run of `CL` tiles of `TB * N` elements. Each block sorts its tile as
+/// [`block_sort`] does; then `log2(CL)` cluster rounds merge pairs of runs of
+/// `2^(l - 1)` tiles held in the blocks' shared memory ([`cluster_round`]), and every
+/// block stores its tile of the cluster's run. Blocks past the data's end (the last
+/// cluster may be partial) take part in the cluster barriers alone.
+#[inline(always)]
+unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32, const CL: u32>(
+    src: *const T,
+    dst: *mut T,
+    samples: *mut T,
+    n: u64,
+    descending: u32,
+) {
+    let tile = TB * N as u32;
+    let b = gpu::block_idx() as u64;
+    let rank = (b % CL as u64) as u32;
+    let base = (b - rank as u64) * tile as u64;
+    // The cluster's elements (the host launches no cluster past the data) and this
+    // block's tile among them.
+    let cc = (n - base).min((CL * tile) as u64) as u32;
+    let count = cc.saturating_sub(rank * tile).min(tile);
+    let start = base + (rank * tile) as u64;
+    let m = T::masks(descending != 0);
+    unsafe {
+        let mut v = [T::sentinel(); N];
+        if count == tile {
+            v = sort_tile::<T, NoValues, N, true, TB>(src, NoValues, start, count, descending).0;
+        } else if count > 0 {
+            v = sort_tile::<T, NoValues, N, false, TB>(src, NoValues, start, count, descending).0;
+        }
+        // Unrolled (at most 3 rounds: clusters of up to 8 blocks), so that nothing is
+        // hoisted out of a loop over them to hold registers through it.
+        const { assert!(CL.is_power_of_two() && CL <= 8) };
+        let desc = descending != 0;
+        if CL >= 2 {
+            cluster_round::<T, N, TB>(&mut v, rank, 1, tile, cc, count, desc);
+        }
+        if CL >= 4 {
+            cluster_round::<T, N, TB>(&mut v, rank, 2, tile, cc, count, desc);
+        }
+        if CL >= 8 {
+            cluster_round::<T, N, TB>(&mut v, rank, 3, tile, cc, count, desc);
+        }
+        let nv = [0u32; N];
+        if count == tile {
+            store_tile::<T, NoValues, N, true, TB>(&v, &nv, dst, NoValues, samples, start, count, m);
+        } else if count > 0 {
+            store_tile::<T, NoValues, N, false, TB>(&v, &nv, dst, NoValues, samples, start, count, m);
+        }
+    }
+}
+
+/// Cluster round `level` of [`cluster_block_sort`]: the cluster's runs of
+/// `2^(level - 1)` tiles (`cc` elements in all, tile `r` in block `r`'s shared memory)
+/// are merged pairwise, each block producing its own tile of the result (`count`
+/// outputs, thread `t`'s `N` of them in `v` on entry and on return). The block stores
+/// its outputs, and after a cluster barrier finds the co-ranks of its first output
+/// and of the one after its last in its pair of runs (warps 0 and 1, reading the other
+/// blocks' shared memory), gathers exactly the elements its outputs need, `A` part then
+/// `B` part ([`super::cluster_gather`], coalesced reads of distributed shared
+/// memory, into registers), waits at a second cluster barrier until every block has
+/// gathered, and merges them in its own shared memory as a block-sort round does.
+#[inline(always)]
+unsafe fn cluster_round<T: Item, const N: usize, const TB: u32>(
+    v: &mut [T::W; N],
+    rank: u32,
+    level: u32,
+    tile: u32,
+    cc: u32,
+    count: u32,
+    desc: bool,
+) {
+    let t = gpu::thread_idx();
+    let first = t * N as u32;
+    let size = size_of::<T::W>() as u32;
+    let base = gpu::smem_base();
+    // Two words after the tile and its sentinel slot: this block's co-ranks.
+    let meta = base + (tile + 2) * size;
+    let remote = |e: u32| -> T::W {
+        let addr = base + (e % tile) * size;
+        unsafe {
+            match size {
+                4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, e / tile)),
+                _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, e / tile)),
+            }
+        }
+    };
+    unsafe {
+        if count > 0 {
+            gpu::sync_threads();
+            store_blocked::<_, N, false>(0, first, count, 0, v);
+        }
+        gpu::cluster_sync();
+        if count > 0 {
+            let w: Window<u32> = merge_window(rank, level - 1, tile, cc);
+            let warp = t / 32;
+            if warp < 2 {
+                let k = w.diag + warp * count;
+                let i = if k == w.a_len + w.b_len {
+                    w.a_len
+                } else {
+                    let key = |e: u32| T::key(remote(w.start + e), desc);
+                    let (lo, hi) = co_rank_range(k as u64, w.a_len as u64, w.b_len as u64);
+                    let lane = gpu::lane_id();
+                    many_way_search(lo, hi, 32, |l, h| {
+                        let x = co_rank_probe(l, h, lane, 32) as u32;
+                        gpu::ballot(key(x) <= key(w.a_len + k - 1 - x)).count_ones()
+                    }) as u32
+                };
+                if gpu::lane_id() == 0 {
+                    gpu::sts_u32(meta + 4 * warp, i);
+                }
+            }
+            gpu::sync_threads();
+            let (i0, i1) = (gpu::lds_u32(meta), gpu::lds_u32(meta + 4));
+            // Slots `k * TB + t` recomputed in each round (hoisted out of the rounds'
+            // loop, they held 33 registers through it and the kernel spilled 1 KB).
+            let t = gpu::opaque_u32(t);
+            // The outputs are in shared memory now: gather into their registers. Every
+            // thread loads all `N` (slots past `count` read the last one again), so the
+            // loads issue back to back: under a bound test each, each waited out its
+            // latency alone (a cluster round cost 1.3 ms at 2^28 instead of ~0.4).
+            gpu::unroll::<N>(|k| {
+                let e = (k as u32 * TB + t).min(count - 1);
+                v[k] = remote(super::cluster_gather(&w, i0, i1, e));
+            });
+            // The pair this block merges now: `A` part, then `B` part, then the
+            // sentinel.
+            gpu::cluster_sync();
+            let t = gpu::opaque_u32(t);
+            gpu::unroll::<N>(|k| {
+                let e = k as u32 * TB + t;
+                if e < count {
+                    sts(0, e, v[k]);
+                }
+            });
+            if t == 0 {
+                sts(0, count, T::sentinel());
+            }
+            gpu::sync_threads();
+            if first < count {
+                let mut pos = [0u32; N];
+                let (a, b) = (i1 - i0, count - (i1 - i0));
+                merge_from_tile::<T, N, false, false>(0, 0, a, b, first, desc, v, &mut pos);
+            }
+        } else {
+            gpu::cluster_sync();
+        }
+    }
+}
+
+/// Sorts the tile of `count` elements at `start` of `src` (values from `vsrc`) in the
+/// block: returns thread `t`'s outputs `t * N ..` of the sorted tile (and their values),
+/// in registers; shared memory holds a copy of the last round's input.
+#[inline(always)]
+unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, const TB: u32>(
+    src: *const T,
+    vsrc: P,
+    start: u64,
+    count: u32,
+    descending: u32,
+) -> ([T::W; N], [P::V; N]) {
     let desc = descending != 0;
     let m = T::masks(desc);
     let t = gpu::thread_idx();
@@ -519,13 +694,13 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
             }
             r += 1;
         }
-        store_tile::<T, P, N, FULL, TB>(&v, &vals, dst, vdst, samples, start, count, m);
+        (v, vals)
     }
 }
 
 /// Co-rank of the diagonal `k` of the pair `w` of a global pass (over `src`), found by
 /// a group of `LANES` lanes of a warp (the result is the same in each): first among the chunk
-/// boundaries in `samples` (written with `src`; see `super::SAMPLE`), then in one
+/// boundaries in `samples` (written with `src`; see [`super::sample_stride`]), then in one
 /// round over `src` itself ([`chunk_co_rank`]). With `GUIDED` (the partition
 /// kernels) the coarse search starts with a round around the likely answer
 /// ([`super::coarse_guess`]); the in-merge searches keep plain rounds, since the guided
@@ -541,7 +716,7 @@ unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
 ) -> u64 {
     let lanes = LANES;
     let lane = gpu::lane_id() % LANES;
-    let stride = super::SAMPLE as u64;
+    let stride = sample_stride::<T>() as u64;
     let (a, bb) = (w.start, w.start + w.a_len);
     let (mut lo, mut hi) = co_rank_range(k, w.a_len, w.b_len);
     if w.b_len > 0 {
@@ -565,19 +740,14 @@ unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
         });
         (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
-    unsafe {
-        let (a, bb) = (src.add(a as usize), src.add(bb as usize));
-        if hi - lo <= stride {
-            chunk_co_rank::<T, LANES>(a, bb, k, lo, hi, desc)
-        } else {
-            co_rank_search::<T, LANES>(a, bb, k, lo, hi, desc)
-        }
-    }
+    // At most one chunk is left: with `B` non-empty the coarse search leaves one
+    // ([`super::refine_range`]), with `B` empty the range is `[k, k]`.
+    unsafe { chunk_co_rank::<T, LANES>(src.add(a as usize), src.add(bb as usize), k, lo, hi, desc) }
 }
 
 /// Co-rank of the diagonal `k` in the merge of `A` (at `a`) and `B` (at `bb`) among the
-/// at most [`super::SAMPLE`] candidates `[lo, hi)` a coarse search left (the answer in
-/// `[lo, hi]`), in one round: each lane of the group tests `SAMPLE / LANES` of them
+/// at most [`sample_stride`] candidates `[lo, hi)` a coarse search left (the answer in
+/// `[lo, hi]`), in one round: each lane of the group tests `stride / LANES` of them
 /// ([`super::chunk_candidate`]), all its loads issued before the ballots; the trues of
 /// the monotone predicate are the candidates before the answer.
 #[inline(always)]
@@ -589,19 +759,20 @@ unsafe fn chunk_co_rank<T: SortKey, const LANES: u32>(
     hi: u64,
     desc: bool,
 ) -> u64 {
-    const MAX_PER_LANE: usize = 8;
-    const { assert!(super::SAMPLE / LANES <= MAX_PER_LANE as u32, "a chunk's candidates per lane") };
+    const MAX_PER_LANE: usize = (super::MAX_SAMPLE / 8) as usize;
+    let per_lane = const { sample_stride::<T>() / LANES };
+    const { assert!(sample_stride::<T>() / LANES <= MAX_PER_LANE as u32, "a chunk's candidates per lane") };
     let lane = gpu::lane_id() % LANES;
     let mut before = [false; MAX_PER_LANE];
     gpu::unroll::<MAX_PER_LANE>(|i| {
         let x = super::chunk_candidate(lo, lane, i as u32, LANES);
-        if (i as u32) < super::SAMPLE / LANES && x < hi {
+        if (i as u32) < per_lane && x < hi {
             before[i] = unsafe { a_before_partner(a, bb, k, x, desc) };
         }
     });
     let mut trues = 0;
     gpu::unroll::<MAX_PER_LANE>(|i| {
-        if (i as u32) < super::SAMPLE / LANES {
+        if (i as u32) < per_lane {
             trues += gpu::ballot_group::<LANES>(before[i]).count_ones() as u64;
         }
     });
@@ -1061,6 +1232,28 @@ mergepath_wide_entries!(pairs f64, f64, u32, v32, 4);
 mergepath_wide_entries!(pairs u64, u64, u64, v64, 4);
 mergepath_wide_entries!(pairs i64, i64, u64, v64, 4);
 mergepath_wide_entries!(pairs f64, f64, u64, v64, 4);
+
+/// The cluster block sorts (`mergepath_block_sort_x<w>_*`, `w` above 4): clusters of
+/// `w / 4` blocks of `4 * BLOCK` threads ([`super::cluster_ctas`]), each cluster one
+/// run of `w` merge tiles ([`cluster_block_sort`]).
+macro_rules! mergepath_cluster_entries {
+    ($t:ty, $suffix:ident, $w:literal) => {
+        paste::paste! {
+            #[unsafe(no_mangle)]
+            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_x $w _ $suffix>](
+                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
+            ) {
+                gpu::grid_dependency_wait();
+                const N: usize = super::items(size_of::<$t>() as u32) as usize;
+                const CL: u32 = super::cluster_ctas($w);
+                unsafe { cluster_block_sort::<$t, N, { BLOCK * $w / CL }, CL>(src, dst, samples, n, descending) }
+            }
+        }
+    };
+}
+mergepath_cluster_entries!(u32, u32, 8);
+mergepath_cluster_entries!(i32, i32, 8);
+mergepath_cluster_entries!(f32, f32, 8);
 
 mergepath_kv_entries!(u32, u32);
 mergepath_kv_entries!(i32, i32);

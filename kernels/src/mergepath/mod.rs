@@ -13,7 +13,9 @@
 //!    co-rank ([`crate::search::co_rank`]) and merges them sequentially. The sorted
 //!    tile is written back coalesced.
 //!    For large inputs a wide block of `w * BLOCK` threads sorts `w` tiles as one run
-//!    instead ([`sort_width`]), and the global passes start at runs of `w` tiles.
+//!    instead ([`sort_width`]), and the global passes start at runs of `w` tiles. On
+//!    Hopper, 4-byte keys alone go further: a cluster of two such blocks merges its two
+//!    runs through distributed shared memory ([`cluster_ctas`], [`cluster_gather`]).
 //! 2. One global pass per run width `tile << p` while that is `< n`: every block needs
 //!    the co-ranks of the diagonals where its `tile` outputs start and end inside its
 //!    pair of runs (a warp-wide search, samples first; in the partition kernel its
@@ -92,31 +94,41 @@ pub const fn partition_threads(tiles: u64, lanes: u32) -> u64 {
     tiles * lanes as u64
 }
 
-/// Stride of the *samples*: every kernel that writes a sorted tile also writes the
-/// first and the last element of each chunk of `SAMPLE` (`samples[2c]`, `samples[2c +
-/// 1]` for chunk `c`), a 1/32 copy (L2-resident while the sort is). The next pass's
-/// partition finds each co-rank among the chunk boundaries there first
-/// ([`coarse_range`], [`refine_range`]), and only the final round of its search reads
-/// the sequence itself: every candidate of the chunk left at once
-/// ([`chunk_candidate`]). Tiles are multiples of `SAMPLE`, so a block's diagonal and
-/// its runs' starts are too; that puts every coarse probe `a[SAMPLE * c]` at a chunk's
-/// first element and its partner `b[k - 1 - SAMPLE * c]` at a chunk's last. 64 rather
-/// than 32 (seventeenth session): half the sample bytes every pass writes (3% of a
-/// pass's traffic at 32), and with the chunk searched in one round the longer chunk
-/// costs no round.
-pub const SAMPLE: u32 = 64;
+/// Stride of the *samples* of keys (or records) of `key_bytes` bytes: every kernel
+/// that writes a sorted tile also writes the first and the last element of each chunk
+/// of this many (`samples[2c]`, `samples[2c + 1]` for chunk `c`), a 2/stride copy
+/// (L2-resident while the sort is). The next pass's partition finds each co-rank among
+/// the chunk boundaries there first ([`coarse_range`], [`refine_range`]), and only the
+/// final round of its search reads the sequence itself: every candidate of the chunk
+/// left at once ([`chunk_candidate`]). Tiles are multiples of the stride
+/// ([`MAX_SAMPLE`]), so a block's diagonal and its runs' starts are too; that puts every
+/// coarse probe `a[stride * c]` at a chunk's first element and its partner
+/// `b[k - 1 - stride * c]` at a chunk's last.
+///
+/// 128 for 4-byte keys, 64 for wider ones. Measured on an H100 (docs/PERFLOG.md,
+/// seventeenth session, runs 7-8): 64 against 32 halved the sample bytes a pass writes
+/// (3% of its traffic at 32) and with the chunk searched in one round cost no round
+/// (u32 +1.3-3.2%, u64 +0.4-2.3%); 128 against 64 gained u32 0.9-3% more (its kernels
+/// stop spilling) but cost u64 0.7-1.6% (16 candidates a lane for 8-byte keys in the
+/// chunk round), and u32 + u32 pairs measured alike (-0.2%).
+pub const fn sample_stride(key_bytes: u32) -> u32 {
+    if key_bytes <= 4 { 128 } else { 64 }
+}
 
-/// Candidate `i` (of `SAMPLE / lanes`) of lane `lane` in the final round of a sampled
-/// co-rank search over `[lo, lo + SAMPLE)`: the lanes of a group of `lanes` together
+/// The largest [`sample_stride`]: tiles are whole chunks of it.
+pub const MAX_SAMPLE: u32 = 128;
+
+/// Candidate `i` (of `stride / lanes`) of lane `lane` in the final round of a sampled
+/// co-rank search over `[lo, lo + stride)`: the lanes of a group of `lanes` together
 /// test every candidate of the chunk, so the answer is `lo` plus the number of trues.
 #[inline(always)]
 pub const fn chunk_candidate(lo: u64, lane: u32, i: u32, lanes: u32) -> u64 {
     lo + lane as u64 + (lanes * i) as u64
 }
 
-/// Sample slots of a sequence of `n` elements.
-pub const fn sample_slots(n: u64) -> u64 {
-    2 * n.div_ceil(SAMPLE as u64)
+/// Sample slots of a sequence of `n` keys of `key_bytes` bytes ([`sample_stride`]).
+pub const fn sample_slots(n: u64, key_bytes: u32) -> u64 {
+    2 * n.div_ceil(sample_stride(key_bytes) as u64)
 }
 
 /// Chunk-boundary candidates of the co-rank range `[lo, hi]`: the multiples
@@ -217,7 +229,7 @@ pub const fn tile(bytes: u32) -> u32 {
 pub const fn tile_for(key_bytes: u32, value_bytes: u32) -> u32 {
     BLOCK * items_for(key_bytes, value_bytes)
 }
-const _: () = assert!(BLOCK.is_multiple_of(SAMPLE), "tiles are whole chunks of samples");
+const _: () = assert!(BLOCK.is_multiple_of(MAX_SAMPLE), "tiles are whole chunks of samples");
 
 /// Shared-memory slots of one tile: its elements, one sentinel slot per pair of runs
 /// being merged (at most `BLOCK / 2` pairs, in the block sort's first round), and
@@ -284,14 +296,23 @@ pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
 /// ([`warp_local_round`]) width 4 measured u32 24.53 / 22.78 / 20.64 Gkeys/s at 2^24 /
 /// 2^26 / 2^28 against 24.05 / 22.32 / 20.13 at width 2 (seventeenth session, H100); they
 /// fall back to 2 ([`narrower_sort_width`]) below 1.75 waves of width-4 blocks.
+/// Since the eighteenth session 4-byte keys alone take 8: clusters of two width-4
+/// blocks ([`cluster_ctas`]), runs of 67,584 keys, a pass fewer again (12 at 2^28).
+/// Measured on an H100 (docs/PERFLOG.md, eighteenth session, run 3, against width 4
+/// in the same call, u32 2^23 .. 2^28): +0.1-0.9% (2^28 21.38 / 21.37 against 21.23 /
+/// 21.22 Gkeys/s): the cluster round costs ~0.8 ms of block sort at 2^28 for the
+/// ~0.75 ms pass and partition it saves. Width 16 (clusters of four) lost 4-13%: an
+/// H100 runs only 30 such clusters at once (120 of its 132 SMs), and the second
+/// cluster round cost twice the first.
 /// Every width above 1 has its kernels, `mergepath_block_sort_x<w>_<key>` and
 /// `mergepath_block_sort_kv_x<w>_<key>_v<bits>`.
 pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
     let w = match (key_bytes, value_bytes) {
+        (0..=4, 0) => 8,
         (0..=8, _) => 4,
         _ => 1,
     };
-    if w > 1 && tiles_smem_bytes(w, key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
+    if w > 1 && tiles_smem_bytes(w / cluster_ctas(w), key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
 }
 
 /// The next width with kernels below `w` (a width of [`sort_width`] or of this), for
@@ -299,6 +320,7 @@ pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
 /// alone, else 1.
 pub const fn narrower_sort_width(key_bytes: u32, value_bytes: u32, w: u32) -> u32 {
     match (key_bytes, value_bytes, w) {
+        (0..=4, 0, 8) => 4,
         (0..=4, 0, 4) => 2,
         _ => 1,
     }
@@ -312,7 +334,7 @@ pub const fn narrower_sort_width(key_bytes: u32, value_bytes: u32, w: u32) -> u3
 /// 24.67, 2^23 (1.88) 28.41 / 29.04, 2^24 27.73 / 28.11; f32 alike.
 pub const fn sort_width_min_quarter_waves(key_bytes: u32, value_bytes: u32, w: u32) -> u64 {
     match (key_bytes, value_bytes, w) {
-        (0..=4, 0, 4) => 7,
+        (0..=4, 0, 4 | 8) => 7,
         _ => 4,
     }
 }
@@ -326,6 +348,34 @@ pub const fn tiles_smem_bytes(w: u32, key_bytes: u32, value_bytes: u32) -> u32 {
     } else {
         kv_smem_bytes_in(BLOCK * w, key_bytes, value_bytes)
     }
+}
+
+/// Blocks per cluster of the block sort of width `w` ([`sort_width`]): widths above 4
+/// are clusters of `w / 4` blocks of `4 * BLOCK` threads (one per SM) that merge their
+/// sorted tiles through distributed shared memory (Hopper; `cluster_block_sort` in
+/// `device.rs`), so that the global passes start at runs of `w` tiles.
+pub const fn cluster_ctas(w: u32) -> u32 {
+    if w > 4 { w / 4 } else { 1 }
+}
+
+/// The cluster kernels and their blocks per cluster: the host launches them with that
+/// cluster shape, and only from the sm_90 cubin (their cluster instructions are
+/// comments elsewhere, see `gpu::cluster_sync`).
+pub const CLUSTER_KERNELS: &[(&str, u32)] = &[
+    ("mergepath_block_sort_x8_f32", cluster_ctas(8)),
+    ("mergepath_block_sort_x8_i32", cluster_ctas(8)),
+    ("mergepath_block_sort_x8_u32", cluster_ctas(8)),
+];
+
+/// The cluster element (counted from the cluster's first) that a block gathers into
+/// its slot `e` in a cluster round (`cluster_round` in `device.rs`): its outputs of the
+/// pair `w` ([`merge_window`] of the block over tiles) come from `A[i0..i1)` and
+/// `B[j0..j1)` (`i0`, `i1` the co-ranks of its first output and of the one after its
+/// last, `j = diagonal - i`), which it gathers in that order, `A` part first.
+#[inline(always)]
+pub const fn cluster_gather(w: &Window<u32>, i0: u32, i1: u32, e: u32) -> u32 {
+    let a = i1 - i0;
+    if e < a { w.start + i0 + e } else { w.start + w.a_len + (w.diag - i0) + (e - a) }
 }
 
 /// Whether the blocks of a global-pass merge over `tiles` tiles find their co-ranks
@@ -633,6 +683,9 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("mergepath_block_sort_x4_u64", 4 * BLOCK, 1),
     ("mergepath_block_sort_x4_i64", 4 * BLOCK, 1),
     ("mergepath_block_sort_x4_f64", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x8_u32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x8_i32", 4 * BLOCK, 1),
+    ("mergepath_block_sort_x8_f32", 4 * BLOCK, 1),
     ("mergepath_block_sort_kv_x4_u32_v32", 4 * BLOCK, 1),
     ("mergepath_block_sort_kv_x4_i32_v32", 4 * BLOCK, 1),
     ("mergepath_block_sort_kv_x4_f32_v32", 4 * BLOCK, 1),

@@ -16,17 +16,19 @@ fn passes_and_tiles() {
     assert_eq!(tile(8), 4864);
     assert_eq!((kv_items(4), kv_items(8)), (19, 13));
     assert_eq!((tile_for(4, 0), tile_for(4, 4), tile_for(8, 8)), (8448, 4864, 3328));
-    // A block-sort run of the widest sort is past 2^15 keys, so 2^24 and 2^28 keys take
-    // 9 and 13 global passes (10 and 14 at width 2).
-    assert!(tile(4) * sort_width(4, 0) >= 1 << 15);
-    assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 9);
-    assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 13);
+    // A block-sort run of the widest sort (a cluster's) is past 2^16 keys, so 2^24 and
+    // 2^28 keys take 8 and 12 global passes (9 and 13 at width 4, 14 at width 2).
+    assert!(tile(4) * sort_width(4, 0) >= 1 << 16);
+    assert_eq!(global_passes(1 << 24, tile(4) * sort_width(4, 0)), 8);
+    assert_eq!(global_passes(1 << 28, tile(4) * sort_width(4, 0)), 12);
+    assert_eq!(global_passes(1 << 24, tile(4) * 4), 9);
+    assert_eq!(global_passes(1 << 28, tile(4) * 4), 13);
     assert_eq!(global_passes(1 << 28, tile(4) * narrower_sort_width(4, 0, 4)), 14);
     // 8-byte keys: 19 per thread, four tiles a wide block sort, the same pass counts.
     assert_eq!(global_passes(1 << 24, tile(8) * sort_width(8, 0)), 10);
     assert_eq!(global_passes(1 << 28, tile(8) * sort_width(8, 0)), 14);
     for b in [4, 8, 20] {
-        assert!(tile(b).is_multiple_of(SAMPLE) && tile_for(b, 4).is_multiple_of(SAMPLE));
+        assert!(tile(b).is_multiple_of(MAX_SAMPLE) && tile_for(b, 4).is_multiple_of(MAX_SAMPLE));
     }
     for b in [4, 8, 20] {
         assert!(smem_bytes(b) <= 48 * 1024, "{b}-byte tile fits the default shared memory");
@@ -111,8 +113,12 @@ fn width_and_partition_lanes_by_size() {
     assert_eq!(partition_lanes(64 * 132 + 1, 132), 8);
     assert_eq!(partition_lanes(tiles(1 << 28, tile(4)), 132), 8);
     assert_eq!(partition_lanes(tiles(1 << 24, tile(4)), 132), 32);
-    // Width 4 of 4-byte keys alone from 1.75 waves, falling back to 2, then 1.
-    assert_eq!((sort_width(4, 0), narrower_sort_width(4, 0, 4), narrower_sort_width(4, 0, 2)), (4, 2, 1));
+    // Width 8 of 4-byte keys alone (clusters of 2 blocks) and width 4 from 1.75 waves of
+    // their blocks, falling back to 4, then 2, then 1.
+    assert_eq!((sort_width(4, 0), narrower_sort_width(4, 0, 8)), (8, 4));
+    assert_eq!((narrower_sort_width(4, 0, 4), narrower_sort_width(4, 0, 2)), (2, 1));
+    assert_eq!((sort_width_min_quarter_waves(4, 0, 8), sort_width_min_quarter_waves(4, 0, 4)), (7, 7));
+    assert_eq!((cluster_ctas(16), cluster_ctas(8), cluster_ctas(4), cluster_ctas(1)), (4, 2, 1, 1));
     assert_eq!((sort_width_min_quarter_waves(4, 0, 4), sort_width_min_quarter_waves(4, 0, 2)), (7, 4));
     assert_eq!((sort_width(8, 0), narrower_sort_width(8, 0, 4), sort_width_min_quarter_waves(8, 0, 4)), (4, 1, 4));
     assert_eq!(narrower_sort_width(4, 4, 4), 1, "pairs have no width-2 kernels");
@@ -377,18 +383,14 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
             (0..ways).filter(|&lane| before(co_rank_probe(l, h, lane, ways))).count() as u32
         });
         (lo, hi) = refine_range(lo, hi, stride, c0, c1, cf);
-        assert!(hi - lo <= stride, "the coarse search leaves at most one chunk");
     }
+    // What the kernels rely on to finish in one round: the coarse search leaves at
+    // most one chunk, and an empty `B` leaves `[k, k]`.
+    assert!(hi - lo <= stride, "at most one chunk left: [{lo}, {hi}]");
     // The kernels' `a_before_partner`.
     let before = |x: u64| src[(a + x) as usize].0 <= src[(bb + k - 1 - x) as usize].0;
-    if hi - lo > stride {
-        // Only where the coarse search did not run (an empty `B`: `lo == hi`).
-        return many_way_search(lo, hi, ways, |l, h| {
-            (0..ways).filter(|&lane| before(co_rank_probe(l, h, lane, ways))).count() as u32
-        });
-    }
     // The chunk's round: every candidate at once, the trues counted (the kernels' stride
-    // is SAMPLE, `SAMPLE / ways` candidates a lane).
+    // is `sample_stride`, `stride / ways` candidates a lane).
     let mut trues = 0;
     for lane in 0..ways {
         for i in 0..(stride as u32).div_ceil(ways) {
@@ -403,13 +405,16 @@ fn model_sampled_co_rank(src: &[E], samples: &[u32], w: &Window<u64>, stride: u6
 
 #[test]
 fn one_round_finishes_a_chunk() {
-    // After the coarse search at most SAMPLE candidates are left, which one round of a
-    // group of lanes covers, each candidate once.
-    for lanes in [8u32, 16, 32] {
-        let mut probes: Vec<u64> =
-            (0..lanes).flat_map(|l| (0..SAMPLE / lanes).map(move |i| chunk_candidate(100, l, i, lanes))).collect();
-        probes.sort();
-        assert_eq!(probes, (100..100 + SAMPLE as u64).collect::<Vec<_>>(), "{lanes} lanes");
+    // After the coarse search at most a stride of candidates is left, which one round
+    // of a group of lanes covers, each candidate once.
+    for stride in [sample_stride(4), sample_stride(8), sample_stride(20)] {
+        assert!(stride <= MAX_SAMPLE && stride.is_power_of_two(), "{stride}");
+        for lanes in [8u32, 16, 32] {
+            let mut probes: Vec<u64> =
+                (0..lanes).flat_map(|l| (0..stride / lanes).map(move |i| chunk_candidate(100, l, i, lanes))).collect();
+            probes.sort();
+            assert_eq!(probes, (100..100 + stride as u64).collect::<Vec<_>>(), "{lanes} lanes");
+        }
     }
 }
 
@@ -593,7 +598,13 @@ fn passes_alternate_direction_and_reuse_l2_by_size() {
 /// sorted or reversed runs two (the guided one and the one that sees the range is done).
 #[test]
 fn guided_co_rank_search_is_exact_and_short() {
-    let stride = SAMPLE as u64;
+    for key_bytes in [4, 8] {
+        guided_search_at(sample_stride(key_bytes) as u64);
+    }
+}
+
+/// [`guided_co_rank_search_is_exact_and_short`] at samples of `stride`.
+fn guided_search_at(stride: u64) {
     let mut state = 7u64;
     let mut rnd = |m: u64| {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -601,7 +612,8 @@ fn guided_co_rank_search_is_exact_and_short() {
     };
     let shapes = ["random", "sorted", "reversed", "few", "short"];
     for shape in shapes {
-        let (a_len, b_len) = if shape == "short" { (40_000u64, 3_001u64) } else { (40_000, 40_000) };
+        // Runs start at multiples of every stride, as runs of whole tiles do.
+        let (a_len, b_len) = if shape == "short" { (40_960u64, 3_001u64) } else { (40_960, 40_960) };
         let mut a: Vec<u32> = (0..a_len).map(|_| rnd(1 << 30) as u32).collect();
         let mut b: Vec<u32> = (0..b_len).map(|_| rnd(1 << 30) as u32).collect();
         if shape == "few" {
@@ -631,7 +643,7 @@ fn guided_co_rank_search_is_exact_and_short() {
                 assert_eq!(
                     model_sampled_co_rank(&src, &samples, &w, stride, ways),
                     i,
-                    "{shape} diag {diag} ways {ways}"
+                    "{shape} diag {diag} ways {ways} stride {stride}"
                 );
                 most = most.max(ROUNDS.with(|r| r.get()));
             }
@@ -639,6 +651,82 @@ fn guided_co_rank_search_is_exact_and_short() {
                 "random" => assert!(most <= 3, "{shape}, {ways} ways: {most} coarse rounds"),
                 "sorted" | "reversed" => assert!(most <= 2, "{shape}, {ways} ways: {most} coarse rounds"),
                 _ => assert!(most <= 4, "{shape}, {ways} ways: {most} coarse rounds"),
+            }
+        }
+    }
+}
+
+/// The cluster block sort's rounds (`cluster_round` in `device.rs`) on small tiles: each
+/// block's tile sorted, then per round every block finds its co-ranks in its pair of
+/// runs across the cluster, gathers its `A` part and `B` part ([`cluster_gather`]) into
+/// its own slots with the sentinel after them, and its threads merge their outputs by
+/// the kernel's sequential merge. The cluster's tiles must end as one stable run, for
+/// every cluster size, tile shape and element count (partial and empty blocks).
+#[test]
+fn cluster_rounds_merge_the_tiles_of_a_cluster() {
+    let mut state = 11u64;
+    let mut rnd = |m: u32| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 33) % m as u64) as u32
+    };
+    for (threads, items) in [(1u32, 3u32), (4, 3), (8, 5), (2, 1)] {
+        let tile = threads * items;
+        for cl in [2u32, 4, 8] {
+            for cc in 1..=cl * tile {
+                for range in [2u32, 1000] {
+                    let input: Vec<E> = (0..cc).map(|i| (rnd(range), i)).collect();
+                    // Block r's outputs (its tile of the current runs), as the rounds leave them.
+                    let mut blocks: Vec<Vec<E>> = (0..cl)
+                        .map(|r| {
+                            let lo = (r * tile).min(cc) as usize;
+                            let hi = ((r + 1) * tile).min(cc) as usize;
+                            let mut t = input[lo..hi].to_vec();
+                            t.sort_by_key(|e| e.0);
+                            t
+                        })
+                        .collect();
+                    for level in 1..=cl.trailing_zeros() {
+                        let cluster: Vec<E> = blocks.concat();
+                        for (r, out) in blocks.iter_mut().enumerate() {
+                            let count = out.len() as u32;
+                            if count == 0 {
+                                continue;
+                            }
+                            let w: Window<u32> = merge_window(r as u32, level - 1, tile, cc);
+                            let (a, bb) = (w.start as usize, (w.start + w.a_len) as usize);
+                            let rank = |k: u32| {
+                                co_rank(
+                                    k,
+                                    w.a_len,
+                                    w.b_len,
+                                    |x| cluster[a + x as usize].0,
+                                    |x| cluster[bb + x as usize].0,
+                                )
+                            };
+                            let i0 = rank(w.diag);
+                            let i1 = if w.diag + count == w.a_len + w.b_len { w.a_len } else { rank(w.diag + count) };
+                            // The block's slots: the gathered parts, the sentinel, then room
+                            // a thread may read past it (the kernel's tile slots).
+                            let mut local = vec![GARBAGE; slots(threads, items) as usize];
+                            for e in 0..count {
+                                local[e as usize] = cluster[cluster_gather(&w, i0, i1, e) as usize];
+                            }
+                            local[count as usize] = SENTINEL;
+                            let mut merged = Vec::new();
+                            for t in 0..threads {
+                                let first = t * items;
+                                if first < count {
+                                    let n_out = items.min(count - first) as usize;
+                                    merged.extend(model_merge(&local, 0, i1 - i0, count - (i1 - i0), first, n_out));
+                                }
+                            }
+                            *out = merged;
+                        }
+                    }
+                    let mut want = input.clone();
+                    want.sort_by_key(|e| e.0);
+                    assert_eq!(blocks.concat(), want, "threads {threads} items {items} cluster {cl} count {cc}");
+                }
             }
         }
     }
