@@ -425,20 +425,22 @@ unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const FULL: bool, 
     }
 }
 
-/// Cluster block sort (keys alone): the `CL` blocks of a cluster (`TB` threads each)
-/// sort one run of `CL` tiles of `TB * N` elements. Each block sorts its tile as
-/// [`block_sort`] does; then `log2(CL)` cluster rounds merge pairs of runs of
-/// `2^(l - 1)` tiles held in the blocks' shared memory ([`cluster_round`]), and every
-/// block stores its tile of the cluster's run. Blocks past the data's end (the last
-/// cluster may be partial) take part in the cluster barriers alone.
+/// Cluster block sort (keys alone): the two blocks of a cluster (`TB` threads each)
+/// sort one run of two tiles of `TB * N` elements. Each block sorts its tile as
+/// [`block_sort`] does; then a cluster round merges the two tiles held in the blocks'
+/// shared memory ([`cluster_pair_round`]), and each block stores its tile of the run.
+/// A second block past the data's end (the last cluster may be partial) takes part in
+/// the cluster barriers alone. (Clusters of four, with a second round that gathered
+/// from all four blocks, measured slower: see [`super::sort_width`].)
 #[inline(always)]
-unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32, const CL: u32>(
+unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32>(
     src: *const T,
     dst: *mut T,
     samples: *mut T,
     n: u64,
     descending: u32,
 ) {
+    const CL: u32 = 2;
     let tile = TB * N as u32;
     let b = gpu::block_idx() as u64;
     let rank = (b % CL as u64) as u32;
@@ -456,19 +458,7 @@ unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32, const CL: u
         } else if count > 0 {
             v = sort_tile::<T, NoValues, N, false, TB>(src, NoValues, start, count, descending).0;
         }
-        // Unrolled (at most 3 rounds: clusters of up to 8 blocks), so that nothing is
-        // hoisted out of a loop over them to hold registers through it.
-        const { assert!(CL.is_power_of_two() && CL <= 8) };
-        let desc = descending != 0;
-        if CL >= 2 {
-            cluster_round::<T, N, TB>(&mut v, rank, 1, tile, cc, count, desc);
-        }
-        if CL >= 4 {
-            cluster_round::<T, N, TB>(&mut v, rank, 2, tile, cc, count, desc);
-        }
-        if CL >= 8 {
-            cluster_round::<T, N, TB>(&mut v, rank, 3, tile, cc, count, desc);
-        }
+        cluster_pair_round::<T, N, TB>(&mut v, rank, tile, cc, count, descending != 0);
         let nv = [0u32; N];
         if count == tile {
             store_tile::<T, NoValues, N, true, TB>(&v, &nv, dst, NoValues, samples, start, count, m);
@@ -478,21 +468,21 @@ unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32, const CL: u
     }
 }
 
-/// Cluster round `level` of [`cluster_block_sort`]: the cluster's runs of
-/// `2^(level - 1)` tiles (`cc` elements in all, tile `r` in block `r`'s shared memory)
-/// are merged pairwise, each block producing its own tile of the result (`count`
-/// outputs, thread `t`'s `N` of them in `v` on entry and on return). The block stores
-/// its outputs, and after a cluster barrier finds the co-ranks of its first output
-/// and of the one after its last in its pair of runs (warps 0 and 1, reading the other
-/// blocks' shared memory), gathers exactly the elements its outputs need, `A` part then
-/// `B` part ([`super::cluster_gather`], coalesced reads of distributed shared
-/// memory, into registers), waits at a second cluster barrier until every block has
-/// gathered, and merges them in its own shared memory as a block-sort round does.
+/// The cluster round of [`cluster_block_sort`]: merges the two blocks' sorted tiles
+/// (`A`, block 0's, and `B`, block 1's: `cc` elements in all) into one run, block
+/// `rank` producing its own tile of it (`count` outputs, thread `t`'s `N` of them in
+/// `v` on entry and on return). The blocks store their outputs; after a cluster barrier
+/// warp 0 of each finds the co-rank `i` of the diagonal `tile` (how many of block 0's
+/// outputs come from `A`) by a 32-way search over both blocks' shared memory. Then
+/// only the `tile - i` elements each block needs from the other move
+/// ([`super::pair_swap`]): block 0 receives the head of `B` after its `A[..i]`, block 1
+/// the tail of `A` before its `B[tile - i..]`, read from the partner's shared memory
+/// (coalesced) into registers; after a second barrier (both have read) they are
+/// stored, and each block merges its two parts as a block-sort round does.
 #[inline(always)]
-unsafe fn cluster_round<T: Item, const N: usize, const TB: u32>(
+unsafe fn cluster_pair_round<T: Item, const N: usize, const TB: u32>(
     v: &mut [T::W; N],
     rank: u32,
-    level: u32,
     tile: u32,
     cc: u32,
     count: u32,
@@ -502,64 +492,67 @@ unsafe fn cluster_round<T: Item, const N: usize, const TB: u32>(
     let first = t * N as u32;
     let size = size_of::<T::W>() as u32;
     let base = gpu::smem_base();
-    // Two words after the tile and its sentinel slot: this block's co-ranks.
+    // A word after the tile and its sentinel slot: the co-rank.
     let meta = base + (tile + 2) * size;
-    let remote = |e: u32| -> T::W {
-        let addr = base + (e % tile) * size;
+    let remote = |slot: u32, block: u32| -> T::W {
+        let addr = base + slot * size;
         unsafe {
             match size {
-                4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, e / tile)),
-                _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, e / tile)),
+                4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, block)),
+                _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, block)),
             }
         }
     };
+    // `B`'s length (0: the data ends in block 0, which then holds its whole run).
+    let b_len = cc.saturating_sub(tile);
     unsafe {
         if count > 0 {
             gpu::sync_threads();
             store_blocked::<_, N, false>(0, first, count, 0, v);
         }
         gpu::cluster_sync();
-        if count > 0 {
-            let w: Window<u32> = merge_window(rank, level - 1, tile, cc);
-            let warp = t / 32;
-            if warp < 2 {
-                let k = w.diag + warp * count;
-                let i = if k == w.a_len + w.b_len {
-                    w.a_len
-                } else {
-                    let key = |e: u32| T::key(remote(w.start + e), desc);
-                    let (lo, hi) = co_rank_range(k as u64, w.a_len as u64, w.b_len as u64);
-                    let lane = gpu::lane_id();
-                    many_way_search(lo, hi, 32, |l, h| {
-                        let x = co_rank_probe(l, h, lane, 32) as u32;
-                        gpu::ballot(key(x) <= key(w.a_len + k - 1 - x)).count_ones()
-                    }) as u32
-                };
-                if gpu::lane_id() == 0 {
-                    gpu::sts_u32(meta + 4 * warp, i);
+        if count > 0 && b_len > 0 {
+            if t < 32 {
+                let (lo, hi) = co_rank_range(tile as u64, tile as u64, b_len as u64);
+                let lane = gpu::lane_id();
+                let i = many_way_search(lo, hi, 32, |l, h| {
+                    let x = co_rank_probe(l, h, lane, 32) as u32;
+                    let (a, b) = (remote(x, 0), remote(tile - 1 - x, 1));
+                    gpu::ballot(T::key(a, desc) <= T::key(b, desc)).count_ones()
+                }) as u32;
+                if lane == 0 {
+                    gpu::sts_u32(meta, i);
                 }
             }
             gpu::sync_threads();
-            let (i0, i1) = (gpu::lds_u32(meta), gpu::lds_u32(meta + 4));
-            // Slots `k * TB + t` recomputed in each round (hoisted out of the rounds'
-            // loop, they held 33 registers through it and the kernel spilled 1 KB).
+            let i = gpu::lds_u32(meta);
+            let (src, dst, a, m) = super::pair_swap(rank, i, tile);
+            // Slots `k * TB + t` computed here, not hoisted to hold registers through
+            // the sort (the kernel spilled 1 KB so).
             let t = gpu::opaque_u32(t);
-            // The outputs are in shared memory now: gather into their registers. Every
-            // thread loads all `N` (slots past `count` read the last one again), so the
-            // loads issue back to back: under a bound test each, each waited out its
-            // latency alone (a cluster round cost 1.3 ms at 2^28 instead of ~0.4).
-            gpu::unroll::<N>(|k| {
-                let e = (k as u32 * TB + t).min(count - 1);
-                v[k] = remote(super::cluster_gather(&w, i0, i1, e));
+            // What moves, `m` elements, into registers: in three groups, each skipped
+            // as a whole past `m` (a block-wide test), so that a group's loads issue
+            // back to back (under a bound test each, each load waited out its latency
+            // alone); slots past `m` in a group read the last one again.
+            const { assert!(N <= 3 * GROUP) };
+            const GROUP: usize = 11;
+            gpu::unroll::<3>(|g| {
+                if ((g * GROUP) as u32) * TB < m {
+                    gpu::unroll::<GROUP>(|j| {
+                        let k = g * GROUP + j;
+                        if k < N {
+                            let e = (k as u32 * TB + t).min(m - 1);
+                            v[k] = remote(src + e, 1 - rank);
+                        }
+                    });
+                }
             });
-            // The pair this block merges now: `A` part, then `B` part, then the
-            // sentinel.
             gpu::cluster_sync();
             let t = gpu::opaque_u32(t);
             gpu::unroll::<N>(|k| {
                 let e = k as u32 * TB + t;
-                if e < count {
-                    sts(0, e, v[k]);
+                if e < m {
+                    sts(0, dst + e, v[k]);
                 }
             });
             if t == 0 {
@@ -568,8 +561,7 @@ unsafe fn cluster_round<T: Item, const N: usize, const TB: u32>(
             gpu::sync_threads();
             if first < count {
                 let mut pos = [0u32; N];
-                let (a, b) = (i1 - i0, count - (i1 - i0));
-                merge_from_tile::<T, N, false, false>(0, 0, a, b, first, desc, v, &mut pos);
+                merge_from_tile::<T, N, false, false>(0, 0, a, count - a, first, desc, v, &mut pos);
             }
         } else {
             gpu::cluster_sync();
@@ -1233,9 +1225,9 @@ mergepath_wide_entries!(pairs u64, u64, u64, v64, 4);
 mergepath_wide_entries!(pairs i64, i64, u64, v64, 4);
 mergepath_wide_entries!(pairs f64, f64, u64, v64, 4);
 
-/// The cluster block sorts (`mergepath_block_sort_x<w>_*`, `w` above 4): clusters of
-/// `w / 4` blocks of `4 * BLOCK` threads ([`super::cluster_ctas`]), each cluster one
-/// run of `w` merge tiles ([`cluster_block_sort`]).
+/// The cluster block sorts (`mergepath_block_sort_x8_*`): clusters of two blocks of
+/// `4 * BLOCK` threads ([`super::cluster_ctas`]), each cluster one run of 8 merge
+/// tiles ([`cluster_block_sort`]).
 macro_rules! mergepath_cluster_entries {
     ($t:ty, $suffix:ident, $w:literal) => {
         paste::paste! {
@@ -1245,8 +1237,8 @@ macro_rules! mergepath_cluster_entries {
             ) {
                 gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                const CL: u32 = super::cluster_ctas($w);
-                unsafe { cluster_block_sort::<$t, N, { BLOCK * $w / CL }, CL>(src, dst, samples, n, descending) }
+                const { assert!(super::cluster_ctas($w) == 2, "clusters of two blocks") };
+                unsafe { cluster_block_sort::<$t, N, { BLOCK * $w / 2 }>(src, dst, samples, n, descending) }
             }
         }
     };

@@ -15,7 +15,7 @@
 //!    For large inputs a wide block of `w * BLOCK` threads sorts `w` tiles as one run
 //!    instead ([`sort_width`]), and the global passes start at runs of `w` tiles. On
 //!    Hopper, 4-byte keys alone go further: a cluster of two such blocks merges its two
-//!    runs through distributed shared memory ([`cluster_ctas`], [`cluster_gather`]).
+//!    runs through distributed shared memory ([`cluster_ctas`], [`pair_swap`]).
 //! 2. One global pass per run width `tile << p` while that is `< n`: every block needs
 //!    the co-ranks of the diagonals where its `tile` outputs start and end inside its
 //!    pair of runs (a warp-wide search, samples first; in the partition kernel its
@@ -367,15 +367,18 @@ pub const CLUSTER_KERNELS: &[(&str, u32)] = &[
     ("mergepath_block_sort_x8_u32", cluster_ctas(8)),
 ];
 
-/// The cluster element (counted from the cluster's first) that a block gathers into
-/// its slot `e` in a cluster round (`cluster_round` in `device.rs`): its outputs of the
-/// pair `w` ([`merge_window`] of the block over tiles) come from `A[i0..i1)` and
-/// `B[j0..j1)` (`i0`, `i1` the co-ranks of its first output and of the one after its
-/// last, `j = diagonal - i`), which it gathers in that order, `A` part first.
+/// The exchange of a cluster of two blocks (`cluster_pair_round` in `device.rs`), whose
+/// tiles `A` (block 0's, `tile` elements) and `B` (block 1's) are merged into one run:
+/// with `i` the co-rank of the diagonal `tile` (block 0's outputs are `A[..i]` and
+/// `B[..m]`, `m = tile - i`; block 1's are `A[i..]` and `B[m..]`), each block receives
+/// the `m` elements it lacks from the other, which gives up exactly those. Returns
+/// `(src, dst, a, m)`: block `rank` reads the other block's slots `src..src + m` into
+/// its own slots `dst..dst + m`, and then holds its pair as `a` elements of `A` then
+/// the rest of `B`, in input order (`A` first, so ties keep the stable order).
 #[inline(always)]
-pub const fn cluster_gather(w: &Window<u32>, i0: u32, i1: u32, e: u32) -> u32 {
-    let a = i1 - i0;
-    if e < a { w.start + i0 + e } else { w.start + w.a_len + (w.diag - i0) + (e - a) }
+pub const fn pair_swap(rank: u32, i: u32, tile: u32) -> (u32, u32, u32, u32) {
+    let m = tile - i;
+    if rank == 0 { (0, i, i, m) } else { (i, 0, m, m) }
 }
 
 /// Whether the blocks of a global-pass merge over `tiles` tiles find their co-ranks

@@ -656,77 +656,59 @@ fn guided_search_at(stride: u64) {
     }
 }
 
-/// The cluster block sort's rounds (`cluster_round` in `device.rs`) on small tiles: each
-/// block's tile sorted, then per round every block finds its co-ranks in its pair of
-/// runs across the cluster, gathers its `A` part and `B` part ([`cluster_gather`]) into
-/// its own slots with the sentinel after them, and its threads merge their outputs by
-/// the kernel's sequential merge. The cluster's tiles must end as one stable run, for
-/// every cluster size, tile shape and element count (partial and empty blocks).
+/// The cluster block sort's round (`cluster_pair_round` in `device.rs`) on small tiles:
+/// both blocks' tiles sorted, then the co-rank of the diagonal `tile`, the exchange of
+/// [`pair_swap`] (each block reads the other's slots as they were before the round),
+/// the sentinel after each block's pair, and its threads' sequential merges. The two
+/// tiles must end as one stable run for every tile shape and element count (a partial
+/// second block, or none).
 #[test]
-fn cluster_rounds_merge_the_tiles_of_a_cluster() {
+fn cluster_round_merges_the_two_tiles_of_a_cluster() {
     let mut state = 11u64;
     let mut rnd = |m: u32| {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((state >> 33) % m as u64) as u32
     };
-    for (threads, items) in [(1u32, 3u32), (4, 3), (8, 5), (2, 1)] {
+    for (threads, items) in [(1u32, 3u32), (4, 3), (8, 5), (2, 1), (32, 3)] {
         let tile = threads * items;
-        for cl in [2u32, 4, 8] {
-            for cc in 1..=cl * tile {
-                for range in [2u32, 1000] {
-                    let input: Vec<E> = (0..cc).map(|i| (rnd(range), i)).collect();
-                    // Block r's outputs (its tile of the current runs), as the rounds leave them.
-                    let mut blocks: Vec<Vec<E>> = (0..cl)
-                        .map(|r| {
-                            let lo = (r * tile).min(cc) as usize;
-                            let hi = ((r + 1) * tile).min(cc) as usize;
-                            let mut t = input[lo..hi].to_vec();
-                            t.sort_by_key(|e| e.0);
-                            t
-                        })
-                        .collect();
-                    for level in 1..=cl.trailing_zeros() {
-                        let cluster: Vec<E> = blocks.concat();
-                        for (r, out) in blocks.iter_mut().enumerate() {
-                            let count = out.len() as u32;
-                            if count == 0 {
-                                continue;
+        for cc in 1..=2 * tile {
+            for range in [2u32, 1000] {
+                let input: Vec<E> = (0..cc).map(|i| (rnd(range), i)).collect();
+                let sorted = |lo: u32, hi: u32| {
+                    let mut t = input[lo.min(cc) as usize..hi.min(cc) as usize].to_vec();
+                    t.sort_by_key(|e| e.0);
+                    t
+                };
+                // The blocks' slots as they stored their tiles.
+                let before = [sorted(0, tile), sorted(tile, 2 * tile)];
+                let b_len = cc.saturating_sub(tile);
+                let mut out = before.clone();
+                if b_len > 0 {
+                    let (a, b) = (&before[0], &before[1]);
+                    let i = co_rank(tile, tile, b_len, |x| a[x as usize].0, |x| b[x as usize].0);
+                    for rank in 0..2u32 {
+                        let count = before[rank as usize].len() as u32;
+                        let (src, dst, a_len, m) = pair_swap(rank, i, tile);
+                        let mut local = vec![GARBAGE; slots(threads, items) as usize];
+                        local[..count as usize].copy_from_slice(&before[rank as usize]);
+                        let partner = &before[1 - rank as usize];
+                        local[dst as usize..(dst + m) as usize]
+                            .copy_from_slice(&partner[src as usize..(src + m) as usize]);
+                        local[count as usize] = SENTINEL;
+                        let mut merged = Vec::new();
+                        for t in 0..threads {
+                            let first = t * items;
+                            if first < count {
+                                let n_out = items.min(count - first) as usize;
+                                merged.extend(model_merge(&local, 0, a_len, count - a_len, first, n_out));
                             }
-                            let w: Window<u32> = merge_window(r as u32, level - 1, tile, cc);
-                            let (a, bb) = (w.start as usize, (w.start + w.a_len) as usize);
-                            let rank = |k: u32| {
-                                co_rank(
-                                    k,
-                                    w.a_len,
-                                    w.b_len,
-                                    |x| cluster[a + x as usize].0,
-                                    |x| cluster[bb + x as usize].0,
-                                )
-                            };
-                            let i0 = rank(w.diag);
-                            let i1 = if w.diag + count == w.a_len + w.b_len { w.a_len } else { rank(w.diag + count) };
-                            // The block's slots: the gathered parts, the sentinel, then room
-                            // a thread may read past it (the kernel's tile slots).
-                            let mut local = vec![GARBAGE; slots(threads, items) as usize];
-                            for e in 0..count {
-                                local[e as usize] = cluster[cluster_gather(&w, i0, i1, e) as usize];
-                            }
-                            local[count as usize] = SENTINEL;
-                            let mut merged = Vec::new();
-                            for t in 0..threads {
-                                let first = t * items;
-                                if first < count {
-                                    let n_out = items.min(count - first) as usize;
-                                    merged.extend(model_merge(&local, 0, i1 - i0, count - (i1 - i0), first, n_out));
-                                }
-                            }
-                            *out = merged;
                         }
+                        out[rank as usize] = merged;
                     }
-                    let mut want = input.clone();
-                    want.sort_by_key(|e| e.0);
-                    assert_eq!(blocks.concat(), want, "threads {threads} items {items} cluster {cl} count {cc}");
                 }
+                let mut want = input.clone();
+                want.sort_by_key(|e| e.0);
+                assert_eq!(out.concat(), want, "threads {threads} items {items} count {cc} range {range}");
             }
         }
     }
