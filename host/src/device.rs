@@ -417,7 +417,7 @@ impl Gpu {
             attrs: attrs.as_mut_ptr(),
             numAttrs: count as u32,
         };
-        // SAFETY: the caller's contract; `config` and `attr` outlive the call.
+        // SAFETY: the caller's contract; `config` and `attrs` outlive the call.
         unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()
     }
 
@@ -636,7 +636,7 @@ fn dependent_launches(source: &ModuleSource) -> bool {
 /// Blocks per cluster of kernel `name`: from [`kernels::mergepath::CLUSTER_KERNELS`],
 /// 1 (no cluster) for every other kernel.
 #[doc(hidden)]
-pub fn cluster_ctas(name: &str) -> u32 {
+pub fn kernel_cluster_ctas(name: &str) -> u32 {
     kernels::mergepath::CLUSTER_KERNELS.iter().find(|k| k.0 == name).map_or(1, |k| k.1)
 }
 
@@ -684,7 +684,7 @@ macro_rules! launch {
         let gpu: &$crate::device::Gpu = $gpu;
         let name: &str = &$name;
         let func = gpu.function(name)?;
-        let (dependent, cluster) = (gpu.launches_as_dependent(name), $crate::device::cluster_ctas(name));
+        let (dependent, cluster) = (gpu.launches_as_dependent(name), $crate::device::kernel_cluster_ctas(name));
         let launched = if dependent || cluster > 1 {
             let mut args = [$( $crate::device::kernel_arg($arg) ),*];
             // SAFETY: the arguments are the kernel's, as in the plain launch below; the

@@ -393,7 +393,7 @@ mod tests {
                     assert!(entries.contains(&name), "{name} is not an entry of the PTX");
                     // Widths above 4 are clusters of blocks of 4 tiles.
                     let cluster = mp::cluster_ctas(w);
-                    assert_eq!(crate::device::cluster_ctas(&name), cluster, "{name}: cluster");
+                    assert_eq!(crate::device::kernel_cluster_ctas(&name), cluster, "{name}: cluster");
                     let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
                     assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w / cluster), "{name}: launch bounds");
                     let smem = mp::tiles_smem_bytes(w / cluster, kb, vb);
