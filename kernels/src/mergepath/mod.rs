@@ -298,12 +298,13 @@ pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
 /// fall back to 2 ([`narrower_sort_width`]) below 1.75 waves of width-4 blocks.
 /// Since the eighteenth session 4-byte keys alone take 8: clusters of two width-4
 /// blocks ([`cluster_ctas`]), runs of 67,584 keys, a pass fewer again (12 at 2^28).
-/// Measured on an H100 (docs/PERFLOG.md, eighteenth session, run 3, against width 4
-/// in the same call, u32 2^23 .. 2^28): +0.1-0.9% (2^28 21.38 / 21.37 against 21.23 /
-/// 21.22 Gkeys/s): the cluster round costs ~0.8 ms of block sort at 2^28 for the
-/// ~0.75 ms pass and partition it saves. Width 16 (clusters of four) lost 4-13%: an
-/// H100 runs only 30 such clusters at once (120 of its 132 SMs), and the second
-/// cluster round cost twice the first.
+/// Measured on an H100 (docs/PERFLOG.md, eighteenth session, run 6, against width 4
+/// in the same call, u32 2^23 .. 2^28): +0.7-2.3% (2^28 21.45 / 21.50 against 21.20 /
+/// 21.20 Gkeys/s). In ncu (base clocks, kernels one at a time) the cluster round costs
+/// about what the pass and partition it saves do at 2^28 (0.74 against 0.75 ms); at
+/// full clocks, with two launches fewer, the sort gains 1.2-1.4% there. Width 16 (clusters
+/// of four) lost 4-13% (run 3): an H100 runs only 30 such clusters at once (120 of its
+/// 132 SMs), and the second cluster round cost twice the first.
 /// Every width above 1 has its kernels, `mergepath_block_sort_x<w>_<key>` and
 /// `mergepath_block_sort_kv_x<w>_<key>_v<bits>`.
 pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
