@@ -327,15 +327,20 @@ pub const fn narrower_sort_width(key_bytes: u32, value_bytes: u32, w: u32) -> u3
     }
 }
 
-/// Blocks of width `w` (one per SM at width 4, two at width 2) an input needs, in
-/// quarters of the SM count, before its block sort takes that width: one wave, but
-/// 1.75 for the width-4 sort of 4-byte keys alone, whose fallback (width 2) is close.
-/// Measured on an H200 (seventeenth session), u32 keys at width 2 / 4: 4,600,000
-/// (1.04 waves of width-4 blocks) 23.37 / 21.57 Gkeys/s, 6,000,000 (1.35) 26.01 /
-/// 24.67, 2^23 (1.88) 28.41 / 29.04, 2^24 27.73 / 28.11; f32 alike.
+/// Blocks of width `w` (one per SM at widths 4 and 8, two at width 2) an input needs,
+/// in quarters of the SM count, before its block sort takes that width: one wave, but
+/// for 4-byte keys alone, whose fallbacks are close, 1.75 waves at width 8 and 1.5 at
+/// width 4. Measured on an H100 (eighteenth session, runs 8-9, widths forced), u32 keys
+/// at widths 2 / 4 / 8: 6,500,000 keys (1.46 waves of width-4 blocks) 25.11-25.19 /
+/// 24.06-24.08 / 24.09-24.13 Gkeys/s, 6,700,000 (1.50) 26.25-26.28 / 26.37-26.38 /
+/// 26.13-26.15, 7,100,000 (1.60) 26.54-26.56 / 26.69-26.72 / 26.68-26.70, 7,500,000
+/// (1.68) 26.90-26.95 / 27.37-27.41 / 27.06-27.16, 2^23 (1.88) 28.13-28.21 / 28.40 /
+/// 28.63-28.68; f32 alike, with width 8 ahead from 7.1 M. (The seventeenth session, on
+/// an H200, widths 2 / 4: 4.6 M 23.37 / 21.57, 6.0 M 26.01 / 24.67.)
 pub const fn sort_width_min_quarter_waves(key_bytes: u32, value_bytes: u32, w: u32) -> u64 {
     match (key_bytes, value_bytes, w) {
-        (0..=4, 0, 4 | 8) => 7,
+        (0..=4, 0, 8) => 7,
+        (0..=4, 0, 4) => 6,
         _ => 4,
     }
 }

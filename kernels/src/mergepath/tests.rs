@@ -113,13 +113,13 @@ fn width_and_partition_lanes_by_size() {
     assert_eq!(partition_lanes(64 * 132 + 1, 132), 8);
     assert_eq!(partition_lanes(tiles(1 << 28, tile(4)), 132), 8);
     assert_eq!(partition_lanes(tiles(1 << 24, tile(4)), 132), 32);
-    // Width 8 of 4-byte keys alone (clusters of 2 blocks) and width 4 from 1.75 waves of
-    // their blocks, falling back to 4, then 2, then 1.
+    // Width 8 of 4-byte keys alone (clusters of 2 blocks) from 1.75 waves of its blocks,
+    // width 4 from 1.5 waves, then 2, then 1.
     assert_eq!((sort_width(4, 0), narrower_sort_width(4, 0, 8)), (8, 4));
     assert_eq!((narrower_sort_width(4, 0, 4), narrower_sort_width(4, 0, 2)), (2, 1));
-    assert_eq!((sort_width_min_quarter_waves(4, 0, 8), sort_width_min_quarter_waves(4, 0, 4)), (7, 7));
+    assert_eq!((sort_width_min_quarter_waves(4, 0, 8), sort_width_min_quarter_waves(4, 0, 4)), (7, 6));
     assert_eq!((cluster_ctas(16), cluster_ctas(8), cluster_ctas(4), cluster_ctas(1)), (4, 2, 1, 1));
-    assert_eq!((sort_width_min_quarter_waves(4, 0, 4), sort_width_min_quarter_waves(4, 0, 2)), (7, 4));
+    assert_eq!((sort_width_min_quarter_waves(4, 0, 4), sort_width_min_quarter_waves(4, 0, 2)), (6, 4));
     assert_eq!((sort_width(8, 0), narrower_sort_width(8, 0, 4), sort_width_min_quarter_waves(8, 0, 4)), (4, 1, 4));
     assert_eq!(narrower_sort_width(4, 4, 4), 1, "pairs have no width-2 kernels");
 }
