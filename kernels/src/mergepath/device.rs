@@ -123,6 +123,18 @@ unsafe fn lds_at<T: Copy>(addr: u32) -> T {
     }
 }
 
+/// Reads the 4- or 8-byte `T` at shared address `addr` of block `rank` of the cluster
+/// ([`gpu::lds_cluster_u32`]), as [`lds_at`] reads this block's.
+#[inline(always)]
+unsafe fn lds_cluster_at<T: Copy>(addr: u32, rank: u32) -> T {
+    unsafe {
+        match size_of::<T>() {
+            4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, rank)),
+            _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, rank)),
+        }
+    }
+}
+
 /// Writes element `x` of the shared-memory array of `T` at byte `tile` (see [`lds`]),
 /// through 32-bit shared addresses for 4- and 8-byte elements.
 #[inline(always)]
@@ -494,15 +506,7 @@ unsafe fn cluster_pair_round<T: Item, const N: usize, const TB: u32>(
     let base = gpu::smem_base();
     // A word after the tile and its sentinel slot: the co-rank.
     let meta = base + (tile + 2) * size;
-    let remote = |slot: u32, block: u32| -> T::W {
-        let addr = base + slot * size;
-        unsafe {
-            match size {
-                4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, block)),
-                _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, block)),
-            }
-        }
-    };
+    let remote = |slot: u32, block: u32| -> T::W { unsafe { lds_cluster_at(base + slot * size, block) } };
     // `B`'s length (0: the data ends in block 0, which then holds its whole run).
     let b_len = cc.saturating_sub(tile);
     unsafe {
@@ -514,13 +518,11 @@ unsafe fn cluster_pair_round<T: Item, const N: usize, const TB: u32>(
         if count > 0 && b_len > 0 {
             if t < 32 {
                 let (lo, hi) = co_rank_range(tile as u64, tile as u64, b_len as u64);
-                let lane = gpu::lane_id();
-                let i = many_way_search(lo, hi, 32, |l, h| {
-                    let x = co_rank_probe(l, h, lane, 32) as u32;
-                    let (a, b) = (remote(x, 0), remote(tile - 1 - x, 1));
-                    gpu::ballot(T::key(a, desc) <= T::key(b, desc)).count_ones()
+                let i = group_search::<32>(lo, hi, |x| {
+                    let x = x as u32;
+                    T::key(remote(x, 0), desc) <= T::key(remote(tile - 1 - x, 1), desc)
                 }) as u32;
-                if lane == 0 {
+                if gpu::lane_id() == 0 {
                     gpu::sts_u32(meta, i);
                 }
             }
@@ -727,9 +729,7 @@ unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
             let trues = gpu::ballot_group::<LANES>(before(guided_probe(c0, c1, guess, lane, lanes))).count_ones();
             (s0, s1) = guided_narrow(c0, c1, guess, trues, lanes);
         }
-        let cf = many_way_search(s0, s1, lanes, |l, h| {
-            gpu::ballot_group::<LANES>(before(co_rank_probe(l, h, lane, lanes))).count_ones()
-        });
+        let cf = group_search::<LANES>(s0, s1, before);
         (lo, hi) = super::refine_range(lo, hi, stride, c0, c1, cf);
     }
     // At most one chunk is left: with `B` non-empty the coarse search leaves one
@@ -902,10 +902,20 @@ unsafe fn co_rank_search<T: SortKey, const LANES: u32>(
     hi: u64,
     desc: bool,
 ) -> u64 {
+    group_search::<LANES>(lo, hi, |x| unsafe { a_before_partner(a, bb, k, x, desc) })
+}
+
+/// The first candidate in `[lo, hi)` whose predicate `before` is false (`hi` if none;
+/// `before` true for a prefix), found by a group of `LANES` lanes of a warp (the result
+/// is the same in each): each round they test `LANES` evenly spaced candidates at once
+/// ([`co_rank_probe`]) and a ballot narrows the range about `LANES + 1`-fold
+/// ([`many_way_search`]). The co-rank searches over global memory, over samples and
+/// over a cluster's shared memory all run on it.
+#[inline(always)]
+fn group_search<const LANES: u32>(lo: u64, hi: u64, before: impl Fn(u64) -> bool) -> u64 {
     let lane = gpu::lane_id() % LANES;
     many_way_search(lo, hi, LANES, |l, h| {
-        let before = unsafe { a_before_partner(a, bb, k, co_rank_probe(l, h, lane, LANES), desc) };
-        gpu::ballot_group::<LANES>(before).count_ones()
+        gpu::ballot_group::<LANES>(before(co_rank_probe(l, h, lane, LANES))).count_ones()
     })
 }
 

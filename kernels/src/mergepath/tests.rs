@@ -318,18 +318,25 @@ fn model_block_merge(src: &[E], dst: &mut [E], parts: &[u64], b: u64, w: Window<
     smem[..la as usize].copy_from_slice(&src[a..a + la as usize]);
     smem[la as usize..count as usize].copy_from_slice(&src[bs..bs + lb as usize]);
     smem[count as usize] = SENTINEL;
+    let out = model_merge_pair(&smem, la, count, threads, items);
+    dst[start as usize..(start + count as u64) as usize].copy_from_slice(&out);
+}
+
+/// A block's merge of the pair its shared memory holds (`A` in slots `..a_len`, `B`
+/// after it up to `count`, the sentinel at `count`): each thread's sequential merge of
+/// all its `items` outputs from its diagonal, as the kernels run it (a thread whose
+/// outputs pass `count` reads on past the sentinel, which must stay inside `smem`),
+/// those below `count` kept.
+fn model_merge_pair(smem: &[E], a_len: u32, count: u32, threads: u32, items: u32) -> Vec<E> {
+    let mut out = Vec::new();
     for t in 0..threads {
         let first = t * items;
         if first < count {
-            let out = model_merge(&smem, 0, la, lb, first, items as usize);
-            for (k, e) in out.into_iter().enumerate() {
-                let x = first as usize + k;
-                if x < count as usize {
-                    dst[start as usize + x] = e;
-                }
-            }
+            let merged = model_merge(smem, 0, a_len, count - a_len, first, items as usize);
+            out.extend(merged.into_iter().take((count - first) as usize));
         }
     }
+    out
 }
 
 std::thread_local! {
@@ -695,15 +702,7 @@ fn cluster_round_merges_the_two_tiles_of_a_cluster() {
                         local[dst as usize..(dst + m) as usize]
                             .copy_from_slice(&partner[src as usize..(src + m) as usize]);
                         local[count as usize] = SENTINEL;
-                        let mut merged = Vec::new();
-                        for t in 0..threads {
-                            let first = t * items;
-                            if first < count {
-                                let n_out = items.min(count - first) as usize;
-                                merged.extend(model_merge(&local, 0, a_len, count - a_len, first, n_out));
-                            }
-                        }
-                        out[rank as usize] = merged;
+                        out[rank as usize] = model_merge_pair(&local, a_len, count, threads, items);
                     }
                 }
                 let mut want = input.clone();
