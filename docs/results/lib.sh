@@ -45,3 +45,25 @@ ncu_times() {
   local name=$1; shift
   ncu --metrics gpu__time_duration.sum --csv "$@" > "$L/${name}_ncu.csv" 2>&1
 }
+
+# bench_alternate ROUNDS NAME:DIR...: the mergepath benchmarks of each build (its host in
+# DIR) in turn, ROUNDS times, so that builds are compared within one call: u32 and f32
+# at $KN, i32 and u64 at $JN, u32 + u32 pairs at $PN (defaults below). One log per
+# build, kind and round ($L/{k,j,p}_NAMEROUND.txt) and a summary line of Gkeys/s each.
+KN=${KN:-2^20,2^22,2^24,2^26,2^28}
+JN=${JN:-2^24,2^28}
+PN=${PN:-2^24,2^28}
+bench_alternate() {
+  local rounds=$1 round v name dir; shift
+  for round in $(seq "$rounds"); do
+    for v in "$@"; do
+      IFS=: read -r name dir <<< "$v"
+      "$dir/host" bench --require-gpu --variants mergepath --type u32,f32 --n "$KN" --repeat 10 > "$L/k_$name$round.txt" 2>&1
+      "$dir/host" bench --require-gpu --variants mergepath --type i32,u64 --n "$JN" --repeat 10 > "$L/j_$name$round.txt" 2>&1
+      "$dir/host" bench-pairs --variant mergepath --type u32 --values u32 --n "$PN" --repeat 10 > "$L/p_$name$round.txt" 2>&1
+      echo "$name$round u32,f32 $KN: $(grep -h '^mergepath ' "$L/k_$name$round.txt" | awk '{printf "%s ", $9}')"
+      echo "$name$round i32,u64 $JN: $(grep -h '^mergepath ' "$L/j_$name$round.txt" | awk '{printf "%s ", $9}') pairs $PN: $(grep -h '^u32' "$L/p_$name$round.txt" | awk '{printf "%s ", $6}')"
+      fin
+    done
+  done
+}
