@@ -69,7 +69,7 @@ bench_alternate() {
   done
 }
 
-# issue11_table: issue 11's table of /tmp/bundle/host ($L/mp_keys.txt, mp_entity.txt,
+# issue11_table (first run in session 19's run 9): issue 11's table of /tmp/bundle/host ($L/mp_keys.txt, mp_entity.txt,
 # mp_pairs.txt) and a summary line each; call cub_start first and cub_run after it.
 issue11_table() {
   local A=/tmp/bundle/host
@@ -81,7 +81,7 @@ issue11_table() {
   fin
 }
 
-# mergepath_checks: on /tmp/bundle, gpu_mergepath and gpu_records with the widest block
+# mergepath_checks (the body of session 19's run 8; not yet run as a helper): on /tmp/bundle, gpu_mergepath and gpu_records with the widest block
 # sorts forced, gpu_mergepath --ignored (2^28, 2^31 + 1000), and memcheck / racecheck /
 # synccheck on the cluster sort, the x4 u64 and key-value block sorts and records.
 mergepath_checks() {
