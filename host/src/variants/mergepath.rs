@@ -100,11 +100,10 @@ fn sort_any<T: Element, V: Element>(
     // The block sort: `mp::sort_width` merge tiles per block for inputs of a wave of
     // wide blocks or more, where the device's shared memory allows.
     // Widths of clusters (`mp::cluster_ctas`) need the sm_90 cubin; each block of
-    // one holds `w / cluster` tiles.
+    // one holds `mp::block_tiles(w)` tiles.
     let fits = |w: u32| {
-        let cluster = mp::cluster_ctas(w);
-        (cluster == 1 || gpu.runs_clusters())
-            && mp::tiles_smem_bytes(w / cluster, bytes, vb) <= gpu.info().shared_mem_per_block_optin
+        (mp::cluster_ctas(w) == 1 || gpu.runs_clusters())
+            && mp::tiles_smem_bytes(mp::block_tiles(w), bytes, vb) <= gpu.info().shared_mem_per_block_optin
     };
     let wide = if T::BIT_ORDER.is_some() {
         // `SORT_MERGEPATH_WIDTH` (4 or 2, for 4-byte keys alone) caps the width, to
@@ -115,7 +114,8 @@ fn sort_any<T: Element, V: Element>(
         1
     };
     let cluster = mp::cluster_ctas(wide);
-    let (sort_threads, sort_smem) = (mp::BLOCK * wide / cluster, mp::tiles_smem_bytes(wide / cluster, bytes, vb));
+    let tiles_per_block = mp::block_tiles(wide);
+    let (sort_threads, sort_smem) = (mp::BLOCK * tiles_per_block, mp::tiles_smem_bytes(tiles_per_block, bytes, vb));
     let x = if wide == 1 { String::new() } else { format!("x{wide}_") };
     let block_sort = match values {
         None => format!("mergepath_block_sort_{x}{}", T::NAME),
@@ -395,8 +395,8 @@ mod tests {
                     let cluster = mp::cluster_ctas(w);
                     assert_eq!(crate::device::kernel_cluster_ctas(&name), cluster, "{name}: cluster");
                     let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
-                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * w / cluster), "{name}: launch bounds");
-                    let smem = mp::tiles_smem_bytes(w / cluster, kb, vb);
+                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * mp::block_tiles(w)), "{name}: launch bounds");
+                    let smem = mp::tiles_smem_bytes(mp::block_tiles(w), kb, vb);
                     assert!(smem <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
                     let next = mp::narrower_sort_width(kb, vb, w);
                     assert!(next < w, "{key} v{vb}: width {w} narrows to {next}");
@@ -404,7 +404,7 @@ mod tests {
                 }
             }
         }
-        // 4-byte keys alone (widths 16, 4 and 2), 8-byte keys alone, u32-class keys +
+        // 4-byte keys alone (widths 8, 4 and 2), 8-byte keys alone, u32-class keys +
         // u32, 8-byte keys + both.
         assert_eq!(wide, 9 + 3 + 3 + 6, "the wide kernels the measurements chose");
         assert_eq!(mp::sort_width(4, 8), 1, "a 4-byte-key tile with 8-byte values does not fit at width 4");

@@ -282,7 +282,7 @@ macro_rules! mergepath_cluster_entries {
                 gpu::grid_dependency_wait();
                 const N: usize = super::items(size_of::<$t>() as u32) as usize;
                 const { assert!(super::cluster_ctas($w) == 2, "clusters of two blocks") };
-                unsafe { cluster_block_sort::<$t, N, { BLOCK * $w / 2 }>(src, dst, samples, n, descending) }
+                unsafe { cluster_block_sort::<$t, N, { BLOCK * super::block_tiles($w) }>(src, dst, samples, n, descending) }
             }
         }
     };

@@ -313,7 +313,7 @@ pub const fn sort_width(key_bytes: u32, value_bytes: u32) -> u32 {
         (0..=8, _) => 4,
         _ => 1,
     };
-    if w > 1 && tiles_smem_bytes(w / cluster_ctas(w), key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
+    if w > 1 && tiles_smem_bytes(block_tiles(w), key_bytes, value_bytes) > SMEM_OPTIN_SM90 { 1 } else { w }
 }
 
 /// The next width with kernels below `w` (a width of [`sort_width`] or of this), for
@@ -362,6 +362,13 @@ pub const fn tiles_smem_bytes(w: u32, key_bytes: u32, value_bytes: u32) -> u32 {
 /// `device.rs`), so that the global passes start at runs of `w` tiles.
 pub const fn cluster_ctas(w: u32) -> u32 {
     if w > 4 { w / 4 } else { 1 }
+}
+
+/// Merge tiles per block of the block sort of width `w`: `w`, or `w / cluster_ctas(w)`
+/// for a cluster's blocks. A block has `BLOCK` threads and the shared memory of
+/// [`tiles_smem_bytes`] per tile of it.
+pub const fn block_tiles(w: u32) -> u32 {
+    w / cluster_ctas(w)
 }
 
 /// The cluster kernels and their blocks per cluster: the host launches them with that

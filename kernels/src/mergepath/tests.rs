@@ -117,9 +117,10 @@ fn width_and_partition_lanes_by_size() {
     // width 4 from 1.5 waves, then 2, then 1.
     assert_eq!((sort_width(4, 0), narrower_sort_width(4, 0, 8)), (8, 4));
     assert_eq!((narrower_sort_width(4, 0, 4), narrower_sort_width(4, 0, 2)), (2, 1));
-    assert_eq!((sort_width_min_quarter_waves(4, 0, 8), sort_width_min_quarter_waves(4, 0, 4)), (7, 6));
+    let quarters = |w| sort_width_min_quarter_waves(4, 0, w);
+    assert_eq!((quarters(8), quarters(4), quarters(2)), (7, 6, 4));
     assert_eq!((cluster_ctas(16), cluster_ctas(8), cluster_ctas(4), cluster_ctas(1)), (4, 2, 1, 1));
-    assert_eq!((sort_width_min_quarter_waves(4, 0, 4), sort_width_min_quarter_waves(4, 0, 2)), (6, 4));
+    assert_eq!((block_tiles(16), block_tiles(8), block_tiles(4), block_tiles(2)), (4, 4, 4, 2));
     assert_eq!((sort_width(8, 0), narrower_sort_width(8, 0, 4), sort_width_min_quarter_waves(8, 0, 4)), (4, 1, 4));
     assert_eq!(narrower_sort_width(4, 4, 4), 1, "pairs have no width-2 kernels");
 }
