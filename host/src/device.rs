@@ -10,6 +10,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
 
+use cudarc::driver::LaunchConfig;
+use kernels::params::{DevPtr, Kernel, KernelParams};
+
 use crate::error::{DriverContext, Error, Result};
 
 /// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
@@ -421,6 +424,30 @@ impl Gpu {
         unsafe { sys::cuLaunchKernelEx(&config, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()) }.result()
     }
 
+    /// Launches `kernel` with `params`: the one typed launch of every kernel. The
+    /// parameter list comes from the struct the entry was declared with
+    /// ([`kernels::params::kernel_params!`]), so a missing, extra or swapped argument is
+    /// a compile error, and the tests check each entry of the PTX against its struct.
+    /// Dependent launches and clusters are chosen by the entry's name
+    /// ([`Gpu::launches_as_dependent`], [`kernel_cluster_ctas`]).
+    pub(crate) fn launch<P: KernelParams>(&self, kernel: Kernel<P>, cfg: LaunchConfig, params: &P) -> Result<()> {
+        let name = kernel.name();
+        let func = self.function(name)?;
+        let (dependent, cluster) = (self.launches_as_dependent(name), kernel_cluster_ctas(name));
+        let (mut args, count) = params.arg_ptrs();
+        // SAFETY: `args` point at the fields of `params`, which outlive the call, in the
+        // order and with the sizes of the entry's parameters (both are made from one
+        // field list, and the tests compare every entry with its struct); the kernels
+        // bound their accesses by the lengths among those parameters, which the
+        // launchers derive from the buffers they pass; clusters come from the cluster
+        // table, whose kernels' callers size grids in whole clusters.
+        let launched = unsafe { self.launch_ex(&func, cfg, &mut args[..count], dependent, cluster) };
+        match launched {
+            Ok(()) => self.after_launch(name),
+            Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
+        }
+    }
+
     /// Called after every launch by [`launch!`]: with `SORT_SYNC_LAUNCHES=1` it waits
     /// for the kernel so that a fault is reported with the kernel's name.
     pub fn after_launch(&self, kernel: &str) -> Result<()> {
@@ -784,6 +811,11 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
     pub fn ptr(&self) -> u64 {
         let (p, _sync) = self.raw.device_ptr(self.raw.stream());
         p
+    }
+
+    /// The buffer as a kernel parameter.
+    pub fn dev_ptr(&self) -> DevPtr<T> {
+        DevPtr::from_addr(self.ptr())
     }
 
     /// Device address of element `i` (may be one past the end).

@@ -23,6 +23,13 @@ impl Order {
     }
 }
 
+/// The one way an order reaches the device.
+impl From<Order> for kernels::params::Direction {
+    fn from(order: Order) -> Self {
+        kernels::params::Direction::new(order.is_descending())
+    }
+}
+
 impl fmt::Display for Order {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(if self.is_descending() { "desc" } else { "asc" })

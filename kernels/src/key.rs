@@ -201,6 +201,44 @@ macro_rules! for_each_key_type {
     };
 }
 
+/// An array of `$e` for each element type, bound to `$t` in turn (in the order of
+/// [`for_each_key_type!`]): `each_element_type!(|T| size_of::<T>())`.
+#[macro_export]
+macro_rules! each_element_type {
+    (|$t:ident| $e:expr) => {
+        [
+            {
+                type $t = u32;
+                $e
+            },
+            {
+                type $t = i32;
+                $e
+            },
+            {
+                type $t = f32;
+                $e
+            },
+            {
+                type $t = u64;
+                $e
+            },
+            {
+                type $t = i64;
+                $e
+            },
+            {
+                type $t = f64;
+                $e
+            },
+            {
+                type $t = $crate::key::Entity;
+                $e
+            },
+        ]
+    };
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -4,7 +4,8 @@
 //!
 //! * for `nvptx64-nvidia-cuda`, as a `cdylib`, into the PTX module that `host` loads
 //!   (`cargo xtask build-ptx`). Only that build contains the `extern "ptx-kernel"`
-//!   entry points (in [`entry`]), which are thin wrappers over generic kernel bodies.
+//!   entry points, which are thin wrappers over generic kernel bodies, declared with
+//!   their parameter structs ([`params`]).
 //! * for the host, as an ordinary library. Everything that is not tied to the GPU (the
 //!   key encoding in [`key`], the searches in [`search`], the per-element index math of
 //!   each algorithm) is plain Rust that `host` reuses and that `cargo test -p kernels`
@@ -16,6 +17,7 @@ pub mod block;
 pub mod key;
 pub mod mergepath;
 pub mod naive;
+pub mod params;
 pub mod partition;
 pub mod quick;
 pub mod radix;
@@ -34,10 +36,12 @@ pub mod bottomup;
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
 
-#[cfg(target_arch = "nvptx64")]
-mod entry;
-
 pub use key::{Entity, SortKey};
+
+/// Every entry the host can launch ([`params::Kernel`]), by family: `host`'s tests
+/// check each against the PTX (name, parameter offsets and sizes), and that no entry
+/// of the PTX is missing here.
+pub const KERNELS: &[&[params::EntryLayout]] = &[naive::KERNELS];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
 /// cluster intrinsics (`gpu::cluster_sync`, `gpu::lds_cluster_u32`) write into the

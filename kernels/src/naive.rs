@@ -5,7 +5,43 @@
 //! Unlike the report, any `n` works: the last pair may be incomplete (a short right
 //! chunk, or a left chunk with no partner, which is copied through). Chunk widths are
 //! powers of two, passed as `log2`, so the index math needs no 64-bit division.
+use crate::key::SortKey;
+use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::{Index, count_less, count_less_eq};
+
+crate::kernel_params! {
+    /// One pass of the basic rank merge: every element of `src` moves to its place in
+    /// `dst`, where the chunk pairs of width `1 << log_chunk` are merged.
+    pub struct MergePass<T> {
+        pub src: DevPtr<T>,
+        pub dst: DevPtr<T>,
+        pub n: u64,
+        pub log_chunk: u32,
+        pub direction: Direction,
+    }
+    /// Declares an entry taking [`MergePass`].
+    entries merge_pass_entry;
+}
+
+/// The `naive` entries of an element type.
+pub trait NaiveKernels: SortKey {
+    const MERGE_PASS: Kernel<MergePass<Self>>;
+}
+
+macro_rules! naive_entries {
+    ($t:ty, $suffix:ident) => {
+        paste::paste! {
+            merge_pass_entry!([<naive_merge_pass_ $suffix>] { T = $t } |p| device::merge_pass::<$t>(p));
+            impl NaiveKernels for $t {
+                const MERGE_PASS: Kernel<MergePass<$t>> = [<naive_merge_pass_ $suffix>];
+            }
+        }
+    };
+}
+crate::for_each_key_type!(naive_entries);
+
+/// Every `naive` entry.
+pub const KERNELS: &[EntryLayout] = &crate::each_element_type!(|T| <T as NaiveKernels>::MERGE_PASS.layout());
 
 /// Destination of element `i` in the pass that merges chunk pairs of width
 /// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`. Generic
@@ -41,6 +77,29 @@ pub fn merge_target<I: Index, B: Ord + Copy>(i: I, n: I, log_chunk: u32, at: imp
 #[inline(always)]
 pub fn pass_count(n: u64) -> u32 {
     if n <= 1 { 0 } else { 64 - (n - 1).leading_zeros() }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod device {
+    use super::MergePass;
+    use crate::gpu;
+    use crate::key::SortKey;
+
+    /// One pass of the basic rank merge: every thread moves one element.
+    #[inline(always)]
+    pub unsafe fn merge_pass<T: SortKey>(p: MergePass<T>) {
+        let MergePass { src, dst, n, log_chunk, direction } = p;
+        let (src, dst) = (src.get(), dst.get());
+        let i = gpu::global_idx();
+        if i >= n {
+            return;
+        }
+        let desc = direction.is_descending();
+        unsafe {
+            let t = super::merge_target(i, n, log_chunk, |j| (*src.add(j as usize)).ord_bits(desc));
+            *dst.add(t as usize) = *src.add(i as usize);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -281,6 +281,65 @@ pub fn entry_points(ptx: &str) -> Vec<String> {
     ptx.lines().filter_map(entry_name).map(str::to_string).collect()
 }
 
+/// One parameter of a PTX entry: its alignment and size in bytes (`.param .u64 p`:
+/// 8 and 8; `.param .align 8 .b8 p[24]`: 8 and 24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub align: usize,
+    pub size: usize,
+}
+
+/// Every entry of a PTX module with its parameters, in file order.
+pub fn entry_params(ptx: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
+    let mut out = Vec::new();
+    let mut lines = ptx.lines();
+    while let Some(line) = lines.next() {
+        let Some(name) = entry_name(line) else { continue };
+        let mut params = Vec::new();
+        for l in lines.by_ref() {
+            let l = l.trim();
+            if l.starts_with(')') {
+                break;
+            }
+            let p = parse_param(l).ok_or_else(|| format!("entry {name}: cannot read the parameter `{l}`"))?;
+            params.push(p);
+        }
+        out.push((name.to_string(), params));
+    }
+    Ok(out)
+}
+
+/// `.param .u32 name,` or `.param .align A .b8 name[N]`.
+fn parse_param(line: &str) -> Option<Param> {
+    let mut words = line.trim_end_matches(',').split_whitespace();
+    if words.next()? != ".param" {
+        return None;
+    }
+    let ty = words.next()?;
+    if ty == ".align" {
+        let align = words.next()?.parse().ok()?;
+        let (_, count) = words.nth(1)?.split_once('[')?;
+        return Some(Param { align, size: count.strip_suffix(']')?.parse().ok()? });
+    }
+    let bits: usize = ty.get(2..)?.parse().ok()?;
+    (ty.len() > 2 && bits.is_multiple_of(8)).then_some(Param { align: bits / 8, size: bits / 8 })
+}
+
+/// The offsets of `params` in the parameter buffer (each at its alignment, as a C
+/// struct lays out its fields), and the end of the last one.
+pub fn param_offsets(params: &[Param]) -> (Vec<usize>, usize) {
+    let mut at = 0usize;
+    let offsets = params
+        .iter()
+        .map(|p| {
+            let o = at.next_multiple_of(p.align.max(1));
+            at = o + p.size;
+            o
+        })
+        .collect();
+    (offsets, at)
+}
+
 /// The kernel that a PTX line `.visible .entry name(` starts, if it starts one.
 pub fn entry_name(line: &str) -> Option<&str> {
     line.trim_start().strip_prefix(".visible .entry ").map(|rest| rest.trim_end_matches('(').trim())
@@ -337,6 +396,20 @@ mod tests {
             let err = pdl_entries(&ptx).unwrap_err();
             assert!(err.contains("late"), "{early}: {err}");
         }
+    }
+
+    #[test]
+    fn reads_entry_parameters_and_lays_them_out_as_a_c_struct() {
+        let ptx = ".visible .entry a(\n\t.param .u64 a_param_0,\n\t.param .u32 a_param_1,\n\t.param .u8 a_param_2,\n\
+                   \t.param .u64 a_param_3\n)\n{\n}\n.visible .entry b(\n\t.param .align 8 .b8 b_param_0[24]\n)\n{\n}\n\
+                   .visible .entry c(\n)\n{\n}\n";
+        let e = entry_params(ptx).unwrap();
+        let p = |align, size| Param { align, size };
+        assert_eq!(e[0], ("a".to_string(), vec![p(8, 8), p(4, 4), p(1, 1), p(8, 8)]));
+        assert_eq!(e[1], ("b".to_string(), vec![p(8, 24)]));
+        assert_eq!(e[2], ("c".to_string(), vec![]));
+        assert_eq!(param_offsets(&e[0].1), (vec![0, 8, 12, 16], 24));
+        assert!(entry_params(".visible .entry d(\n\t.reg .u32 x\n)\n").is_err());
     }
 
     #[test]
