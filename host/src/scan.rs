@@ -1,11 +1,11 @@
 //! Device-wide exclusive prefix sum of `u64` values (the kernels and the pass structure
-//! are in `kernels/src/scan.rs`). Used for block offsets (`quick`); reusable for any
+//! are in `kernels/src/scan/`). Used for block offsets (`quick`); reusable for any
 //! counts or offsets on the device.
-use kernels::scan::{BLOCK, SMEM_BYTES, TILE, tile_count};
+use kernels::params::DevPtr;
+use kernels::scan::{self, BLOCK, SMEM_BYTES, TILE, tile_count};
 
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::launch;
 use crate::variants::launch::blocks;
 
 /// Replaces `data[0..n]` by its exclusive prefix sums (`data[i]` = sum of the old
@@ -29,16 +29,16 @@ pub fn exclusive_scan_u64(gpu: &Gpu, data: &mut DeviceBuffer<u64>, n: usize) -> 
 /// `ptr` must address at least `n + 1` device `u64`s that nothing else uses until the
 /// queued work completes.
 pub(crate) unsafe fn exclusive_scan_u64_raw(gpu: &Gpu, ptr: u64, n: u64) -> Result<()> {
-    let no_offsets = 0u64;
+    let data = DevPtr::from_addr(ptr);
     if n <= TILE {
-        return launch!(gpu, "scan_tiles_u64", blocks(1, BLOCK, SMEM_BYTES)?, &ptr, &ptr, &n, &no_offsets);
+        let p = scan::Tiles { src: data, dst: data, n, offsets: DevPtr::NULL };
+        return gpu.launch(scan::scan_tiles_u64, blocks(1, BLOCK, SMEM_BYTES)?, &p);
     }
     let m = tile_count(n);
     let sums = gpu.alloc::<u64>(m as usize + 1)?;
-    let sums_ptr = sums.ptr();
     let cfg = blocks(m, BLOCK, SMEM_BYTES)?;
-    launch!(gpu, "scan_reduce_u64", cfg, &ptr, &n, &sums_ptr)?;
+    gpu.launch(scan::scan_reduce_u64, cfg, &scan::Reduce { src: data, n, sums: sums.dev_ptr() })?;
     // SAFETY: `sums` holds m + 1 values; freeing it is ordered after the launches.
-    unsafe { exclusive_scan_u64_raw(gpu, sums_ptr, m)? };
-    launch!(gpu, "scan_tiles_u64", cfg, &ptr, &ptr, &n, &sums_ptr)
+    unsafe { exclusive_scan_u64_raw(gpu, sums.ptr(), m)? };
+    gpu.launch(scan::scan_tiles_u64, cfg, &scan::Tiles { src: data, dst: data, n, offsets: sums.dev_ptr() })
 }

@@ -10,14 +10,15 @@
 //! and one copy-back that does nothing unless the plan left the keys in the scratch
 //! buffer. The host never waits: which passes to skip and where the result
 //! lands are decided on the device.
-use kernels::radix::{self as rk, Packing, Smem};
+use kernels::params::DevPtr;
+use kernels::radix::{self as rk, HistKernel, Packing, Smem, Widths, Word};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, Order, SortOptions, launch};
+use crate::{Element, Order, SortOptions};
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.
@@ -171,8 +172,7 @@ pub fn argsort<K: Element>(
     let mut idx = gpu.alloc::<u32>(n)?;
     if n > 0 {
         let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
-        let (p, n64) = (idx.ptr(), n as u64);
-        launch!(gpu, "iota_u32", cfg, &p, &n64)?;
+        gpu.launch(kernels::records::iota_u32, cfg, &kernels::records::Iota { idx: idx.dev_ptr(), n: n as u64 })?;
     }
     sort_pairs(gpu, &mut k, &mut idx, order, key_bits)?;
     Ok(idx)
@@ -355,19 +355,40 @@ impl Job {
         Plan::new(self.n, self.key_bytes, self.value_bytes, self.packing, self.tile, self.bits, self.portion)
     }
 
-    fn suffix(&self) -> String {
-        let k = format!("k{}", 8 * self.key_bytes);
-        if self.value_bytes == 0 { k } else { format!("{k}_v{}", 8 * self.value_bytes) }
-    }
-
     fn run(&self, gpu: &Gpu) -> Result<()> {
-        let n = self.n;
-        if n <= 1 {
+        if self.n <= 1 {
             return Ok(());
         }
+        match (self.key_bytes, self.value_bytes) {
+            (4, 0) => self.run_width(gpu, &rk::K32),
+            (4, 4) => self.run_width(gpu, &rk::K32_V32),
+            (4, 8) => self.run_width(gpu, &rk::K32_V64),
+            (8, 0) => self.run_width(gpu, &rk::K64),
+            (8, 4) => self.run_width(gpu, &rk::K64_V32),
+            (8, 8) => self.run_width(gpu, &rk::K64_V64),
+            (kb, vb) => {
+                Err(Error::BadArgument(format!("radix sorts 4- and 8-byte keys and values, not {kb} and {vb}")))
+            }
+        }
+    }
+
+    /// [`Job::run`] for keys of `K` with values of `V` (keys alone: `V` = `u32`, unused).
+    fn run_width<K: HistKernel, V: Word>(&self, gpu: &Gpu, width: &Widths<K, V>) -> Result<()> {
+        let n = self.n;
         let (kb, vb) = (self.key_bytes, self.value_bytes);
+        let (pos, neg) = (K::from_u64(self.masks.0), K::from_u64(self.masks.1));
         if n <= rk::small_max(kb, vb) {
-            return self.run_small(gpu);
+            let kernel = match rk::small_items(n, kb, vb) {
+                rk::SHORT_ITEMS => width.small_short,
+                rk::MID_ITEMS => width.small_mid,
+                _ => width.small,
+            };
+            let smem = Smem::small(kb, vb).bytes;
+            gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+            let (begin, end) = self.bits;
+            let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
+            let p = rk::Small { keys, vals, n: n as u32, begin, end, pos, neg };
+            return gpu.launch(kernel, blocks(1, rk::BLOCK, smem)?, &p);
         }
         let plan = self.plan();
         let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
@@ -385,77 +406,56 @@ impl Job {
         };
         let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, words[3])?;
-        let (vals_a, vals_b_ptr) = (self.values, if vb > 0 { vals_b.ptr() } else { 0 });
-        let (keys_b_ptr, status_ptr, ctrl_ptr) = (keys_b.ptr(), status.ptr(), ctrl.ptr());
-        let status_words = status_tiles * rk::DIGITS as u64; // of buffer 0, cleared by the histogram
+        let keys_a = DevPtr::<K>::from_addr(self.keys);
+        let vals_a = DevPtr::<V>::from_addr(self.values);
+        let vals_b = if vb > 0 { vals_b.dev_ptr().cast() } else { DevPtr::NULL };
+        let (keys_b, status, ctrl) = (keys_b.dev_ptr().cast::<K>(), status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
+        // Of buffer 0, cleared by the histogram.
+        let status_words = status_tiles * rk::DIGITS as u64;
 
         let sms = gpu.info().multiprocessors as u64;
-        let hist = format!("radix_hist_k{}", 8 * kb);
         let hist_smem = rk::hist::smem(passes);
-        gpu.set_max_dynamic_smem(&hist, hist_smem)?;
+        gpu.set_max_dynamic_smem(K::HIST.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm()), rk::HIST_BLOCK, hist_smem)?;
         let packing = self.packing as u32;
-        if kb == 4 {
-            let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
-            let a = (&ctrl_ptr, &status_ptr, &status_words, &packing);
-            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, a.0, a.1, a.2, a.3)?;
-        } else {
-            let (pos, neg) = self.masks;
-            let a = (&ctrl_ptr, &status_ptr, &status_words, &packing);
-            launch!(gpu, hist, cfg, &self.keys, &n, &begin, &end, &pos, &neg, a.0, a.1, a.2, a.3)?;
-        }
+        let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        gpu.launch(K::HIST, cfg, &hist)?;
         if self.packing != Packing::Split {
-            self.run_packed_passes(gpu, &plan, keys_b_ptr, vals_b_ptr, status_ptr, ctrl_ptr)?;
+            self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl)?;
             scratch.give_back(gpu);
             return Ok(());
         }
 
-        let short = if self.tile < rk::tile(kb, vb) { "short_" } else { "" };
-        let name = format!("radix_onesweep_{short}{}", self.suffix());
+        let kernel = if self.tile < rk::tile(kb, vb) { width.sweep_short } else { width.sweep };
         let smem = Smem::onesweep(kb, vb).bytes;
-        gpu.set_max_dynamic_smem(&name, smem)?;
-        let status_tiles32 = status_tiles as u32;
-        let mut launch_no = 0u32;
+        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+        let mut launch = 0u32;
         for pass in 0..passes {
             let (shift, mask) = rk::pass_digit(begin, end, pass);
             for q in 0..portions {
                 let first_tile = q * portion;
                 let tiles = (total_tiles - first_tile).min(portion) as u32;
-                let cfg = blocks(tiles as u64, rk::BLOCK, smem)?;
-                let q32 = q as u32;
-                macro_rules! go {
-                    ($pos:expr, $neg:expr) => {
-                        launch!(
-                            gpu,
-                            name,
-                            cfg,
-                            &self.keys,
-                            &keys_b_ptr,
-                            &vals_a,
-                            &vals_b_ptr,
-                            &n,
-                            &first_tile,
-                            &tiles,
-                            &shift,
-                            &mask,
-                            &$pos,
-                            &$neg,
-                            &pass,
-                            &launch_no,
-                            &q32,
-                            &status_ptr,
-                            &status_tiles32,
-                            &ctrl_ptr
-                        )
-                    };
-                }
-                if kb == 4 {
-                    let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
-                    go!(pos, neg)?;
-                } else {
-                    go!(self.masks.0, self.masks.1)?;
-                }
-                launch_no += 1;
+                let p = rk::Sweep {
+                    keys_a,
+                    keys_b,
+                    vals_a,
+                    vals_b,
+                    n,
+                    first_tile,
+                    tiles,
+                    shift,
+                    mask,
+                    pos,
+                    neg,
+                    pass,
+                    launch,
+                    portion: q as u32,
+                    status,
+                    status_tiles: status_tiles as u32,
+                    ctrl,
+                };
+                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
+                launch += 1;
             }
         }
 
@@ -463,18 +463,16 @@ impl Job {
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        launch!(
-            gpu,
-            "radix_copy_back",
-            cfg,
-            &keys_b_ptr,
-            &self.keys,
-            &key_words,
-            &vals_b_ptr,
-            &vals_a,
-            &val_words,
-            &ctrl_ptr
-        )?;
+        let copy = rk::CopyBack {
+            keys_b: keys_b.cast(),
+            keys_a: keys_a.cast(),
+            key_words,
+            vals_b: vals_b.cast(),
+            vals_a: vals_a.cast(),
+            val_words,
+            ctrl,
+        };
+        gpu.launch(rk::radix_copy_back, cfg, &copy)?;
         scratch.give_back(gpu);
         Ok(())
     }
@@ -486,79 +484,54 @@ impl Job {
         &self,
         gpu: &Gpu,
         plan: &Plan,
-        packed_a: u64,
-        packed_b: u64,
-        status: u64,
-        ctrl: u64,
+        packed_a: DevPtr<u64>,
+        packed_b: DevPtr<u64>,
+        status: DevPtr<u32>,
+        ctrl: DevPtr<u64>,
     ) -> Result<()> {
         let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
-        let name = "radix_onesweep_packed_k32_v32";
+        let kernel = rk::radix_onesweep_packed_k32_v32;
         let (_, smem) = tile_for(self.n, self.key_bytes, self.value_bytes, self.packing);
-        gpu.set_max_dynamic_smem(name, smem)?;
+        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
         // the kernel spill and the passes 9% slower; docs/PERFLOG.md).
         let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let (n, (begin, end), status_tiles32) = (self.n, self.bits, status_tiles as u32);
-        let mut launch_no = 0u32;
+        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
+        let (n, (begin, end)) = (self.n, self.bits);
+        let mut launch = 0u32;
         for pass in 0..passes {
             let (shift, mask) = rk::pass_digit(begin, end, pass);
             let shift = shift + 32;
             for q in 0..portions {
                 let first_tile = q * status_tiles;
                 let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
-                let cfg = blocks(tiles as u64, rk::BLOCK, smem)?;
-                let q32 = q as u32;
-                let (k, v) = (&self.keys, &self.values);
-                let a = (&pass, &launch_no, &q32, &status, &status_tiles32, &ctrl);
-                launch!(
-                    gpu,
-                    name,
-                    cfg,
-                    k,
-                    v,
-                    &packed_a,
-                    &packed_b,
-                    &n,
-                    &first_tile,
-                    &tiles,
-                    &shift,
-                    &mask,
-                    &pos,
-                    &neg,
-                    a.0,
-                    a.1,
-                    a.2,
-                    a.3,
-                    a.4,
-                    a.5
-                )?;
-                launch_no += 1;
+                let p = rk::PackedSweep {
+                    keys,
+                    vals,
+                    packed_a,
+                    packed_b,
+                    n,
+                    first_tile,
+                    tiles,
+                    shift,
+                    mask,
+                    pos,
+                    neg,
+                    pass,
+                    launch,
+                    portion: q as u32,
+                    status,
+                    status_tiles: status_tiles as u32,
+                    ctrl,
+                };
+                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
+                launch += 1;
             }
         }
         let sms = gpu.info().multiprocessors as u64;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        launch!(gpu, "radix_unpack_back", cfg, &packed_b, &self.keys, &self.values, &n, &ctrl)
-    }
-
-    fn run_small(&self, gpu: &Gpu) -> Result<()> {
-        let (kb, vb) = (self.key_bytes, self.value_bytes);
-        let size = match rk::small_items(self.n, kb, vb) {
-            rk::SHORT_ITEMS => "short_",
-            rk::MID_ITEMS => "mid_",
-            _ => "",
-        };
-        let name = format!("radix_small_{size}{}", self.suffix());
-        let smem = Smem::small(kb, vb).bytes;
-        gpu.set_max_dynamic_smem(&name, smem)?;
-        let cfg = blocks(1, rk::BLOCK, smem)?;
-        let (n, (begin, end)) = (self.n as u32, self.bits);
-        if self.key_bytes == 4 {
-            let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
-            launch!(gpu, name, cfg, &self.keys, &self.values, &n, &begin, &end, &pos, &neg)
-        } else {
-            launch!(gpu, name, cfg, &self.keys, &self.values, &n, &begin, &end, &self.masks.0, &self.masks.1)
-        }
+        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
     }
 }

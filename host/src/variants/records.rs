@@ -1,16 +1,17 @@
 //! Records of any size and layout sorted on the GPU by a key field (kernels in
-//! `kernels/src/records.rs`): the order bits of each record's key and its index are
+//! `kernels/src/records/`): the order bits of each record's key and its index are
 //! sorted as pairs (by the radix sort, or by the merge-path sort for the `mergepath`
 //! variant: [`PairSort`]), then the records are permuted by a gather in the
 //! widest lanes (16, 8, 4 or 1 bytes) their size and alignment allow. Stable.
 use kernels::SortKey;
 use kernels::key::BitOrder;
-use kernels::records::{key_is_aligned, lane_bytes};
+use kernels::params::DevPtr;
+use kernels::records::{self, Gather, RecordKeys, RecordKeysKernel, key_is_aligned, lane_bytes};
 
 use super::{mergepath, radix};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{KeyType, Order, launch};
+use crate::{Element, KeyType, Order};
 
 /// Where a record's sort key lives: a primitive key of `key_type` at byte `offset`
 /// (little-endian, as Rust lays out its fields; any alignment).
@@ -191,29 +192,48 @@ fn sort_raw(
     let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(n, key_bytes as u32);
     radix::check_free(gpu, needed)?;
     let idx = gpu.alloc::<u32>(n)?;
-    let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
     let aligned = key_is_aligned(record_bytes as u64, field.offset as u64, key_bytes as u64, src) as u32;
     let (pos, neg) = bit_order.masks(8 * key_bytes as u32, order.is_descending());
-    let (n64, rb, off) = (n as u64, record_bytes as u64, field.offset as u64);
     // The key bits are sorted as unsigned words: the masks above already made them
     // ascend in the requested order.
     if key_bytes == 4 {
-        let mut keys = gpu.alloc::<u32>(n)?;
-        let (k, i, p, q) = (keys.ptr(), idx.ptr(), pos as u32, neg as u32);
-        launch!(gpu, "record_keys_k32", cfg, &src, &rb, &off, &aligned, &n64, &p, &q, &k, &i)?;
-        let mut idx = idx;
-        pairs.sort(gpu, &mut keys, &mut idx)?;
-        let dst = alloc_out(bytes)?;
-        gather_raw(gpu, src, dst, n, record_bytes, &idx)
+        sort_keys::<u32>(gpu, src, n, record_bytes, field.offset, aligned, (pos, neg), idx, pairs, alloc_out)
     } else {
-        let mut keys = gpu.alloc::<u64>(n)?;
-        let (k, i) = (keys.ptr(), idx.ptr());
-        launch!(gpu, "record_keys_k64", cfg, &src, &rb, &off, &aligned, &n64, &pos, &neg, &k, &i)?;
-        let mut idx = idx;
-        pairs.sort(gpu, &mut keys, &mut idx)?;
-        let dst = alloc_out(bytes)?;
-        gather_raw(gpu, src, dst, n, record_bytes, &idx)
+        sort_keys::<u64>(gpu, src, n, record_bytes, field.offset, aligned, (pos, neg), idx, pairs, alloc_out)
     }
+}
+
+/// Extracts the keys (of `K`) with their indices, sorts them as pairs and gathers the
+/// records (the part of [`sort_raw`] after the checks).
+#[allow(clippy::too_many_arguments)]
+fn sort_keys<K: RecordKeysKernel + Element>(
+    gpu: &Gpu,
+    src: u64,
+    n: usize,
+    record_bytes: usize,
+    key_offset: usize,
+    aligned: u32,
+    (pos, neg): (u64, u64),
+    mut idx: DeviceBuffer<u32>,
+    pairs: PairSort,
+    alloc_out: &mut dyn FnMut(usize) -> Result<u64>,
+) -> Result<()> {
+    let mut keys = gpu.alloc::<K>(n)?;
+    let p = RecordKeys {
+        src: DevPtr::from_addr(src),
+        record_bytes: record_bytes as u64,
+        key_offset: key_offset as u64,
+        aligned,
+        n: n as u64,
+        pos: K::from_u64(pos),
+        neg: K::from_u64(neg),
+        bits: keys.dev_ptr(),
+        idx: idx.dev_ptr(),
+    };
+    gpu.launch(K::RECORD_KEYS, super::launch::one_thread_per_item(n as u64, 256, 0)?, &p)?;
+    pairs.sort(gpu, &mut keys, &mut idx)?;
+    let dst = alloc_out(n * record_bytes)?;
+    gather_raw(gpu, src, dst, n, record_bytes, &idx)
 }
 
 /// `dst[i] = src[idx[i]]` for records of `R`, in the widest lanes that fit.
@@ -241,6 +261,17 @@ fn gather_raw(gpu: &Gpu, src: u64, dst: u64, n: usize, record_bytes: usize, idx:
     let lane = lane_bytes(record_bytes as u64, src, dst);
     let lanes = (record_bytes / lane as usize) as u64;
     let cfg = super::launch::one_thread_per_item(n as u64 * lanes, 256, 0)?;
-    let (i, n64) = (idx.ptr(), n as u64);
-    launch!(gpu, format!("gather_b{lane}"), cfg, &src, &dst, &i, &n64, &lanes)
+    let p = Gather::<u8> {
+        src: DevPtr::from_addr(src),
+        dst: DevPtr::from_addr(dst),
+        idx: idx.dev_ptr(),
+        n: n as u64,
+        lanes,
+    };
+    match lane {
+        16 => gpu.launch(records::gather_b16, cfg, &p.in_lanes()),
+        8 => gpu.launch(records::gather_b8, cfg, &p.in_lanes()),
+        4 => gpu.launch(records::gather_b4, cfg, &p.in_lanes()),
+        _ => gpu.launch(records::gather_b1, cfg, &p),
+    }
 }

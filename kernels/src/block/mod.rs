@@ -1,6 +1,6 @@
-//! Block-level building blocks shared by the tile-based sorts (radix, quick): where a
-//! thread's items sit in its tile, a block-wide scan, and ranking a tile's items by a
-//! small digit.
+//! Block-level building blocks shared by the tile-based sorts (radix, quick, scan):
+//! where a thread's items sit in its tile, block-wide scans, and ranking a tile's items
+//! by a small digit.
 //!
 //! The index math is plain Rust, tested on the host; the device parts (under
 //! `target_arch = "nvptx64"`) use shared memory through 32-bit shared addresses
@@ -57,6 +57,38 @@ pub use device::*;
 mod device {
     use super::{SCAN_SMEM, WARP};
     use crate::gpu;
+
+    /// Exclusive prefix sum of one `u64` per thread across the block; returns
+    /// `(this thread's exclusive sum, block total)`. Every thread must call it;
+    /// `blockDim.x` must be a multiple of 32. `smem` points to 33 free shared `u64`s,
+    /// which may be reused once this returns (it ends with a barrier).
+    #[inline(always)]
+    pub unsafe fn block_exclusive_sum_u64(v: u64, smem: *mut u64) -> (u64, u64) {
+        let lane = gpu::lane_id();
+        let warp = gpu::thread_idx() / 32;
+        let warps = gpu::block_dim() / 32;
+        let incl = gpu::warp_inclusive_sum_u64(v);
+        unsafe {
+            if lane == 31 {
+                *smem.add(warp as usize) = incl;
+            }
+            gpu::sync_threads();
+            if warp == 0 {
+                let t = if lane < warps { *smem.add(lane as usize) } else { 0 };
+                let ti = gpu::warp_inclusive_sum_u64(t);
+                // Lane 31 reads slot 31 before anyone writes slots (shuffles above
+                // synchronise the warp), so overwriting in place is safe.
+                *smem.add(lane as usize) = ti - t;
+                if lane == 31 {
+                    *smem.add(32) = ti;
+                }
+            }
+            gpu::sync_threads();
+            let r = (*smem.add(warp as usize) + incl - v, *smem.add(32));
+            gpu::sync_threads();
+            r
+        }
+    }
 
     /// Exclusive prefix sum of one `u32` per thread across the block; returns
     /// `(this thread's exclusive sum, block total)`. Every thread must call it;

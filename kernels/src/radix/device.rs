@@ -1,4 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
+use super::entries::{CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
 use crate::gpu;
@@ -474,20 +475,10 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
 
 /// Digit counts of every pass, then (last block) the offsets and the plan; also
 /// clears the first launch's status words.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn histogram<K: Word>(
-    keys: *const K,
-    n: u64,
-    begin: u32,
-    end: u32,
-    pos: K,
-    neg: K,
-    ctrl: *mut u64,
-    status: *mut u32,
-    status_words: u64,
-    packing: u32,
-) {
+pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
+    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing } = p;
+    let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
     let flags = base + hist::FLAGS;
     let counters = base + hist::COUNTERS;
@@ -539,7 +530,7 @@ unsafe fn histogram<K: Word>(
             let c =
                 if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
             let (excl, _) =
-                crate::scan::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
+                crate::block::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
             if tid < DIGITS {
                 *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
                 if c == n {
@@ -557,92 +548,77 @@ unsafe fn histogram<K: Word>(
     }
 }
 
-/// The tile kernels of one key / value combination: the digit pass and the one-block
-/// sort at each tile size (`$items` keys per thread; `$prefix` starts the name).
-macro_rules! radix_entries {
-    ($k:ty, $v:ty, $pairs:expr, $suffix:ident) => {
-        radix_entries!(@onesweep $k, $v, $pairs, $suffix, radix_onesweep_, full_items!($k, $v, $pairs));
-        radix_entries!(@onesweep $k, $v, $pairs, $suffix, radix_onesweep_short_, SHORT_ITEMS);
-        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_, full_items!($k, $v, $pairs));
-        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_short_, SHORT_ITEMS);
-        radix_entries!(@small $k, $v, $pairs, $suffix, radix_small_mid_, MID_ITEMS);
+/// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread.
+#[inline(always)]
+pub(crate) unsafe fn sweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
+    let Sweep {
+        keys_a,
+        keys_b,
+        vals_a,
+        vals_b,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status,
+        status_tiles,
+        ctrl,
+    } = p;
+    let (split_keys, split_vals) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let p = Pass {
+        keys_a: keys_a.get(),
+        keys_b: keys_b.get(),
+        vals_a: vals_a.get(),
+        vals_b: vals_b.get(),
+        split_keys,
+        split_vals,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status: status.get(),
+        status_tiles,
+        ctrl: ctrl.get(),
     };
-    (@onesweep $k:ty, $v:ty, $pairs:expr, $suffix:ident, $prefix:ident, $items:expr) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn [<$prefix $suffix>](
-                keys_a: *mut $k, keys_b: *mut $k, vals_a: *mut $v, vals_b: *mut $v, n: u64, first_tile: u64,
-                tiles: u32, shift: u32, mask: u32, pos: $k, neg: $k, pass: u32, launch: u32, portion: u32,
-                status: *mut u32, status_tiles: u32, ctrl: *mut u64,
-            ) {
-                gpu::grid_dependency_wait();
-                const I: usize = $items as usize;
-                let (split_keys, split_vals) = (core::ptr::null_mut(), core::ptr::null_mut());
-                let p = Pass {
-                    keys_a, keys_b, vals_a, vals_b, split_keys, split_vals, n, first_tile, tiles, shift, mask, pos,
-                    neg, pass, launch, portion, status, status_tiles, ctrl,
-                };
-                unsafe { onesweep::<$k, $v, $pairs, false, I>(p) }
-            }
-        }
-    };
-    (@small $k:ty, $v:ty, $pairs:expr, $suffix:ident, $prefix:ident, $items:expr) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<$prefix $suffix>](
-                keys: *mut $k, vals: *mut $v, n: u32, begin: u32, end: u32, pos: $k, neg: $k,
-            ) {
-                gpu::grid_dependency_wait();
-                const I: usize = $items as usize;
-                unsafe { small::<$k, $v, $pairs, I>(keys, vals, n, begin, end, pos, neg) }
-            }
-        }
-    };
+    unsafe { onesweep::<K, V, PAIRS, false, I>(p) }
 }
 
-/// Keys per thread of the full tile of keys `$k` with values `$v` (if `$pairs`).
-macro_rules! full_items {
-    ($k:ty, $v:ty, $pairs:expr) => {
-        items(<$k as Word>::BYTES, if $pairs { <$v as Word>::BYTES } else { 0 })
-    };
-}
-radix_entries!(u32, u32, false, k32);
-radix_entries!(u32, u32, true, k32_v32);
-radix_entries!(u32, u64, true, k32_v64);
-radix_entries!(u64, u32, false, k64);
-radix_entries!(u64, u32, true, k64_v32);
-radix_entries!(u64, u64, true, k64_v64);
-
-/// The digit pass of a packed sort of `u32` keys with `u32` values ([`Packing`]):
-/// `packed_a`/`packed_b` are the packed scratch buffers A and B, `keys`/`vals` the
-/// caller's arrays; `shift` and the masks apply to the packed word (the key's shift
-/// plus 32, its masks shifted up by 32), which is ranked as a 64-bit key, tiles of
-/// [`packed_tile`].
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
-    keys: *mut u32,
-    vals: *mut u32,
-    packed_a: *mut u64,
-    packed_b: *mut u64,
-    n: u64,
-    first_tile: u64,
-    tiles: u32,
-    shift: u32,
-    mask: u32,
-    pos: u64,
-    neg: u64,
-    pass: u32,
-    launch: u32,
-    portion: u32,
-    status: *mut u32,
-    status_tiles: u32,
-    ctrl: *mut u64,
-) {
-    gpu::grid_dependency_wait();
+/// The digit pass of a packed sort ([`PackedSweep`]).
+#[inline(always)]
+pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
+    let PackedSweep {
+        keys,
+        vals,
+        packed_a,
+        packed_b,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status,
+        status_tiles,
+        ctrl,
+    } = p;
     const I: usize = PACKED_ITEMS as usize;
-    let (keys_a, keys_b, split_keys, split_vals) = (packed_a, packed_b, keys, vals);
+    let (keys_a, keys_b, split_keys, split_vals) = (packed_a.get(), packed_b.get(), keys.get(), vals.get());
     let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
     let p = Pass {
         keys_a,
@@ -661,61 +637,26 @@ pub unsafe extern "ptx-kernel" fn radix_onesweep_packed_k32_v32(
         pass,
         launch,
         portion,
-        status,
+        status: status.get(),
         status_tiles,
-        ctrl,
+        ctrl: ctrl.get(),
     };
     unsafe { onesweep::<u64, u32, false, true, I>(p) }
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn radix_hist_k32(
-    keys: *const u32,
-    n: u64,
-    begin: u32,
-    end: u32,
-    pos: u32,
-    neg: u32,
-    ctrl: *mut u64,
-    status: *mut u32,
-    status_words: u64,
-    packing: u32,
-) {
-    gpu::grid_dependency_wait();
-    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
+/// The one-block sort entry ([`Small`]), `I` keys per thread.
+#[inline(always)]
+pub(crate) unsafe fn small_entry<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(p: Small<K, V>) {
+    let Small { keys, vals, n, begin, end, pos, neg } = p;
+    unsafe { small::<K, V, PAIRS, I>(keys.get(), vals.get(), n, begin, end, pos, neg) }
 }
 
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn radix_hist_k64(
-    keys: *const u64,
-    n: u64,
-    begin: u32,
-    end: u32,
-    pos: u64,
-    neg: u64,
-    ctrl: *mut u64,
-    status: *mut u32,
-    status_words: u64,
-    packing: u32,
-) {
-    gpu::grid_dependency_wait();
-    unsafe { histogram(keys, n, begin, end, pos, neg, ctrl, status, status_words, packing) }
-}
-
-/// When the plan of a packed sort left the sorted pairs packed in scratch buffer B (one
-/// digit pass ran, or an odd number with [`Packing::Alternate`]), unpacks them into the
-/// caller's arrays; otherwise returns at once.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn radix_unpack_back(
-    packed_b: *const u64,
-    keys: *mut u32,
-    vals: *mut u32,
-    n: u64,
-    ctrl: *const u64,
-) {
-    gpu::grid_dependency_wait();
+/// [`UnpackBack`]: unpacks the pairs when the plan left them packed in buffer B.
+#[inline(always)]
+pub(crate) unsafe fn unpack_back(p: UnpackBack) {
+    let UnpackBack { packed_b, keys, vals, n, ctrl } = p;
+    let (packed_b, keys, vals, ctrl): (*const u64, *mut u32, *mut u32, *const u64) =
+        (packed_b.get(), keys.get(), vals.get(), ctrl.get());
     unsafe {
         for_each_copied_back(ctrl, n, |i| {
             let w = *packed_b.add(i);
@@ -743,19 +684,12 @@ unsafe fn for_each_copied_back(ctrl: *const u64, n: u64, mut f: impl FnMut(usize
     }
 }
 
-/// When the plan left the sorted keys (and values) in the scratch buffers, copies them
-/// to the caller's; otherwise returns at once.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn radix_copy_back(
-    keys_b: *const u32,
-    keys_a: *mut u32,
-    key_words: u64,
-    vals_b: *const u32,
-    vals_a: *mut u32,
-    val_words: u64,
-    ctrl: *const u64,
-) {
-    gpu::grid_dependency_wait();
+/// [`CopyBack`]: copies the result back when the plan left it in the scratch buffers.
+#[inline(always)]
+pub(crate) unsafe fn copy_back(p: CopyBack) {
+    let CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl } = p;
+    let (keys_b, keys_a, vals_b, vals_a, ctrl): (*const u32, *mut u32, *const u32, *mut u32, *const u64) =
+        (keys_b.get(), keys_a.get(), vals_b.get(), vals_a.get(), ctrl.get());
     let key_words = key_words as usize;
     unsafe {
         for_each_copied_back(ctrl, key_words as u64 + val_words, |i| {

@@ -554,6 +554,9 @@ impl Word for u64 {
     }
 }
 
+mod entries;
+pub use entries::*;
+
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod device;
 

@@ -39,107 +39,46 @@ pub fn tile_count(n: u64) -> u64 {
     n.div_ceil(TILE)
 }
 
+use crate::params::{DevPtr, EntryLayout};
+
+/// The block scan of `u64`s moved to [`crate::block`]; kept here by name while other
+/// kernels still import it from this module.
 #[cfg(target_arch = "nvptx64")]
-pub use device::block_exclusive_sum_u64;
+pub use crate::block::block_exclusive_sum_u64;
 
-#[cfg(target_arch = "nvptx64")]
-mod device {
-    use super::{ITEMS, TILE, tile_range};
-    use crate::gpu;
-
-    /// Exclusive prefix sum of one `u64` per thread across the block; returns
-    /// `(this thread's exclusive sum, block total)`. Every thread must call it;
-    /// `blockDim.x` must be a multiple of 32. `smem` points to 33 free shared `u64`s,
-    /// which may be reused once this returns (it ends with a barrier).
-    #[inline(always)]
-    pub unsafe fn block_exclusive_sum_u64(v: u64, smem: *mut u64) -> (u64, u64) {
-        let lane = gpu::lane_id();
-        let warp = gpu::thread_idx() / 32;
-        let warps = gpu::block_dim() / 32;
-        let incl = gpu::warp_inclusive_sum_u64(v);
-        unsafe {
-            if lane == 31 {
-                *smem.add(warp as usize) = incl;
-            }
-            gpu::sync_threads();
-            if warp == 0 {
-                let t = if lane < warps { *smem.add(lane as usize) } else { 0 };
-                let ti = gpu::warp_inclusive_sum_u64(t);
-                // Lane 31 reads slot 31 before anyone writes slots (shuffles above
-                // synchronise the warp), so overwriting in place is safe.
-                *smem.add(lane as usize) = ti - t;
-                if lane == 31 {
-                    *smem.add(32) = ti;
-                }
-            }
-            gpu::sync_threads();
-            let r = (*smem.add(warp as usize) + incl - v, *smem.add(32));
-            gpu::sync_threads();
-            r
-        }
+crate::kernel_params! {
+    /// Pass 2a (`scan_reduce_u64`): `sums[b]` = sum of tile `b` of `src[0..n]`.
+    pub struct Reduce {
+        pub src: DevPtr<u64>,
+        pub n: u64,
+        pub sums: DevPtr<u64>,
     }
-
-    /// This thread's values of tile `b` of `src[0..n]`: their first index, the tile's
-    /// end, and their sum.
-    #[inline(always)]
-    unsafe fn thread_sum(src: *const u64, n: u64, b: u64) -> (u64, u64, u64) {
-        let (lo, hi) = tile_range(b, n, TILE);
-        let first = lo + gpu::thread_idx() as u64 * ITEMS;
-        let mut s = 0u64;
-        for j in 0..ITEMS {
-            let i = first + j;
-            if i < hi {
-                s += unsafe { *src.add(i as usize) };
-            }
-        }
-        (first, hi, s)
-    }
-
-    /// Pass 2a: `sums[b]` = sum of tile `b` of `src[0..n]`.
-    unsafe fn scan_reduce(src: *const u64, n: u64, sums: *mut u64) {
-        let b = gpu::block_idx() as u64;
-        let (_, _, s) = unsafe { thread_sum(src, n, b) };
-        let (_, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
-        if gpu::thread_idx() == 0 {
-            unsafe { *sums.add(b as usize) = total };
-        }
-    }
-
-    /// Passes 1 and 2b: scans tile `b` of `src[0..n]` into `dst`, starting from
-    /// `offsets[b]` (0 when `offsets` is null); the last block also writes the total to
-    /// `dst[n]`.
-    unsafe fn scan_tiles(src: *const u64, dst: *mut u64, n: u64, offsets: *const u64) {
-        let b = gpu::block_idx() as u64;
-        // Values are read twice (to sum, then to scan) rather than kept in registers,
-        // which 32 `u64`s per thread would overflow.
-        let (first, hi, s) = unsafe { thread_sum(src, n, b) };
-        let base = if offsets.is_null() { 0 } else { unsafe { *offsets.add(b as usize) } };
-        let (excl, total) = unsafe { block_exclusive_sum_u64(s, gpu::dyn_smem::<u64>()) };
-        let mut run = base + excl;
-        for j in 0..ITEMS {
-            let i = first + j;
-            if i < hi {
-                // Read before write: in place, each value is read by its own thread only.
-                let x = unsafe { *src.add(i as usize) };
-                unsafe { *dst.add(i as usize) = run };
-                run += x;
-            }
-        }
-        if gpu::thread_idx() == 0 && b + 1 == gpu::grid_dim() as u64 {
-            unsafe { *dst.add(n as usize) = base + total };
-        }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn scan_reduce_u64(src: *const u64, n: u64, sums: *mut u64) {
-        unsafe { scan_reduce(src, n, sums) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn scan_tiles_u64(src: *const u64, dst: *mut u64, n: u64, offsets: *const u64) {
-        unsafe { scan_tiles(src, dst, n, offsets) }
-    }
+    /// Declares an entry taking [`Reduce`].
+    entries reduce_entry;
 }
+
+crate::kernel_params! {
+    /// Passes 1 and 2b (`scan_tiles_u64`): scans tile `b` of `src[0..n]` into `dst`
+    /// (which may be `src`), starting from `offsets[b]` ([`DevPtr::NULL`]: from 0); the
+    /// last block also writes the total to `dst[n]`.
+    pub struct Tiles {
+        pub src: DevPtr<u64>,
+        pub dst: DevPtr<u64>,
+        pub n: u64,
+        pub offsets: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Tiles`].
+    entries tiles_entry;
+}
+
+reduce_entry!(scan_reduce_u64 {} | p | device::scan_reduce(p));
+tiles_entry!(scan_tiles_u64 {} | p | device::scan_tiles(p));
+
+/// Every scan entry.
+pub const KERNELS: &[EntryLayout] = &[scan_reduce_u64.layout(), scan_tiles_u64.layout()];
+
+#[cfg(target_arch = "nvptx64")]
+mod device;
 
 /// Shared memory the scan kernels need (the block scan's 33 slots).
 pub const SMEM_BYTES: u32 = 33 * 8;

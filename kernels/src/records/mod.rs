@@ -1,0 +1,186 @@
+//! Records of any size sorted by a key field: the order bits of each record's key and
+//! its index are sorted as pairs (by the radix sort), then the records are permuted by
+//! a gather.
+//!
+//! * `record_keys_k32` / `record_keys_k64`: `bits[i]` = order bits of the 4- or 8-byte
+//!   key at byte `key_offset` of record `i`, `idx[i] = i`. Keys that are not naturally
+//!   aligned in memory are assembled from bytes (the host says which, see
+//!   [`key_is_aligned`]).
+//! * `gather_b1`, `gather_b4`, `gather_b8`, `gather_b16`: `dst` record `i` = `src`
+//!   record `idx[i]`, one thread per lane of [`lane_bytes`] bytes, so that consecutive
+//!   threads store consecutive lanes (coalesced) and wide records move in 16-byte
+//!   loads and stores.
+
+/// Widest lane (1, 4, 8 or 16 bytes) that divides the record size and the alignment of
+/// both buffers: the gather moves records in lanes of that many bytes.
+pub const fn lane_bytes(record_bytes: u64, src_addr: u64, dst_addr: u64) -> u32 {
+    let mut lane = 16;
+    while lane > 1 {
+        let l = lane as u64;
+        if record_bytes.is_multiple_of(l) && src_addr.is_multiple_of(l) && dst_addr.is_multiple_of(l) {
+            return lane;
+        }
+        lane = if lane == 16 {
+            8
+        } else if lane == 8 {
+            4
+        } else {
+            1
+        };
+    }
+    1
+}
+
+/// Whether the key of `key_bytes` at `key_offset` of every record is naturally aligned
+/// (so the key kernel loads it as one word) in a buffer starting at `base_addr`.
+pub const fn key_is_aligned(record_bytes: u64, key_offset: u64, key_bytes: u64, base_addr: u64) -> bool {
+    record_bytes.is_multiple_of(key_bytes)
+        && key_offset.is_multiple_of(key_bytes)
+        && base_addr.is_multiple_of(key_bytes)
+}
+
+/// The little-endian word of `N` bytes at `bytes` (what an unaligned key reads as).
+#[inline(always)]
+pub fn le_word<const N: usize>(bytes: [u8; N]) -> u64 {
+    let mut w = 0u64;
+    let mut i = N;
+    while i > 0 {
+        i -= 1;
+        w = (w << 8) | bytes[i] as u64;
+    }
+    w
+}
+
+/// [`le_word`] of a slice of at most 8 bytes (host side).
+pub fn le_word_slice(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64)
+}
+
+use crate::params::{DevPtr, EntryLayout, Kernel};
+
+crate::kernel_params! {
+    /// `bits[i]` = order bits (by the masks `pos` / `neg`) of the key of `K` at byte
+    /// `key_offset` of record `i` of `src`, `idx[i] = i` (`record_keys`). `aligned`:
+    /// [`key_is_aligned`] (one branch for the whole launch).
+    pub struct RecordKeys<K> {
+        pub src: DevPtr<u8>,
+        pub record_bytes: u64,
+        pub key_offset: u64,
+        pub aligned: u32,
+        pub n: u64,
+        pub pos: K,
+        pub neg: K,
+        pub bits: DevPtr<K>,
+        pub idx: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`RecordKeys`].
+    entries record_keys_entry;
+}
+
+crate::kernel_params! {
+    /// `dst` record `i` = `src` record `idx[i]`, moved in `lanes` lanes of `L` per
+    /// record (`gather`; `n` records).
+    pub struct Gather<L> {
+        pub src: DevPtr<L>,
+        pub dst: DevPtr<L>,
+        pub idx: DevPtr<u32>,
+        pub n: u64,
+        pub lanes: u64,
+    }
+    /// Declares an entry taking [`Gather`].
+    entries gather_entry;
+}
+
+impl Gather<u8> {
+    /// The same gather with lanes of `L` (`lanes` must count lanes of `L`).
+    pub fn in_lanes<L>(self) -> Gather<L> {
+        Gather { src: self.src.cast(), dst: self.dst.cast(), idx: self.idx, n: self.n, lanes: self.lanes }
+    }
+}
+
+crate::kernel_params! {
+    /// `idx[i] = i` for `i < n` (`iota_u32`): the values of an argsort on the device.
+    pub struct Iota {
+        pub idx: DevPtr<u32>,
+        pub n: u64,
+    }
+    /// Declares an entry taking [`Iota`].
+    entries iota_entry;
+}
+
+record_keys_entry!(record_keys_k32 { K = u32 } |p| device::record_keys::<u32, 4>(p));
+record_keys_entry!(record_keys_k64 { K = u64 } |p| device::record_keys::<u64, 8>(p));
+gather_entry!(gather_b1 { L = u8 } |p| device::gather(p));
+gather_entry!(gather_b4 { L = u32 } |p| device::gather(p));
+gather_entry!(gather_b8 { L = u64 } |p| device::gather(p));
+gather_entry!(gather_b16 { L = [u32; 4] } |p| device::gather(p));
+iota_entry!(
+    iota_u32 {} | p | {
+        let i = crate::gpu::global_idx();
+        if i < p.n {
+            *p.idx.get().add(i as usize) = i as u32;
+        }
+    }
+);
+
+/// The key extraction of keys `K`.
+pub trait RecordKeysKernel: crate::radix::Word {
+    const RECORD_KEYS: Kernel<RecordKeys<Self>>;
+}
+
+impl RecordKeysKernel for u32 {
+    const RECORD_KEYS: Kernel<RecordKeys<u32>> = record_keys_k32;
+}
+
+impl RecordKeysKernel for u64 {
+    const RECORD_KEYS: Kernel<RecordKeys<u64>> = record_keys_k64;
+}
+
+/// Every entry of this module.
+pub const KERNELS: &[EntryLayout] = &[
+    record_keys_k32.layout(),
+    record_keys_k64.layout(),
+    gather_b1.layout(),
+    gather_b4.layout(),
+    gather_b8.layout(),
+    gather_b16.layout(),
+    iota_u32.layout(),
+];
+
+#[cfg(target_arch = "nvptx64")]
+mod device;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_are_the_widest_that_divide_size_and_both_addresses() {
+        assert_eq!(lane_bytes(32, 0, 256), 16);
+        assert_eq!(lane_bytes(20, 0, 256), 4);
+        assert_eq!(lane_bytes(24, 0, 256), 8);
+        assert_eq!(lane_bytes(32, 8, 256), 8);
+        assert_eq!(lane_bytes(32, 0, 4), 4);
+        assert_eq!(lane_bytes(7, 0, 0), 1);
+        assert_eq!(lane_bytes(6, 0, 0), 1);
+        assert_eq!(lane_bytes(16, 2, 0), 1);
+    }
+
+    #[test]
+    fn key_alignment_needs_size_offset_and_base() {
+        assert!(key_is_aligned(32, 4, 4, 256));
+        assert!(!key_is_aligned(32, 2, 4, 256));
+        assert!(!key_is_aligned(20, 8, 8, 256));
+        assert!(key_is_aligned(24, 16, 8, 256));
+        assert!(!key_is_aligned(24, 16, 8, 4));
+    }
+
+    #[test]
+    fn unaligned_keys_read_little_endian() {
+        assert_eq!(le_word([0x78, 0x56, 0x34, 0x12]), 0x1234_5678);
+        let x = -3.5f64;
+        assert_eq!(le_word(x.to_le_bytes()), x.to_bits());
+        assert_eq!(le_word_slice(&x.to_le_bytes()), x.to_bits());
+        assert_eq!(le_word_slice(&[1, 2]), 0x0201);
+    }
+}
