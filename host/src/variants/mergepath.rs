@@ -194,7 +194,7 @@ fn sort_any<T: Element, V: Element>(
             )?,
         }
     }
-    scratch.give_back(gpu);
+    drop(scratch);
     Ok(())
 }
 

@@ -396,6 +396,7 @@ impl Job {
         let (portion, (begin, end)) = (status_tiles, self.bits);
         // Scratch from the device's cache (a repeated sort allocates nothing); the
         // free-memory check is made only when something must be allocated.
+        // Given back to the cache when `scratch` drops, whatever the way out.
         let mut scratch = match Scratch::take(gpu, &words) {
             // A second packed buffer does not fit: one is as much scratch as the split
             // sort needs, and packing still saves work in every pass but the first.
@@ -421,9 +422,7 @@ impl Job {
         let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
         gpu.launch(K::HIST, cfg, &hist)?;
         if self.packing != Packing::Split {
-            self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl)?;
-            scratch.give_back(gpu);
-            return Ok(());
+            return self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl);
         }
 
         let kernel = if self.tile < rk::tile(kb, vb) { width.sweep_short } else { width.sweep };
@@ -472,9 +471,7 @@ impl Job {
             val_words,
             ctrl,
         };
-        gpu.launch(rk::radix_copy_back, cfg, &copy)?;
-        scratch.give_back(gpu);
-        Ok(())
+        gpu.launch(rk::radix_copy_back, cfg, &copy)
     }
 
     /// The digit passes and the unpacking copy-back of a packed sort ([`Packing`]):

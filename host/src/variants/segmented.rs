@@ -153,7 +153,7 @@ fn run<K: Element>(
             let cfg = blocks(bins.block() as u64, rk::BLOCK, smem)?;
             go!(name, cfg, &block_descs)?;
         }
-        scratch.give_back(gpu);
+        drop(scratch);
     }
     let total: usize = bins.large.iter().map(|l| l.1).sum();
     if vals.is_none() && sk::batch_large(bins.large.len() as u64, total as u64) {

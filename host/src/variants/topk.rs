@@ -110,7 +110,7 @@ pub fn top_k<K: Element>(
         }
         None => n,
     };
-    scratch.give_back(gpu);
+    drop(scratch);
     if candidates < kk || candidates > out_len {
         return Err(Error::BadArgument(format!(
             "top-k: {candidates} candidates for k = {kk} in a buffer of {out_len} (a bug: please report)"
