@@ -288,8 +288,12 @@ macro_rules! kernel_params {
                 #[cfg(target_arch = "nvptx64")]
                 #[allow(non_snake_case)]
                 mod $d entry {
+                    // The fields' types are written where the struct was declared;
+                    // the boundary's own types are in scope wherever entries are.
                     #[allow(unused_imports)]
                     use super::*;
+                    #[allow(unused_imports)]
+                    use $crate::params::{DevPtr, Direction};
                     $d(#[allow(dead_code)] type $d gen = $d arg;)*
                     #[unsafe(no_mangle)]
                     #[allow(clippy::too_many_arguments)]

@@ -1,5 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
-use super::entries::{CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
+use super::params::{CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
 use crate::gpu;

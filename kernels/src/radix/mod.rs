@@ -555,7 +555,9 @@ impl Word for u64 {
 }
 
 mod entries;
+mod params;
 pub use entries::*;
+pub use params::*;
 
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod device;

@@ -1,0 +1,133 @@
+//! The radix kernels' parameters ([`crate::params`]): one struct per kernel.
+//!
+//! Keys move as raw words, `u32` or `u64` (`K`), values likewise (`V`; keys-alone
+//! entries take `V = u32` and null value pointers). The masks `pos` / `neg` turn raw
+//! bits into order bits ([`crate::key::BitOrder::masks`], descending order included).
+use crate::params::DevPtr;
+
+crate::kernel_params! {
+    /// The histogram kernel (`radix_hist`): digit counts of every pass over bits
+    /// `begin..end`, then (last block) the digit offsets and the plan.
+    pub struct Hist<K> {
+        pub keys: DevPtr<K>,
+        pub n: u64,
+        pub begin: u32,
+        pub end: u32,
+        pub pos: K,
+        pub neg: K,
+        /// The control block ([`super::ctrl`]), zeroed before the launch.
+        pub ctrl: DevPtr<u64>,
+        /// The first onesweep launch's status words, cleared here.
+        pub status: DevPtr<u32>,
+        pub status_words: u64,
+        /// The sort's [`super::Packing`], for the plan.
+        pub packing: u32,
+    }
+    /// Declares an entry taking [`Hist`].
+    entries hist_entry;
+}
+
+crate::kernel_params! {
+    /// One digit pass over one portion of tiles (`radix_onesweep`): buffers A and B of
+    /// the keys and of the values (the plan says which is read), the digit `(order bits
+    /// >> shift) & mask`, and this launch's place among the sort's launches.
+    pub struct Sweep<K, V> {
+        pub keys_a: DevPtr<K>,
+        pub keys_b: DevPtr<K>,
+        pub vals_a: DevPtr<V>,
+        pub vals_b: DevPtr<V>,
+        pub n: u64,
+        pub first_tile: u64,
+        pub tiles: u32,
+        pub shift: u32,
+        pub mask: u32,
+        pub pos: K,
+        pub neg: K,
+        pub pass: u32,
+        /// Launches before this one in the sort (selects the status words and the tile
+        /// counter).
+        pub launch: u32,
+        pub portion: u32,
+        pub status: DevPtr<u32>,
+        pub status_tiles: u32,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Sweep`].
+    entries sweep_entry;
+}
+
+crate::kernel_params! {
+    /// The digit pass of a packed sort of `u32` keys with `u32` values
+    /// ([`super::Packing`]): `packed_a` / `packed_b` are the packed scratch buffers A and
+    /// B, `keys` / `vals` the caller's arrays; `shift` and the masks apply to the packed
+    /// word (the key's shift plus 32, its masks shifted up by 32), ranked as a 64-bit
+    /// key on tiles of [`super::packed_tile`].
+    pub struct PackedSweep {
+        pub keys: DevPtr<u32>,
+        pub vals: DevPtr<u32>,
+        pub packed_a: DevPtr<u64>,
+        pub packed_b: DevPtr<u64>,
+        pub n: u64,
+        pub first_tile: u64,
+        pub tiles: u32,
+        pub shift: u32,
+        pub mask: u32,
+        pub pos: u64,
+        pub neg: u64,
+        pub pass: u32,
+        pub launch: u32,
+        pub portion: u32,
+        pub status: DevPtr<u32>,
+        pub status_tiles: u32,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`PackedSweep`].
+    entries packed_sweep_entry;
+}
+
+crate::kernel_params! {
+    /// The one-block sort of at most [`super::small_max`] keys (`radix_small`) over bits
+    /// `begin..end`.
+    pub struct Small<K, V> {
+        pub keys: DevPtr<K>,
+        pub vals: DevPtr<V>,
+        pub n: u32,
+        pub begin: u32,
+        pub end: u32,
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`Small`].
+    entries small_entry;
+}
+
+crate::kernel_params! {
+    /// When the plan of a packed sort left the sorted pairs packed in scratch buffer B,
+    /// unpacks them into the caller's arrays (`radix_unpack_back`); otherwise returns
+    /// at once.
+    pub struct UnpackBack {
+        pub packed_b: DevPtr<u64>,
+        pub keys: DevPtr<u32>,
+        pub vals: DevPtr<u32>,
+        pub n: u64,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`UnpackBack`].
+    entries unpack_back_entry;
+}
+
+crate::kernel_params! {
+    /// When the plan left the sorted keys (and values) in the scratch buffers, copies
+    /// them to the caller's, as words (`radix_copy_back`); otherwise returns at once.
+    pub struct CopyBack {
+        pub keys_b: DevPtr<u32>,
+        pub keys_a: DevPtr<u32>,
+        pub key_words: u64,
+        pub vals_b: DevPtr<u32>,
+        pub vals_a: DevPtr<u32>,
+        pub val_words: u64,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`CopyBack`].
+    entries copy_back_entry;
+}
