@@ -90,9 +90,9 @@ fn classify(dest: &Path) -> Result<Target> {
     }
     match meta {
         Ok(m) if m.is_file() => {
-            let target = resolve_links(dest)?;
-            if target.starts_with("/proc") {
-                // `/dev/stdout` and friends: the file another process opened for us.
+            let (target, via_proc) = resolve_links(dest)?;
+            if via_proc {
+                // `/dev/stdout` and friends: a file another process opened for us.
                 return Ok(Target::Direct { truncate: true });
             }
             Ok(Target::Replace { target, keep: Some(Owner { mode: m.mode() & 0o7777, uid: m.uid(), gid: m.gid() }) })
@@ -107,17 +107,20 @@ fn classify(dest: &Path) -> Result<Target> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             // Nothing there, or a symbolic link to a name that does not exist yet.
-            Ok(Target::Replace { target: resolve_links(dest)?, keep: None })
+            Ok(Target::Replace { target: resolve_links(dest)?.0, keep: None })
         }
         Err(e) => Err(Error::Io { context: format!("cannot write output {shown}"), source: e }),
     }
 }
 
 /// `path` with the symbolic links of its last component followed (the directories on
-/// the way stay as they are: the rename happens in the final target's directory).
-fn resolve_links(path: &Path) -> Result<PathBuf> {
+/// the way stay as they are: the rename happens in the final target's directory), and
+/// whether the way passed through `/proc` (whose links name open files, not places).
+fn resolve_links(path: &Path) -> Result<(PathBuf, bool)> {
     let mut p = path.to_path_buf();
+    let mut via_proc = false;
     for _ in 0..MAX_LINKS {
+        via_proc |= p.starts_with("/proc");
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
                 let to =
@@ -127,10 +130,16 @@ fn resolve_links(path: &Path) -> Result<PathBuf> {
                     _ => to,
                 };
             }
-            _ => return Ok(p),
+            _ => return Ok((p, via_proc)),
         }
     }
     Err(Error::BadArgument(format!("output {}: too many levels of symbolic links", path.display())))
+}
+
+/// Whether `path` names this process's standard output.
+pub(crate) fn is_stdout(path: &Path) -> bool {
+    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].iter().any(|p| path == Path::new(p))
+        || path == Path::new(&format!("/proc/{}/fd/1", std::process::id()))
 }
 
 /// The temporary name for a file named `name`: `.NAME.PID-N.tmp`, with `NAME` cut so
@@ -153,6 +162,13 @@ impl AtomicFile {
     /// is a directory or ends with a slash.
     pub fn create(dest: &Path) -> Result<AtomicFile> {
         match classify(dest)? {
+            // Standard output by name: the stream itself, so that an appending
+            // redirection (`>>`) keeps what it has.
+            Target::Direct { .. } if is_stdout(dest) => {
+                let mut f = AtomicFile::stdout()?;
+                f.dest = dest.to_path_buf();
+                Ok(f)
+            }
             Target::Direct { truncate } => {
                 let file = OpenOptions::new()
                     .write(true)

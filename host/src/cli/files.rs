@@ -129,6 +129,7 @@ impl Limits {
 }
 
 pub fn sort(args: &SortArgs) -> host::Result<bool> {
+    budget::fit_allocator_to_limits();
     file_sort::clean_up_on_signals()?;
     let (input, output) = (Input::from_arg(&args.input), Output::from_arg(&args.output));
     let format = Format::choose(args.text, args.format, &args.input);
@@ -199,7 +200,7 @@ pub fn sort(args: &SortArgs) -> host::Result<bool> {
 
 /// The closing line of a command: on standard output, unless the data went there.
 fn summary(output: &Output, line: &str) {
-    if *output == Output::Stdout {
+    if output.is_stdout() {
         eprintln!("{line}");
     } else {
         println!("{line}");
@@ -475,6 +476,7 @@ pub struct GenArgs {
 }
 
 pub fn generate(args: &GenArgs) -> host::Result<bool> {
+    budget::fit_allocator_to_limits();
     file_sort::clean_up_on_signals()?;
     let format = Format::choose(args.text, args.format, &args.output);
     let output = Output::from_arg(&args.output);

@@ -360,7 +360,7 @@ pub fn sort_file<K: host::file_sort::TextElement>(
         sorter.len(),
         phases(&report)
     );
-    if *output == host::file_sort::Output::Stdout {
+    if output.is_stdout() {
         eprintln!("{line}");
     } else {
         println!("{line}");

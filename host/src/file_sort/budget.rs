@@ -61,6 +61,19 @@ pub fn default_memory_budget() -> u64 {
     (memory_room().0 / 2).max(MIN_BUDGET)
 }
 
+/// Where the address space or the data segment is limited (`ulimit -v`, `-d`), lets
+/// the C allocator keep at most two arenas: each arena of a thread reserves 64 MiB of
+/// address space, which the limit counts, and the sorting threads would otherwise
+/// take a third of a 1 GiB limit that way. Call before threads start; does nothing
+/// without such a limit (or outside glibc). For programs, as it changes the process.
+pub fn fit_allocator_to_limits() {
+    #[cfg(target_env = "gnu")]
+    if rlimit(libc::RLIMIT_AS).is_some() || rlimit(libc::RLIMIT_DATA).is_some() {
+        // SAFETY: sets an allocator parameter; no memory is touched.
+        unsafe { libc::mallopt(libc::M_ARENA_MAX, 2) };
+    }
+}
+
 /// A `kB` field of `/proc/self/status` or `/proc/meminfo`, in bytes.
 fn kib_field(text: &str, field: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(field))?;

@@ -436,8 +436,6 @@ fn sort_pieces<T: TextElement>(
         }
         if last {
             progress.position(piece_bytes);
-        } else {
-            progress.message(&format!("sorted {} of {name}", crate::Bytes(counter.get())));
         }
     }
     let read_s = (loop_start.elapsed().as_secs_f64() - sort_s).max(0.0);

@@ -64,6 +64,15 @@ impl Output {
         }
     }
 
+    /// Whether this is standard output, by `-` or by name (`/dev/stdout`): a
+    /// program's own messages then belong on standard error.
+    pub fn is_stdout(&self) -> bool {
+        match self {
+            Output::Stdout => true,
+            Output::Path(p) => crate::atomic_file::is_stdout(p),
+        }
+    }
+
     /// Opens the output for writing ([`crate::AtomicFile`]).
     pub fn create(&self) -> Result<crate::AtomicFile> {
         match self {
