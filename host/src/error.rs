@@ -30,6 +30,15 @@ pub enum Error {
     /// An input file's contents are not what its format requires.
     #[error("{0}")]
     BadInput(String),
+    /// A host buffer could not be allocated: the request is past the host memory
+    /// budget or the allocator refused it (`available`: the budget, or what was
+    /// asked for when the allocator refused).
+    #[error("out of host memory: needed {} but only {} available", Bytes(*needed), Bytes(*available))]
+    HostOutOfMemory { needed: u64, available: u64 },
+    /// The input does not fit the host memory and temporary disk space the work may
+    /// use (the message says how much was read and what the limits are).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -151,28 +151,7 @@ pub fn ensure_host_memory<T>(n: usize, copies: usize) -> crate::Result<()> {
 
 /// `n` elements of distribution `dist`, reproducible from `seed`.
 pub fn generate<T: Random>(n: usize, dist: Distribution, seed: u64) -> Vec<T> {
-    let base = splitmix64(seed);
-    let at = |i: usize, key_bits: u64| T::random(i as u64, key_bits);
-    let mut v: Vec<T> = match dist {
-        Distribution::Equal => {
-            let k = splitmix64(base);
-            (0..n).into_par_iter().map(|i| at(i, k)).collect()
-        }
-        Distribution::TwoValues | Distribution::FewUnique => {
-            let distinct = if dist == Distribution::TwoValues { 2 } else { 16 };
-            (0..n)
-                .into_par_iter()
-                .map(|i| {
-                    let pick = splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)) % distinct;
-                    at(i, splitmix64(base.wrapping_add(pick + 1)))
-                })
-                .collect()
-        }
-        _ => (0..n)
-            .into_par_iter()
-            .map(|i| at(i, splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D))))
-            .collect(),
-    };
+    let mut v: Vec<T> = generate_range(0..n, dist, seed);
     match dist {
         Distribution::Sorted => cpu::reference_sort(&mut v, Order::Ascending),
         Distribution::Reverse => cpu::reference_sort(&mut v, Order::Descending),
@@ -184,6 +163,35 @@ pub fn generate<T: Random>(n: usize, dist: Distribution, seed: u64) -> Vec<T> {
         _ => {}
     }
     v
+}
+
+/// Elements `range` of the input [`generate`] builds, before the sorting that the
+/// `sorted`, `reverse` and `organ-pipe` distributions apply (those are the uniform
+/// keys sorted): every element is a function of (seed, index), so any part of any
+/// size can be made on its own (`host gen` writes large files piece by piece).
+pub fn generate_range<T: Random>(range: std::ops::Range<usize>, dist: Distribution, seed: u64) -> Vec<T> {
+    let base = splitmix64(seed);
+    let at = |i: usize, key_bits: u64| T::random(i as u64, key_bits);
+    match dist {
+        Distribution::Equal => {
+            let k = splitmix64(base);
+            range.into_par_iter().map(|i| at(i, k)).collect()
+        }
+        Distribution::TwoValues | Distribution::FewUnique => {
+            let distinct = if dist == Distribution::TwoValues { 2 } else { 16 };
+            range
+                .into_par_iter()
+                .map(|i| {
+                    let pick = splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)) % distinct;
+                    at(i, splitmix64(base.wrapping_add(pick + 1)))
+                })
+                .collect()
+        }
+        _ => range
+            .into_par_iter()
+            .map(|i| at(i, splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D))))
+            .collect(),
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +225,21 @@ mod tests {
         assert!(f.len() <= 16 && f.len() > 8);
         let ents = generate::<Entity>(10, Distribution::Uniform, 3);
         assert!(ents.iter().enumerate().all(|(i, e)| e.id == i as u32));
+    }
+
+    #[test]
+    fn ranges_are_pieces_of_the_whole() {
+        for dist in [Distribution::Uniform, Distribution::Equal, Distribution::TwoValues, Distribution::FewUnique] {
+            let whole: Vec<Entity> = generate(10_007, dist, 9);
+            let mut pieces: Vec<Entity> = Vec::new();
+            for at in (0..10_007).step_by(1000) {
+                pieces.extend(generate_range::<Entity>(at..(at + 1000).min(10_007), dist, 9));
+            }
+            assert_eq!(pieces, whole, "{dist}");
+        }
+        let mut sorted: Vec<u64> = generate_range(0..5000, Distribution::Sorted, 4);
+        sorted.sort();
+        assert_eq!(sorted, generate::<u64>(5000, Distribution::Sorted, 4));
     }
 
     #[test]

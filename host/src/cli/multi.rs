@@ -326,33 +326,44 @@ fn bench_one<K: Random + Element>(
     Ok(ok)
 }
 
-/// `host sort --gpus N`: the whole file is read, sorted over the GPUs and written
-/// atomically.
+/// `host sort --gpus N`: the whole input is read (within half the host memory
+/// budget `memory`: the sort gathers into a second buffer), sorted over the GPUs and
+/// written atomically.
 pub fn sort_file<K: host::file_sort::TextElement>(
     gpus: Gpus,
-    input: &std::path::Path,
-    output: &std::path::Path,
+    input: &host::file_sort::Input,
+    output: &host::file_sort::Output,
     format: host::file_sort::Format,
     order: Order,
+    memory: u64,
 ) -> host::Result<bool> {
     let sorter = gpus.open()?;
+    let mut out = output.create()?;
     let t = std::time::Instant::now();
-    let mut data: Vec<K> = host::file_sort::format::read_file(input, format)?;
+    let mut data: Vec<K> = host::file_sort::source::read_all(input, format, memory / 2).map_err(|e| match e {
+        host::Error::TooLarge(m) => host::Error::TooLarge(format!("{m}; --gpus sorts in memory")),
+        e => e,
+    })?;
     let read_s = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
     let report = sorter.sort(&mut data, &SortOptions::default().order(order))?;
     let sort_s = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
-    host::file_sort::format::write_file(output, &data, format)?;
+    host::file_sort::format::write_elements(&mut out, &data, format)?;
+    out.commit()?;
     let write_s = t.elapsed().as_secs_f64();
-    println!(
-        "sorted {} {} ({format}) into {} on {} GPUs: read {read_s:.3} s, sort {sort_s:.3} s with transfers ({}), \
+    let line = format!(
+        "sorted {} {} ({format}) into {output} on {} GPUs: read {read_s:.3} s, sort {sort_s:.3} s with transfers ({}), \
          write {write_s:.3} s",
         data.len(),
         K::NAME,
-        output.display(),
         sorter.len(),
         phases(&report)
     );
+    if output.is_stdout() {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
     Ok(true)
 }

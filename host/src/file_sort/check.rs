@@ -1,13 +1,13 @@
 //! Independent check of a sorted file against its input (`host check-file`): the
 //! output is ordered, and input and output hold the same multiset of elements.
 //!
-//! The multiset comparison uses [`crate::verify::Fingerprint`], combined over blocks: binary
-//! files are streamed, so checking needs little memory whatever the file size.
-use std::path::Path;
-
+//! The multiset comparison uses [`crate::verify::Fingerprint`], combined over blocks:
+//! both files are streamed (either may be a pipe), so checking needs little memory
+//! whatever the file size.
 use rayon::prelude::*;
 
-use super::format::{self, BinaryReader, Format, TextElement};
+use super::format::{Format, TextElement};
+use super::source::{ElementReader, Input};
 use crate::error::{Error, Result};
 use crate::verify::Fingerprint;
 use crate::{KeyType, Order};
@@ -38,12 +38,14 @@ struct Scan {
 
 const BLOCK: usize = 1 << 24;
 
-fn scan<T: TextElement>(path: &Path, format: Format, order: Option<Order>) -> Result<Scan> {
+fn scan<T: TextElement>(input: &Input, format: Format, order: Option<Order>) -> Result<Scan> {
     let mut s = Scan { fingerprint: Fingerprint::default(), first_unordered: None };
     let mut prev: Option<T> = None;
     let mut offset = 0usize;
-    let mut visit = |block: &[T]| {
-        s.fingerprint = s.fingerprint.combine(Fingerprint::of(block));
+    let mut r = ElementReader::<T>::open(input, format)?;
+    r.set_text_block(BLOCK);
+    while let Some(block) = r.next_piece(BLOCK)? {
+        s.fingerprint = s.fingerprint.combine(Fingerprint::of(&block));
         if let (Some(order), None) = (order, s.first_unordered) {
             let desc = order.is_descending();
             let out_of_order = |a: &T, b: &T| a.ord_bits(desc) > b.ord_bits(desc);
@@ -57,15 +59,6 @@ fn scan<T: TextElement>(path: &Path, format: Format, order: Option<Order>) -> Re
         }
         prev = block.last().copied().or(prev);
         offset += block.len();
-    };
-    match format {
-        Format::Binary => {
-            let mut r = BinaryReader::<T>::open(path, BLOCK)?;
-            while let Some(block) = r.next_piece()? {
-                visit(&block);
-            }
-        }
-        Format::Text => visit(&format::read_text::<T>(path)?),
     }
     Ok(s)
 }
@@ -75,25 +68,27 @@ fn scan<T: TextElement>(path: &Path, format: Format, order: Option<Order>) -> Re
 pub fn check_files(
     key_type: KeyType,
     format: Format,
-    input: &Path,
-    output: &Path,
+    input: impl Into<Input>,
+    output: impl Into<Input>,
     order: Order,
 ) -> Result<CheckReport> {
+    let (input, output) = (input.into(), output.into());
+    if input == Input::Stdin && output == Input::Stdin {
+        return Err(Error::BadArgument("only one of the two files can be standard input".into()));
+    }
+    let (input, output) = (&input, &output);
     crate::with_key_type!(key_type, T => {
         let (a, b) = rayon::join(|| scan::<T>(input, format, None), || scan::<T>(output, format, Some(order)));
         let (a, b) = (a?, b?);
         if let Some(i) = b.first_unordered {
             return Err(Error::BadInput(format!(
-                "{} is not ordered ({order}): elements {i} and {} are out of order",
-                output.display(),
+                "{output} is not ordered ({order}): elements {i} and {} are out of order",
                 i + 1
             )));
         }
         if a.fingerprint != b.fingerprint {
             return Err(Error::BadInput(format!(
-                "{} does not hold the same elements as {} (fingerprints differ; {} vs {} elements)",
-                output.display(),
-                input.display(),
+                "{output} does not hold the same elements as {input} (fingerprints differ; {} vs {} elements)",
                 b.fingerprint.len,
                 a.fingerprint.len
             )));
@@ -105,6 +100,7 @@ pub fn check_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file_sort::format;
 
     #[test]
     fn check_finds_disorder_across_blocks_and_lost_elements() {

@@ -44,7 +44,7 @@ impl Format {
 
 /// Whether the start of a file looks like numbers in text, one per line (for the
 /// hint in the "not a multiple of the element size" error).
-fn looks_like_text(path: &Path) -> bool {
+pub(super) fn looks_like_text(path: &Path) -> bool {
     let mut head = [0u8; 4096];
     let Ok(mut f) = File::open(path) else { return false };
     let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
@@ -365,17 +365,15 @@ pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: 
 fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize) -> Result<()> {
     let mode = WriteMode::from_env(WriteMode::Positioned);
     for block in data.chunks(block) {
-        let pieces: Vec<String> = block
-            .par_chunks(1 << 14)
-            .map(|c| {
-                let mut s = String::with_capacity(c.len() * 12);
-                for x in c {
-                    x.write_text(&mut s);
-                    s.push('\n');
-                }
-                s
-            })
-            .collect();
+        if !out.is_seekable() {
+            // A stream or device: the formatted pieces go out in order.
+            let pieces: Vec<String> = block.par_chunks(1 << 14).map(format_text).collect();
+            for p in &pieces {
+                out.write_all(p.as_bytes())?;
+            }
+            continue;
+        }
+        let pieces: Vec<String> = block.par_chunks(1 << 14).map(format_text).collect();
         let mut offsets = Vec::with_capacity(pieces.len());
         let mut len = 0;
         for p in &pieces {
@@ -390,6 +388,16 @@ fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize) ->
     Ok(())
 }
 
+/// `data` as text, one element per line.
+fn format_text<T: TextElement>(data: &[T]) -> String {
+    let mut s = String::with_capacity(data.len() * 12);
+    for x in data {
+        x.write_text(&mut s);
+        s.push('\n');
+    }
+    s
+}
+
 /// Elements formatted as text before their bytes are written (bounds the extra memory
 /// to ~100 MB of text).
 const TEXT_BLOCK: usize = 1 << 22;
@@ -397,7 +405,7 @@ const TEXT_BLOCK: usize = 1 << 22;
 /// Appends `bytes` from several threads ([`SizedOutput`]: one thread's `write` into the
 /// page cache runs at a fraction of what the machine can).
 fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8]) -> Result<()> {
-    if bytes.len() < 4 << 20 {
+    if bytes.len() < 4 << 20 || !out.is_seekable() {
         return out.write_all(bytes);
     }
     let o = SizedOutput::new(out, bytes.len(), WriteMode::from_env(WriteMode::Mapped))?;

@@ -51,6 +51,98 @@ pub fn merge_runs_into<T: Element, E: Send>(
     })
 }
 
+/// [`merge_runs`] into `sink`, in output order, with bounded memory: the output is cut
+/// by key into parts of about `part_bytes` (as [`merge_runs_into`] cuts it), a batch of
+/// parts (one per thread) is merged in parallel, and the parts go to `sink` one after
+/// another. A part that many equal keys make much larger than asked is merged on one
+/// thread into pieces of `part_bytes`. Stops at the first error `sink` returns.
+pub fn merge_runs_ordered<T: Element, E>(
+    runs: &[&[T]],
+    descending: bool,
+    part_bytes: usize,
+    mut sink: impl FnMut(&[T]) -> Result<(), E>,
+) -> Result<(), E> {
+    let nonempty: Vec<&[T]> = runs.iter().copied().filter(|r| !r.is_empty()).collect();
+    if nonempty.len() <= 1 {
+        return match nonempty.first() {
+            Some(r) => r.chunks(part_bytes.div_ceil(size_of::<T>()).max(1)).try_for_each(sink),
+            None => Ok(()),
+        };
+    }
+    let total: usize = nonempty.iter().map(|r| r.len()).sum();
+    let part_elems = (part_bytes / size_of::<T>()).max(1);
+    let threads = rayon::current_num_threads();
+    let cuts = cuts(&nonempty, descending, (total.div_ceil(part_elems)).max(threads * 4));
+    let windows: Vec<&[Vec<usize>]> = cuts.windows(2).collect();
+    for batch in windows.chunks(threads) {
+        // Parts far beyond the asked size (equal keys) are left for the loop below.
+        let merged: Vec<Option<Vec<T>>> = batch
+            .par_iter()
+            .map(|w| {
+                (part_len(w) <= 2 * part_elems).then(|| {
+                    let mut out = vec![T::zeroed(); part_len(w)];
+                    merge_sequential(&part(&nonempty, w), descending, &mut out);
+                    out
+                })
+            })
+            .collect();
+        for (w, m) in batch.iter().zip(merged) {
+            match m {
+                Some(out) => sink(&out)?,
+                None => merge_bounded(&part(&nonempty, w), descending, part_elems, &mut sink)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One thread's merge (as [`merge_sequential`]) into pieces of at most `piece` elements
+/// handed to `sink` in order.
+fn merge_bounded<T: Element, E>(
+    runs: &[&[T]],
+    descending: bool,
+    piece: usize,
+    sink: &mut impl FnMut(&[T]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut pos = vec![0usize; runs.len()];
+    // (key, run) as a min-heap: the lower run index wins ties, for stability.
+    let mut heap: BinaryHeap<Reverse<(T::Bits, usize)>> = runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(r, run)| Reverse((run[0].ord_bits(descending), r)))
+        .collect();
+    let mut out = Vec::with_capacity(piece);
+    while let Some(Reverse((_, r))) = heap.pop() {
+        // Everything of run `r` up to the next run's head (ties included, as `r` is
+        // the earlier run when keys are equal) goes out at once.
+        let next = heap.peek().map(|Reverse(h)| *h);
+        let run = runs[r];
+        let end = match next {
+            None => run.len(),
+            Some((k, s)) => pos[r] + run[pos[r]..].partition_point(|x| (x.ord_bits(descending), r) <= (k, s)),
+        };
+        let mut at = pos[r];
+        while at < end {
+            let take = (end - at).min(piece - out.len());
+            out.extend_from_slice(&run[at..at + take]);
+            at += take;
+            if out.len() == piece {
+                sink(&out)?;
+                out.clear();
+            }
+        }
+        pos[r] = end;
+        if let Some(x) = run.get(end) {
+            heap.push(Reverse((x.ord_bits(descending), r)));
+        }
+    }
+    if !out.is_empty() {
+        sink(&out)?;
+    }
+    Ok(())
+}
+
 /// Where a parallel merge cuts each run: `cuts[j][r]` is the start in run `r` of part
 /// `j` (the keys at or above splitter `j - 1`), with a last row of the run lengths.
 /// One part (no splitters) for fewer than 2^16 elements, one run or `parts < 2`.
@@ -188,6 +280,40 @@ mod tests {
         let runs: Vec<&[Entity]> = input.chunks(50_000).collect();
         assert_eq!(merge_runs_into(&runs, false, 1 << 16, |_, _| Err("disk full")), Err("disk full"));
         assert_eq!(merge_runs_into::<Entity, ()>(&[], false, 1 << 16, |_, _| Ok(())), Ok(()));
+    }
+
+    /// [`merge_runs_ordered`] hands over the stable merge in order, in pieces no
+    /// larger than asked, also where equal keys make one part hold everything.
+    #[test]
+    fn ordered_merge_is_the_stable_merge_in_bounded_pieces() {
+        for dist in [Distribution::Uniform, Distribution::Equal, Distribution::TwoValues] {
+            let input: Vec<Entity> = generate(200_003, dist, 7);
+            for (run_len, part_bytes) in [(50_000, 1 << 14), (70_001, 1 << 20), (1 << 20, 1 << 12), (7, 1 << 16)] {
+                for desc in [false, true] {
+                    let order = if desc { Order::Descending } else { Order::Ascending };
+                    let mut runs: Vec<Vec<Entity>> = input.chunks(run_len).map(|c| c.to_vec()).collect();
+                    for r in &mut runs {
+                        cpu::reference_sort(r, order);
+                    }
+                    let refs: Vec<&[Entity]> = runs.iter().map(|r| r.as_slice()).collect();
+                    let mut out = Vec::new();
+                    let mut largest = 0;
+                    merge_runs_ordered(&refs, desc, part_bytes, |piece| {
+                        largest = largest.max(piece.len());
+                        out.extend_from_slice(piece);
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
+                    let mut expect = input.clone();
+                    cpu::reference_sort(&mut expect, order);
+                    assert!(out == expect, "{dist} run_len={run_len} part_bytes={part_bytes} desc={desc}");
+                    assert!(largest * size_of::<Entity>() <= 2 * part_bytes.max(size_of::<Entity>()), "{largest}");
+                }
+            }
+        }
+        let input: Vec<u32> = generate(100_000, Distribution::Uniform, 5);
+        let runs: Vec<&[u32]> = input.chunks(30_000).collect();
+        assert_eq!(merge_runs_ordered(&runs, false, 1 << 12, |_| Err("disk full")), Err("disk full"));
     }
 
     #[test]
