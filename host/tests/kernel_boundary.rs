@@ -13,7 +13,6 @@ const UNTYPED_PREFIXES: &[&str] = &[
     "bottomup_",
     "gather_",
     "iota_",
-    "mergepath_",
     "partition_",
     "quick_",
     "radix_",
