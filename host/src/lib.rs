@@ -214,6 +214,8 @@ pub trait Element:
     + std::fmt::Debug
     + kernels::naive::NaiveKernels
     + kernels::mergepath::MergepathKernels
+    + kernels::partition::PartitionKernels
+    + kernels::splitters::SplitterKernels
 {
 }
 impl<
@@ -223,7 +225,9 @@ impl<
         + Sync
         + std::fmt::Debug
         + kernels::naive::NaiveKernels
-        + kernels::mergepath::MergepathKernels,
+        + kernels::mergepath::MergepathKernels
+        + kernels::partition::PartitionKernels
+        + kernels::splitters::SplitterKernels,
 > Element for T
 {
 }

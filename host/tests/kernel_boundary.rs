@@ -13,14 +13,12 @@ const UNTYPED_PREFIXES: &[&str] = &[
     "bottomup_",
     "gather_",
     "iota_",
-    "partition_",
     "quick_",
     "radix_",
     "record_",
     "scan_",
     "segmented_",
     "sm_",
-    "splitter_",
     "topk_",
 ];
 

@@ -15,6 +15,11 @@
 //!   [`jittered_position`]`(i, samples, n)`: one key from each of `samples` equal
 //!   slices, at a pseudo-random place inside it, so that data repeating with the
 //!   slices' period is not sampled at one phase of it.
+//!
+//! The kernels' parameters ([`Samples`], [`Bounds`]) and entries are declared here, the
+//! host's handles are [`SplitterKernels`]; the kernel bodies are in `device.rs`.
+use crate::key::SortKey;
+use crate::params::{DevPtr, Direction, EntryLayout, Kernel, entry_count, entry_list};
 
 /// Position of sample `i` of `samples` taken from a sorted part of `n` keys: the middle
 /// of the `i`-th of `samples` equal slices, so samples stand for equal shares of the
@@ -47,130 +52,77 @@ pub const fn sample_count(n: u64, max: u64) -> u64 {
     if n < max { n } else { max }
 }
 
-#[cfg(target_arch = "nvptx64")]
-mod device {
-    use crate::gpu;
-    use crate::key::SortKey;
-    use crate::search::{count_less, count_less_eq};
-
-    #[inline(always)]
-    unsafe fn samples<T: SortKey>(keys: *const T, n: u64, samples: u64, descending: u32, out: *mut u64) {
-        let i = gpu::global_idx();
-        if i >= samples {
-            return;
-        }
-        unsafe {
-            let k = *keys.add(super::sample_position(i, samples, n) as usize);
-            *out.add(i as usize) = k.ord_bits(descending != 0).into();
-        }
+crate::kernel_params! {
+    /// The samples of one GPU's part of `n` keys (`splitter_samples_*` of a sorted part,
+    /// `splitter_samples_jittered_*` of an unsorted one), one thread per sample.
+    pub struct Samples<T> {
+        pub keys: DevPtr<T>,
+        pub n: u64,
+        /// Samples to take ([`sample_count`]).
+        pub count: u64,
+        pub direction: Direction,
+        /// The samples' order bits (`out[i]`; jittered: `out[2i]`, with the position
+        /// at `out[2i + 1]`).
+        pub out: DevPtr<u64>,
     }
-
-    #[inline(always)]
-    unsafe fn jittered<T: SortKey>(keys: *const T, n: u64, samples: u64, descending: u32, out: *mut u64) {
-        let i = gpu::global_idx();
-        if i >= samples {
-            return;
-        }
-        unsafe {
-            let at = super::jittered_position(i, samples, n);
-            *out.add(2 * i as usize) = (*keys.add(at as usize)).ord_bits(descending != 0).into();
-            *out.add(2 * i as usize + 1) = at;
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn bounds<T: SortKey>(
-        keys: *const T,
-        n: u64,
-        splitters: *const u64,
-        count: u64,
-        descending: u32,
-        out: *mut u64,
-    ) {
-        let s = gpu::global_idx();
-        if s >= count {
-            return;
-        }
-        let desc = descending != 0;
-        unsafe {
-            let key = *splitters.add(s as usize);
-            let at = |j: u64| -> u64 { (*keys.add(j as usize)).ord_bits(desc).into() };
-            *out.add(2 * s as usize) = count_less(n, key, at);
-            *out.add(2 * s as usize + 1) = count_less_eq(n, key, at);
-        }
-    }
-
-    macro_rules! splitter_entries {
-        ($t:ty, $suffix:ident) => {
-            paste::paste! {
-                #[unsafe(no_mangle)]
-                pub unsafe extern "ptx-kernel" fn [<splitter_samples_ $suffix>](
-                    keys: *const $t, n: u64, count: u64, descending: u32, out: *mut u64,
-                ) {
-                    unsafe { samples::<$t>(keys, n, count, descending, out) }
-                }
-
-                #[unsafe(no_mangle)]
-                pub unsafe extern "ptx-kernel" fn [<splitter_samples_jittered_ $suffix>](
-                    keys: *const $t, n: u64, count: u64, descending: u32, out: *mut u64,
-                ) {
-                    unsafe { jittered::<$t>(keys, n, count, descending, out) }
-                }
-
-                #[unsafe(no_mangle)]
-                pub unsafe extern "ptx-kernel" fn [<splitter_bounds_ $suffix>](
-                    keys: *const $t, n: u64, splitters: *const u64, count: u64, descending: u32, out: *mut u64,
-                ) {
-                    unsafe { bounds::<$t>(keys, n, splitters, count, descending, out) }
-                }
-            }
-        };
-    }
-    crate::for_each_key_type!(splitter_entries);
+    /// Declares an entry taking [`Samples`].
+    entries samples_entry;
 }
+
+crate::kernel_params! {
+    /// How many keys of a sorted part of `n` keys are below, and not above, each of
+    /// `count` splitters (`splitter_bounds_*`), one thread per splitter.
+    pub struct Bounds<T> {
+        pub keys: DevPtr<T>,
+        pub n: u64,
+        /// The splitters' order bits.
+        pub splitters: DevPtr<u64>,
+        pub count: u64,
+        pub direction: Direction,
+        /// `out[2s]` = keys `<` splitter `s`, `out[2s + 1]` = keys `<=` it.
+        pub out: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Bounds`].
+    entries bounds_entry;
+}
+
+/// The splitter entries of an element type (every element type has them).
+pub trait SplitterKernels: SortKey {
+    /// The samples of a sorted part.
+    const SAMPLES: Kernel<Samples<Self>>;
+    /// The samples of an unsorted part, with their positions.
+    const SAMPLES_JITTERED: Kernel<Samples<Self>>;
+    const BOUNDS: Kernel<Bounds<Self>>;
+}
+
+macro_rules! splitter_entries {
+    ($t:ty, $suffix:ident) => {
+        paste::paste! {
+            samples_entry!([<splitter_samples_ $suffix>] { T = $t } |p| device::samples::<$t>(p));
+            samples_entry!([<splitter_samples_jittered_ $suffix>] { T = $t } |p| device::jittered::<$t>(p));
+            bounds_entry!([<splitter_bounds_ $suffix>] { T = $t } |p| device::bounds::<$t>(p));
+            impl SplitterKernels for $t {
+                const SAMPLES: Kernel<Samples<$t>> = [<splitter_samples_ $suffix>];
+                const SAMPLES_JITTERED: Kernel<Samples<$t>> = [<splitter_samples_jittered_ $suffix>];
+                const BOUNDS: Kernel<Bounds<$t>> = [<splitter_bounds_ $suffix>];
+            }
+        }
+    };
+}
+crate::for_each_key_type!(splitter_entries);
+
+/// Every splitter entry.
+pub const KERNELS: &[EntryLayout] = &entry_list::<{ entry_count(ENTRIES) }>(ENTRIES);
+
+/// Each kind of entry of every element type.
+const ENTRIES: &[&[Option<EntryLayout>]] = &[
+    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES.layout())),
+    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES_JITTERED.layout())),
+    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::BOUNDS.layout())),
+];
+
+#[cfg(target_arch = "nvptx64")]
+mod device;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn samples_are_inside_and_increasing() {
-        for n in 1..200u64 {
-            for max in [1u64, 2, 3, 7, 64, 4096] {
-                let s = sample_count(n, max);
-                assert!(s >= 1 && s <= n.min(max));
-                let mut last = None;
-                for i in 0..s {
-                    let p = sample_position(i, s, n);
-                    assert!(p < n, "n {n} s {s} i {i}");
-                    assert!(last.is_none_or(|l| p > l), "positions strictly increase");
-                    last = Some(p);
-                }
-                if n <= max {
-                    assert_eq!(s, n);
-                }
-            }
-        }
-        // Jittered positions: inside their slice, increasing, every key when all are
-        // sampled.
-        for n in 1..300u64 {
-            for max in [1u64, 3, 64, 4096] {
-                let s = sample_count(n, max);
-                let mut last = None;
-                for i in 0..s {
-                    let p = jittered_position(i, s, n);
-                    assert!(p >= i * n / s && p < (i + 1) * n / s, "n {n} s {s} i {i}");
-                    assert!(last.is_none_or(|l| p > l));
-                    last = Some(p);
-                    if s == n {
-                        assert_eq!(p, i);
-                    }
-                }
-            }
-        }
-        // No overflow near the top of the range.
-        let n = u64::MAX / 2;
-        let last = sample_position(4095, 4096, n);
-        assert!(last < n && last > n - n / 4096);
-    }
-}
+mod tests;
