@@ -206,5 +206,28 @@ pub use variants::Variant;
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].
 /// Its kernels (the supertraits from `kernels`) are what ties it to the built-in types.
-pub trait Element: SortKey + bytemuck::Pod + Send + Sync + std::fmt::Debug + kernels::naive::NaiveKernels {}
-impl<T: SortKey + bytemuck::Pod + Send + Sync + std::fmt::Debug + kernels::naive::NaiveKernels> Element for T {}
+pub trait Element:
+    SortKey
+    + bytemuck::Pod
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + kernels::naive::NaiveKernels
+    + kernels::mergepath::MergepathKernels
+    + kernels::partition::PartitionKernels
+    + kernels::splitters::SplitterKernels
+{
+}
+impl<
+    T: SortKey
+        + bytemuck::Pod
+        + Send
+        + Sync
+        + std::fmt::Debug
+        + kernels::naive::NaiveKernels
+        + kernels::mergepath::MergepathKernels
+        + kernels::partition::PartitionKernels
+        + kernels::splitters::SplitterKernels,
+> Element for T
+{
+}

@@ -7,18 +7,7 @@ use std::collections::BTreeMap;
 use xtask::ptx::{Param, entry_params, param_offsets};
 
 /// Entries of families still launched through untyped argument lists, by name prefix.
-const UNTYPED_PREFIXES: &[&str] = &[
-    "bitonic_",
-    "blockmerge_",
-    "bottomup_",
-    "mergepath_",
-    "partition_",
-    "quick_",
-    "segmented_",
-    "sm_",
-    "splitter_",
-    "topk_",
-];
+const UNTYPED_PREFIXES: &[&str] = &["bitonic_", "blockmerge_", "bottomup_", "quick_", "segmented_", "sm_", "topk_"];
 
 /// Entries compiled but never launched: the ABI probe of `kernels::params`.
 const NOT_LAUNCHED: &[&str] = &["params_abi_probe"];

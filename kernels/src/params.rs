@@ -212,6 +212,50 @@ pub struct EntryLayout {
     pub fields: &'static [Field],
 }
 
+/// The layout of an entry that some types have and others not (`None` for those).
+pub const fn layout_of<P: KernelParams>(kernel: Option<Kernel<P>>) -> Option<EntryLayout> {
+    match kernel {
+        Some(k) => Some(k.layout()),
+        None => None,
+    }
+}
+
+/// The number of entries in `groups` (its `Some`s): the length of [`entry_list`].
+pub const fn entry_count(groups: &[&[Option<EntryLayout>]]) -> usize {
+    let (mut n, mut g) = (0, 0);
+    while g < groups.len() {
+        let mut i = 0;
+        while i < groups[g].len() {
+            n += groups[g][i].is_some() as usize;
+            i += 1;
+        }
+        g += 1;
+    }
+    n
+}
+
+/// The entries of `groups` one after another, leaving out the `None`s, as an array of
+/// `N` = [`entry_count`]`(groups)`, in a constant: a family's list of entries built
+/// from its traits, one group per kind of entry (that entry of each type, `None` for
+/// the types without it).
+pub const fn entry_list<const N: usize>(groups: &[&[Option<EntryLayout>]]) -> [EntryLayout; N] {
+    let mut out = [EntryLayout { name: "", fields: &[] }; N];
+    let (mut n, mut g) = (0, 0);
+    while g < groups.len() {
+        let mut i = 0;
+        while i < groups[g].len() {
+            if let Some(layout) = groups[g][i] {
+                out[n] = layout;
+                n += 1;
+            }
+            i += 1;
+        }
+        g += 1;
+    }
+    assert!(n == N, "N is entry_count(groups)");
+    out
+}
+
 /// Declares a kernel's parameter struct and a macro that declares its entries.
 ///
 /// ```ignore
@@ -338,4 +382,22 @@ pub struct AbiProbe {
     pub data: DevPtr<u32>,
     pub n: u64,
     pub add: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: EntryLayout = EntryLayout { name: "a", fields: &[] };
+    const B: EntryLayout = EntryLayout { name: "b", fields: &[] };
+    const C: EntryLayout = EntryLayout { name: "c", fields: &[] };
+    const GROUPS: &[&[Option<EntryLayout>]] = &[&[Some(A), None], &[], &[None, Some(B), Some(C)]];
+
+    #[test]
+    fn entry_list_keeps_the_present_entries_in_order() {
+        const LIST: [EntryLayout; entry_count(GROUPS)] = entry_list(GROUPS);
+        let names: [&str; 3] = LIST.map(|l| l.name);
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(entry_count(&[&[None]]), 0);
+    }
 }

@@ -20,17 +20,19 @@
 //! Everything is queued from this thread without waiting, but for the samples and the
 //! totals; the phases are timed by events on the GPUs.
 use cudarc::driver::CudaEvent;
-use kernels::partition as kp;
+use kernels::params::{DevPtr, Direction};
+use kernels::partition::{self as kp, PartitionKernels, PartitionKvKernels};
+use kernels::splitters::{self as ks, SplitterKernels};
 
 use super::plan::{self, Layout};
 use super::sort_first::{exchanged_bytes, pieces};
 use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
 use crate::device::{DeviceBuffer, seconds_between as between, timing_event as mark};
 use crate::error::Result;
-use crate::variants::launch::{blocks, kernel_name, one_thread_per_item};
+use crate::variants::launch::{blocks, one_thread_per_item, require_entry};
 use crate::variants::mergepath::{self, Run};
 use crate::variants::radix;
-use crate::{Element, SortOptions, launch};
+use crate::{Element, SortOptions};
 
 /// Whether the partition-first pipeline serves `p` GPUs with values of `value_bytes`
 /// (0: keys only).
@@ -62,7 +64,7 @@ impl MultiGpuSorter {
         let start = std::time::Instant::now();
         let p = self.gpus.len();
         let order = opts.order;
-        let desc = order.is_descending() as u32;
+        let direction: Direction = order.into();
         let bit_order = K::BIT_ORDER.expect("checked by the caller");
         let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
 
@@ -70,12 +72,11 @@ impl MultiGpuSorter {
         let sample_counts: Vec<u64> = lens.iter().map(|&n| plan::samples_of(n, self.samples)).collect();
         let mut scratch = Vec::with_capacity(p);
         for (g, gpu) in self.gpus.iter().enumerate() {
-            let (src, n, count) = (keys[g].ptr(), lens[g], sample_counts[g]);
+            let (n, count) = (lens[g], sample_counts[g]);
             let buf = gpu.take_scratch(4 * count as usize)?;
             if count > 0 {
-                let dst = buf.ptr();
-                let name = kernel_name::<K>("splitter_samples_jittered");
-                launch!(gpu, name, one_thread_per_item(count, 256, 0)?, &src, &n, &count, &desc, &dst)?;
+                let params = ks::Samples { keys: keys[g].dev_ptr(), n, count, direction, out: buf.dev_ptr().cast() };
+                gpu.launch(<K as SplitterKernels>::SAMPLES_JITTERED, one_thread_per_item(count, 256, 0)?, &params)?;
             }
             scratch.push(buf);
         }
@@ -108,7 +109,7 @@ impl MultiGpuSorter {
         let vsrc: Option<Vec<u64>> = values.as_deref().map(|v| v.iter().map(|b| b.ptr()).collect());
         let staged = self.per_gpu((0..p).collect(), |gpu, g| {
             let begin = mark(gpu.stream())?;
-            let counted = count_parts::<K>(gpu, src[g], lens[g], &plan::cuts_for(g, &splitters), desc)?;
+            let counted = count_parts::<K>(gpu, src[g], lens[g], &plan::cuts_for(g, &splitters), direction)?;
             Ok((begin, mark(gpu.stream())?, counted))
         })?;
         stamp("counted");
@@ -134,7 +135,8 @@ impl MultiGpuSorter {
         let items: Vec<_> = staged.into_iter().enumerate().collect();
         let parted = self.per_gpu(items, |gpu, (g, (begin, counted, parts))| {
             let scatter_from = mark(gpu.stream())?;
-            let (out_keys, out_values) = scatter_parts::<K, V>(gpu, src[g], vsrc.as_ref().map(|v| v[g]), &parts, desc)?;
+            let (out_keys, out_values) =
+                scatter_parts::<K, V>(gpu, src[g], vsrc.as_ref().map(|v| v[g]), &parts, direction)?;
             let parted_at = mark(gpu.stream())?;
             for j in (0..p).filter(|&j| j != g) {
                 sort_range(gpu, g, j, &out_keys, out_values.as_ref())?;
@@ -258,7 +260,7 @@ pub(super) struct Counted {
 /// Counts the keys of each part (`partition_count_*`, the scan, `partition_starts`) of
 /// the `n` keys at device address `src`, by the splitters `cuts` (flattened `(bits,
 /// threshold)` pairs, [`plan::cuts_for`]); waits for the part sizes.
-fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], desc: u32) -> Result<Counted> {
+fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], direction: Direction) -> Result<Counted> {
     let p = cuts.len() / 2 + 1;
     let parts = p as u32;
     let cuts = gpu.upload(cuts)?;
@@ -268,12 +270,13 @@ fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], des
     if tiles == 0 {
         return Ok(Counted { cuts, offsets, parts, n, sends: vec![0; p] });
     }
-    let (c, op) = (cuts.ptr(), offsets.ptr());
+    let count = require_entry::<K, _>(<K as PartitionKernels>::COUNT, "partition count")?;
     let cfg = blocks(grid(gpu, tiles, false, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
-    launch!(gpu, kernel_name::<K>("partition_count"), cfg, &src, &n, &tiles, &c, &parts, &desc, &op)?;
+    let (keys, counts) = (DevPtr::from_addr(src), offsets.dev_ptr());
+    gpu.launch(count, cfg, &kp::Count { keys, n, tiles, cuts: cuts.dev_ptr(), parts, direction, counts })?;
     crate::scan::exclusive_scan_u64(gpu, &mut offsets, p * tiles as usize)?;
-    let sp = starts.ptr();
-    launch!(gpu, "partition_starts", blocks(1, 32, 0)?, &op, &tiles, &parts, &sp)?;
+    let params = kp::Starts { offsets: offsets.dev_ptr(), tiles, parts, out: starts.dev_ptr() };
+    gpu.launch(kp::partition_starts, blocks(1, 32, 0)?, &params)?;
     let sends = starts.to_vec(gpu)?.windows(2).map(|w| w[1] - w[0]).collect();
     Ok(Counted { cuts, offsets, parts, n, sends })
 }
@@ -285,7 +288,7 @@ fn scatter_parts<K: Element, V: Element>(
     src: u64,
     vsrc: Option<u64>,
     counted: &Counted,
-    desc: u32,
+    direction: Direction,
 ) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
     let n = counted.n;
     let out_keys = gpu.alloc::<K>(n as usize)?;
@@ -297,17 +300,46 @@ fn scatter_parts<K: Element, V: Element>(
     if tiles == 0 {
         return Ok((out_keys, out_values));
     }
-    let name = kernel_name::<K>("partition_scatter");
     let cfg = blocks(grid(gpu, tiles, true, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
-    let (c, parts, off, ok) = (counted.cuts.ptr(), counted.parts, counted.offsets.ptr(), out_keys.ptr());
+    let (cuts, parts, offsets) = (counted.cuts.dev_ptr(), counted.parts, counted.offsets.dev_ptr());
+    let keys = kp::Scatter {
+        keys: DevPtr::from_addr(src),
+        n,
+        tiles,
+        cuts,
+        parts,
+        direction,
+        offsets,
+        out_keys: out_keys.dev_ptr(),
+    };
     match (vsrc, &out_values) {
-        (Some(vs), Some(ov)) => {
-            let (name, ovp) = (format!("{name}_v{}", 8 * size_of::<V>()), ov.ptr());
-            launch!(gpu, name, cfg, &src, &vs, &n, &tiles, &c, &parts, &desc, &off, &ok, &ovp)?;
-        }
-        _ => launch!(gpu, name, cfg, &src, &n, &tiles, &c, &parts, &desc, &off, &ok)?,
+        // The kernels move values as words of their size.
+        (Some(vs), Some(ov)) => match size_of::<V>() {
+            4 => scatter_kv::<K, u32>(gpu, cfg, keys, vs, ov.ptr())?,
+            8 => scatter_kv::<K, u64>(gpu, cfg, keys, vs, ov.ptr())?,
+            bytes => {
+                return Err(crate::Error::BadArgument(format!("the partition moves 4- or 8-byte values, not {bytes}")));
+            }
+        },
+        _ => gpu.launch(require_entry::<K, _>(<K as PartitionKernels>::SCATTER, "partition scatter")?, cfg, &keys)?,
     }
     Ok((out_keys, out_values))
+}
+
+/// Launches the scatter of `keys` with their values (at `values`, to `out_values`),
+/// which the kernel moves as words `W` of their size.
+fn scatter_kv<K: Element + PartitionKvKernels<W>, W: Copy + 'static>(
+    gpu: &crate::Gpu,
+    cfg: cudarc::driver::LaunchConfig,
+    keys: kp::Scatter<K>,
+    values: u64,
+    out_values: u64,
+) -> Result<()> {
+    let kernel = require_entry::<K, _>(<K as PartitionKvKernels<W>>::SCATTER_KV, "partition scatter with values")?;
+    let kp::Scatter { keys, n, tiles, cuts, parts, direction, offsets, out_keys } = keys;
+    let (values, out_values) = (DevPtr::from_addr(values), DevPtr::from_addr(out_values));
+    let params = kp::ScatterKv { keys, values, n, tiles, cuts, parts, direction, offsets, out_keys, out_values };
+    gpu.launch(kernel, cfg, &params)
 }
 
 /// A partition's keys, values (if any) and part sizes.
@@ -336,8 +368,8 @@ pub fn partition_on_gpu<K: Element, V: Element>(
     if values.is_some_and(|v| v.len() != keys.len() || !matches!(size_of::<V>(), 4 | 8)) {
         return Err(crate::Error::BadArgument("values: as many as keys, of 4 or 8 bytes".into()));
     }
-    let desc = order.is_descending() as u32;
-    let counted = count_parts::<K>(gpu, keys.ptr(), keys.len() as u64, cuts, desc)?;
-    let (k, v) = scatter_parts::<K, V>(gpu, keys.ptr(), values.map(|v| v.ptr()), &counted, desc)?;
+    let direction: Direction = order.into();
+    let counted = count_parts::<K>(gpu, keys.ptr(), keys.len() as u64, cuts, direction)?;
+    let (k, v) = scatter_parts::<K, V>(gpu, keys.ptr(), values.map(|v| v.ptr()), &counted, direction)?;
     Ok((k, v, counted.sends))
 }

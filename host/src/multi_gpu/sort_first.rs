@@ -10,10 +10,13 @@ use super::plan::{self, Layout};
 use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
 use crate::device::DeviceBuffer;
 use crate::error::Result;
-use crate::variants::launch::{kernel_name, one_thread_per_item};
+use kernels::params::{DevPtr, Direction};
+use kernels::splitters::{self as ks, SplitterKernels};
+
+use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
 use crate::variants::radix;
-use crate::{Element, SortOptions, launch};
+use crate::{Element, SortOptions};
 
 impl MultiGpuSorter {
     /// Each GPU sorts its part, in its own thread (so no GPU waits for another's
@@ -51,7 +54,7 @@ impl MultiGpuSorter {
     ) -> Result<()> {
         let p = self.gpus.len();
         let order = opts.order;
-        let desc = order.is_descending() as u32;
+        let direction: Direction = order.into();
 
         // 1. Local sorts.
         let t = Instant::now();
@@ -67,12 +70,11 @@ impl MultiGpuSorter {
         let counts: Vec<u64> = lens.iter().map(|&n| plan::samples_of(n, self.samples)).collect();
         let mut scratch = Vec::with_capacity(p);
         for (g, gpu) in self.gpus.iter().enumerate() {
-            let (src, n, count) = (keys[g].ptr(), lens[g], counts[g]);
+            let (n, count) = (lens[g], counts[g]);
             let buf = gpu.take_scratch(2 * (count as usize + 3 * (p - 1)))?;
             if count > 0 {
-                let dst = buf.ptr();
-                let name = kernel_name::<K>("splitter_samples");
-                launch!(gpu, name, one_thread_per_item(count, 256, 0)?, &src, &n, &count, &desc, &dst)?;
+                let params = ks::Samples { keys: keys[g].dev_ptr(), n, count, direction, out: buf.dev_ptr().cast() };
+                gpu.launch(<K as SplitterKernels>::SAMPLES, one_thread_per_item(count, 256, 0)?, &params)?;
             }
             scratch.push(buf);
         }
@@ -85,14 +87,14 @@ impl MultiGpuSorter {
         let splitters = plan::choose_splitters(&samples, &lens);
         let bits: Vec<u64> = splitters.iter().map(|s| s.bits).collect();
         let bounds = (|| {
-            let name = kernel_name::<K>("splitter_bounds");
             let count = bits.len() as u64;
             for (g, gpu) in self.gpus.iter().enumerate() {
                 let at = counts[g] as usize;
                 scratch[g].write_at(gpu, 2 * at, bytemuck::cast_slice(&bits))?;
-                let (src, n) = (keys[g].ptr(), lens[g]);
                 let (sp, dst) = (scratch[g].ptr_at(2 * at), scratch[g].ptr_at(2 * (at + bits.len())));
-                launch!(gpu, name, one_thread_per_item(count, 32, 0)?, &src, &n, &sp, &count, &desc, &dst)?;
+                let (splitters, out) = (DevPtr::from_addr(sp), DevPtr::from_addr(dst));
+                let params = ks::Bounds { keys: keys[g].dev_ptr(), n: lens[g], splitters, count, direction, out };
+                gpu.launch(<K as SplitterKernels>::BOUNDS, one_thread_per_item(count, 32, 0)?, &params)?;
             }
             (0..p)
                 .map(|g| {

@@ -1,5 +1,6 @@
 //! Launch configuration shared by every variant.
 use cudarc::driver::LaunchConfig;
+use kernels::params::Kernel;
 
 use crate::error::{Error, Result};
 
@@ -22,4 +23,11 @@ pub fn blocks(grid: u64, block: u32, shared_mem_bytes: u32) -> Result<LaunchConf
 /// `kernel_<type suffix>`: the name of a kernel's entry point for element type `T`.
 pub fn kernel_name<T: kernels::SortKey>(kernel: &str) -> String {
     format!("{kernel}_{}", T::NAME)
+}
+
+/// The entry `kernel` of a family, or the error that element type `T` has none
+/// (`what` names the entry): families declare some entries for some types only
+/// (`Option<Kernel<..>>` in their traits), and the launchers check the types first.
+pub fn require_entry<T: kernels::SortKey, P>(kernel: Option<Kernel<P>>, what: &str) -> Result<Kernel<P>> {
+    kernel.ok_or_else(|| Error::BadArgument(format!("no {what} kernel for {}", T::NAME)))
 }

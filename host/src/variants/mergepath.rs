@@ -15,13 +15,17 @@
 //! 64 (`kernels::mergepath::sample_stride`), where the next pass's co-rank searches
 //! look first. Device memory besides the input: `n` elements, twice `n / 64` or
 //! `n / 32` sample elements and one `u64` per tile.
-use kernels::mergepath as mp;
+use kernels::mergepath::{
+    self as mp, BlockSort, BlockSortKv, Merge, MergeKv, MergepathKernels, MergepathKvKernels, PairMerge, PairMergeKv,
+    PairPartition, Partition,
+};
+use kernels::params::{DevPtr, Direction, Kernel};
 
-use super::launch::{blocks, kernel_name, one_thread_per_item};
+use super::launch::{blocks, one_thread_per_item, require_entry};
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
-use crate::{Element, SortOptions, launch};
+use crate::{Element, SortOptions};
 
 /// Sorts `buf` by the merge-path merge sort (the `mergepath` variant). Stable.
 ///
@@ -64,39 +68,118 @@ pub fn sort_pairs<K: Element, V: Element>(
     if keys.len() != values.len() {
         return Err(crate::Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
     }
-    if !matches!(size_of::<V>(), 4 | 8) || K::BIT_ORDER.is_none() {
-        return Err(crate::Error::BadArgument(format!(
+    let unsupported = || {
+        crate::Error::BadArgument(format!(
             "mergepath sorts pairs of a primitive key and a 4- or 8-byte value, not {} and {} bytes",
             K::NAME,
             size_of::<V>()
-        )));
+        ))
+    };
+    if K::BIT_ORDER.is_none() {
+        return Err(unsupported());
     }
-    sort_any(gpu, keys, Some(values), order)
+    // The kernels move values as words of their size.
+    let v = values.dev_ptr();
+    match size_of::<V>() {
+        4 => sort_any::<K, u32>(gpu, keys, Some(v.cast()), order),
+        8 => sort_any::<K, u64>(gpu, keys, Some(v.cast()), order),
+        _ => Err(unsupported()),
+    }
 }
 
-/// The sort of keys, with values when `values` is given: one block sort, then per pass
-/// a partition and a merge (the `_kv_` kernels when values come along).
-fn sort_any<T: Element, V: Element>(
+/// The block sort and merge kernels of one sort: of keys alone, or of keys that carry
+/// one value word `W` each.
+enum Passes<T, W> {
+    Keys { block_sort: Kernel<BlockSort<T>>, merge: Kernel<Merge<T>> },
+    Pairs { block_sort: Kernel<BlockSortKv<T, W>>, merge: Kernel<MergeKv<T, W>> },
+}
+
+impl<T: Element + MergepathKvKernels<W>, W: Copy + 'static> Passes<T, W> {
+    /// The kernels with block-sort width `w`, with values or without.
+    fn new(with_values: bool, w: u32) -> Result<Passes<T, W>> {
+        Ok(if with_values {
+            Passes::Pairs {
+                block_sort: require_entry::<T, _>(
+                    mp::block_sort_kv_kernel::<T, W>(w),
+                    "mergepath key-value block sort",
+                )?,
+                merge: require_entry::<T, _>(<T as MergepathKvKernels<W>>::MERGE_KV, "mergepath key-value merge")?,
+            }
+        } else {
+            Passes::Keys {
+                block_sort: require_entry::<T, _>(mp::block_sort_kernel::<T>(w), "mergepath block sort")?,
+                merge: <T as MergepathKernels>::MERGE,
+            }
+        })
+    }
+
+    /// The entries' names: the block sort's, the merge's.
+    fn names(&self) -> [&'static str; 2] {
+        match self {
+            Passes::Keys { block_sort, merge } => [block_sort.name(), merge.name()],
+            Passes::Pairs { block_sort, merge } => [block_sort.name(), merge.name()],
+        }
+    }
+
+    /// Launches the block sort of `keys`, the values (if any) moving from `vsrc` to
+    /// `vdst`.
+    fn block_sort(
+        &self,
+        gpu: &Gpu,
+        cfg: cudarc::driver::LaunchConfig,
+        keys: BlockSort<T>,
+        vsrc: DevPtr<W>,
+        vdst: DevPtr<W>,
+    ) -> Result<()> {
+        match *self {
+            Passes::Keys { block_sort, .. } => gpu.launch(block_sort, cfg, &keys),
+            Passes::Pairs { block_sort, .. } => {
+                let BlockSort { src, dst, samples, n, direction } = keys;
+                gpu.launch(block_sort, cfg, &BlockSortKv { src, vsrc, dst, vdst, samples, n, direction })
+            }
+        }
+    }
+
+    /// Launches the merge of `keys`, the values (if any) moving from `vsrc` to `vdst`.
+    fn merge(
+        &self,
+        gpu: &Gpu,
+        cfg: cudarc::driver::LaunchConfig,
+        keys: Merge<T>,
+        vsrc: DevPtr<W>,
+        vdst: DevPtr<W>,
+    ) -> Result<()> {
+        match *self {
+            Passes::Keys { merge, .. } => gpu.launch(merge, cfg, &keys),
+            Passes::Pairs { merge, .. } => {
+                let Merge { src, dst, samples_in, samples, parts, n, log_run, flags, direction } = keys;
+                let kv = MergeKv { src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, flags, direction };
+                gpu.launch(merge, cfg, &kv)
+            }
+        }
+    }
+}
+
+/// The sort of keys, with their values (words `W`) when `values` is given: one block
+/// sort, then per pass a partition and a merge (the `_kv_` kernels when values come
+/// along).
+fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<T>,
-    values: Option<&mut DeviceBuffer<V>>,
+    values: Option<DevPtr<W>>,
     order: crate::Order,
 ) -> Result<()> {
     let n = buf.len() as u64;
     if n <= 1 {
         return Ok(());
     }
-    let (bytes, vbytes) = (size_of::<T>() as u32, size_of::<V>() as u32);
+    let bytes = size_of::<T>() as u32;
     // Value bytes per key in the kernels' shared memory (0: keys alone).
-    let vb = if values.is_some() { vbytes } else { 0 };
+    let vb = if values.is_some() { size_of::<W>() as u32 } else { 0 };
     let tile = mp::tile_for(bytes, vb);
     let tiles = mp::tiles(n, tile);
-    let desc = order.is_descending() as u32;
+    let direction: Direction = order.into();
 
-    let merge = match values {
-        None => kernel_name::<T>("mergepath_merge"),
-        Some(_) => format!("mergepath_merge_kv_{}_v{}", T::NAME, 8 * vbytes),
-    };
     // The block sort: `mp::sort_width` merge tiles per block for inputs of a wave of
     // wide blocks or more, where the device's shared memory allows.
     // Widths of clusters (`mp::cluster_ctas`) need the sm_90 cubin; each block of
@@ -116,28 +199,22 @@ fn sort_any<T: Element, V: Element>(
     let cluster = mp::cluster_ctas(wide);
     let tiles_per_block = mp::block_tiles(wide);
     let (sort_threads, sort_smem) = (mp::BLOCK * tiles_per_block, mp::tiles_smem_bytes(tiles_per_block, bytes, vb));
-    let x = if wide == 1 { String::new() } else { format!("x{wide}_") };
-    let block_sort = match values {
-        None => format!("mergepath_block_sort_{x}{}", T::NAME),
-        Some(_) => format!("mergepath_block_sort_kv_{x}{}_v{}", T::NAME, 8 * vbytes),
-    };
+    let kernels = Passes::<T, W>::new(values.is_some(), wide)?;
     // The merges hold one tile and keep their block's two co-ranks after it.
     let merge_smem = mp::pass_smem_bytes(mp::tiles_smem_bytes(1, bytes, vb));
-    for (name, bytes) in [(&block_sort, sort_smem), (&merge, merge_smem)] {
+    for (name, bytes) in kernels.names().into_iter().zip([sort_smem, merge_smem]) {
         gpu.set_max_dynamic_smem(name, bytes)?;
     }
     // The block sort leaves runs of `wide` tiles: the passes start at that width.
     let first_log_run = wide.trailing_zeros();
     let passes = mp::global_passes(n, tile * wide);
 
-    let data = buf.ptr();
-    let vdata = values.as_ref().map_or(0, |v| v.ptr());
+    let data = buf.dev_ptr();
+    let vdata = values.unwrap_or(DevPtr::NULL);
     let sort_cfg = blocks(mp::tiles(n, tile * wide) * cluster as u64, sort_threads, sort_smem)?;
     if passes == 0 {
-        return match values {
-            None => launch!(gpu, block_sort, sort_cfg, &data, &data, &0u64, &n, &desc),
-            Some(_) => launch!(gpu, block_sort, sort_cfg, &data, &vdata, &data, &vdata, &0u64, &n, &desc),
-        };
+        let keys = BlockSort { src: data, dst: data, samples: DevPtr::NULL, n, direction };
+        return kernels.block_sort(gpu, sort_cfg, keys, vdata, vdata);
     }
 
     // Scratch from the device's cache; out of memory fails here, before any launch.
@@ -146,29 +223,25 @@ fn sort_any<T: Element, V: Element>(
     // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).
     let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(bytes, vb));
-    let parts = if in_merge { 0 } else { parts.ptr() };
+    let parts = if in_merge { DevPtr::NULL } else { parts.dev_ptr().cast::<u64>() };
     // Lanes per co-rank by the pass's co-rank count (`mp::partition_lanes`);
     // `SORT_MERGEPATH_PARTITION_LANES` (8 or 32) overrides it, to measure.
     let lanes = match crate::tuning::knob::<u32>("SORT_MERGEPATH_PARTITION_LANES") {
         Some(l @ (8 | 32)) => l,
         _ => mp::partition_lanes(tiles, gpu.info().multiprocessors),
     };
-    let partition = kernel_name::<T>(if lanes == 8 { "mergepath_partition_l8" } else { "mergepath_partition" });
+    let partition = require_entry::<T, _>(mp::partition_kernel::<T>(lanes), "mergepath partition")?;
     let part_cfg = one_thread_per_item(mp::partition_threads(tiles, lanes), mp::PARTITION_BLOCK, 0)?;
     // The samples of the block sort's output go to `samples[0]`; pass `p` reads
     // `samples[p & 1]` and writes `samples[(p + 1) & 1]` (none after the last pass).
-    let samples = [samples_a.ptr(), samples_b.ptr()];
+    let samples = [samples_a.dev_ptr().cast::<T>(), samples_b.dev_ptr().cast::<T>()];
     // `bufs[0]` is the caller's; the block sort writes `bufs[first]`, pass `p` reads
     // `bufs[first ^ (p & 1)]`, and the last pass writes `bufs[0]`. Values alike.
-    let bufs = [data, data_b.ptr()];
-    let vbufs = [vdata, values_b.ptr()];
+    let bufs = [data, data_b.dev_ptr().cast::<T>()];
+    let vbufs = [vdata, values_b.dev_ptr().cast::<W>()];
     let first = mp::block_sort_to_scratch(passes) as usize;
-    match values {
-        None => launch!(gpu, block_sort, sort_cfg, &data, &bufs[first], &samples[0], &n, &desc)?,
-        Some(_) => {
-            launch!(gpu, block_sort, sort_cfg, &data, &vdata, &bufs[first], &vbufs[first], &samples[0], &n, &desc)?
-        }
-    }
+    let keys = BlockSort { src: data, dst: bufs[first], samples: samples[0], n, direction };
+    kernels.block_sort(gpu, sort_cfg, keys, vdata, vbufs[first])?;
     let merge_cfg = blocks(tiles, mp::BLOCK, merge_smem)?;
     // L2 reuse between passes by the buffer's size (`mp::l2_reuse`); the knobs
     // `SORT_MERGEPATH_REVERSE` and `SORT_MERGEPATH_STREAM` (0 / 1) override it, to measure.
@@ -181,18 +254,18 @@ fn sort_any<T: Element, V: Element>(
         let from = first ^ (p as usize & 1);
         let (src, dst) = (bufs[from], bufs[from ^ 1]);
         let (vsrc, vdst) = (vbufs[from], vbufs[from ^ 1]);
-        let s_in = samples[p as usize & 1];
-        let s_out = if p + 1 < passes { samples[(p as usize + 1) & 1] } else { 0 };
+        let samples_in = samples[p as usize & 1];
+        let samples_out = if p + 1 < passes { samples[(p as usize + 1) & 1] } else { DevPtr::NULL };
         let flags = mp::pass_flags(p, reversed, streaming);
         if !in_merge {
-            launch!(gpu, partition, part_cfg, &src, &s_in, &parts, &n, &tile, &log_run, &desc)?;
+            gpu.launch(
+                partition,
+                part_cfg,
+                &Partition { src, samples: samples_in, parts, n, tile, log_run, direction },
+            )?;
         }
-        match values {
-            None => launch!(gpu, merge, merge_cfg, &src, &dst, &s_in, &s_out, &parts, &n, &log_run, &flags, &desc)?,
-            Some(_) => launch!(
-                gpu, merge, merge_cfg, &src, &vsrc, &dst, &vdst, &s_in, &s_out, &parts, &n, &log_run, &flags, &desc
-            )?,
-        }
+        let keys = Merge { src, dst, samples_in, samples: samples_out, parts, n, log_run, flags, direction };
+        kernels.merge(gpu, merge_cfg, keys, vsrc, vdst)?;
     }
     drop(scratch);
     Ok(())
@@ -272,7 +345,7 @@ pub fn merge_runs<T: Element>(
 /// rounds ping-pong between the output and one more buffer. Used by the multi-GPU sort
 /// for a GPU's own part and what it received.
 pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: crate::Order) -> Result<DeviceBuffer<T>> {
-    Ok(merge_lists::<T, u32>(gpu, runs, None, order)?.0)
+    Ok(merge_lists::<T, u32, u32>(gpu, runs, None, order)?.0)
 }
 
 /// [`merge_run_list`] of keys that carry a 4- or 8-byte value each: `values[r]` is the
@@ -284,18 +357,28 @@ pub fn merge_run_list_pairs<K: Element, V: Element>(
     values: &[u64],
     order: crate::Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>)> {
-    if !matches!(size_of::<V>(), 4 | 8) || values.len() != runs.len() {
-        return Err(crate::Error::BadArgument(format!(
+    let unsupported = || {
+        crate::Error::BadArgument(format!(
             "a key-value merge takes 4- or 8-byte values, one address per run ({} for {} runs)",
             values.len(),
             runs.len()
-        )));
+        ))
+    };
+    if values.len() != runs.len() {
+        return Err(unsupported());
     }
-    let (k, v) = merge_lists::<K, V>(gpu, runs, Some(values), order)?;
+    // The kernels move values as words of their size.
+    let (k, v) = match size_of::<V>() {
+        4 => merge_lists::<K, V, u32>(gpu, runs, Some(values), order)?,
+        8 => merge_lists::<K, V, u64>(gpu, runs, Some(values), order)?,
+        _ => return Err(unsupported()),
+    };
     Ok((k, v.expect("values were given")))
 }
 
-fn merge_lists<K: Element, V: Element>(
+/// [`merge_run_list`] of keys alone (`values` `None`) or of keys with values of type
+/// `V`, which the kernels move as words `W` of `V`'s size.
+fn merge_lists<K: Element + MergepathKvKernels<W>, V: Element, W: Copy + 'static>(
     gpu: &Gpu,
     runs: &[Run],
     values: Option<&[u64]>,
@@ -307,13 +390,20 @@ fn merge_lists<K: Element, V: Element>(
     let n: u64 = runs.iter().map(|r| r.0.len).sum();
     let (kb, vb) = (size_of::<K>() as u32, size_of::<V>() as u32);
     let tile = mp::tile_for(kb, if values.is_some() { vb } else { 0 });
-    let desc = order.is_descending() as u32;
-    let partition = kernel_name::<K>("mergepath_pair_partition");
-    let (merge, smem) = match values {
-        None => (kernel_name::<K>("mergepath_pair_merge"), mp::smem_bytes(kb)),
-        Some(_) => (format!("mergepath_pair_merge_kv_{}_v{}", K::NAME, 8 * vb), mp::kv_smem_bytes(kb, vb)),
+    let direction: Direction = order.into();
+    let partition = <K as MergepathKernels>::PAIR_PARTITION;
+    let merge = <K as MergepathKernels>::PAIR_MERGE;
+    let merge_kv = match values {
+        Some(_) => {
+            Some(require_entry::<K, _>(<K as MergepathKvKernels<W>>::PAIR_MERGE_KV, "mergepath key-value merge")?)
+        }
+        None => None,
     };
-    gpu.set_max_dynamic_smem(&merge, smem)?;
+    let (merge_name, smem) = match merge_kv {
+        Some(kv) => (kv.name(), mp::kv_smem_bytes(kb, vb)),
+        None => (merge.name(), mp::smem_bytes(kb)),
+    };
+    gpu.set_max_dynamic_smem(merge_name, smem)?;
     // Rounds alternate between buffers 0 and 1; the last round must write buffer 0
     // (the result), so an even number of rounds starts in buffer 1.
     let rounds = if runs.len() <= 1 { 1 } else { 64 - (runs.len() as u64 - 1).leading_zeros() };
@@ -332,21 +422,26 @@ fn merge_lists<K: Element, V: Element>(
             let out = kbufs[to].ptr_at(at as usize);
             let vout = vbufs.get(to).map_or(0, |b| b.ptr_at(at as usize));
             match *pair {
-                [(a, va), (b, vb_)] => {
-                    let t = mp::tiles(a.len + b.len, tile);
-                    let p = parts.ptr();
-                    let (a_len, b_len) = (a.len, b.len);
+                [(ra, va), (rb, vb_)] => {
+                    let t = mp::tiles(ra.len + rb.len, tile);
+                    let (a, b, parts) = (DevPtr::from_addr(ra.ptr), DevPtr::from_addr(rb.ptr), parts.dev_ptr());
+                    let (a_len, b_len) = (ra.len, rb.len);
                     let part_cfg = one_thread_per_item(
                         mp::partition_threads(t, mp::PAIR_PARTITION_LANES),
                         mp::PARTITION_BLOCK,
                         0,
                     )?;
-                    launch!(gpu, partition, part_cfg, &a.ptr, &b.ptr, &p, &a_len, &b_len, &tile, &desc)?;
+                    gpu.launch(partition, part_cfg, &PairPartition { a, b, parts, a_len, b_len, tile, direction })?;
                     let cfg = blocks(t, mp::BLOCK, smem)?;
-                    if values.is_some() {
-                        launch!(gpu, merge, cfg, &a.ptr, &b.ptr, &va, &vb_, &out, &vout, &p, &a_len, &b_len, &desc)?;
-                    } else {
-                        launch!(gpu, merge, cfg, &a.ptr, &b.ptr, &out, &p, &a_len, &b_len, &desc)?;
+                    let dst = DevPtr::from_addr(out);
+                    match merge_kv {
+                        Some(kv) => {
+                            let (va, vb, vdst) =
+                                (DevPtr::from_addr(va), DevPtr::from_addr(vb_), DevPtr::from_addr(vout));
+                            let p = PairMergeKv { a, b, va, vb, dst, vdst, parts, a_len, b_len, direction };
+                            gpu.launch(kv, cfg, &p)?;
+                        }
+                        None => gpu.launch(merge, cfg, &PairMerge { a, b, dst, parts, a_len, b_len, direction })?,
                     }
                 }
                 [(a, va)] => {
@@ -368,46 +463,4 @@ fn merge_lists<K: Element, V: Element>(
     let keys = kbufs.swap_remove(0);
     let vals = if vbufs.is_empty() { None } else { Some(vbufs.swap_remove(0)) };
     Ok((keys, vals))
-}
-
-#[cfg(test)]
-mod tests {
-    use kernels::mergepath as mp;
-
-    /// Every width `mp::sort_width` picks above 1 has its kernel in the embedded PTX,
-    /// launch-bounded at that many threads, and its tile fits Hopper's shared memory.
-    #[test]
-    fn every_wide_block_sort_exists_and_fits() {
-        let entries = xtask::ptx::entry_points(crate::device::PTX);
-        let mut wide = 0;
-        for (key, kb) in [("u32", 4), ("i32", 4), ("f32", 4), ("u64", 8), ("i64", 8), ("f64", 8)] {
-            for vb in [0u32, 4, 8] {
-                let mut w = mp::sort_width(kb, vb);
-                while w > 1 {
-                    assert!(w.is_power_of_two(), "{key} v{vb}: width {w}");
-                    wide += 1;
-                    let name = match vb {
-                        0 => format!("mergepath_block_sort_x{w}_{key}"),
-                        _ => format!("mergepath_block_sort_kv_x{w}_{key}_v{}", 8 * vb),
-                    };
-                    assert!(entries.contains(&name), "{name} is not an entry of the PTX");
-                    // Widths above 4 are clusters of blocks of 4 tiles.
-                    let cluster = mp::cluster_ctas(w);
-                    assert_eq!(crate::device::kernel_cluster_ctas(&name), cluster, "{name}: cluster");
-                    let bound = kernels::LAUNCH_BOUNDS.iter().find(|b| b.0 == name);
-                    assert_eq!(bound.map(|b| b.1), Some(mp::BLOCK * mp::block_tiles(w)), "{name}: launch bounds");
-                    let smem = mp::tiles_smem_bytes(mp::block_tiles(w), kb, vb);
-                    assert!(smem <= mp::SMEM_OPTIN_SM90, "{name}: shared memory");
-                    let next = mp::narrower_sort_width(kb, vb, w);
-                    assert!(next < w, "{key} v{vb}: width {w} narrows to {next}");
-                    w = next;
-                }
-            }
-        }
-        // 4-byte keys alone (widths 8, 4 and 2), 8-byte keys alone, u32-class keys +
-        // u32, 8-byte keys + both.
-        assert_eq!(wide, 9 + 3 + 3 + 6, "the wide kernels the measurements chose");
-        assert_eq!(mp::sort_width(4, 8), 1, "a 4-byte-key tile with 8-byte values does not fit at width 4");
-        assert_eq!(mp::sort_width(20, 0), 1, "records keep the 256-thread block sort");
-    }
 }

@@ -3,10 +3,14 @@
 //! elements live in a register array indexed only inside [`gpu::unroll`].
 //!
 //! Here: the element forms ([`Item`]), the values that travel with keys ([`Values`])
-//! and the entry points. The tile primitives (shared-memory access, the register sort,
-//! a thread's merge from the tile, the stores) are in `tile`, the block sorts (cluster
+//! and the agents that the entries (declared in `entries.rs` with their parameter
+//! structs) run. The tile primitives (shared-memory access, the register sort, a
+//! thread's merge from the tile, the stores) are in `tile`, the block sorts (cluster
 //! included) in `block_sort`, the global passes (partitions, merges) in `pass`.
-use super::{BLOCK, Window, block_co_ranks, block_range, merge_window, take_a};
+use super::{
+    BLOCK, BlockSort, BlockSortKv, Merge, MergeKv, PairMerge, PairMergeKv, Window, block_co_ranks, block_range,
+    merge_window, take_a,
+};
 use crate::block::network;
 use crate::gpu;
 use crate::key::{Entity, SortKey};
@@ -34,8 +38,10 @@ mod block_sort;
 mod pass;
 mod tile;
 
-use block_sort::{block_sort, cluster_block_sort};
-use pass::{merge, merge_pair, partition, partition_pair};
+use block_sort::block_sort;
+pub(super) use block_sort::cluster_block_sort;
+use pass::{merge, merge_pair};
+pub(super) use pass::{partition, partition_pair};
 
 /// The form an element takes inside the kernels. Primitive keys are turned into their
 /// order bits (direction included) as they are read from global memory and back as
@@ -43,7 +49,7 @@ use pass::{merge, merge_pair, partition, partition_pair};
 /// and the merges is one unsigned compare of a word (no per-comparison transform,
 /// and the register sort's compare-swaps become min/max). Records stay records and
 /// compare through [`SortKey::ord_bits`].
-trait Item: SortKey {
+pub(super) trait Item: SortKey {
     /// What shared memory and registers hold.
     type W: Copy;
     /// What the merges compare.
@@ -175,188 +181,65 @@ impl<V: Copy> Values for ValuesAt<V> {
     }
 }
 
-macro_rules! mergepath_kv_entries {
-    ($t:ty, $suffix:ident) => {
-        mergepath_kv_entries!(@value $t, $suffix, u32, v32);
-        mergepath_kv_entries!(@value $t, $suffix, u64, v64);
-    };
-    (@value $t:ty, $suffix:ident, $v:ty, $vs:ident) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_kv_ $suffix _ $vs>](
-                a: *const $t, b: *const $t, va: *const $v, vb: *const $v, dst: *mut $t, vdst: *mut $v,
-                parts: *const u64, a_len: u64, b_len: u64, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
-                let (va, vb, vdst) = (ValuesAt(va as *mut $v), ValuesAt(vb as *mut $v), ValuesAt(vdst));
-                unsafe { merge_pair::<$t, _, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, descending) }
-            }
+// The agents of the entries that share a kernel body between keys alone and keys
+// with values: each takes its entry's parameter struct, waits for the previous grid
+// (`gpu::grid_dependency_wait`) and runs the body with [`NoValues`] or [`ValuesAt`].
+// (The other agents, `cluster_block_sort`, `partition` and `partition_pair`, take
+// their structs themselves.)
 
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_kv_ $suffix _ $vs>](
-                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t, n: u64,
-                descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
-                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
-                unsafe { block_sort::<$t, _, N, BLOCK>(src, vsrc, dst, vdst, samples, n, descending) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_merge_kv_ $suffix _ $vs>](
-                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples_in: *const $t,
-                samples: *mut $t, parts: *const u64, n: u64, log_run: u32, flags: u32, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
-                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
-                unsafe {
-                    merge::<$t, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, flags, descending)
-                }
-            }
-        }
-    };
+/// `mergepath_block_sort_*` and the wide block sorts: `N` keys per thread, `TB`
+/// threads per block.
+#[inline(always)]
+pub(super) unsafe fn block_sort_keys<T: Item, const N: usize, const TB: u32>(p: BlockSort<T>) {
+    gpu::grid_dependency_wait();
+    let BlockSort { src, dst, samples, n, direction } = p;
+    unsafe { block_sort::<T, _, N, TB>(src.get(), NoValues, dst.get(), NoValues, samples.get(), n, direction) }
 }
-/// The wide block sorts (`mergepath_block_sort_x<w>_*`): `w` merge tiles per block of
-/// `w * BLOCK` threads, at the widths of [`super::sort_width`] (checked by a host test
-/// against the PTX's entries).
-macro_rules! mergepath_wide_entries {
-    (keys $t:ty, $suffix:ident, $w:literal) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_x $w _ $suffix>](
-                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, _, N, { BLOCK * $w }>(src, NoValues, dst, NoValues, samples, n, descending) }
-            }
-        }
-    };
-    (pairs $t:ty, $suffix:ident, $v:ty, $vs:ident, $w:literal) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_kv_x $w _ $suffix _ $vs>](
-                src: *const $t, vsrc: *const $v, dst: *mut $t, vdst: *mut $v, samples: *mut $t, n: u64,
-                descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::kv_items(size_of::<$t>() as u32) as usize;
-                let (vsrc, vdst) = (ValuesAt(vsrc as *mut $v), ValuesAt(vdst));
-                unsafe { block_sort::<$t, _, N, { BLOCK * $w }>(src, vsrc, dst, vdst, samples, n, descending) }
-            }
-        }
-    };
+
+/// `mergepath_block_sort_kv_*` and the wide ones: [`block_sort_keys`] with values.
+#[inline(always)]
+pub(super) unsafe fn block_sort_kv<K: Item, V: Copy, const N: usize, const TB: u32>(p: BlockSortKv<K, V>) {
+    gpu::grid_dependency_wait();
+    let BlockSortKv { src, vsrc, dst, vdst, samples, n, direction } = p;
+    let (vsrc, vdst) = (ValuesAt(vsrc.get()), ValuesAt(vdst.get()));
+    unsafe { block_sort::<K, _, N, TB>(src.get(), vsrc, dst.get(), vdst, samples.get(), n, direction) }
 }
-mergepath_wide_entries!(keys u32, u32, 2);
-mergepath_wide_entries!(keys i32, i32, 2);
-mergepath_wide_entries!(keys f32, f32, 2);
-mergepath_wide_entries!(keys u32, u32, 4);
-mergepath_wide_entries!(keys i32, i32, 4);
-mergepath_wide_entries!(keys f32, f32, 4);
-mergepath_wide_entries!(keys u64, u64, 4);
-mergepath_wide_entries!(keys i64, i64, 4);
-mergepath_wide_entries!(keys f64, f64, 4);
-mergepath_wide_entries!(pairs u32, u32, u32, v32, 4);
-mergepath_wide_entries!(pairs i32, i32, u32, v32, 4);
-mergepath_wide_entries!(pairs f32, f32, u32, v32, 4);
-mergepath_wide_entries!(pairs u64, u64, u32, v32, 4);
-mergepath_wide_entries!(pairs i64, i64, u32, v32, 4);
-mergepath_wide_entries!(pairs f64, f64, u32, v32, 4);
-mergepath_wide_entries!(pairs u64, u64, u64, v64, 4);
-mergepath_wide_entries!(pairs i64, i64, u64, v64, 4);
-mergepath_wide_entries!(pairs f64, f64, u64, v64, 4);
 
-/// The cluster block sorts (`mergepath_block_sort_x8_*`): clusters of two blocks of
-/// `4 * BLOCK` threads ([`super::cluster_ctas`]), each cluster one run of 8 merge
-/// tiles ([`cluster_block_sort`]).
-macro_rules! mergepath_cluster_entries {
-    ($t:ty, $suffix:ident, $w:literal) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_x $w _ $suffix>](
-                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                const { assert!(super::cluster_ctas($w) == 2, "clusters of two blocks") };
-                unsafe { cluster_block_sort::<$t, N, { BLOCK * super::block_tiles($w) }>(src, dst, samples, n, descending) }
-            }
-        }
-    };
+/// `mergepath_merge_*`: the merge of a global pass, `N` keys per thread.
+#[inline(always)]
+pub(super) unsafe fn merge_keys<T: Item, const N: usize>(p: Merge<T>) {
+    gpu::grid_dependency_wait();
+    let Merge { src, dst, samples_in, samples, parts, n, log_run, flags, direction } = p;
+    let (s_in, p) = (samples_in.get(), parts.get());
+    let (src, dst, samples) = (src.get(), dst.get(), samples.get());
+    unsafe { merge::<T, _, N>(src, NoValues, dst, NoValues, s_in, samples, p, n, log_run, flags, direction) }
 }
-mergepath_cluster_entries!(u32, u32, 8);
-mergepath_cluster_entries!(i32, i32, 8);
-mergepath_cluster_entries!(f32, f32, 8);
 
-mergepath_kv_entries!(u32, u32);
-mergepath_kv_entries!(i32, i32);
-mergepath_kv_entries!(f32, f32);
-mergepath_kv_entries!(u64, u64);
-mergepath_kv_entries!(i64, i64);
-mergepath_kv_entries!(f64, f64);
-
-macro_rules! mergepath_entries {
-    ($t:ty, $suffix:ident) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_block_sort_ $suffix>](
-                src: *const $t, dst: *mut $t, samples: *mut $t, n: u64, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { block_sort::<$t, _, N, BLOCK>(src, NoValues, dst, NoValues, samples, n, descending) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_partition_ $suffix>](
-                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, tile: u32, log_run: u32,
-                descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                unsafe { partition::<$t, 32>(src, samples, parts, n, tile, log_run, descending) }
-            }
-
-            /// The partition for passes of many co-ranks, 8 lanes each (`partition_lanes`).
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_partition_l8_ $suffix>](
-                src: *const $t, samples: *const $t, parts: *mut u64, n: u64, tile: u32, log_run: u32,
-                descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                unsafe { partition::<$t, 8>(src, samples, parts, n, tile, log_run, descending) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_partition_ $suffix>](
-                a: *const $t, b: *const $t, parts: *mut u64, a_len: u64, b_len: u64, tile: u32, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                unsafe { partition_pair::<$t>(a, b, parts, a_len, b_len, tile, descending) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_pair_merge_ $suffix>](
-                a: *const $t, b: *const $t, dst: *mut $t, parts: *const u64, a_len: u64, b_len: u64, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                unsafe { merge_pair::<$t, _, N>(a, b, NoValues, NoValues, dst, NoValues, parts, a_len, b_len, descending) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<mergepath_merge_ $suffix>](
-                src: *const $t, dst: *mut $t, samples_in: *const $t, samples: *mut $t, parts: *const u64, n: u64,
-                log_run: u32, flags: u32, descending: u32,
-            ) {
-                gpu::grid_dependency_wait();
-                const N: usize = super::items(size_of::<$t>() as u32) as usize;
-                let (s_in, p) = (samples_in, parts);
-                unsafe { merge::<$t, _, N>(src, NoValues, dst, NoValues, s_in, samples, p, n, log_run, flags, descending) }
-            }
-        }
-    };
+/// `mergepath_merge_kv_*`: [`merge_keys`] with values.
+#[inline(always)]
+pub(super) unsafe fn merge_kv<K: Item, V: Copy, const N: usize>(p: MergeKv<K, V>) {
+    gpu::grid_dependency_wait();
+    let MergeKv { src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, flags, direction } = p;
+    let (vsrc, vdst) = (ValuesAt(vsrc.get()), ValuesAt(vdst.get()));
+    let (src, dst, samples_in, samples, parts) = (src.get(), dst.get(), samples_in.get(), samples.get(), parts.get());
+    unsafe { merge::<K, _, N>(src, vsrc, dst, vdst, samples_in, samples, parts, n, log_run, flags, direction) }
 }
-crate::for_each_key_type!(mergepath_entries);
+
+/// `mergepath_pair_merge_*`: the merge of two given runs, `N` keys per thread.
+#[inline(always)]
+pub(super) unsafe fn pair_merge_keys<T: Item, const N: usize>(p: PairMerge<T>) {
+    gpu::grid_dependency_wait();
+    let PairMerge { a, b, dst, parts, a_len, b_len, direction } = p;
+    let (a, b, dst, parts) = (a.get(), b.get(), dst.get(), parts.get());
+    unsafe { merge_pair::<T, _, N>(a, b, NoValues, NoValues, dst, NoValues, parts, a_len, b_len, direction) }
+}
+
+/// `mergepath_pair_merge_kv_*`: [`pair_merge_keys`] with values.
+#[inline(always)]
+pub(super) unsafe fn pair_merge_kv<K: Item, V: Copy, const N: usize>(p: PairMergeKv<K, V>) {
+    gpu::grid_dependency_wait();
+    let PairMergeKv { a, b, va, vb, dst, vdst, parts, a_len, b_len, direction } = p;
+    let (va, vb, vdst) = (ValuesAt(va.get()), ValuesAt(vb.get()), ValuesAt(vdst.get()));
+    let (a, b, dst, parts) = (a.get(), b.get(), dst.get(), parts.get());
+    unsafe { merge_pair::<K, _, N>(a, b, va, vb, dst, vdst, parts, a_len, b_len, direction) }
+}

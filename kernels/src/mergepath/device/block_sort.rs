@@ -3,6 +3,7 @@
 use super::pass::group_search;
 use super::tile::*;
 use super::*;
+use crate::params::Direction;
 
 /// Block sort: sorts each tile of `ITEMS * TB` elements (`TB` threads: [`BLOCK`], or a
 /// multiple for the wide block sorts) of `src` into the same tile of `dst` (which may
@@ -23,12 +24,12 @@ pub(super) unsafe fn block_sort<T: Item, P: Values, const N: usize, const TB: u3
     vdst: P,
     samples: *mut T,
     n: u64,
-    descending: u32,
+    direction: Direction,
 ) {
     let (start, count) = block_range(gpu::block_idx() as u64, TB * N as u32, n);
     unsafe {
         with_const_bool!(count == TB * N as u32, FULL => {
-            block_sort_tile::<T, P, N, FULL, TB>(src, vsrc, dst, vdst, samples, start, count, descending)
+            block_sort_tile::<T, P, N, FULL, TB>(src, vsrc, dst, vdst, samples, start, count, direction)
         })
     }
 }
@@ -44,11 +45,11 @@ pub(super) unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const F
     samples: *mut T,
     start: u64,
     count: u32,
-    descending: u32,
+    direction: Direction,
 ) {
-    let m = T::masks(descending != 0);
+    let m = T::masks(direction.is_descending());
     unsafe {
-        let (v, vals) = sort_tile::<T, P, N, FULL, TB>(src, vsrc, start, count, descending);
+        let (v, vals) = sort_tile::<T, P, N, FULL, TB>(src, vsrc, start, count, direction);
         store_tile::<T, P, N, FULL, TB>(&v, &vals, dst, vdst, samples, start, count, m);
     }
 }
@@ -61,13 +62,10 @@ pub(super) unsafe fn block_sort_tile<T: Item, P: Values, const N: usize, const F
 /// the cluster barriers alone. (Clusters of four, with a second round that gathered
 /// from all four blocks, measured slower: see [`crate::mergepath::sort_width`].)
 #[inline(always)]
-pub(super) unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32>(
-    src: *const T,
-    dst: *mut T,
-    samples: *mut T,
-    n: u64,
-    descending: u32,
-) {
+pub(in crate::mergepath) unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32>(p: BlockSort<T>) {
+    gpu::grid_dependency_wait();
+    let BlockSort { src, dst, samples, n, direction } = p;
+    let (src, dst, samples) = (src.get(), dst.get(), samples.get());
     const CL: u32 = 2;
     let tile = TB * N as u32;
     let b = gpu::block_idx() as u64;
@@ -78,17 +76,17 @@ pub(super) unsafe fn cluster_block_sort<T: Item, const N: usize, const TB: u32>(
     let cc = (n - base).min((CL * tile) as u64) as u32;
     let count = cc.saturating_sub(rank * tile).min(tile);
     let start = base + (rank * tile) as u64;
-    let m = T::masks(descending != 0);
+    let m = T::masks(direction.is_descending());
     unsafe {
         let mut v = [T::sentinel(); N];
         // Whole, partial or no tile, tested in this order (not `with_const_bool!` under
         // `count > 0`, which reorders the kernel's blocks: these are the measured ones).
         if count == tile {
-            v = sort_tile::<T, NoValues, N, true, TB>(src, NoValues, start, count, descending).0;
+            v = sort_tile::<T, NoValues, N, true, TB>(src, NoValues, start, count, direction).0;
         } else if count > 0 {
-            v = sort_tile::<T, NoValues, N, false, TB>(src, NoValues, start, count, descending).0;
+            v = sort_tile::<T, NoValues, N, false, TB>(src, NoValues, start, count, direction).0;
         }
-        cluster_pair_round::<T, N, TB>(&mut v, rank, tile, cc, count, descending != 0);
+        cluster_pair_round::<T, N, TB>(&mut v, rank, tile, cc, count, direction.is_descending());
         let nv = [0u32; N];
         if count == tile {
             store_tile::<T, NoValues, N, true, TB>(&v, &nv, dst, NoValues, samples, start, count, m);
@@ -198,9 +196,9 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
     vsrc: P,
     start: u64,
     count: u32,
-    descending: u32,
+    direction: Direction,
 ) -> ([T::W; N], [P::V; N]) {
-    let desc = descending != 0;
+    let desc = direction.is_descending();
     let m = T::masks(desc);
     let t = gpu::thread_idx();
     let tile = 0; // the key tile starts the dynamic shared memory

@@ -2,6 +2,8 @@
 //! memory, and the merge of a pass (or of two given runs) block by block.
 use super::tile::*;
 use super::*;
+use crate::mergepath::{PairPartition, Partition};
+use crate::params::Direction;
 
 /// Co-rank of the diagonal `k` of the pair `w` of a global pass (over `src`), found by
 /// a group of `LANES` lanes of a warp (the result is the same in each): first among the chunk
@@ -119,21 +121,16 @@ pub(super) unsafe fn pass_co_ranks<T: SortKey>(
 /// `tile << log_run` elements. `LANES` lanes per block (a group of the warp);
 /// `samples` are those written with `src`.
 #[inline(always)]
-pub(super) unsafe fn partition<T: SortKey, const LANES: u32>(
-    src: *const T,
-    samples: *const T,
-    parts: *mut u64,
-    n: u64,
-    tile: u32,
-    log_run: u32,
-    descending: u32,
-) {
+pub(in crate::mergepath) unsafe fn partition<T: SortKey, const LANES: u32>(p: Partition<T>) {
+    gpu::grid_dependency_wait();
+    let Partition { src, samples, parts, n, tile, log_run, direction } = p;
+    let (src, samples, parts) = (src.get(), samples.get(), parts.get());
     let b = gpu::global_idx() / LANES as u64;
     if b >= crate::mergepath::tiles(n, tile) {
         return;
     }
     let w = merge_window(b, log_run, tile as u64, n);
-    let i = unsafe { pass_co_rank::<_, true, LANES>(src, samples, &w, w.diag, descending != 0) };
+    let i = unsafe { pass_co_rank::<_, true, LANES>(src, samples, &w, w.diag, direction.is_descending()) };
     if gpu::lane_id() % LANES == 0 {
         unsafe { *parts.add(b as usize) = i };
     }
@@ -143,15 +140,10 @@ pub(super) unsafe fn partition<T: SortKey, const LANES: u32>(
 /// (anywhere in memory; [`crate::mergepath::pair_window`]). [`crate::mergepath::PAIR_PARTITION_LANES`] lanes
 /// per block.
 #[inline(always)]
-pub(super) unsafe fn partition_pair<T: SortKey>(
-    a: *const T,
-    bb: *const T,
-    parts: *mut u64,
-    a_len: u64,
-    b_len: u64,
-    tile: u32,
-    descending: u32,
-) {
+pub(in crate::mergepath) unsafe fn partition_pair<T: SortKey>(p: PairPartition<T>) {
+    gpu::grid_dependency_wait();
+    let PairPartition { a, b: bb, parts, a_len, b_len, tile, direction } = p;
+    let (a, bb, parts) = (a.get(), bb.get(), parts.get());
     const LANES: u32 = crate::mergepath::PAIR_PARTITION_LANES;
     let b = gpu::global_idx() / LANES as u64;
     if b >= crate::mergepath::tiles(a_len + b_len, tile) {
@@ -159,7 +151,7 @@ pub(super) unsafe fn partition_pair<T: SortKey>(
     }
     let w = crate::mergepath::pair_window(b, tile, a_len, b_len);
     let (lo, hi) = co_rank_range(w.diag, a_len, b_len);
-    let i = unsafe { co_rank_search::<T, LANES>(a, bb, w.diag, lo, hi, descending != 0) };
+    let i = unsafe { co_rank_search::<T, LANES>(a, bb, w.diag, lo, hi, direction.is_descending()) };
     if gpu::lane_id() % LANES == 0 {
         unsafe { *parts.add(b as usize) = i };
     }
@@ -246,7 +238,7 @@ pub(super) unsafe fn merge<T: Item, P: Values, const N: usize>(
     n: u64,
     log_run: u32,
     flags: u32,
-    descending: u32,
+    direction: Direction,
 ) {
     // [`crate::mergepath::PASS_REVERSED`]: the blocks run from the last tile down, so that the tiles
     // the previous pass wrote last (still in L2) are read first.
@@ -260,11 +252,12 @@ pub(super) unsafe fn merge<T: Item, P: Values, const N: usize>(
     } else {
         crate::mergepath::smem_bytes(kb)
     });
-    let co_ranks = |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, descending != 0) };
+    let co_ranks =
+        |count| unsafe { global_co_ranks(src, samples_in, parts, b, &w, count, at, direction.is_descending()) };
     unsafe {
         let (a, va) = (src.add(w.start as usize), vsrc.add(w.start));
         let (bb, vb) = (a.add(w.a_len as usize), va.add(w.a_len));
-        merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, stream, descending)
+        merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, samples, co_ranks, b, n, w, stream, direction)
     }
 }
 
@@ -283,13 +276,13 @@ pub(super) unsafe fn merge_pair<T: Item, P: Values, const N: usize>(
     parts: *const u64,
     a_len: u64,
     b_len: u64,
-    descending: u32,
+    direction: Direction,
 ) {
     let b = gpu::block_idx() as u64;
     let w = crate::mergepath::pair_window(b, BLOCK * N as u32, a_len, b_len);
     let null = core::ptr::null_mut();
     let co_ranks = |count| unsafe { block_co_ranks(&w, count, *parts.add(b as usize), || *parts.add(b as usize + 1)) };
-    unsafe { merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, false, descending) }
+    unsafe { merge_block::<T, P, N>(a, bb, va, vb, dst, vdst, null, co_ranks, b, a_len + b_len, w, false, direction) }
 }
 
 /// Block `b`'s tile of outputs (of `n` in all) of the merge whose window is `w` (its
@@ -311,14 +304,14 @@ pub(super) unsafe fn merge_block<T: Item, P: Values, const N: usize>(
     n: u64,
     w: Window<u64>,
     stream: bool,
-    descending: u32,
+    direction: Direction,
 ) {
     let (start, count) = block_range(b, BLOCK * N as u32, n);
     let co = co_ranks(count);
     let out = (dst, vdst, samples);
     unsafe {
         with_const_bool!(count == BLOCK * N as u32, FULL => with_const_bool!(stream, STREAM => {
-            merge_block_tile::<T, P, N, FULL, STREAM>(a, bb, va, vb, out, co, start, count, w, descending)
+            merge_block_tile::<T, P, N, FULL, STREAM>(a, bb, va, vb, out, co, start, count, w, direction)
         }))
     }
 }
@@ -339,9 +332,9 @@ pub(super) unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const 
     start: u64,
     count: u32,
     w: Window<u64>,
-    descending: u32,
+    direction: Direction,
 ) {
-    let desc = descending != 0;
+    let desc = direction.is_descending();
     let m = T::masks(desc);
     let t = gpu::thread_idx();
     let tile = 0; // the key tile starts the dynamic shared memory
