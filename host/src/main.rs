@@ -177,6 +177,11 @@ fn main() -> ExitCode {
         None => run(&cli.run),
     };
     host::trace::mark("command done, device released");
+    // Once per command, whatever text it read (input, output, both files of a check).
+    let losses = host::file_sort::format::take_text_losses();
+    if !losses.is_empty() {
+        eprintln!("warning: parsing text: {losses}");
+    }
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

@@ -163,10 +163,11 @@ fn chunked_sort_is_complete_and_stable() {
 fn text_round_trips() {
     let d = dir("text");
     let (inp, out) = (d.join("in.txt"), d.join("out.txt"));
-    std::fs::write(&inp, "3.5\n-2\n\ninf\n-0\n1e-5\n-inf\n0\n2.25e10\n").unwrap();
+    std::fs::write(&inp, "3.5\n-2\n\ninf\n-0\n1e-5\n-inf\n0\n2.25e10\n100\n1000\n").unwrap();
     let stdout = ok(&host(&["sort", "--text", "--type", "f64", "-i", s(&inp), "-o", s(&out)]));
-    assert!(stdout.contains("sorted 8 f64 (text"), "{stdout}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "-inf\n-2\n-0\n0\n0.00001\n3.5\n22500000000\ninf\n");
+    assert!(stdout.contains("sorted 10 f64 (text"), "{stdout}");
+    // The shorter of positional and scientific notation.
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "-inf\n-2\n-0\n0\n1e-5\n3.5\n100\n1e3\n2.25e10\ninf\n");
     // Generated text through gen, sort (chunked, descending) and check-file.
     let (gen_in, gen_out) = (d.join("gen.txt"), d.join("gen-sorted.txt"));
     ok(&host(&["gen", "--text", "--type", "i32", "--n", "10_007", "-o", s(&gen_in)]));
@@ -177,6 +178,42 @@ fn text_round_trips() {
     let mut expect: Vec<i32> = generate(10_007, Distribution::Uniform, 42);
     expect.sort_by(|a, b| b.cmp(a));
     assert_eq!(format::read_text::<i32>(&gen_out).unwrap(), expect);
+}
+
+/// Floats of every spelling through `sort --text` and `check-file`: the output is
+/// ordered with the NaNs' signs kept, checks against its input, and values out of the
+/// type's range are reported once per command.
+#[test]
+fn text_floats_sort_and_check_whatever_their_spelling() {
+    let d = dir("text-floats");
+    let (inp, out) = (d.join("in.txt"), d.join("out.txt"));
+    let floats = "nan\n-NaN\n+nan\n-nan\nNAN\n1e400\n-1e400\ninfinity\n-Inf\n-0\n0\n1e-50\n-1e-50\n1e-40\n\
+                2.5\n1E3\n.5\n5.\n+7\n1e300\n";
+    std::fs::write(&inp, floats).unwrap();
+    for order in ["asc", "desc"] {
+        for ty in ["f32", "f64"] {
+            let sort = host(&["sort", "--cpu", "--text", "--type", ty, "--order", order, "-i", s(&inp), "-o", s(&out)]);
+            ok(&sort);
+            let check = host(&["check-file", "--text", "--type", ty, "--order", order, "-i", s(&inp), "-o", s(&out)]);
+            assert!(ok(&check).starts_with("ok: 20 elements"), "{ty} {order}");
+            let sorted = std::fs::read_to_string(&out).unwrap();
+            let (first, last) = (sorted.lines().next().unwrap(), sorted.lines().last().unwrap());
+            assert_eq!(
+                (first, last),
+                if order == "asc" { ("-NaN", "NaN") } else { ("NaN", "-NaN") },
+                "{ty}:\n{sorted}"
+            );
+            assert!(!sorted.contains("0000000000"), "{ty}: positional where scientific is shorter:\n{sorted}");
+            let want = if ty == "f32" {
+                "warning: parsing text: 3 values overflowed to ±inf, 2 underflowed to 0, 1 to a subnormal"
+            } else {
+                "warning: parsing text: 2 values overflowed to ±inf"
+            };
+            let warnings: Vec<String> =
+                text(&sort.stderr).lines().filter(|l| l.starts_with("warning:")).map(String::from).collect();
+            assert_eq!(warnings, [want], "{ty} {order}");
+        }
+    }
 }
 
 #[test]
