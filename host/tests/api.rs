@@ -29,15 +29,20 @@ fn device_calls_without_device_are_errors() {
     assert!(matches!(sorter.upload(&[1u32]), Err(Error::NoDevice(_))));
 }
 
+/// Every backend refuses the same block sizes (what runs on the CPU runs on a GPU).
 #[test]
-fn bad_block_size_is_an_error_not_a_panic() {
-    let Some(sorter) = common::gpu_sorter("bad_block_size") else {
-        return;
-    };
-    let mut v = vec![1u32, 0];
-    for bad in [0, 33, 2048] {
-        let r = sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(bad));
-        assert!(matches!(r, Err(Error::BadArgument(_))), "block size {bad}: {r:?}");
+fn bad_block_size_is_an_error_on_every_backend() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let mut v = vec![1u32, 0];
+        for bad in [0, 16, 33, 100, 2048, u32::MAX] {
+            let r = sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(bad));
+            assert!(matches!(r, Err(Error::BadArgument(_))), "block size {bad} on {}: {r:?}", sorter.backend());
+            assert_eq!(v, [1, 0], "data left alone");
+        }
+        for good in [32, 256, 1024] {
+            sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(good)).unwrap();
+        }
+        assert_eq!(v, [0, 1]);
     }
 }
 

@@ -5,7 +5,7 @@ use clap::Args;
 use host::file_sort::{self, FileSortOptions, Format};
 use host::{Distribution, KeyType, Order, SortOptions, Variant};
 
-use crate::parse_count;
+use crate::cli::args::{parse_block_size, parse_count, parse_device_bytes, parse_record_size};
 
 /// Sort a file of numbers into another file, on the GPU when there is one.
 ///
@@ -46,13 +46,14 @@ pub struct SortArgs {
     /// variants.
     #[arg(long)]
     stable: bool,
-    /// Threads per block on the GPU (power of two, 32..=1024).
-    #[arg(long, default_value_t = 256)]
+    /// Threads per block on the GPU (power of two, 32..=1024; checked on every backend).
+    #[arg(long, default_value_t = 256, value_parser = parse_block_size)]
     block_size: u32,
-    /// Device memory the sort may plan for, like 512M or 2G (default: 90% of the free
-    /// memory). Larger input is sorted in chunks of a third of this and merged. Also
-    /// bounds the chunks on the CPU backend, so the chunked path can be tried anywhere.
-    #[arg(long, value_parser = parse_count)]
+    /// Device memory the sort may plan for, like 512M or 2G, at least 1M (default: 90%
+    /// of the free memory). Larger input is sorted in chunks of a third of this and
+    /// merged. Also bounds the chunks on the CPU backend, so the chunked path can be
+    /// tried anywhere.
+    #[arg(long, value_parser = parse_device_bytes)]
     max_device_bytes: Option<usize>,
     /// Sort on the CPU even if a GPU is present.
     #[arg(long)]
@@ -63,7 +64,7 @@ pub struct SortArgs {
     /// Sort a binary file of fixed-size records of this many bytes by the key field
     /// at `--key-offset` (of `--type`, little-endian), stably; the whole file is
     /// sorted in memory.
-    #[arg(long, conflicts_with_all = ["text", "max_device_bytes"])]
+    #[arg(long, value_parser = parse_record_size, conflicts_with_all = ["text", "max_device_bytes"])]
     record_size: Option<usize>,
     /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
     /// the whole file is sorted in memory.
@@ -269,6 +270,8 @@ pub struct GenArgs {
 }
 
 pub fn generate(args: &GenArgs) -> host::Result<bool> {
+    // The elements are generated in memory before they are written.
+    crate::cli::args::check_host_memory(&[args.key_type], &[args.n], 1)?;
     let format = Format::choose(args.text, args.format, &args.output);
     file_sort::generate_file(&args.output, args.key_type, format, args.n, args.dist, args.seed)?;
     println!("wrote {} {} {} ({format}) to {}", args.n, args.dist, args.key_type, args.output.display());
