@@ -183,6 +183,8 @@ pub mod report;
 pub mod scan;
 mod sorter;
 pub mod study;
+#[doc(hidden)]
+pub mod testing;
 pub mod trace;
 mod tuning;
 pub mod variants;
