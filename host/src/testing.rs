@@ -1,12 +1,15 @@
 //! Support for this crate's tests, shared by the library's unit tests and the test
 //! binaries; not part of the API.
 //!
-//! Tests that cannot run on this machine (no GPU, one GPU where two are needed,
+//! Skips: tests that cannot run on this machine (no GPU, one GPU where two are needed,
 //! a library that is or is not installed) return early, and libtest then counts them
 //! as passed. [`skipped`] says so on standard error and, where `SORT_SKIP_LOG` names a
 //! file, appends a line to it, so that a test run can count them as skipped (`.ci/run`
 //! and the GPU bundle's `run-gpu-tests.sh` do).
-
+//!
+//! Fuzzing: the fuzz tests (property tests over arbitrary input) run one round of
+//! cases in every `cargo test`, and more rounds for `SORT_FUZZ_SECONDS` where that is
+//! set (the fuzz step of `.ci/run`): [`fuzz_rounds`].
 use std::io::Write;
 
 /// The environment variable naming the file [`skipped`] appends to.
@@ -41,6 +44,31 @@ fn record(log: Option<&std::path::Path>, test: &str, why: &str) {
     if let Err(e) = appended {
         let _ = writeln!(std::io::stderr(), "{test}: cannot record the skip in {}: {e}", path.display());
     }
+}
+
+/// The environment variable giving each fuzz test's running time in seconds.
+pub const FUZZ_SECONDS_VAR: &str = "SORT_FUZZ_SECONDS";
+
+/// Runs `round` (one round of a fuzz test's cases) once, and again until
+/// `SORT_FUZZ_SECONDS` have passed where that is set to a number of seconds, then
+/// says on standard error how many rounds `test` ran. Returns the rounds.
+pub fn fuzz_rounds(test: &str, mut round: impl FnMut()) -> u64 {
+    let seconds = std::env::var(FUZZ_SECONDS_VAR).ok().and_then(|v| v.trim().parse::<f64>().ok());
+    let deadline = seconds
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .and_then(|d| std::time::Instant::now().checked_add(d));
+    let mut rounds = 0;
+    loop {
+        round();
+        rounds += 1;
+        if deadline.is_none_or(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+    }
+    if deadline.is_some() {
+        let _ = writeln!(std::io::stderr(), "{test}: {rounds} rounds in {FUZZ_SECONDS_VAR}={}", seconds.unwrap_or(0.0));
+    }
+    rounds
 }
 
 #[cfg(test)]

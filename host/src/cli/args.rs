@@ -10,7 +10,12 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     let bad = || format!("`{s}` is not a count (examples: 1000, 2^24, 1<<20, 16M)");
     if let Some((a, b)) = t.split_once("<<") {
         let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-        return a.checked_shl(b).filter(|v| v >> b == a).ok_or_else(bad);
+        // a * 2^b: zero for a = 0 whatever b, else b below a's leading zeros.
+        return if a == 0 {
+            Ok(0)
+        } else {
+            (b < usize::BITS && b <= a.leading_zeros()).then(|| a << b).ok_or_else(bad)
+        };
     }
     if let Some((a, b)) = t.split_once('^') {
         let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
@@ -123,6 +128,8 @@ pub fn check_host_memory(types: &[KeyType], ns: &[usize], copies: usize) -> host
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -134,10 +141,82 @@ mod tests {
         assert_eq!(parse_count("16M"), Ok(16 << 20));
         assert_eq!(parse_count(" 3k "), Ok(3 << 10));
         assert_eq!(parse_count("1<<63"), Ok(1 << 63));
+        assert_eq!(parse_count("0<<100"), Ok(0));
         assert_eq!(parse_count("0^0"), Ok(1));
         for bad in ["-5", "abc", "1<<70", "1<<64", "2^64", "3^41", "17179869184G", "", "M", "<<", "^", "1.5", "1e3"] {
             assert!(parse_count(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// What `parse_count` must return: the same grammar (atoms parsed by std),
+    /// computed in u128 and then fitted to usize.
+    fn count_oracle(s: &str) -> Option<usize> {
+        let t = s.trim().replace('_', "");
+        let atom = |a: &str| a.trim().parse::<usize>().ok().map(|v| v as u128);
+        let value: u128 = if let Some((a, b)) = t.split_once("<<") {
+            let (a, b) = (atom(a)?, b.trim().parse::<u32>().ok()?);
+            if a == 0 { 0 } else { a.checked_mul(1u128.checked_shl(b)?)? }
+        } else if let Some((a, b)) = t.split_once('^') {
+            atom(a)?.checked_pow(b.trim().parse::<u32>().ok()?)?
+        } else {
+            let shift = match t.chars().last() {
+                Some('K' | 'k') => 10,
+                Some('M' | 'm') => 20,
+                Some('G' | 'g') => 30,
+                _ => 0,
+            };
+            let digits = if shift == 0 { &t[..] } else { &t[..t.len() - 1] };
+            digits.parse::<usize>().ok().map(|v| v as u128)? << shift
+        };
+        usize::try_from(value).ok()
+    }
+
+    /// Strings made of what counts are made of, and any character now and then.
+    fn count_text() -> impl Strategy<Value = String> {
+        let fragment = prop_oneof![
+            4 => "[0-9]{1,22}",
+            3 => prop::sample::select(vec![
+                "<<", "^", "K", "k", "M", "m", "G", "g", "_", " ", "+", "-", "0", "1", "2", "63", "64", "65", "4294967295",
+                "18446744073709551615", "18446744073709551616", "\t", "١",
+            ])
+            .prop_map(String::from),
+            1 => any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(fragment, 0..6).prop_map(|f| f.concat())
+    }
+
+    /// `parse_count` and every range-checked parser built on it, on arbitrary text: no
+    /// panic, the oracle's value, and each range honoured.
+    #[test]
+    fn fuzz_count_parser() {
+        use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+        let check = |s: String| -> Result<(), TestCaseError> {
+            let n = parse_count(&s).ok();
+            prop_assert_eq!(n, count_oracle(&s), "{:?}", s);
+            let within = |lo: usize, hi: usize| n.is_some_and(|n| (lo..=hi).contains(&n));
+            prop_assert_eq!(parse_repeat(&s).is_ok(), within(1, MAX_REPEAT));
+            prop_assert_eq!(parse_warmup(&s).is_ok(), within(0, MAX_REPEAT));
+            prop_assert_eq!(parse_device_bytes(&s).is_ok(), within(MIN_DEVICE_BYTES, usize::MAX));
+            prop_assert_eq!(parse_index_count(&s).is_ok(), within(0, u32::MAX as usize));
+            prop_assert_eq!(parse_record_size(&s).is_ok(), within(1, usize::MAX));
+            prop_assert_eq!(parse_buffers(&s).is_ok(), within(0, host::measure::MAX_ROTATION));
+            let block = n.is_some_and(|n| n.is_power_of_two() && (32..=1024).contains(&n));
+            prop_assert_eq!(parse_block_size(&s).is_ok(), block, "{:?}", s);
+            let _ = parse_millis(&s);
+            Ok(())
+        };
+        host::testing::fuzz_rounds("fuzz_count_parser", || {
+            let config = Config {
+                cases: 2048,
+                failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                    "fuzz-regressions/count_parser.txt",
+                ))),
+                ..Config::default()
+            };
+            if let Err(e) = TestRunner::new(config).run(&count_text(), check) {
+                panic!("fuzz_count_parser: {e}");
+            }
+        });
     }
 
     #[test]
