@@ -183,6 +183,8 @@ pub mod report;
 pub mod scan;
 mod sorter;
 pub mod study;
+#[doc(hidden)]
+pub mod testing;
 pub mod trace;
 mod tuning;
 pub mod variants;
@@ -200,7 +202,7 @@ pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
-pub use sorter::{Backend, Order, SortOptions, Sorter, cpu_top_k};
+pub use sorter::{Backend, MAX_BLOCK_SIZE, Order, SortOptions, Sorter, check_block_size, cpu_top_k};
 pub use variants::Variant;
 
 /// An element type the library sorts: plain old data with an order-preserving key.

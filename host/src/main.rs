@@ -4,6 +4,7 @@ mod cli;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use cli::args::{parse_block_size, parse_count, parse_repeat, parse_threads};
 use host::inputs::{self, Random};
 use host::measure::{gkeys_per_s, time_sort};
 use host::study::{self, StudyConfig, StudyKind};
@@ -65,11 +66,12 @@ struct StudyArgs {
     /// Largest n of the sizes and gpu studies (from 2^10, step 4x).
     #[arg(long, default_value = "2^24", value_parser = parse_count)]
     max_n: usize,
-    /// Timed repeats after one warm-up (more for small n); medians are reported.
-    #[arg(long, default_value_t = 5)]
+    /// Timed repeats after one warm-up (more for small n; 1 to 1000000); medians are
+    /// reported.
+    #[arg(long, default_value_t = 5, value_parser = parse_repeat)]
     repeat: usize,
     /// Most CPU threads (default: all available).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     max_threads: Option<usize>,
     /// Element type.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
@@ -99,11 +101,11 @@ struct RunArgs {
     /// Seed of the random input (same seed, same input).
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Timed repeats after one warm-up; median and minimum are reported.
-    #[arg(long, default_value_t = 5)]
+    /// Timed repeats after one warm-up (1 to 1000000); median and minimum are reported.
+    #[arg(long, default_value_t = 5, value_parser = parse_repeat)]
     repeat: usize,
-    /// Threads per block (power of two, 32..=1024).
-    #[arg(long, default_value_t = 256)]
+    /// Threads per block (power of two, 32..=1024), checked on every backend.
+    #[arg(long, default_value_t = 256, value_parser = parse_block_size)]
     block_size: u32,
     /// Verify the result against the CPU reference (order, permutation, stability).
     #[arg(long)]
@@ -120,27 +122,6 @@ struct RunArgs {
     /// (default: sort first); `SORT_MULTI_GPU_TRACE=1` prints its per-GPU timeline.
     #[arg(long, value_parser = cli::multi::parse_gpus, conflicts_with = "cpu")]
     gpus: Option<cli::multi::Gpus>,
-}
-
-/// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
-fn parse_count(s: &str) -> Result<usize, String> {
-    let t = s.trim().replace('_', "");
-    let bad = || format!("`{s}` is not a count (examples: 1000, 2^24, 1<<20, 16M)");
-    if let Some((a, b)) = t.split_once("<<") {
-        let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-        return a.checked_shl(b).filter(|v| v >> b == a).ok_or_else(bad);
-    }
-    if let Some((a, b)) = t.split_once('^') {
-        let (a, b): (usize, u32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-        return a.checked_pow(b).ok_or_else(bad);
-    }
-    let (digits, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (&t[..], 1),
-    };
-    digits.parse::<usize>().ok().and_then(|d| d.checked_mul(mult)).ok_or_else(bad)
 }
 
 fn main() -> ExitCode {
@@ -160,23 +141,15 @@ fn main() -> ExitCode {
         Some(Command::Sort(args)) => cli::files::sort(&args),
         Some(Command::CheckFile(args)) => cli::files::check_file(&args),
         Some(Command::Gen(args)) => cli::files::generate(&args),
-        Some(Command::Study(a)) => {
-            let defaults = StudyConfig::default();
-            let max_threads = a.max_threads.unwrap_or(defaults.max_threads);
-            let cfg = StudyConfig {
-                n: a.n,
-                max_n: a.max_n,
-                repeat: a.repeat,
-                max_threads,
-                key_type: a.key_type,
-                out: a.out,
-                ..defaults
-            };
-            study::run(a.which, &cfg)
-        }
+        Some(Command::Study(a)) => study(a),
         None => run(&cli.run),
     };
     host::trace::mark("command done, device released");
+    // Once per command, whatever text it read (input, output, both files of a check).
+    let losses = host::file_sort::format::take_text_losses();
+    if !losses.is_empty() {
+        eprintln!("warning: parsing text: {losses}");
+    }
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -185,6 +158,28 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn study(a: StudyArgs) -> host::Result<bool> {
+    // The input, its work copy and the reference copy of the largest size it sorts.
+    let largest = match a.which {
+        StudyKind::Threads => a.n,
+        StudyKind::Sizes | StudyKind::Gpu => a.max_n,
+        StudyKind::All => a.n.max(a.max_n),
+    };
+    cli::args::check_host_memory(&[a.key_type], &[largest], 3)?;
+    let defaults = StudyConfig::default();
+    let max_threads = a.max_threads.unwrap_or(defaults.max_threads);
+    let cfg = StudyConfig {
+        n: a.n,
+        max_n: a.max_n,
+        repeat: a.repeat,
+        max_threads,
+        key_type: a.key_type,
+        out: a.out,
+        ..defaults
+    };
+    study::run(a.which, &cfg)
 }
 
 fn list(names_only: bool) {
@@ -277,21 +272,4 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> host::Resu
         }
     }
     Ok(true)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_count;
-
-    #[test]
-    fn counts() {
-        assert_eq!(parse_count("1000"), Ok(1000));
-        assert_eq!(parse_count("10_000_019"), Ok(10_000_019));
-        assert_eq!(parse_count("2^24"), Ok(1 << 24));
-        assert_eq!(parse_count("1<<20"), Ok(1 << 20));
-        assert_eq!(parse_count("16M"), Ok(16 << 20));
-        assert!(parse_count("-5").is_err());
-        assert!(parse_count("abc").is_err());
-        assert!(parse_count("1<<70").is_err());
-    }
 }

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use crate::device::{DeviceBuffer, Gpu};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::{Element, SortOptions, Sorter, cpu};
 
 /// Times of the repeats (milliseconds) and the output of the last one.
@@ -111,6 +111,10 @@ pub fn rotation_buffers(bytes: u64, l2_bytes: u64, free: u64) -> usize {
     wanted.min(fit).min(MAX_ROTATION as u64) as usize
 }
 
+/// Times reserved up front: a vector of one per repeat would make an absurd repeat
+/// count fail in the allocator before the first sort; beyond this the vector grows.
+const PREALLOCATED_TIMES: usize = 1 << 16;
+
 /// Sorts `input` `repeats` times (after one untimed warm-up) and times each sort.
 /// On the GPU the input is uploaded once and copied device-to-device into the work
 /// buffer before each repeat, outside the timed region; only the sort is timed.
@@ -135,9 +139,12 @@ pub fn time_sort_with<T: Element>(
     plan: &TimingPlan,
     tick: &mut dyn FnMut(),
 ) -> Result<Timing<T>> {
+    opts.validate()?;
     let repeats = plan.repeats.max(1);
-    let total = plan.warmup + repeats;
-    let mut times_ms = Vec::with_capacity(repeats);
+    let total = plan.warmup.checked_add(repeats).ok_or_else(|| {
+        Error::BadArgument(format!("{} warm-up runs and {repeats} repeats are too many to count", plan.warmup))
+    })?;
+    let mut times_ms = Vec::with_capacity(repeats.min(PREALLOCATED_TIMES));
     match sorter.gpu() {
         Some(gpu) => {
             let original = gpu.upload(input)?;
@@ -208,9 +215,9 @@ fn time_cpu_with<T: Copy>(
     tick: &mut dyn FnMut(),
 ) -> Timing<T> {
     let repeats = repeats.max(1);
-    let mut times_ms = Vec::with_capacity(repeats);
+    let mut times_ms = Vec::with_capacity(repeats.min(PREALLOCATED_TIMES));
     let mut work = input.to_vec();
-    for rep in 0..warmup + repeats {
+    for rep in 0..warmup.saturating_add(repeats) {
         work.copy_from_slice(input);
         let t = Instant::now();
         sort(&mut work);
@@ -262,6 +269,18 @@ mod tests {
         // Short of memory: no more than a quarter of it.
         assert_eq!(rotation_buffers(1 << 20, l2, 8 << 20), 2);
         assert_eq!(rotation_buffers(0, 0, 0), 1);
+    }
+
+    /// Counts that cannot be run and block sizes a GPU would refuse are errors on the
+    /// CPU too, before anything is sorted.
+    #[test]
+    fn impossible_timings_are_errors() {
+        let input = [2u32, 1];
+        let plan = TimingPlan { warmup: usize::MAX, repeats: 1, buffers: 0 };
+        let r = time_sort_with(&Sorter::cpu(), &input, &SortOptions::default(), &plan, &mut || {});
+        assert!(matches!(r, Err(Error::BadArgument(_))));
+        let r = time_sort(&Sorter::cpu(), &input, &SortOptions::default().block_size(100), 1);
+        assert!(matches!(r, Err(Error::BadArgument(_))));
     }
 
     #[test]

@@ -83,16 +83,26 @@ impl SortOptions {
         self
     }
 
-    /// Checks the options against what the device allows.
-    pub fn validate(&self, max_threads_per_block: u32) -> Result<()> {
-        let b = self.block_size;
-        if !b.is_power_of_two() || !(32..=max_threads_per_block).contains(&b) {
-            return Err(Error::BadArgument(format!(
-                "block size {b} must be a power of two between 32 and {max_threads_per_block}"
-            )));
-        }
-        Ok(())
+    /// Checks the options the same way on every backend, so that options the CPU
+    /// backend accepts work on any GPU: the block size is a power of two from 32 (a
+    /// warp) to [`MAX_BLOCK_SIZE`] ([`check_block_size`]).
+    pub fn validate(&self) -> Result<()> {
+        check_block_size(self.block_size)
     }
+}
+
+/// Most threads per block: the limit of every CUDA device since compute capability
+/// 2.0 (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+pub const MAX_BLOCK_SIZE: u32 = 1024;
+
+/// A block size is a power of two from 32 (one warp) to [`MAX_BLOCK_SIZE`].
+pub fn check_block_size(b: u32) -> Result<()> {
+    if !b.is_power_of_two() || !(32..=MAX_BLOCK_SIZE).contains(&b) {
+        return Err(Error::BadArgument(format!(
+            "block size {b} must be a power of two between 32 and {MAX_BLOCK_SIZE}"
+        )));
+    }
+    Ok(())
 }
 
 impl Default for SortOptions {
@@ -171,6 +181,7 @@ impl Sorter {
     /// `opts.variant`, download. On the CPU: the CPU backend's sort in `opts.order`
     /// (stable, so the result is the same as every stable GPU variant's).
     pub fn sort<T: Element>(&self, data: &mut [T], opts: &SortOptions) -> Result<Backend> {
+        opts.validate()?;
         match &self.gpu {
             Some(gpu) => {
                 let mut buf = gpu.upload(data)?;
@@ -521,7 +532,7 @@ impl Sorter {
     /// the work is queued (read the buffer back or call [`Gpu::synchronize`] to wait).
     pub fn sort_device<T: Element>(&self, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
         let gpu = self.require_gpu()?;
-        opts.validate(gpu.info().max_threads_per_block)?;
+        opts.validate()?;
         variants::sort(gpu, buf, opts)
     }
 

@@ -29,15 +29,20 @@ fn device_calls_without_device_are_errors() {
     assert!(matches!(sorter.upload(&[1u32]), Err(Error::NoDevice(_))));
 }
 
+/// Every backend refuses the same block sizes (what runs on the CPU runs on a GPU).
 #[test]
-fn bad_block_size_is_an_error_not_a_panic() {
-    let Some(sorter) = common::gpu_sorter("bad_block_size") else {
-        return;
-    };
-    let mut v = vec![1u32, 0];
-    for bad in [0, 33, 2048] {
-        let r = sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(bad));
-        assert!(matches!(r, Err(Error::BadArgument(_))), "block size {bad}: {r:?}");
+fn bad_block_size_is_an_error_on_every_backend() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let mut v = vec![1u32, 0];
+        for bad in [0, 16, 33, 100, 2048, u32::MAX] {
+            let r = sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(bad));
+            assert!(matches!(r, Err(Error::BadArgument(_))), "block size {bad} on {}: {r:?}", sorter.backend());
+            assert_eq!(v, [1, 0], "data left alone");
+        }
+        for good in [32, 256, 1024] {
+            sorter.sort(&mut v, &SortOptions::new(Variant::Naive).block_size(good)).unwrap();
+        }
+        assert_eq!(v, [0, 1]);
     }
 }
 
@@ -125,20 +130,35 @@ fn segmented_sort_bad_arguments_are_errors_and_leave_keys_alone() {
     }
 }
 
-/// Stable per-segment pair sort on the CPU, written independently of the library.
-fn pairs_by_reference<T: host::Element>(
-    keys: &[T],
-    vals: &[u32],
-    offsets: &[usize],
-    order: Order,
-) -> (Vec<T>, Vec<u32>) {
+/// The order the library promises, written with std's comparisons only: integers by
+/// value, floats by IEEE 754 total order.
+trait TotalOrder: host::Element {
+    fn total(&self, other: &Self) -> std::cmp::Ordering;
+}
+
+macro_rules! total_order {
+    ($cmp:ident: $($t:ty),*) => {$(
+        impl TotalOrder for $t {
+            fn total(&self, other: &Self) -> std::cmp::Ordering {
+                self.$cmp(other)
+            }
+        }
+    )*};
+}
+total_order!(cmp: u32, i32, u64, i64);
+total_order!(total_cmp: f32, f64);
+
+/// The oracle of a stable per-segment pair sort: std's stable `sort_by` of each
+/// segment's (key, value) pairs by [`TotalOrder`], reversed for descending (a reversed
+/// comparison keeps equal keys in input order); everything outside the segments as it
+/// was.
+fn pairs_by_std_sort<T: TotalOrder>(keys: &[T], vals: &[u32], offsets: &[usize], order: Order) -> (Vec<T>, Vec<u32>) {
     let (mut k, mut v) = (keys.to_vec(), vals.to_vec());
-    let desc = order.is_descending();
     for w in offsets.windows(2) {
-        let mut idx: Vec<usize> = (w[0]..w[1]).collect();
-        idx.sort_by_key(|&i| keys[i].ord_bits(desc)); // stable
-        for (j, i) in idx.into_iter().enumerate() {
-            (k[w[0] + j], v[w[0] + j]) = (keys[i], vals[i]);
+        let mut seg: Vec<(T, u32)> = keys[w[0]..w[1]].iter().copied().zip(vals[w[0]..w[1]].iter().copied()).collect();
+        seg.sort_by(|a, b| if order.is_descending() { b.0.total(&a.0) } else { a.0.total(&b.0) });
+        for (j, (key, val)) in seg.into_iter().enumerate() {
+            (k[w[0] + j], v[w[0] + j]) = (key, val);
         }
     }
     (k, v)
@@ -146,24 +166,36 @@ fn pairs_by_reference<T: host::Element>(
 
 #[test]
 fn cpu_segmented_pairs_are_stable_per_segment() {
-    fn one<T: host::inputs::Random>() {
-        let n = 10_000;
-        let keys: Vec<T> = host::inputs::generate(n, host::Distribution::FewUnique, 4);
+    fn one<T: TotalOrder>(keys: Vec<T>) {
+        let n = keys.len();
         let vals: Vec<u32> = (0..n as u32).collect();
         let mut offsets = host::inputs::segment_offsets(n - 20, 50, 8);
-        offsets.iter_mut().for_each(|o| *o += 10);
+        offsets.iter_mut().for_each(|o| *o += 10); // keys 0..10 and n-10.. are outside
         for order in [Order::Ascending, Order::Descending] {
             let (mut k, mut v) = (keys.clone(), vals.clone());
             Sorter::cpu().sort_segments_pairs(&mut k, &mut v, &offsets, &SortOptions::default().order(order)).unwrap();
-            let (wk, wv) = pairs_by_reference(&keys, &vals, &offsets, order);
+            let (wk, wv) = pairs_by_std_sort(&keys, &vals, &offsets, order);
             assert_eq!(bits_of(&k), bits_of(&wk), "{} {order}", T::NAME);
             assert_eq!(v, wv, "{} {order}", T::NAME);
         }
     }
-    one::<u32>();
-    one::<f32>();
-    one::<i64>();
-    one::<f64>();
+    fn few_unique<T: host::inputs::Random>(seed: u64) -> Vec<T> {
+        host::inputs::generate(10_000, host::Distribution::FewUnique, seed)
+    }
+    one::<u32>(few_unique(4));
+    one::<i32>(few_unique(5));
+    one::<u64>(few_unique(6));
+    one::<i64>(few_unique(7));
+    // Floats with NaNs of both signs, infinities and both zeros among the repeats, where
+    // total order differs from `<`.
+    let specials = [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.5, -1.5];
+    let floats: Vec<f64> = few_unique::<f64>(8)
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| if i % 3 == 0 { specials[i % 8] } else { x })
+        .collect();
+    one::<f32>(floats.iter().map(|&x| x as f32).collect());
+    one::<f64>(floats);
 }
 
 #[test]

@@ -153,8 +153,9 @@ fn chunked_sort_is_complete_and_stable() {
     let mut expect = data.clone();
     cpu::reference_sort(&mut expect, Order::Ascending);
     assert!(format::read_binary::<Entity>(&out).unwrap() == expect, "not the stable sort of the input");
-    // Tiny chunks (many runs) and sorting a file onto itself.
-    ok(&host(&["sort", "--type", "entity", "--max-device-bytes", "600", "-i", s(&inp), "-o", s(&inp)]));
+    // The smallest budget (many runs), and sorting a file onto itself.
+    let stdout = ok(&host(&["sort", "--type", "entity", "--max-device-bytes", "1M", "-i", s(&inp), "-o", s(&inp)]));
+    assert!(stdout.contains(" 18 chunks;"), "{stdout}");
     assert!(format::read_binary::<Entity>(&inp).unwrap() == expect);
     assert!(strays(&d, &[&inp, &out]).is_empty());
 }
@@ -163,20 +164,104 @@ fn chunked_sort_is_complete_and_stable() {
 fn text_round_trips() {
     let d = dir("text");
     let (inp, out) = (d.join("in.txt"), d.join("out.txt"));
-    std::fs::write(&inp, "3.5\n-2\n\ninf\n-0\n1e-5\n-inf\n0\n2.25e10\n").unwrap();
+    std::fs::write(&inp, "3.5\n-2\n\ninf\n-0\n1e-5\n-inf\n0\n2.25e10\n100\n1000\n").unwrap();
     let stdout = ok(&host(&["sort", "--text", "--type", "f64", "-i", s(&inp), "-o", s(&out)]));
-    assert!(stdout.contains("sorted 8 f64 (text"), "{stdout}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "-inf\n-2\n-0\n0\n0.00001\n3.5\n22500000000\ninf\n");
+    assert!(stdout.contains("sorted 10 f64 (text"), "{stdout}");
+    // The shorter of positional and scientific notation.
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "-inf\n-2\n-0\n0\n1e-5\n3.5\n100\n1e3\n2.25e10\ninf\n");
     // Generated text through gen, sort (chunked, descending) and check-file.
     let (gen_in, gen_out) = (d.join("gen.txt"), d.join("gen-sorted.txt"));
-    ok(&host(&["gen", "--text", "--type", "i32", "--n", "10_007", "-o", s(&gen_in)]));
-    let args = ["sort", "--text", "--type", "i32", "--order", "desc", "--max-device-bytes", "12K"];
+    ok(&host(&["gen", "--text", "--type", "i32", "--n", "900_007", "-o", s(&gen_in)]));
+    let args = ["sort", "--text", "--type", "i32", "--order", "desc", "--max-device-bytes", "1M"];
     let stdout = ok(&host(&[&args[..], &["-i", s(&gen_in), "-o", s(&gen_out)]].concat()));
-    assert!(stdout.contains(" 10 chunks;"), "{stdout}");
+    assert!(stdout.contains(" 11 chunks;"), "{stdout}");
     ok(&host(&["check-file", "--text", "--type", "i32", "--order", "desc", "-i", s(&gen_in), "-o", s(&gen_out)]));
-    let mut expect: Vec<i32> = generate(10_007, Distribution::Uniform, 42);
+    let mut expect: Vec<i32> = generate(900_007, Distribution::Uniform, 42);
     expect.sort_by(|a, b| b.cmp(a));
     assert_eq!(format::read_text::<i32>(&gen_out).unwrap(), expect);
+}
+
+/// Floats of every spelling through `sort --text` and `check-file`: the output is
+/// ordered with the NaNs' signs kept, checks against its input, and values out of the
+/// type's range are reported once per command.
+#[test]
+fn text_floats_sort_and_check_whatever_their_spelling() {
+    let d = dir("text-floats");
+    let (inp, out) = (d.join("in.txt"), d.join("out.txt"));
+    let floats = "nan\n-NaN\n+nan\n-nan\nNAN\n1e400\n-1e400\ninfinity\n-Inf\n-0\n0\n1e-50\n-1e-50\n1e-40\n\
+                2.5\n1E3\n.5\n5.\n+7\n1e300\n";
+    std::fs::write(&inp, floats).unwrap();
+    for order in ["asc", "desc"] {
+        for ty in ["f32", "f64"] {
+            let sort = host(&["sort", "--cpu", "--text", "--type", ty, "--order", order, "-i", s(&inp), "-o", s(&out)]);
+            ok(&sort);
+            let check = host(&["check-file", "--text", "--type", ty, "--order", order, "-i", s(&inp), "-o", s(&out)]);
+            assert!(ok(&check).starts_with("ok: 20 elements"), "{ty} {order}");
+            let sorted = std::fs::read_to_string(&out).unwrap();
+            let (first, last) = (sorted.lines().next().unwrap(), sorted.lines().last().unwrap());
+            assert_eq!(
+                (first, last),
+                if order == "asc" { ("-NaN", "NaN") } else { ("NaN", "-NaN") },
+                "{ty}:\n{sorted}"
+            );
+            assert!(!sorted.contains("0000000000"), "{ty}: positional where scientific is shorter:\n{sorted}");
+            let want = if ty == "f32" {
+                "warning: parsing text: 3 values overflowed to ±inf, 2 underflowed to 0, 1 to a subnormal"
+            } else {
+                "warning: parsing text: 2 values overflowed to ±inf"
+            };
+            let warnings: Vec<String> =
+                text(&sort.stderr).lines().filter(|l| l.starts_with("warning:")).map(String::from).collect();
+            assert_eq!(warnings, [want], "{ty} {order}");
+        }
+    }
+}
+
+/// Hostile numbers for every numeric argument: one clear error line each, never a
+/// panic, and nothing run.
+#[test]
+fn numeric_arguments_are_range_checked() {
+    let d = dir("args");
+    let (inp, out, missing) = (d.join("in.bin"), d.join("out.bin"), d.join("missing.bin"));
+    format::write_file(&inp, &[3u32, 1, 2], Format::Binary).unwrap();
+    let (i, o) = (s(&inp), s(&out));
+    let cases: &[(&[&str], &str)] = &[
+        (&["gen", "--n", "1<<63", "-o", o], "cannot allocate"),
+        (&["gen", "--n", "2^64", "-o", o], "is not a count"),
+        (&["run", "--cpu", "--n", "10", "--repeat", "18446744073709551615"], "repeats must be from 1 to 1000000"),
+        (&["run", "--cpu", "--n", "10", "--repeat", "0"], "repeats must be from 1 to 1000000"),
+        (&["run", "--cpu", "--n", "10", "--block-size", "100"], "power of two between 32 and 1024"),
+        (&["run", "--cpu", "--n", "1<<62"], "cannot allocate"),
+        (&["run", "--gpus", "18446744073709551615", "--n", "10"], "no CUDA device"),
+        (&["sort", "--cpu", "--block-size", "2048", "-i", i, "-o", o], "power of two between 32 and 1024"),
+        (&["sort", "--cpu", "--max-device-bytes", "12", "-i", i, "-o", o], "at least 1048576"),
+        (&["sort", "--cpu", "--record-size", "0", "-i", i, "-o", o], "record size must be at least 1"),
+        (
+            &["sort", "--cpu", "--record-size", "4", "--key-offset", "18446744073709551615", "-i", i, "-o", o],
+            "does not fit",
+        ),
+        (&["check-file", "-i", i, "-o", s(&missing)], "cannot read output"),
+        (&["bench", "--cpu", "--n", "10", "--block-size", "16"], "power of two between 32 and 1024"),
+        (&["bench", "--cpu", "--n", "10", "--buffers", "257"], "from 0 to 256"),
+        (&["bench", "--cpu", "--n", "10", "--warmup", "18446744073709551615"], "warm-up runs must be from 0"),
+        (&["bench", "--cpu", "--n", "10", "--max-sort-ms", "NaN"], "not a positive number of milliseconds"),
+        (&["bench", "--cpu", "--n", "1<<62", "--repeat", "1"], "cannot allocate"),
+        (&["bench-topk", "--n", "2^32"], "from 0 to 4294967295"),
+        (&["bench-pairs", "--n", "2^32"], "from 0 to 4294967295"),
+        (&["bench-records", "--record-size", "0"], "record size must be at least 1"),
+        (&["bench-records", "--record-size", "18446744073709551615", "--n", "2"], "more bytes than can be counted"),
+        (&["bench-segments", "--segments", "0"], "segments must be at least 1"),
+        (&["bench-segments", "--segments", "2^40", "--n", "10"], "at most one segment per key"),
+        (&["study", "threads", "--max-threads", "1<<40"], "threads must be from 1 to"),
+        (&["study", "sizes", "--max-n", "1<<62", "--out", s(&d)], "cannot allocate"),
+    ];
+    for (args, want) in cases {
+        let run = host(args);
+        let e = fails(&run);
+        assert!(e.contains(want), "{args:?}: {e}");
+        assert!(!text(&run.stderr).contains("panicked"), "{args:?}");
+    }
+    assert!(!out.exists());
 }
 
 #[test]

@@ -35,7 +35,7 @@ fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>
             if std::env::var("SORT_REQUIRE_GPUS").is_ok_and(|v| v.parse::<usize>().is_ok_and(|n| n >= 2)) {
                 panic!("{test}: SORT_REQUIRE_GPUS asks for 2 GPUs but: {e}");
             }
-            let _ = writeln!(std::io::stderr(), "{test}: skipped: needs 2 GPUs and NCCL ({e})");
+            host::testing::skipped(test, &format!("needs 2 GPUs and NCCL ({e})"));
             None
         }
     }

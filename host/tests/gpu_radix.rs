@@ -5,7 +5,7 @@ mod common;
 use common::gpu_sorter;
 use host::inputs::{Random, generate};
 use host::variants::radix;
-use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant, verify};
+use host::{Bytes, Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant, verify};
 use rayon::prelude::*;
 
 const V: Variant = Variant::Radix;
@@ -288,6 +288,11 @@ fn radix_beyond_2p31_float_and_wide_keys() {
     common::check_large_keys::<i64>(s, V, n, Order::Ascending, 31);
 }
 
+/// Skips a test that fills the device down to `keep` bytes when less than that is free.
+fn too_little_memory(test: &str, free: u64, keep: u64) {
+    host::testing::skipped(test, &format!("{} of device memory free, the test needs {}", Bytes(free), Bytes(keep)));
+}
+
 /// Too little device memory for the scratch buffers: `Error::OutOfMemory` naming the
 /// whole need, before anything is launched, and the caller's data untouched. The
 /// device is filled (by this test's own allocation) so that the input fits but its
@@ -305,7 +310,9 @@ fn radix_out_of_memory_is_an_error_and_leaves_data_alone() {
     let input: Vec<u32> = generate(n, Distribution::Uniform, 7);
     let (free, _) = gpu.free_mem_for(u64::MAX).unwrap();
     let keep = (n * 4 + (n * 4) / 2) as u64; // room for the input, half the scratch
-    let Some(fill) = free.checked_sub(keep) else { return };
+    let Some(fill) = free.checked_sub(keep) else {
+        return too_little_memory("radix_out_of_memory", free, keep);
+    };
     let _hold = gpu.alloc::<u32>((fill / 4) as usize).unwrap();
     let mut data = input.clone();
     match s.sort(&mut data, &SortOptions::new(V)) {
@@ -335,7 +342,9 @@ fn radix_packed_pairs_fall_back_when_scratch_is_short() {
     gpu.release_scratch();
     let (free, _) = gpu.free_mem_for(u64::MAX).unwrap();
     let keep = (n * 8 + n * 8 / 2) as u64; // one packed buffer and half of another
-    let Some(fill) = free.checked_sub(keep) else { return };
+    let Some(fill) = free.checked_sub(keep) else {
+        return too_little_memory("radix_packed_pairs_fall_back", free, keep);
+    };
     let hold = gpu.alloc::<u32>((fill / 4) as usize).unwrap();
     radix::sort_pairs(gpu, &mut gk, &mut gv, Order::Ascending, None).expect("falls back to one packed buffer");
     drop(hold);

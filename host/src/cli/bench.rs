@@ -7,7 +7,9 @@ use host::measure::TimingPlan;
 use host::report::records;
 use host::{Distribution, KeyType, Order, write_atomic};
 
-use crate::parse_count;
+use crate::cli::args::{
+    check_host_memory, parse_block_size, parse_buffers, parse_count, parse_millis, parse_repeat, parse_warmup,
+};
 
 /// Time sort variants on the same inputs and report Gkeys/s and effective bandwidth.
 ///
@@ -34,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "uniform")]
     dist: Vec<Distribution>,
     /// Threads per block (comma-separated powers of two, 32..=1024).
-    #[arg(long, value_delimiter = ',', default_value = "256")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_block_size, default_value = "256")]
     block_size: Vec<u32>,
     /// Sort direction.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
@@ -42,22 +44,23 @@ pub struct BenchArgs {
     /// Seed of the random inputs (every variant sorts the same input).
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Timed repeats per configuration; median, minimum and maximum are reported.
-    #[arg(long, default_value_t = 10)]
+    /// Timed repeats per configuration (1 to 1000000); median, minimum and maximum are
+    /// reported.
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     repeat: usize,
-    /// Untimed sorts before the timed ones.
-    #[arg(long, default_value_t = 2)]
+    /// Untimed sorts before the timed ones (0 to 1000000).
+    #[arg(long, default_value_t = 2, value_parser = parse_warmup)]
     warmup: usize,
     /// Input copies rotated between repeats so that no sort finds its input in the L2
     /// cache; 0 picks enough to cover twice the L2 size (at most 256).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_buffers)]
     buffers: usize,
     /// Variant the speed-up column compares with (default: the first listed).
     #[arg(long)]
     baseline: Option<String>,
     /// Skip larger sizes of a variant (per type, distribution and block size) once its
     /// median time exceeds this many milliseconds.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
     max_sort_ms: Option<f64>,
     /// Verify every configuration's output (order, permutation, promised stability).
     #[arg(long)]
@@ -95,6 +98,13 @@ pub struct BenchArgs {
 /// Returns Ok(false) when a configuration failed.
 pub fn bench(args: &BenchArgs) -> host::Result<bool> {
     if !args.gpus.is_empty() {
+        // The input and the gathered output of the largest size, on the host.
+        check_host_memory(&args.key_types, &args.n, 2)?;
+        if let Some(&n) = args.n.iter().find(|&&n| args.pairs && n > u32::MAX as usize) {
+            return Err(host::Error::BadArgument(format!(
+                "--pairs carries u32 indices: at most 2^32 - 1 keys, not {n}"
+            )));
+        }
         return crate::cli::multi::bench(
             &args.gpus,
             &args.key_types,
@@ -118,7 +128,7 @@ pub fn bench(args: &BenchArgs) -> host::Result<bool> {
         block_sizes: args.block_size.clone(),
         order: args.order,
         seed: args.seed,
-        timing: TimingPlan { warmup: args.warmup, repeats: args.repeat.max(1), buffers: args.buffers },
+        timing: TimingPlan { warmup: args.warmup, repeats: args.repeat, buffers: args.buffers },
         check: args.check,
         baseline,
         max_sort_ms: args.max_sort_ms,

@@ -8,7 +8,7 @@ use host::file_sort::{self, FileSortOptions, Format, Input, Output, Phase, budge
 use host::{Bytes, Distribution, KeyType, Order, SortOptions, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::parse_count;
+use crate::cli::args::{parse_block_size, parse_count, parse_device_bytes, parse_record_size};
 
 /// Sort a file of numbers into another file, on the GPU when there is one.
 ///
@@ -62,13 +62,14 @@ pub struct SortArgs {
     /// variants.
     #[arg(long)]
     stable: bool,
-    /// Threads per block on the GPU (power of two, 32..=1024).
-    #[arg(long, default_value_t = 256)]
+    /// Threads per block on the GPU (power of two, 32..=1024; checked on every backend).
+    #[arg(long, default_value_t = 256, value_parser = parse_block_size)]
     block_size: u32,
-    /// Device memory the sort may plan for, like 512M or 2G (default: 90% of the free
-    /// memory). Larger input is sorted in chunks of a third of this and merged. Also
-    /// bounds the chunks on the CPU backend, so the chunked path can be tried anywhere.
-    #[arg(long, value_parser = parse_count)]
+    /// Device memory the sort may plan for, like 512M or 2G, at least 1M (default: 90%
+    /// of the free memory). Larger input is sorted in chunks of a third of this and
+    /// merged. Also bounds the chunks on the CPU backend, so the chunked path can be
+    /// tried anywhere.
+    #[arg(long, value_parser = parse_device_bytes)]
     max_device_bytes: Option<usize>,
     /// Sort on the CPU even if a GPU is present.
     #[arg(long)]
@@ -79,7 +80,7 @@ pub struct SortArgs {
     /// Sort a binary file of fixed-size records of this many bytes by the key field
     /// at `--key-offset` (of `--type`, little-endian), stably; the whole file is
     /// sorted in memory.
-    #[arg(long, conflicts_with_all = ["text", "max_device_bytes"])]
+    #[arg(long, value_parser = parse_record_size, conflicts_with_all = ["text", "max_device_bytes"])]
     record_size: Option<usize>,
     /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
     /// the whole file is sorted in memory.

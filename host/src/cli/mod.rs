@@ -1,4 +1,5 @@
 //! The subcommands beyond `run` and `list`, one module each; `main.rs` only dispatches.
+pub mod args;
 pub mod bench;
 pub mod files;
 pub mod multi;

@@ -19,7 +19,14 @@ impl Gpus {
     pub fn open(self) -> host::Result<MultiGpuSorter> {
         let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all(),
-            Gpus::Count(n) => MultiGpuSorter::new(&(0..n).collect::<Vec<_>>()),
+            Gpus::Count(n) => {
+                // Before listing the ordinals: a count like 2^63 is refused, not allocated.
+                let present = MultiGpuSorter::device_count()?;
+                if n > present {
+                    return Err(host::Error::NoDevice(format!("{n} GPUs asked for but {present} present")));
+                }
+                MultiGpuSorter::new(&(0..n).collect::<Vec<_>>())
+            }
         }?;
         if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
             let pipeline = Pipeline::parse(&v).ok_or_else(|| {

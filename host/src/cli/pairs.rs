@@ -6,7 +6,7 @@ use host::measure::{Stats, gkeys_per_s, time_rounds};
 use host::variants::{mergepath, radix};
 use host::{Distribution, Element, Error, KeyType, Order, Sorter, Variant, with_key_type};
 
-use crate::parse_count;
+use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat};
 
 /// The value carried with each key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -35,8 +35,9 @@ pub struct PairsArgs {
     /// The pair sort: radix or mergepath.
     #[arg(long, value_enum, default_value_t = Variant::Radix)]
     variant: Variant,
-    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
-    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^20,2^24")]
+    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M; at most 2^32 - 1,
+    /// the values are u32 indices).
+    #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^20,2^24")]
     n: Vec<usize>,
     /// Input distribution of the keys.
     #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
@@ -44,8 +45,8 @@ pub struct PairsArgs {
     /// Sort direction.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
     order: Order,
-    /// Timed repeats.
-    #[arg(long, default_value_t = 10)]
+    /// Timed repeats (1 to 1000000).
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     repeat: usize,
     /// Skip the CPU check of the last output (large n: the check takes seconds).
     #[arg(long)]
@@ -57,6 +58,8 @@ pub struct PairsArgs {
 }
 
 pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
+    // Keys and values, and their sorted copies.
+    check_host_memory(&args.key_types, &args.n, 4)?;
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {} ({})", gpu.info(), gpu.kernels_summary());

@@ -6,7 +6,7 @@ use host::measure::{gkeys_per_s, time_rounds};
 use host::variants::records::{self, KeyField};
 use host::{Distribution, KeyType, Order, SortOptions, Sorter, with_key_type};
 
-use crate::parse_count;
+use crate::cli::args::{parse_index_count, parse_record_size, parse_repeat};
 
 /// Time the GPU sort of records by a key field: median of the repeats, CUDA events
 /// around the sort only (key extraction, pair sort and gather), the input restored
@@ -16,7 +16,7 @@ use crate::parse_count;
 #[derive(Args, Debug, Clone)]
 pub struct RecordsArgs {
     /// Bytes per record.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = parse_record_size)]
     record_size: usize,
     /// Byte offset of the key in each record.
     #[arg(long, default_value_t = 0)]
@@ -24,8 +24,9 @@ pub struct RecordsArgs {
     /// Type of the key field (primitive types only).
     #[arg(long, value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
-    /// Record counts (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
-    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^20,2^24")]
+    /// Record counts (comma-separated; each like 1000, 2^24, 1<<20 or 16M; at most
+    /// 2^32 - 1, records are sorted through u32 indices).
+    #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^20,2^24")]
     n: Vec<usize>,
     /// Input distribution of the keys.
     #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
@@ -33,8 +34,8 @@ pub struct RecordsArgs {
     /// Sort direction.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
     order: Order,
-    /// Timed repeats.
-    #[arg(long, default_value_t = 10)]
+    /// Timed repeats (1 to 1000000).
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     repeat: usize,
     /// Skip the CPU check of the last output.
     #[arg(long)]
@@ -44,6 +45,16 @@ pub struct RecordsArgs {
 pub fn bench_records(args: &RecordsArgs) -> host::Result<bool> {
     let field = KeyField::new(args.key_offset, args.key_type);
     field.check(args.record_size)?;
+    // The records, and their sorted copy for the check.
+    for &n in &args.n {
+        let bytes = n.checked_mul(args.record_size).ok_or_else(|| {
+            host::Error::BadArgument(format!(
+                "{n} records of {} bytes are more bytes than can be counted",
+                args.record_size
+            ))
+        })?;
+        host::inputs::ensure_host_memory::<u8>(bytes, 2)?;
+    }
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {} ({})", gpu.info(), gpu.kernels_summary());

@@ -6,7 +6,7 @@ use host::measure::{Stats, gkeys_per_s, time_rounds};
 use host::variants::segmented;
 use host::{Distribution, Element, Error, KeyType, Order, Sorter, cpu, with_key_type};
 
-use crate::parse_count;
+use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, parse_segments};
 
 /// Time the segmented sort on the GPU: `n` keys in `segments` segments whose lengths
 /// are uniform in 0..=2n/segments (the last one takes the rest), median of the
@@ -19,11 +19,13 @@ pub struct SegmentsArgs {
     /// Key types (comma-separated; primitive types only).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Keys in all (like 1000, 2^24, 1<<20 or 16M).
-    #[arg(long, value_parser = parse_count, default_value = "2^24")]
+    /// Keys in all (like 1000, 2^24, 1<<20 or 16M; at most 2^32 - 1, the values of
+    /// `--pairs` are u32 indices).
+    #[arg(long, value_parser = parse_index_count, default_value = "2^24")]
     n: usize,
-    /// Number of segments (comma-separated list to sweep the mean length).
-    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^16")]
+    /// Number of segments (comma-separated list to sweep the mean length; each from 1
+    /// to `--n`).
+    #[arg(long, value_delimiter = ',', value_parser = parse_segments, default_value = "2^16")]
     segments: Vec<usize>,
     /// Input distribution of the keys.
     #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
@@ -34,8 +36,8 @@ pub struct SegmentsArgs {
     /// Seed of the keys and the segment lengths.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Timed repeats after one warm-up.
-    #[arg(long, default_value_t = 10)]
+    /// Timed repeats after one warm-up (1 to 1000000).
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     repeat: usize,
     /// Check the last output against the CPU's segmented sort.
     #[arg(long)]
@@ -46,6 +48,11 @@ pub struct SegmentsArgs {
 }
 
 pub fn bench_segments(args: &SegmentsArgs) -> host::Result<bool> {
+    if let Some(&s) = args.segments.iter().find(|&&s| s > args.n.max(1)) {
+        return Err(Error::BadArgument(format!("{s} segments of {} keys: at most one segment per key", args.n)));
+    }
+    // Keys, values and their sorted copies.
+    check_host_memory(&args.key_types, &[args.n], 4)?;
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {}", gpu.info());

@@ -6,7 +6,7 @@ use host::measure::Stats;
 use host::variants::{radix, topk};
 use host::{Distribution, Element, Error, Gpu, KeyType, Order, SortOptions, Sorter, cpu_top_k, with_key_type};
 
-use crate::parse_count;
+use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_repeat};
 
 /// Time top-k on the GPU (keys already on the device; the result left there, as
 /// `variants::topk::top_k` returns it) and, in the same run, the radix sort of the same
@@ -20,8 +20,9 @@ pub struct TopkArgs {
     /// Key types (comma-separated; primitive types only).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Sizes (comma-separated; each like 1000, 2^26, 1<<20 or 64M).
-    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^26")]
+    /// Sizes (comma-separated; each like 1000, 2^26, 1<<20 or 64M; at most 2^32 - 1,
+    /// top-k returns u32 indices).
+    #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^26")]
     n: Vec<usize>,
     /// How many keys to select (comma-separated).
     #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "100")]
@@ -32,8 +33,8 @@ pub struct TopkArgs {
     /// Ascending: the k smallest; descending: the k largest.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
     order: Order,
-    /// Timed repeats.
-    #[arg(long, default_value_t = 10)]
+    /// Timed repeats (1 to 1000000).
+    #[arg(long, default_value_t = 10, value_parser = parse_repeat)]
     repeat: usize,
     /// Check the last top-k result against the CPU's (`cpu_top_k`).
     #[arg(long)]
@@ -41,6 +42,8 @@ pub struct TopkArgs {
 }
 
 pub fn bench_topk(args: &TopkArgs) -> host::Result<bool> {
+    // The keys, the indices of the argsort and the CPU's top-k for the check.
+    check_host_memory(&args.key_types, &args.n, 3)?;
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {}", gpu.info());
@@ -92,7 +95,7 @@ fn one<K: Element + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> h
     }
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k0 = gpu.upload(&keys)?;
-    let repeats = args.repeat.max(1);
+    let repeats = args.repeat;
 
     let mut result = None;
     let mut times = Vec::with_capacity(repeats);

@@ -76,6 +76,13 @@ pub fn check_files(
     if input == Input::Stdin && output == Input::Stdin {
         return Err(Error::BadArgument("only one of the two files can be standard input".into()));
     }
+    // A missing file is named with its role (the readers call every file input).
+    for (file, role) in [(&input, "input"), (&output, "output")] {
+        if let Input::Path(path) = file {
+            std::fs::metadata(path)
+                .map_err(|source| Error::Io { context: format!("cannot read {role} {}", path.display()), source })?;
+        }
+    }
     let (input, output) = (&input, &output);
     crate::with_key_type!(key_type, T => {
         let (a, b) = rayon::join(|| scan::<T>(input, format, None), || scan::<T>(output, format, Some(order)));
@@ -127,7 +134,11 @@ mod tests {
         format::write_file(&out, &sorted, Format::Binary).unwrap();
         let e = check_files(KeyType::U32, Format::Binary, &inp, &out, Order::Ascending).unwrap_err().to_string();
         assert!(e.contains("same elements"), "{e}");
-        std::fs::remove_file(&inp).unwrap();
         std::fs::remove_file(&out).unwrap();
+        let e = check_files(KeyType::U32, Format::Binary, &inp, &out, Order::Ascending).unwrap_err().to_string();
+        assert!(e.starts_with("cannot read output") && e.contains("host-check-out"), "{e}");
+        std::fs::remove_file(&inp).unwrap();
+        let e = check_files(KeyType::U32, Format::Binary, &inp, &out, Order::Ascending).unwrap_err().to_string();
+        assert!(e.starts_with("cannot read input") && e.contains("host-check-in"), "{e}");
     }
 }

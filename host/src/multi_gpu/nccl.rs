@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn missing_library_is_an_error() {
         if library_present() {
-            eprintln!("missing_library_is_an_error: skipped: this machine has NCCL");
+            crate::testing::skipped("missing_library_is_an_error", "this machine has NCCL");
             return;
         }
         match communicators(&[]) {

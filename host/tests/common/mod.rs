@@ -1,6 +1,5 @@
 //! Shared by the GPU test files: opening the device, or skipping visibly.
 #![allow(dead_code)]
-use std::io::Write;
 use std::sync::OnceLock;
 
 use host::inputs::{Random, generate};
@@ -8,9 +7,10 @@ use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, V
 use rayon::prelude::*;
 
 /// The GPU sorter (opened once per test binary: loading the module JIT-compiles the
-/// PTX), or `None` after printing `<test>: skipped: no CUDA device` on a machine
-/// without one. With `SORT_REQUIRE_GPU=1` a missing device fails the test instead, so
-/// a GPU run proves the tests really ran there.
+/// PTX), or `None` on a machine without one, after recording the test as skipped
+/// (`<test>: skipped: no CUDA device` on stderr, and a line in `$SORT_SKIP_LOG`: see
+/// `host::testing`). With `SORT_REQUIRE_GPU=1` a missing device fails the test
+/// instead, so a GPU run proves the tests really ran there.
 pub fn gpu_sorter(test: &str) -> Option<&'static Sorter> {
     static SORTER: OnceLock<Result<Sorter, String>> = OnceLock::new();
     match SORTER.get_or_init(|| Sorter::new().map_err(|e| e.to_string())) {
@@ -19,8 +19,7 @@ pub fn gpu_sorter(test: &str) -> Option<&'static Sorter> {
             if std::env::var("SORT_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: SORT_REQUIRE_GPU=1 but no GPU: {e}");
             }
-            // Straight to the process's stderr: libtest would swallow eprintln!.
-            let _ = writeln!(std::io::stderr(), "{test}: skipped: no CUDA device ({e})");
+            host::testing::skipped(test, &format!("no CUDA device ({e})"));
             None
         }
     }
