@@ -206,5 +206,23 @@ pub use variants::Variant;
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].
 /// Its kernels (the supertraits from `kernels`) are what ties it to the built-in types.
-pub trait Element: SortKey + bytemuck::Pod + Send + Sync + std::fmt::Debug + kernels::naive::NaiveKernels {}
-impl<T: SortKey + bytemuck::Pod + Send + Sync + std::fmt::Debug + kernels::naive::NaiveKernels> Element for T {}
+pub trait Element:
+    SortKey
+    + bytemuck::Pod
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + kernels::naive::NaiveKernels
+    + kernels::bottomup::BottomupKernels
+{
+}
+impl<T> Element for T where
+    T: SortKey
+        + bytemuck::Pod
+        + Send
+        + Sync
+        + std::fmt::Debug
+        + kernels::naive::NaiveKernels
+        + kernels::bottomup::BottomupKernels
+{
+}

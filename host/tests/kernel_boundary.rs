@@ -10,7 +10,6 @@ use xtask::ptx::{Param, entry_params, param_offsets};
 const UNTYPED_PREFIXES: &[&str] = &[
     "bitonic_",
     "blockmerge_",
-    "bottomup_",
     "gather_",
     "iota_",
     "mergepath_",
