@@ -214,6 +214,7 @@ pub trait Element:
     + std::fmt::Debug
     + kernels::naive::NaiveKernels
     + kernels::bottomup::BottomupKernels
+    + kernels::bitonic::BitonicKernels
 {
 }
 impl<T> Element for T where
@@ -224,5 +225,6 @@ impl<T> Element for T where
         + std::fmt::Debug
         + kernels::naive::NaiveKernels
         + kernels::bottomup::BottomupKernels
+        + kernels::bitonic::BitonicKernels
 {
 }
