@@ -215,6 +215,7 @@ pub trait Element:
     + kernels::naive::NaiveKernels
     + kernels::bottomup::BottomupKernels
     + kernels::bitonic::BitonicKernels
+    + kernels::blockmerge::BlockmergeKernels
 {
 }
 impl<T> Element for T where
@@ -226,5 +227,6 @@ impl<T> Element for T where
         + kernels::naive::NaiveKernels
         + kernels::bottomup::BottomupKernels
         + kernels::bitonic::BitonicKernels
+        + kernels::blockmerge::BlockmergeKernels
 {
 }

@@ -8,7 +8,6 @@ use xtask::ptx::{Param, entry_params, param_offsets};
 
 /// Entries of families still launched through untyped argument lists, by name prefix.
 const UNTYPED_PREFIXES: &[&str] = &[
-    "blockmerge_",
     "gather_",
     "iota_",
     "mergepath_",
