@@ -216,6 +216,7 @@ pub trait Element:
     + kernels::bottomup::BottomupKernels
     + kernels::bitonic::BitonicKernels
     + kernels::blockmerge::BlockmergeKernels
+    + kernels::shared::SharedKernels
 {
 }
 impl<T> Element for T where
@@ -228,5 +229,6 @@ impl<T> Element for T where
         + kernels::bottomup::BottomupKernels
         + kernels::bitonic::BitonicKernels
         + kernels::blockmerge::BlockmergeKernels
+        + kernels::shared::SharedKernels
 {
 }

@@ -17,7 +17,6 @@ const UNTYPED_PREFIXES: &[&str] = &[
     "record_",
     "scan_",
     "segmented_",
-    "sm_",
     "splitter_",
     "topk_",
 ];
