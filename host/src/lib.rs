@@ -217,6 +217,7 @@ pub trait Element:
     + kernels::bitonic::BitonicKernels
     + kernels::blockmerge::BlockmergeKernels
     + kernels::shared::SharedKernels
+    + kernels::quick::QuickKernels
 {
 }
 impl<T> Element for T where
@@ -230,5 +231,6 @@ impl<T> Element for T where
         + kernels::bitonic::BitonicKernels
         + kernels::blockmerge::BlockmergeKernels
         + kernels::shared::SharedKernels
+        + kernels::quick::QuickKernels
 {
 }

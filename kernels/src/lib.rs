@@ -42,7 +42,7 @@ pub use key::{Entity, SortKey};
 /// check each against the PTX (name, parameter offsets and sizes), and that no entry
 /// of the PTX is missing here.
 pub const KERNELS: &[&[params::EntryLayout]] =
-    &[naive::KERNELS, bottomup::KERNELS, bitonic::KERNELS, blockmerge::KERNELS, shared::KERNELS];
+    &[naive::KERNELS, bottomup::KERNELS, bitonic::KERNELS, blockmerge::KERNELS, shared::KERNELS, quick::KERNELS];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
 /// cluster intrinsics (`gpu::cluster_sync`, `gpu::lds_cluster_u32`) write into the
