@@ -205,9 +205,10 @@ pub use variants::Variant;
 
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].
-/// Its kernels (the supertraits from `kernels`) are what ties it to the built-in types.
+/// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
+/// kernels that move primitive keys as raw words) are what ties it to the built-in types.
 pub trait Element:
-    SortKey
+    SortKey<Bits: kernels::segmented::SegmentedKernels>
     + bytemuck::Pod
     + Send
     + Sync
@@ -221,7 +222,7 @@ pub trait Element:
 {
 }
 impl<T> Element for T where
-    T: SortKey
+    T: SortKey<Bits: kernels::segmented::SegmentedKernels>
         + bytemuck::Pod
         + Send
         + Sync

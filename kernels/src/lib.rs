@@ -41,8 +41,15 @@ pub use key::{Entity, SortKey};
 /// Every entry the host can launch ([`params::Kernel`]), by family: `host`'s tests
 /// check each against the PTX (name, parameter offsets and sizes), and that no entry
 /// of the PTX is missing here.
-pub const KERNELS: &[&[params::EntryLayout]] =
-    &[naive::KERNELS, bottomup::KERNELS, bitonic::KERNELS, blockmerge::KERNELS, shared::KERNELS, quick::KERNELS];
+pub const KERNELS: &[&[params::EntryLayout]] = &[
+    naive::KERNELS,
+    bottomup::KERNELS,
+    bitonic::KERNELS,
+    blockmerge::KERNELS,
+    shared::KERNELS,
+    quick::KERNELS,
+    segmented::KERNELS,
+];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
 /// cluster intrinsics (`gpu::cluster_sync`, `gpu::lds_cluster_u32`) write into the
