@@ -208,7 +208,7 @@ pub use variants::Variant;
 /// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
 /// kernels that move primitive keys as raw words) are what ties it to the built-in types.
 pub trait Element:
-    SortKey<Bits: kernels::segmented::SegmentedKernels>
+    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
     + bytemuck::Pod
     + Send
     + Sync
@@ -222,7 +222,7 @@ pub trait Element:
 {
 }
 impl<T> Element for T where
-    T: SortKey<Bits: kernels::segmented::SegmentedKernels>
+    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
         + bytemuck::Pod
         + Send
         + Sync

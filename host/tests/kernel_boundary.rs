@@ -8,7 +8,7 @@ use xtask::ptx::{Param, entry_params, param_offsets};
 
 /// Entries of families still launched through untyped argument lists, by name prefix.
 const UNTYPED_PREFIXES: &[&str] =
-    &["gather_", "iota_", "mergepath_", "partition_", "radix_", "record_", "scan_", "splitter_", "topk_"];
+    &["gather_", "iota_", "mergepath_", "partition_", "radix_", "record_", "scan_", "splitter_"];
 
 /// Entries compiled but never launched: the ABI probe of `kernels::params`.
 const NOT_LAUNCHED: &[&str] = &["params_abi_probe"];

@@ -49,6 +49,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     shared::KERNELS,
     quick::KERNELS,
     segmented::KERNELS,
+    topk::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
