@@ -448,7 +448,7 @@ impl Gpu {
         }
     }
 
-    /// Called after every launch by [`launch!`]: with `SORT_SYNC_LAUNCHES=1` it waits
+    /// Called after every launch by [`Gpu::launch`]: with `SORT_SYNC_LAUNCHES=1` it waits
     /// for the kernel so that a fault is reported with the kernel's name.
     pub fn after_launch(&self, kernel: &str) -> Result<()> {
         if self.sync_each_launch {
@@ -667,13 +667,6 @@ pub fn kernel_cluster_ctas(name: &str) -> u32 {
     kernels::mergepath::CLUSTER_KERNELS.iter().find(|k| k.0 == name).map_or(1, |k| k.1)
 }
 
-/// A kernel argument as `cuLaunchKernel` takes it: the address of the value.
-#[doc(hidden)]
-#[inline(always)]
-pub fn kernel_arg<T: cudarc::driver::DeviceRepr>(value: &T) -> *mut std::ffi::c_void {
-    value as *const T as *mut std::ffi::c_void
-}
-
 fn keep_pool_memory(ctx: &CudaContext) {
     use cudarc::driver::sys;
     unsafe {
@@ -698,35 +691,6 @@ fn trim_pool_memory(ctx: &CudaContext) {
             let _ = sys::cuMemPoolTrimTo(pool, 0);
         }
     }
-}
-
-/// Launches kernel `$name` on `$gpu`'s stream with config `$cfg` and the given
-/// arguments (each a reference to a `DeviceRepr` value such as `u64` or `u32`).
-/// Evaluates to `Result<()>` with launch errors named after the kernel.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! launch {
-    ($gpu:expr, $name:expr, $cfg:expr, $($arg:expr),* $(,)?) => {{
-        use cudarc::driver::PushKernelArg as _;
-        let gpu: &$crate::device::Gpu = $gpu;
-        let name: &str = &$name;
-        let func = gpu.function(name)?;
-        let (dependent, cluster) = (gpu.launches_as_dependent(name), $crate::device::kernel_cluster_ctas(name));
-        let launched = if dependent || cluster > 1 {
-            let mut args = [$( $crate::device::kernel_arg($arg) ),*];
-            // SAFETY: the arguments are the kernel's, as in the plain launch below; the
-            // callers of cluster kernels size their grids in whole clusters.
-            unsafe { gpu.launch_ex(&func, $cfg, &mut args, dependent, cluster) }
-        } else {
-            let mut builder = gpu.stream().launch_builder(&func);
-            $( builder.arg($arg); )*
-            unsafe { builder.launch($cfg) }.map(|_| ())
-        };
-        match launched {
-            Ok(()) => gpu.after_launch(name),
-            Err(source) => Err($crate::Error::Launch { kernel: name.to_string(), source }),
-        }
-    }};
 }
 
 /// A `cuMemAlloc` allocation ([`Gpu::alloc_plain`]), freed on drop.

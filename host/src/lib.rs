@@ -207,9 +207,10 @@ pub use variants::Variant;
 
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].
-/// Its kernels (the supertraits from `kernels`) are what ties it to the built-in types.
+/// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
+/// kernels that move primitive keys as raw words) are what ties it to the built-in types.
 pub trait Element:
-    SortKey
+    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
     + bytemuck::Pod
     + Send
     + Sync
@@ -218,10 +219,15 @@ pub trait Element:
     + kernels::mergepath::MergepathKernels
     + kernels::partition::PartitionKernels
     + kernels::splitters::SplitterKernels
+    + kernels::bottomup::BottomupKernels
+    + kernels::bitonic::BitonicKernels
+    + kernels::blockmerge::BlockmergeKernels
+    + kernels::shared::SharedKernels
+    + kernels::quick::QuickKernels
 {
 }
-impl<
-    T: SortKey
+impl<T> Element for T where
+    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
         + bytemuck::Pod
         + Send
         + Sync
@@ -229,7 +235,11 @@ impl<
         + kernels::naive::NaiveKernels
         + kernels::mergepath::MergepathKernels
         + kernels::partition::PartitionKernels
-        + kernels::splitters::SplitterKernels,
-> Element for T
+        + kernels::splitters::SplitterKernels
+        + kernels::bottomup::BottomupKernels
+        + kernels::bitonic::BitonicKernels
+        + kernels::blockmerge::BlockmergeKernels
+        + kernels::shared::SharedKernels
+        + kernels::quick::QuickKernels
 {
 }

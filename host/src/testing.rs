@@ -71,6 +71,21 @@ pub fn fuzz_rounds(test: &str, mut round: impl FnMut()) -> u64 {
     rounds
 }
 
+/// Launches `kernel` with `params` exactly as the library does (`Gpu::launch`), for the
+/// tests of failed launches.
+///
+/// # Safety
+/// As for any kernel launch: the buffers `params` names must be ones the kernel may
+/// read and write over the ranges its lengths give.
+pub unsafe fn launch<P: kernels::params::KernelParams>(
+    gpu: &crate::Gpu,
+    kernel: kernels::params::Kernel<P>,
+    cfg: cudarc::driver::LaunchConfig,
+    params: &P,
+) -> crate::Result<()> {
+    gpu.launch(kernel, cfg, params)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,16 +2,15 @@
 mod common;
 
 use host::inputs::generate;
-use host::variants::launch::one_thread_per_item;
-use host::{Distribution, Error, Order, SortOptions, Variant, launch, verify};
+use host::{Distribution, Error, Order, SortOptions, Variant, verify};
+use kernels::naive::{MergePass, NaiveKernels};
+use kernels::params::{DevPtr, Direction};
 
 #[test]
 fn unknown_kernel_is_a_named_error() {
     let Some(sorter) = common::gpu_sorter("unknown_kernel_is_a_named_error") else { return };
     let gpu = sorter.gpu().unwrap();
-    let cfg = one_thread_per_item(1, 32, 0).unwrap();
-    let r: host::Result<()> = (|| launch!(gpu, "no_such_kernel_u32", cfg, &0u64))();
-    match r {
+    match gpu.function("no_such_kernel_u32") {
         Err(Error::Launch { kernel, .. }) => assert_eq!(kernel, "no_such_kernel_u32"),
         other => panic!("expected a launch error naming the kernel, got {other:?}"),
     }
@@ -23,9 +22,10 @@ fn failed_launch_names_the_kernel() {
     let gpu = sorter.gpu().unwrap();
     // 2048 threads per block is over every GPU's limit: the launch itself fails.
     let cfg = cudarc::driver::LaunchConfig { grid_dim: (1, 1, 1), block_dim: (2048, 1, 1), shared_mem_bytes: 0 };
-    let (src, n, log_chunk, desc) = (0u64, 0u64, 0u32, 0u32);
-    let r: host::Result<()> = (|| launch!(gpu, "naive_merge_pass_u32", cfg, &src, &src, &n, &log_chunk, &desc))();
-    match r {
+    let p =
+        MergePass::<u32> { src: DevPtr::NULL, dst: DevPtr::NULL, n: 0, log_chunk: 0, direction: Direction::ASCENDING };
+    // SAFETY: n = 0: the kernel reads nothing (and the launch is refused anyway).
+    match unsafe { host::testing::launch(gpu, u32::MERGE_PASS, cfg, &p) } {
         Err(e @ Error::Launch { .. }) => assert!(e.to_string().contains("naive_merge_pass_u32"), "{e}"),
         other => panic!("expected a launch error naming the kernel, got {other:?}"),
     }

@@ -25,7 +25,7 @@ pub mod records;
 pub mod scan;
 pub mod search;
 pub mod segmented;
-pub mod shared_merge;
+pub mod shared;
 pub mod splitters;
 pub mod topk;
 
@@ -49,6 +49,13 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     mergepath::KERNELS,
     partition::KERNELS,
     splitters::KERNELS,
+    bottomup::KERNELS,
+    bitonic::KERNELS,
+    blockmerge::KERNELS,
+    shared::KERNELS,
+    quick::KERNELS,
+    segmented::KERNELS,
+    topk::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the

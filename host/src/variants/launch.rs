@@ -20,11 +20,6 @@ pub fn blocks(grid: u64, block: u32, shared_mem_bytes: u32) -> Result<LaunchConf
     Ok(LaunchConfig { grid_dim: (grid.max(1) as u32, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes })
 }
 
-/// `kernel_<type suffix>`: the name of a kernel's entry point for element type `T`.
-pub fn kernel_name<T: kernels::SortKey>(kernel: &str) -> String {
-    format!("{kernel}_{}", T::NAME)
-}
-
 /// The entry `kernel` of a family, or the error that element type `T` has none
 /// (`what` names the entry): families declare some entries for some types only
 /// (`Option<Kernel<..>>` in their traits), and the launchers check the types first.

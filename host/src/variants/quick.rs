@@ -1,21 +1,24 @@
 //! `quick`: GPU quicksort with three-way partitions (after Cederman and Tsigas,
 //! "GPU-Quicksort"; the algorithm and its invariants are described in
-//! `kernels/src/quick.rs`). The host drives one level per iteration: it uploads the
+//! `kernels/src/quick/mod.rs`). The host drives one level per iteration: it uploads the
 //! level's segment table, queues the pivot, count, scan and scatter kernels, reads back
 //! three counts per segment and plans the next level. The data never leaves the device.
 //!
 //! Also exposes the level machinery as a standalone three-way [`partition`].
 use cudarc::driver::sys::CUfunction_attribute;
+use kernels::naive::{self, MergePass, NaiveKernels};
+use kernels::params::{DevPtr, Direction};
 use kernels::quick::{
-    FinishEntry, SAMPLES, blocks_for, copy_back, default_max_depth, items_per_thread, mix64, plan_children, small_max,
+    Count, Finish, FinishEntry, Pivots, QuickKernels, SAMPLES, Scatter, blocks_for, copy_back, default_max_depth,
+    items_per_thread, mix64, plan_children, small_max,
 };
-use kernels::{naive, scan};
+use kernels::scan;
 
-use super::launch::{blocks, kernel_name, one_thread_per_item};
+use super::launch::{blocks, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
 use crate::scan::exclusive_scan_u64_raw;
-use crate::{Element, Order, SortOptions, launch};
+use crate::{Element, Order, SortOptions};
 
 /// Threads per block of [`partition`] and of the finishing sorts.
 const BLOCK: u32 = 256;
@@ -52,8 +55,7 @@ pub fn partition<T: Element>(
     }
     let mut ws = Workspace::<T>::new(gpu, n as u64, BLOCK)?;
     ws.pivots.write_at(gpu, 0, &[pivot])?;
-    let desc = order.is_descending() as u32;
-    let c = ws.level(gpu, src.ptr(), dst.ptr(), &[(0, n as u64)], None, desc)?[0];
+    let c = ws.level(gpu, src.dev_ptr(), dst.dev_ptr(), &[(0, n as u64)], None, order.into())?[0];
     Ok((dst, PartitionCounts { less: c[0] as usize, equal: c[1] as usize, greater: c[2] as usize }))
 }
 
@@ -76,27 +78,27 @@ pub fn sort_with_max_depth<T: Element>(
     if n <= 1 {
         return Ok(());
     }
-    let desc = opts.order.is_descending() as u32;
+    let direction = opts.order.into();
     let small = small_max(size_of::<T>());
     let mut finish: Vec<FinishEntry> = Vec::new();
     if n <= small {
         finish.push(FinishEntry { start: 0, len: n, from_scratch: false, copy_only: false });
-        return run_finish::<T>(gpu, buf.ptr(), buf.ptr(), &finish, desc, small);
+        return run_finish::<T>(gpu, buf.dev_ptr(), buf.dev_ptr(), &finish, direction, small);
     }
     let scratch = gpu.alloc::<T>(buf.len())?;
     let mut ws = Workspace::<T>::new(gpu, n, opts.block_size)?;
-    let (data, spare) = (buf.ptr(), scratch.ptr());
+    let (data, spare) = (buf.dev_ptr(), scratch.dev_ptr());
     let mut active = vec![(0u64, n)];
     let mut in_scratch = false;
     let mut depth = 0;
     while !active.is_empty() {
         if depth == max_depth {
-            merge_fallback::<T>(gpu, data, spare, &active, in_scratch, opts.block_size, desc, small, &mut finish)?;
+            merge_fallback::<T>(gpu, data, spare, &active, in_scratch, opts.block_size, direction, small, &mut finish)?;
             break;
         }
         let (src, dst) = if in_scratch { (spare, data) } else { (data, spare) };
         let salt = mix64(depth as u64 ^ n.rotate_left(17));
-        let counts = ws.level(gpu, src, dst, &active, Some(salt), desc)?;
+        let counts = ws.level(gpu, src, dst, &active, Some(salt), direction)?;
         in_scratch = !in_scratch;
         let mut next = Vec::new();
         for (&(start, _), &c) in active.iter().zip(&counts) {
@@ -105,7 +107,7 @@ pub fn sort_with_max_depth<T: Element>(
         active = next;
         depth += 1;
     }
-    run_finish::<T>(gpu, data, spare, &finish, desc, small)?;
+    run_finish::<T>(gpu, data, spare, &finish, direction, small)?;
     drop(scratch);
     Ok(())
 }
@@ -144,17 +146,16 @@ impl<T: Element> Workspace<T> {
     }
 
     /// Partitions every segment `(start, len)` of `src` three ways into the same range
-    /// of `dst` (device addresses of `T` arrays) around pivots sampled with `salt`, or,
-    /// with `None`, around those already in `self.pivots`; returns each segment's
-    /// `[less, equal, greater]` counts.
+    /// of `dst` around pivots sampled with `salt`, or, with `None`, around those
+    /// already in `self.pivots`; returns each segment's `[less, equal, greater]` counts.
     fn level(
         &mut self,
         gpu: &Gpu,
-        src: u64,
-        dst: u64,
+        src: DevPtr<T>,
+        dst: DevPtr<T>,
         segs: &[(u64, u64)],
         salt: Option<u64>,
-        desc: u32,
+        direction: Direction,
     ) -> Result<Vec<[u64; 3]>> {
         let nseg = segs.len() as u64;
         // The layout of kernels::quick::SegTable: starts, lengths, first blocks.
@@ -167,30 +168,29 @@ impl<T: Element> Workspace<T> {
         }
         table.push(nblocks);
         self.table.write_at(gpu, 0, &table)?;
-        let (table, pivots, counts) = (self.table.ptr(), self.pivots.ptr(), self.counts.ptr());
+        let (table, pivots, counts) = (self.table.dev_ptr(), self.pivots.dev_ptr(), self.counts.dev_ptr());
         if let Some(salt) = salt {
             let cfg = blocks(nseg, SAMPLES, SAMPLES * size_of::<T>() as u32)?;
-            launch!(gpu, kernel_name::<T>("quick_pivots"), cfg, &src, &table, &nseg, &pivots, &desc, &salt)?;
+            let pick = Pivots { src, segs: table, nseg, pivots, direction, salt };
+            gpu.launch(<T as QuickKernels>::PIVOTS, cfg, &pick)?;
         }
         let cfg = blocks(nblocks, self.block, PARTITION_SMEM)?;
-        launch!(gpu, kernel_name::<T>("quick_count"), cfg, &src, &table, &nseg, &pivots, &counts, &nblocks, &desc)?;
+        let count = Count { src, segs: table, nseg, pivots, counts, nblocks, direction };
+        gpu.launch(<T as QuickKernels>::COUNT, cfg, &count)?;
         // SAFETY: `counts` holds 2 * nblocks + 1 values (Workspace::new's bound).
-        unsafe { exclusive_scan_u64_raw(gpu, counts, 2 * nblocks)? };
-        let seg_counts = self.seg_counts.ptr();
-        launch!(
-            gpu,
-            kernel_name::<T>("quick_scatter"),
-            cfg,
-            &src,
-            &dst,
-            &table,
-            &nseg,
-            &pivots,
-            &counts,
-            &nblocks,
-            &seg_counts,
-            &desc
-        )?;
+        unsafe { exclusive_scan_u64_raw(gpu, counts.addr(), 2 * nblocks)? };
+        let scatter = Scatter {
+            src,
+            dst,
+            segs: table,
+            nseg,
+            pivots,
+            scanned: counts,
+            nblocks,
+            seg_counts: self.seg_counts.dev_ptr(),
+            direction,
+        };
+        gpu.launch(<T as QuickKernels>::SCATTER, cfg, &scatter)?;
         let mut out = vec![0u64; 3 * segs.len()];
         self.seg_counts.read_at(gpu, 0, &mut out)?;
         Ok(out.as_chunks::<3>().0.to_vec())
@@ -201,12 +201,11 @@ impl<T: Element> Workspace<T> {
 /// don't fit that many (the wide types at 1024 threads, depending on the compiler).
 fn fitting_block<T: Element>(gpu: &Gpu, requested: u32) -> Result<u32> {
     let mut block = requested;
-    for kernel in ["quick_count", "quick_scatter"] {
-        let name = kernel_name::<T>(kernel);
+    for name in [<T as QuickKernels>::COUNT.name(), <T as QuickKernels>::SCATTER.name()] {
         let max = gpu
-            .function(&name)?
+            .function(name)?
             .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-            .map_err(|source| Error::Launch { kernel: name, source })?;
+            .map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
         // Powers of two from 32 keep the tile a whole number of warps.
         let fits = 1u32 << (max.max(32) as u32).ilog2();
         block = block.min(fits);
@@ -218,10 +217,10 @@ fn fitting_block<T: Element>(gpu: &Gpu, requested: u32) -> Result<u32> {
 /// (`spare` is the scratch buffer the entries marked `from_scratch` are in).
 fn run_finish<T: Element>(
     gpu: &Gpu,
-    data: u64,
-    spare: u64,
+    data: DevPtr<T>,
+    spare: DevPtr<T>,
     finish: &[FinishEntry],
-    desc: u32,
+    direction: Direction,
     small: u64,
 ) -> Result<()> {
     if finish.is_empty() {
@@ -229,9 +228,9 @@ fn run_finish<T: Element>(
     }
     let entries: Vec<u64> = finish.iter().flat_map(|e| e.encode()).collect();
     let entries = gpu.upload(&entries)?;
-    let entries_ptr = entries.ptr();
     let cfg = blocks(finish.len() as u64, BLOCK, (small * size_of::<T>() as u64) as u32)?;
-    launch!(gpu, kernel_name::<T>("quick_finish"), cfg, &data, &spare, &entries_ptr, &desc)
+    let finish = Finish { buf: data, scratch: spare, entries: entries.dev_ptr(), direction };
+    gpu.launch(<T as QuickKernels>::FINISH, cfg, &finish)
 }
 
 /// The depth limit's way out: merge-sorts every remaining segment with the `naive`
@@ -241,24 +240,22 @@ fn run_finish<T: Element>(
 #[allow(clippy::too_many_arguments)]
 fn merge_fallback<T: Element>(
     gpu: &Gpu,
-    data: u64,
-    spare: u64,
+    data: DevPtr<T>,
+    spare: DevPtr<T>,
     active: &[(u64, u64)],
     in_scratch: bool,
     block: u32,
-    desc: u32,
+    direction: Direction,
     small: u64,
     finish: &mut Vec<FinishEntry>,
 ) -> Result<()> {
-    let kernel = kernel_name::<T>("naive_merge_pass");
-    let size = size_of::<T>() as u64;
     for &(start, len) in active {
         let (mut cur, mut other) = if in_scratch { (spare, data) } else { (data, spare) };
         let mut result_in_scratch = in_scratch;
         let cfg = one_thread_per_item(len, block, 0)?;
         for log_chunk in 0..naive::pass_count(len) {
-            let (src, dst) = (cur + start * size, other + start * size);
-            launch!(gpu, kernel, cfg, &src, &dst, &len, &log_chunk, &desc)?;
+            let pass = MergePass { src: cur.offset(start), dst: other.offset(start), n: len, log_chunk, direction };
+            gpu.launch(<T as NaiveKernels>::MERGE_PASS, cfg, &pass)?;
             std::mem::swap(&mut cur, &mut other);
             result_in_scratch = !result_in_scratch;
         }

@@ -6,14 +6,17 @@
 //! the radix one-block limit, and for longer segments either a radix sort each (a
 //! few launches each) or, when there are many, two pair sorts of all of them at once
 //! between a gather and a scatter ([`kernels::segmented::batch_large`]).
+use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
-use kernels::segmented::{self as sk, Bin};
+use kernels::segmented::{
+    self as sk, Bin, BlockSort, BlockSortPairs, LargeCopy, SegmentedKernels, WarpSort, WarpSortPairs,
+};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, Order, launch};
+use crate::{Element, Order};
 
 /// Checks that `offsets` describe segments of a buffer of `len` elements: non-decreasing,
 /// the last at most `len` (fewer than two offsets: no segments).
@@ -116,52 +119,63 @@ fn run<K: Element>(
         return Err(Error::BadArgument(format!("segmented sort of {} keys: at most 2^40", buf.len())));
     }
     let kb = size_of::<K>() as u32;
-    let vals = values.map(|v| v.ptr());
+    let vals = values.map(|v| v.dev_ptr());
     let vb = if vals.is_some() { 4 } else { 0 };
     let bins = Bins::of(offsets, kb, vb);
-    let (pos, neg) = bit_order.masks(8 * kb, order.is_descending());
-    let (pos32, neg32) = (pos as u32, neg as u32);
-    let suffix = if vb > 0 { format!("k{}_v32", 8 * kb) } else { format!("k{}", 8 * kb) };
-    let keys = buf.ptr();
-    let vals_ptr = vals.unwrap_or(0);
-    // Every kernel takes (keys, [values,] ...its own arguments..., pos, neg).
-    macro_rules! go {
-        ($name:expr, $cfg:expr, $($arg:expr),*) => {
-            match (kb, vb) {
-                (4, 0) => launch!(gpu, $name, $cfg, &keys, $($arg,)* &pos32, &neg32),
-                (4, _) => launch!(gpu, $name, $cfg, &keys, &vals_ptr, $($arg,)* &pos32, &neg32),
-                (_, 0) => launch!(gpu, $name, $cfg, &keys, $($arg,)* &pos, &neg),
-                _ => launch!(gpu, $name, $cfg, &keys, &vals_ptr, $($arg,)* &pos, &neg),
-            }
-        };
-    }
-    if !bins.descs.is_empty() {
-        let mut scratch = Scratch::take(gpu, &[2 * bins.descs.len()])?;
-        let descs = &mut scratch.bufs[0];
-        descs.write_at(gpu, 0, bytemuck::cast_slice(&bins.descs))?;
-        let warp_descs = descs.ptr();
-        let block_descs = warp_descs + 8 * bins.warp as u64;
-        if bins.warp > 0 {
-            let count = bins.warp as u32;
-            let cfg = blocks(count.div_ceil(sk::WARPS) as u64, sk::WARP_BLOCK, 0)?;
-            go!(format!("segmented_warp_sort_{suffix}"), cfg, &warp_descs, &count)?;
-        }
-        if bins.block() > 0 {
-            let name = format!("segmented_block_sort_{suffix}");
-            let smem = Smem::small(kb, vb).bytes;
-            gpu.set_max_dynamic_smem(&name, smem)?;
-            let cfg = blocks(bins.block() as u64, rk::BLOCK, smem)?;
-            go!(name, cfg, &block_descs)?;
-        }
-        drop(scratch);
-    }
+    let masks = bit_order.masks(8 * kb, order.is_descending());
+    // The kernels move a key as the unsigned word of its width, `K::Bits`.
+    sort_bins::<K::Bits>(gpu, buf.dev_ptr().cast(), vals, &bins, masks, Smem::small(kb, vb).bytes)?;
     let total: usize = bins.large.iter().map(|l| l.1).sum();
     if vals.is_none() && sk::batch_large(bins.large.len() as u64, total as u64) {
         return sort_large_together(gpu, buf, &bins.large, total, order);
     }
     for &(start, len) in &bins.large {
-        let v = vals.map(|v| (4, v + 4 * start as u64));
+        let v = vals.map(|v| (4, v.offset(start as u64).addr()));
         super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order)?;
+    }
+    Ok(())
+}
+
+/// Sorts the segments of the warp and block bins of `keys` (words `W`), with their
+/// values when given, in the order of the key masks `masks` (`(pos, neg)`);
+/// `block_smem` is the block kernel's shared memory.
+fn sort_bins<W: SegmentedKernels>(
+    gpu: &Gpu,
+    keys: DevPtr<W>,
+    vals: Option<DevPtr<u32>>,
+    bins: &Bins,
+    masks: (u64, u64),
+    block_smem: u32,
+) -> Result<()> {
+    if bins.descs.is_empty() {
+        return Ok(());
+    }
+    let (pos, neg) = (W::from_u64(masks.0), W::from_u64(masks.1));
+    let mut scratch = Scratch::take(gpu, &[2 * bins.descs.len()])?;
+    let descs = &mut scratch.bufs[0];
+    descs.write_at(gpu, 0, bytemuck::cast_slice(&bins.descs))?;
+    let warp_descs: DevPtr<u64> = descs.dev_ptr().cast();
+    if bins.warp > 0 {
+        let (descs, count) = (warp_descs, bins.warp as u32);
+        let cfg = blocks(count.div_ceil(sk::WARPS) as u64, sk::WARP_BLOCK, 0)?;
+        match vals {
+            None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, count, pos, neg })?,
+            Some(vals) => gpu.launch(W::WARP_SORT_PAIRS, cfg, &WarpSortPairs { keys, vals, descs, count, pos, neg })?,
+        }
+    }
+    if bins.block() > 0 {
+        let descs = warp_descs.offset(bins.warp as u64);
+        let cfg = blocks(bins.block() as u64, rk::BLOCK, block_smem)?;
+        match vals {
+            None => {
+                gpu.set_max_dynamic_smem(W::BLOCK_SORT.name(), block_smem)?;
+                gpu.launch(W::BLOCK_SORT, cfg, &BlockSort { keys, descs, pos, neg })?
+            }
+            Some(vals) => {
+                gpu.set_max_dynamic_smem(W::BLOCK_SORT_PAIRS.name(), block_smem)?;
+                gpu.launch(W::BLOCK_SORT_PAIRS, cfg, &BlockSortPairs { keys, vals, descs, pos, neg })?
+            }
+        }
     }
     Ok(())
 }
@@ -186,17 +200,24 @@ fn sort_large_together<K: Element>(
     let table = gpu.upload(&table)?;
     let mut concat = gpu.alloc::<K>(total)?;
     let mut ids = gpu.alloc::<u32>(total)?;
-    let (keys, concat_ptr, ids_ptr, table_ptr, total64) =
-        (buf.ptr(), concat.ptr(), ids.ptr(), table.ptr(), total as u64);
-    let cfg = super::launch::one_thread_per_item(total64, 256, 0)?;
-    let kb = 8 * size_of::<K>();
-    launch!(gpu, format!("segmented_gather_k{kb}"), cfg, &keys, &concat_ptr, &ids_ptr, &table_ptr, &count, &total64)?;
+    let total = total as u64;
+    let cfg = super::launch::one_thread_per_item(total, 256, 0)?;
+    // The copies between `buf` and `concat`, as key words (see `run`).
+    let copy = |concat: &DeviceBuffer<K>, ids: &DeviceBuffer<u32>| LargeCopy::<K::Bits> {
+        keys: buf.dev_ptr().cast(),
+        concat: concat.dev_ptr().cast(),
+        ids: ids.dev_ptr(),
+        table: table.dev_ptr(),
+        count,
+        total,
+    };
+    let (gather, scatter) = (<K::Bits as SegmentedKernels>::GATHER, <K::Bits as SegmentedKernels>::SCATTER);
+    gpu.launch(gather, cfg, &copy(&concat, &ids))?;
     super::radix::sort_pairs(gpu, &mut concat, &mut ids, order, None)?;
     let bits = (0, sk::segment_index_bits(count));
     super::radix::sort_pairs(gpu, &mut ids, &mut concat, Order::Ascending, Some(bits))?;
     // The pair sorts may have swapped the buffers' storage: take the pointers again.
-    let (concat_ptr, ids_ptr) = (concat.ptr(), ids.ptr());
-    launch!(gpu, format!("segmented_scatter_k{kb}"), cfg, &keys, &concat_ptr, &ids_ptr, &table_ptr, &count, &total64)
+    gpu.launch(scatter, cfg, &copy(&concat, &ids))
 }
 
 #[cfg(test)]

@@ -10,13 +10,14 @@
 //! * `sm`: chunk passes (one block per chunk, walking its sub-chunks) for every chunk
 //!   width whose keys fit in [`smem_budget`], then global passes.
 //!
-//! The pass layout is [`kernels::shared_merge::Plan`], tested on the host.
-use kernels::shared_merge::{Plan, block_sort_smem_bytes, max_chunk_log};
+//! The pass layout is [`kernels::shared::Plan`], tested on the host.
+use kernels::naive::{MergePass, NaiveKernels};
+use kernels::shared::{BlockSort, Plan, SharedKernels, block_sort_smem_bytes, max_chunk_log};
 
-use super::launch::{blocks, kernel_name, one_thread_per_item};
+use super::launch::{blocks, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, SortOptions, launch};
+use crate::{Element, SortOptions};
 
 /// How far the shared-memory passes go (the three variants of the report).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,37 +65,36 @@ pub fn plan<T: Element>(gpu: &Gpu, n: u64, block: u32, strategy: Strategy) -> Re
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions, strategy: Strategy) -> Result<()> {
     let n = buf.len() as u64;
     let block = opts.block_size;
-    let desc = opts.order.is_descending() as u32;
+    let direction = opts.order.into();
     let plan = plan::<T>(gpu, n, block, strategy)?;
 
     let scratch = gpu.alloc::<T>(buf.len())?;
-    let mut src_dst = (buf.ptr(), scratch.ptr());
+    let mut src_dst = (buf.dev_ptr(), scratch.dev_ptr());
     let mut next = || {
         let (src, dst) = src_dst;
         src_dst = (dst, src);
         (src, dst)
     };
 
-    let kernel = kernel_name::<T>("sm_block_sort");
-    let smem = smem_for(gpu, &kernel, block_sort_smem_bytes(block, size_of::<T::Bits>() as u32))?;
+    let block_sort = <T as SharedKernels>::BLOCK_SORT;
+    let smem = smem_for(gpu, block_sort.name(), block_sort_smem_bytes(block, size_of::<T::Bits>() as u32))?;
     let cfg = one_thread_per_item(n, block, smem)?;
     let (src, dst) = next();
-    launch!(gpu, kernel, cfg, &src, &dst, &n, &desc)?;
+    gpu.launch(block_sort, cfg, &BlockSort { src, dst, n, direction })?;
 
-    let kernel = kernel_name::<T>("sm_chunk_pass");
+    let chunk_pass = <T as SharedKernels>::CHUNK_PASS;
     for log_chunk in plan.chunk_passes.clone() {
         let width = 1u64 << log_chunk;
-        let smem = smem_for(gpu, &kernel, width * size_of::<T::Bits>() as u64)?;
+        let smem = smem_for(gpu, chunk_pass.name(), width * size_of::<T::Bits>() as u64)?;
         let cfg = blocks(n.div_ceil(width), block, smem)?;
         let (src, dst) = next();
-        launch!(gpu, kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
+        gpu.launch(chunk_pass, cfg, &MergePass { src, dst, n, log_chunk, direction })?;
     }
 
-    let kernel = kernel_name::<T>("naive_merge_pass");
     let cfg = one_thread_per_item(n, block, 0)?;
     for log_chunk in plan.global_passes.clone() {
         let (src, dst) = next();
-        launch!(gpu, kernel, cfg, &src, &dst, &n, &log_chunk, &desc)?;
+        gpu.launch(<T as NaiveKernels>::MERGE_PASS, cfg, &MergePass { src, dst, n, log_chunk, direction })?;
     }
     if plan.launches() % 2 == 1 {
         buf.copy_from_device(gpu, &scratch)?;

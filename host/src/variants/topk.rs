@@ -10,13 +10,15 @@
 //! device-to-host read** of the candidate count, and the radix sort of the candidate
 //! pairs ([`super::radix::sort_pairs`]). For uniform 32-bit keys one digit suffices
 //! up to about 2^27 keys (2^n / 2048 candidates).
-use kernels::topk::{self as tk, State, ctrl};
+use kernels::params::DevPtr;
+use kernels::radix::Word;
+use kernels::topk::{self as tk, Compact, Hist, Select, State, TopkKernels, ctrl};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::{Element, Order, launch};
+use crate::{Element, Order};
 
 /// Histogram blocks per SM (`SORT_TOPK_HIST_BLOCKS_PER_SM` overrides it, for tuning):
 /// by default the two that are resident at once (the launch bounds), each looping over
@@ -53,7 +55,10 @@ pub fn top_k<K: Element>(
         return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
     }
     let width = 8 * size_of::<K>() as u32;
+    // The kernels move a key as the unsigned word of its width, `K::Bits`.
     let (pos, neg) = bit_order.masks(width, order.is_descending());
+    let (pos, neg) = (K::Bits::from_u64(pos), K::Bits::from_u64(neg));
+    let (hist_kernel, compact_kernel) = (<K::Bits as TopkKernels>::HIST, <K::Bits as TopkKernels>::COMPACT);
     let cap = tk::capacity(n as u64, kk as u64);
     let out_len = cap.unwrap_or(n as u64) as usize;
     let mut out_keys = gpu.alloc::<K>(out_len)?;
@@ -64,9 +69,8 @@ pub fn top_k<K: Element>(
     let [ctrl_buf, status] = &mut scratch.bufs[..] else { unreachable!("two buffers") };
     ctrl_buf.zero_prefix(gpu, ctrl::WORDS as usize)?;
     status.zero_prefix(gpu, 2 * tiles)?;
-    let (ctrl_ptr, status_ptr) = (ctrl_buf.ptr(), status.ptr());
-    let (keys_ptr, n64) = (keys.ptr(), n as u64);
-    let suffix = if width == 32 { "k32" } else { "k64" };
+    let (ctrl_ptr, status_ptr): (DevPtr<u64>, DevPtr<u64>) = (ctrl_buf.dev_ptr().cast(), status.dev_ptr().cast());
+    let (keys_ptr, n64): (DevPtr<K::Bits>, u64) = (keys.dev_ptr().cast(), n as u64);
 
     match cap {
         Some(cap) => {
@@ -74,16 +78,10 @@ pub fn top_k<K: Element>(
             let grid = n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
             let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
             let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::SCAN_SMEM)?;
-            let hist = format!("topk_hist_{suffix}");
-            let kk64 = kk as u64;
             for pass in 0..tk::passes(width) {
-                if width == 32 {
-                    let (pos, neg) = (pos as u32, neg as u32);
-                    launch!(gpu, hist, hist_cfg, &keys_ptr, &n64, &pos, &neg, &pass, &ctrl_ptr)?;
-                } else {
-                    launch!(gpu, hist, hist_cfg, &keys_ptr, &n64, &pos, &neg, &pass, &ctrl_ptr)?;
-                }
-                launch!(gpu, "topk_select", select_cfg, &ctrl_ptr, &pass, &width, &kk64, &cap)?;
+                let hist = Hist { keys: keys_ptr, n: n64, pos, neg, pass, ctrl: ctrl_ptr };
+                gpu.launch(hist_kernel, hist_cfg, &hist)?;
+                gpu.launch(tk::SELECT, select_cfg, &Select { ctrl: ctrl_ptr, pass, width, k: kk as u64, cap })?;
             }
         }
         None => {
@@ -94,14 +92,17 @@ pub fn top_k<K: Element>(
     }
 
     let cfg = blocks(tiles as u64, tk::COMPACT_BLOCK, tk::COMPACT_SMEM)?;
-    let compact = format!("topk_compact_{suffix}");
-    let (ok, oi) = (out_keys.ptr(), out_idx.ptr());
-    if width == 32 {
-        let (pos, neg) = (pos as u32, neg as u32);
-        launch!(gpu, compact, cfg, &keys_ptr, &n64, &pos, &neg, &ctrl_ptr, &status_ptr, &ok, &oi)?;
-    } else {
-        launch!(gpu, compact, cfg, &keys_ptr, &n64, &pos, &neg, &ctrl_ptr, &status_ptr, &ok, &oi)?;
-    }
+    let compact = Compact {
+        keys: keys_ptr,
+        n: n64,
+        pos,
+        neg,
+        ctrl: ctrl_ptr,
+        status: status_ptr,
+        out_keys: out_keys.dev_ptr().cast(),
+        out_idx: out_idx.dev_ptr(),
+    };
+    gpu.launch(compact_kernel, cfg, &compact)?;
     let candidates = match cap {
         Some(_) => {
             let mut out = [0u32; 2];

@@ -8,7 +8,12 @@
 //!
 //! Sizes: 98 comparators for 19 inputs, 246 for 33 (odd-even transposition takes 171
 //! and 528).
+//!
+//! Also the comparators of the bitonic network over a tile in shared memory or a whole
+//! array ([`bitonic_comparator`]), which the bitonic sort and quicksort's finishing
+//! sort both run.
 use super::unroll;
+use crate::search::Index;
 
 /// Largest input count a network is built for.
 pub const MAX_INPUTS: usize = 64;
@@ -89,6 +94,25 @@ impl<const N: usize> Batcher<N> {
     const NET: Network = batcher(N);
 }
 
+/// Comparator `p` of the bitonic stage with stride `j` in merge `k` (both powers of
+/// two, `j <= k / 2`): `(lo, hi)` with `lo < hi`, the smaller key going to `lo`.
+/// `lo` is `p` with a zero inserted at bit `log2(j)`, so the comparators of a stage
+/// cover every index exactly once. The network is in its all-ascending form: the first
+/// stage of each merge compares mirrored slots, so every comparator puts the smaller
+/// key at the lower slot, and a sort of `len` elements in a power-of-two network can
+/// skip the comparators whose upper slot is `>= len` (missing slots behave as
+/// +infinity, which never moves down). Generic over the index width: `u64` for the
+/// global sort, `u32` inside a block (`quick`'s finishing sort).
+#[inline(always)]
+pub fn bitonic_comparator<I>(p: I, k: I, j: I) -> (I, I)
+where
+    I: Index + core::ops::BitOr<Output = I> + core::ops::BitXor<Output = I> + core::ops::Not<Output = I>,
+{
+    let lo = ((p & !(j - I::ONE)) << 1) | (p & (j - I::ONE));
+    let hi = if j << 1 == k { lo ^ (k - I::ONE) } else { lo | j };
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +191,30 @@ mod tests {
             sort_by_key(&mut v, |e| e.0);
             assert_eq!(v, by_table, "n {N}");
             assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
+        }
+    }
+
+    /// Every stage of a power-of-two bitonic network pairs each slot exactly once,
+    /// inside its merge block.
+    #[test]
+    fn bitonic_stages_are_disjoint_comparators() {
+        for p in [2u32, 4, 8, 64, 256] {
+            let mut k = 2;
+            while k <= p {
+                let mut j = k / 2;
+                while j >= 1 {
+                    let mut seen = std::vec![false; p as usize];
+                    for c in 0..p / 2 {
+                        let (lo, hi) = bitonic_comparator(c, k, j);
+                        assert!(lo < hi && hi < p && lo / k == hi / k, "p {p} k {k} j {j} c {c}");
+                        assert!(!seen[lo as usize] && !seen[hi as usize]);
+                        seen[lo as usize] = true;
+                        seen[hi as usize] = true;
+                    }
+                    j /= 2;
+                }
+                k *= 2;
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use crate::radix::device::{SmemWord, small};
 use crate::radix::{self, Word};
 
 /// An element of the warp network: compared as a whole, moved between lanes.
-trait NetItem: Copy + Ord {
+pub(super) trait NetItem: Copy + Ord {
     /// Above every real element: the padding past a segment's end.
     const MAX: Self;
     /// This element of lane `src` (every lane of the warp must call it).
@@ -40,7 +40,7 @@ impl NetItem for (u64, u32) {
 
 /// A network element that tags a key's order bits with its position in the segment,
 /// for the stable sort of pairs.
-trait Tag: NetItem {
+pub(super) trait Tag: NetItem {
     type Key: Word;
     fn tag(ord: Self::Key, idx: u32) -> Self;
     fn ord(self) -> Self::Key;
@@ -218,19 +218,16 @@ macro_rules! for_warp_segment {
 }
 
 #[inline(always)]
-unsafe fn warp_segments<K: Word + NetItem>(keys: *mut K, descs: *const u64, count: u32, pos: K, neg: K) {
+pub unsafe fn warp_segments<K: Word + NetItem>(p: WarpSort<K>) {
+    let WarpSort { keys, descs, count, pos, neg } = p;
+    let (keys, descs) = (keys.get(), descs.get());
     for_warp_segment!(descs, count, |start, len| warp_sort::<K>(keys.add(start as usize), len, pos, neg))
 }
 
 #[inline(always)]
-unsafe fn warp_segments_pairs<T: Tag>(
-    keys: *mut T::Key,
-    vals: *mut u32,
-    descs: *const u64,
-    count: u32,
-    pos: T::Key,
-    neg: T::Key,
-) {
+pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
+    let WarpSortPairs { keys, vals, descs, count, pos, neg } = p;
+    let (keys, vals, descs) = (keys.get(), vals.get(), descs.get());
     for_warp_segment!(descs, count, |start, len| warp_sort_pairs::<T>(
         keys.add(start as usize),
         vals.add(start as usize),
@@ -241,9 +238,25 @@ unsafe fn warp_segments_pairs<T: Tag>(
 }
 
 /// Block `b` sorts segment `descs[b]` (more than WARP_MAX keys, at most the radix
-/// one-block limit) with the radix sort's one-block body, values too when `PAIRS`.
+/// one-block limit) with the radix sort's one-block body on tiles of at most `FULL`
+/// items per thread.
 #[inline(always)]
-unsafe fn block_segments<K: SmemWord, const PAIRS: bool, const FULL: usize>(
+pub unsafe fn block_segments<K: SmemWord, const FULL: usize>(p: BlockSort<K>) {
+    let BlockSort { keys, descs, pos, neg } = p;
+    let vals = core::ptr::null_mut::<u32>();
+    unsafe { block_segment::<K, false, FULL>(keys.get(), vals, descs.get(), pos, neg) }
+}
+
+/// [`block_segments`] of keys with values.
+#[inline(always)]
+pub unsafe fn block_segments_pairs<K: SmemWord, const FULL: usize>(p: BlockSortPairs<K>) {
+    let BlockSortPairs { keys, vals, descs, pos, neg } = p;
+    unsafe { block_segment::<K, true, FULL>(keys.get(), vals.get(), descs.get(), pos, neg) }
+}
+
+/// The segment of block `b` (see [`block_segments`]), values too when `PAIRS`.
+#[inline(always)]
+unsafe fn block_segment<K: SmemWord, const PAIRS: bool, const FULL: usize>(
     keys: *mut K,
     vals: *mut u32,
     descs: *const u64,
@@ -273,14 +286,9 @@ unsafe fn block_segments<K: SmemWord, const PAIRS: bool, const FULL: usize>(
 /// their `count` starts in `keys`, then their `count` starts in the concatenation)
 /// and records its segment index.
 #[inline(always)]
-unsafe fn gather_large<K: Word>(
-    keys: *const K,
-    concat: *mut K,
-    ids: *mut u32,
-    table: *const u64,
-    count: u32,
-    total: u64,
-) {
+pub unsafe fn gather_large<K: Word>(params: LargeCopy<K>) {
+    let LargeCopy { keys, concat, ids, table, count, total } = params;
+    let (keys, concat, ids, table) = (keys.get(), concat.get(), ids.get(), table.get());
     let p = gpu::global_idx();
     if p >= total {
         return;
@@ -297,14 +305,9 @@ unsafe fn gather_large<K: Word>(
 /// The inverse of [`gather_large`], once the concatenation is sorted by key within
 /// each segment: element `p` goes back to its segment (`ids[p]`, sorted alongside).
 #[inline(always)]
-unsafe fn scatter_large<K: Word>(
-    keys: *mut K,
-    concat: *const K,
-    ids: *const u32,
-    table: *const u64,
-    count: u32,
-    total: u64,
-) {
+pub unsafe fn scatter_large<K: Word>(params: LargeCopy<K>) {
+    let LargeCopy { keys, concat, ids, table, count, total } = params;
+    let (keys, concat, ids, table) = (keys.get(), concat.get(), ids.get(), table.get());
     let p = gpu::global_idx();
     if p >= total {
         return;
@@ -315,56 +318,3 @@ unsafe fn scatter_large<K: Word>(
         *keys.add(to as usize) = *concat.add(p as usize);
     }
 }
-
-macro_rules! segmented_entries {
-    ($k:ty, $tag:ty, $suffix:ident) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_warp_sort_ $suffix>](
-                keys: *mut $k, descs: *const u64, count: u32, pos: $k, neg: $k,
-            ) {
-                unsafe { warp_segments::<$k>(keys, descs, count, pos, neg) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_warp_sort_ $suffix _v32>](
-                keys: *mut $k, vals: *mut u32, descs: *const u64, count: u32, pos: $k, neg: $k,
-            ) {
-                unsafe { warp_segments_pairs::<$tag>(keys, vals, descs, count, pos, neg) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_block_sort_ $suffix>](
-                keys: *mut $k, descs: *const u64, pos: $k, neg: $k,
-            ) {
-                const FULL: usize = radix::items(<$k as Word>::BYTES, 0) as usize;
-                let vals = core::ptr::null_mut::<u32>();
-                unsafe { block_segments::<$k, false, FULL>(keys, vals, descs, pos, neg) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_block_sort_ $suffix _v32>](
-                keys: *mut $k, vals: *mut u32, descs: *const u64, pos: $k, neg: $k,
-            ) {
-                const FULL: usize = radix::items(<$k as Word>::BYTES, 4) as usize;
-                unsafe { block_segments::<$k, true, FULL>(keys, vals, descs, pos, neg) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_gather_ $suffix>](
-                keys: *const $k, concat: *mut $k, ids: *mut u32, table: *const u64, count: u32, total: u64,
-            ) {
-                unsafe { gather_large::<$k>(keys, concat, ids, table, count, total) }
-            }
-
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<segmented_scatter_ $suffix>](
-                keys: *mut $k, concat: *const $k, ids: *const u32, table: *const u64, count: u32, total: u64,
-            ) {
-                unsafe { scatter_large::<$k>(keys, concat, ids, table, count, total) }
-            }
-        }
-    };
-}
-segmented_entries!(u32, u64, k32);
-segmented_entries!(u64, (u64, u32), k64);

@@ -36,6 +36,139 @@
 //! [`crate::key::BitOrder::masks`]), so every primitive type and both directions use
 //! the same kernels, one set per key width. Equal order bits mean equal raw bits, so the
 //! unstable network gives the same result as any stable sort.
+//!
+//! The entries are per key *word* ([`SegmentedKernels`]): `u32` for 32-bit keys, `u64`
+//! for 64-bit keys. A primitive key's word is its [`SortKey::Bits`](crate::SortKey::Bits),
+//! the unsigned integer of its width.
+use crate::params::{DevPtr, EntryLayout, Kernel};
+use crate::radix::Word;
+
+crate::kernel_params! {
+    /// `segmented_warp_sort`: warp `w` of the grid sorts the `w`-th of `count` warp-bin
+    /// segments of `keys` in place.
+    pub struct WarpSort<K> {
+        pub keys: DevPtr<K>,
+        /// The segments' descriptors ([`pack`]).
+        pub descs: DevPtr<u64>,
+        pub count: u32,
+        /// The key order's masks ([`crate::key::BitOrder::masks`]).
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`WarpSort`].
+    entries warp_sort_entry;
+}
+
+crate::kernel_params! {
+    /// [`WarpSort`] of keys with a `u32` value each (`vals`, moved along, stably).
+    pub struct WarpSortPairs<K> {
+        pub keys: DevPtr<K>,
+        pub vals: DevPtr<u32>,
+        pub descs: DevPtr<u64>,
+        pub count: u32,
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`WarpSortPairs`].
+    entries warp_sort_pairs_entry;
+}
+
+crate::kernel_params! {
+    /// `segmented_block_sort`: block `b` sorts the block-bin segment `descs[b]` of
+    /// `keys` in place with the radix sort's one-block body.
+    pub struct BlockSort<K> {
+        pub keys: DevPtr<K>,
+        pub descs: DevPtr<u64>,
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`BlockSort`].
+    entries block_sort_entry;
+}
+
+crate::kernel_params! {
+    /// [`BlockSort`] of keys with a `u32` value each (`vals`, moved along, stably).
+    pub struct BlockSortPairs<K> {
+        pub keys: DevPtr<K>,
+        pub vals: DevPtr<u32>,
+        pub descs: DevPtr<u64>,
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`BlockSortPairs`].
+    entries block_sort_pairs_entry;
+}
+
+crate::kernel_params! {
+    /// `segmented_gather` and `segmented_scatter`: thread `p` copies element `p` of the
+    /// concatenation of the `count` large segments (`total` keys) from `keys` to
+    /// `concat`, recording its segment index in `ids` (gather), or back (scatter).
+    pub struct LargeCopy<K> {
+        pub keys: DevPtr<K>,
+        pub concat: DevPtr<K>,
+        pub ids: DevPtr<u32>,
+        /// The segments' `count` starts in `keys`, then their `count` starts in
+        /// `concat`.
+        pub table: DevPtr<u64>,
+        pub count: u32,
+        pub total: u64,
+    }
+    /// Declares an entry taking [`LargeCopy`].
+    entries large_copy_entry;
+}
+
+/// The segmented sort's entries for keys of one word type.
+pub trait SegmentedKernels: Word {
+    const WARP_SORT: Kernel<WarpSort<Self>>;
+    const WARP_SORT_PAIRS: Kernel<WarpSortPairs<Self>>;
+    const BLOCK_SORT: Kernel<BlockSort<Self>>;
+    const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<Self>>;
+    const GATHER: Kernel<LargeCopy<Self>>;
+    const SCATTER: Kernel<LargeCopy<Self>>;
+}
+
+/// Declares the entries of key word `$k`; `$tag` is its pairs' network element
+/// (`device::Tag`).
+macro_rules! segmented_entries {
+    ($k:ty, $tag:ty, $suffix:ident) => {
+        paste::paste! {
+            warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k } |p| device::warp_segments::<$k>(p));
+            warp_sort_pairs_entry!([<segmented_warp_sort_ $suffix _v32>] { K = $k }
+                |p| device::warp_segments_pairs::<$tag>(p));
+            block_sort_entry!([<segmented_block_sort_ $suffix>] { K = $k }
+                |p| device::block_segments::<$k, { crate::radix::items(<$k as Word>::BYTES, 0) as usize }>(p));
+            block_sort_pairs_entry!([<segmented_block_sort_ $suffix _v32>] { K = $k }
+                |p| device::block_segments_pairs::<$k, { crate::radix::items(<$k as Word>::BYTES, 4) as usize }>(p));
+            large_copy_entry!([<segmented_gather_ $suffix>] { K = $k } |p| device::gather_large::<$k>(p));
+            large_copy_entry!([<segmented_scatter_ $suffix>] { K = $k } |p| device::scatter_large::<$k>(p));
+            impl SegmentedKernels for $k {
+                const WARP_SORT: Kernel<WarpSort<$k>> = [<segmented_warp_sort_ $suffix>];
+                const WARP_SORT_PAIRS: Kernel<WarpSortPairs<$k>> = [<segmented_warp_sort_ $suffix _v32>];
+                const BLOCK_SORT: Kernel<BlockSort<$k>> = [<segmented_block_sort_ $suffix>];
+                const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<$k>> = [<segmented_block_sort_ $suffix _v32>];
+                const GATHER: Kernel<LargeCopy<$k>> = [<segmented_gather_ $suffix>];
+                const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
+            }
+        }
+    };
+}
+segmented_entries!(u32, u64, k32);
+segmented_entries!(u64, (u64, u32), k64);
+
+/// The entries of key word `K`.
+const fn word_layouts<K: SegmentedKernels>() -> [EntryLayout; 6] {
+    [
+        K::WARP_SORT.layout(),
+        K::WARP_SORT_PAIRS.layout(),
+        K::BLOCK_SORT.layout(),
+        K::BLOCK_SORT_PAIRS.layout(),
+        K::GATHER.layout(),
+        K::SCATTER.layout(),
+    ]
+}
+
+/// Every segmented entry.
+pub const KERNELS: &[EntryLayout] = [word_layouts::<u32>(), word_layouts::<u64>()].as_flattened();
 
 /// Threads per block of the warp kernel, and segments per block.
 pub const WARP_BLOCK: u32 = 256;
@@ -47,10 +180,10 @@ pub const WARP_MAX: u64 = 32 * WARP_ITEMS_MAX as u64;
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the block kernel as the radix
 /// one-block kernel whose body it runs.
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
-    ("segmented_block_sort_k32", crate::radix::BLOCK, 1),
-    ("segmented_block_sort_k64", crate::radix::BLOCK, 1),
-    ("segmented_block_sort_k32_v32", crate::radix::BLOCK, 1),
-    ("segmented_block_sort_k64_v32", crate::radix::BLOCK, 1),
+    (<u32 as SegmentedKernels>::BLOCK_SORT.name(), crate::radix::BLOCK, 1),
+    (<u64 as SegmentedKernels>::BLOCK_SORT.name(), crate::radix::BLOCK, 1),
+    (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
+    (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
 ];
 
 /// Bits of a descriptor that hold the segment's start (elements); its length sits

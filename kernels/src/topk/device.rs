@@ -21,7 +21,9 @@ unsafe fn load_state(ctrl: *const u64) -> State {
 
 /// Counts the digit of pass `pass` of every key with the prefix decided so far.
 #[inline(always)]
-unsafe fn histogram<K: Word>(keys: *const K, n: u64, pos: K, neg: K, pass: u32, ctrl: *mut u64) {
+pub unsafe fn histogram<K: Word>(p: Hist<K>) {
+    let Hist { keys, n, pos, neg, pass, ctrl } = p;
+    let (keys, ctrl) = (keys.get(), ctrl.get());
     let width = 8 * K::BYTES;
     let (shift, bits) = pass_digit(width, pass);
     let base = gpu::smem_base();
@@ -78,7 +80,9 @@ unsafe fn histogram<K: Word>(keys: *const K, n: u64, pos: K, neg: K, pass: u32, 
 /// One block: finds the bucket of pass `pass` that holds the `k`-th key and advances
 /// the state ([`State::step`]).
 #[inline(always)]
-unsafe fn select(ctrl: *mut u64, pass: u32, width: u32, k: u64, cap: u64) {
+pub unsafe fn select(p: Select) {
+    let Select { ctrl, pass, width, k, cap } = p;
+    let ctrl = ctrl.get();
     let tid = gpu::thread_idx();
     unsafe {
         let s = load_state(ctrl);
@@ -158,18 +162,11 @@ unsafe fn look_back(words: *const u64, tile: u32, quota: u64) -> (u64, u64) {
 }
 
 /// Writes `(key, index)` of this tile's candidates at their places in index order.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn compact<K: Word, const I: usize>(
-    keys: *const K,
-    n: u64,
-    pos: K,
-    neg: K,
-    ctrl: *mut u64,
-    words: *mut u64,
-    out_keys: *mut K,
-    out_idx: *mut u32,
-) {
+pub unsafe fn compact<K: Word, const I: usize>(p: Compact<K>) {
+    let Compact { keys, n, pos, neg, ctrl, status: words, out_keys, out_idx } = p;
+    let (keys, ctrl, words) = (keys.get(), ctrl.get(), words.get());
+    let (out_keys, out_idx) = (out_keys.get(), out_idx.get());
     let width = 8 * K::BYTES;
     let tile_len = COMPACT_BLOCK * I as u32;
     let base = gpu::smem_base();
@@ -263,32 +260,3 @@ unsafe fn compact<K: Word, const I: usize>(
         });
     }
 }
-
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn topk_select(ctrl: *mut u64, pass: u32, width: u32, k: u64, cap: u64) {
-    unsafe { select(ctrl, pass, width, k, cap) }
-}
-
-macro_rules! topk_entries {
-    ($k:ty, $suffix:ident) => {
-        paste::paste! {
-            #[unsafe(no_mangle)]
-            pub unsafe extern "ptx-kernel" fn [<topk_hist_ $suffix>](
-                keys: *const $k, n: u64, pos: $k, neg: $k, pass: u32, ctrl: *mut u64,
-            ) {
-                unsafe { histogram::<$k>(keys, n, pos, neg, pass, ctrl) }
-            }
-
-            #[unsafe(no_mangle)]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn [<topk_compact_ $suffix>](
-                keys: *const $k, n: u64, pos: $k, neg: $k, ctrl: *mut u64, status: *mut u64,
-                out_keys: *mut $k, out_idx: *mut u32,
-            ) {
-                unsafe { compact::<$k, COMPACT_ITEMS>(keys, n, pos, neg, ctrl, status, out_keys, out_idx) }
-            }
-        }
-    };
-}
-topk_entries!(u32, k32);
-topk_entries!(u64, k64);

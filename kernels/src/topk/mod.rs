@@ -26,6 +26,99 @@
 //! `k - before` of them, however many there are (all-equal input: `n`). When bits
 //! remain, the boundary bucket fits the buffer (that is why selecting stopped) and
 //! all of it is kept.
+//!
+//! The entries are per key *word* ([`TopkKernels`]): `u32` for 32-bit keys, `u64` for
+//! 64-bit keys (a primitive key's [`SortKey::Bits`](crate::SortKey::Bits)); the select
+//! kernel ([`SELECT`]) reads only the control block.
+use crate::params::{DevPtr, EntryLayout, Kernel};
+use crate::radix::Word;
+
+crate::kernel_params! {
+    /// `topk_hist`: counts the digit of select pass `pass` of every key of `keys` whose
+    /// decided bits equal the prefix, into that pass's histogram in `ctrl`
+    /// (grid-stride); returns at once once selecting is done.
+    pub struct Hist<K> {
+        pub keys: DevPtr<K>,
+        pub n: u64,
+        /// The key order's masks ([`crate::key::BitOrder::masks`]).
+        pub pos: K,
+        pub neg: K,
+        pub pass: u32,
+        /// The control block ([`ctrl`]).
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Hist`].
+    entries hist_entry;
+}
+
+crate::kernel_params! {
+    /// `topk_select` (one block): finds the bucket of pass `pass` that holds the `k`-th
+    /// key of `width`-bit keys and advances the state in `ctrl` ([`State::step`]).
+    pub struct Select {
+        pub ctrl: DevPtr<u64>,
+        pub pass: u32,
+        pub width: u32,
+        pub k: u64,
+        /// The candidate buffer's capacity ([`capacity`]).
+        pub cap: u64,
+    }
+    /// Declares an entry taking [`Select`].
+    entries select_entry;
+}
+
+crate::kernel_params! {
+    /// `topk_compact`: writes `(key, index)` of every candidate of `keys` to
+    /// `out_keys`/`out_idx` in index order, one tile per block (tiles taken from the
+    /// counter in `ctrl`, earlier tiles' counts by a look-back over `status`).
+    pub struct Compact<K> {
+        pub keys: DevPtr<K>,
+        pub n: u64,
+        pub pos: K,
+        pub neg: K,
+        pub ctrl: DevPtr<u64>,
+        /// One status word per tile ([`status`]), zeroed.
+        pub status: DevPtr<u64>,
+        pub out_keys: DevPtr<K>,
+        pub out_idx: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`Compact`].
+    entries compact_entry;
+}
+
+select_entry!(topk_select {} | p | device::select(p));
+
+/// The one-block select kernel (the same for every key width).
+pub const SELECT: Kernel<Select> = topk_select;
+
+/// The top-k entries for keys of one word type.
+pub trait TopkKernels: Word {
+    const HIST: Kernel<Hist<Self>>;
+    const COMPACT: Kernel<Compact<Self>>;
+}
+
+macro_rules! topk_entries {
+    ($k:ty, $suffix:ident) => {
+        paste::paste! {
+            hist_entry!([<topk_hist_ $suffix>] { K = $k } |p| device::histogram::<$k>(p));
+            compact_entry!([<topk_compact_ $suffix>] { K = $k } |p| device::compact::<$k, COMPACT_ITEMS>(p));
+            impl TopkKernels for $k {
+                const HIST: Kernel<Hist<$k>> = [<topk_hist_ $suffix>];
+                const COMPACT: Kernel<Compact<$k>> = [<topk_compact_ $suffix>];
+            }
+        }
+    };
+}
+topk_entries!(u32, k32);
+topk_entries!(u64, k64);
+
+/// Every top-k entry.
+pub const KERNELS: &[EntryLayout] = &[
+    SELECT.layout(),
+    <u32 as TopkKernels>::HIST.layout(),
+    <u32 as TopkKernels>::COMPACT.layout(),
+    <u64 as TopkKernels>::HIST.layout(),
+    <u64 as TopkKernels>::COMPACT.layout(),
+];
 
 /// Bits per select digit: 2,048 shared counters (8 KiB) per histogram block; 2^26
 /// uniform keys leave ~32,768 candidates after one pass.
@@ -54,12 +147,12 @@ pub const MIN_CAP: u64 = 1 << 16;
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): two blocks per SM, so that enough
 /// loads are in flight to keep the memory busy (at most 64 registers per thread).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
-    ("topk_hist_k32", HIST_BLOCK, 2),
-    ("topk_hist_k64", HIST_BLOCK, 2),
-    ("topk_compact_k32", COMPACT_BLOCK, 2),
+    (<u32 as TopkKernels>::HIST.name(), HIST_BLOCK, 2),
+    (<u64 as TopkKernels>::HIST.name(), HIST_BLOCK, 2),
+    (<u32 as TopkKernels>::COMPACT.name(), COMPACT_BLOCK, 2),
     // Unbounded it takes 71 registers (one block per SM); bounded it spills 8 bytes
     // and is faster: 2^26 u64, k = 100: 0.72 -> 0.62 ms (H100, docs/PERFLOG.md).
-    ("topk_compact_k64", COMPACT_BLOCK, 2),
+    (<u64 as TopkKernels>::COMPACT.name(), COMPACT_BLOCK, 2),
 ];
 
 /// Select passes for `width`-bit keys.

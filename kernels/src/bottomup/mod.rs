@@ -9,7 +9,46 @@
 //! the device instead of a fixed 16 x 256 threads.
 use core::ops::Range;
 
+use crate::key::SortKey;
 use crate::naive::pass_count;
+use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
+
+crate::kernel_params! {
+    /// One pass: thread `t` merges slices `t * per_thread ..` of width
+    /// `1 << log_width` (each two sorted halves) from `src` into the same positions of
+    /// `dst`.
+    pub struct SlicePass<T> {
+        pub src: DevPtr<T>,
+        pub dst: DevPtr<T>,
+        pub n: u64,
+        pub log_width: u32,
+        /// Slices each thread merges, one after another ([`pass_shape`]).
+        pub per_thread: u64,
+        pub direction: Direction,
+    }
+    /// Declares an entry taking [`SlicePass`].
+    entries slice_pass_entry;
+}
+
+/// The `bottomup` entries of an element type.
+pub trait BottomupKernels: SortKey {
+    const PASS: Kernel<SlicePass<Self>>;
+}
+
+macro_rules! bottomup_entries {
+    ($t:ty, $suffix:ident) => {
+        paste::paste! {
+            slice_pass_entry!([<bottomup_pass_ $suffix>] { T = $t } |p| device::pass::<$t>(p));
+            impl BottomupKernels for $t {
+                const PASS: Kernel<SlicePass<$t>> = [<bottomup_pass_ $suffix>];
+            }
+        }
+    };
+}
+crate::for_each_key_type!(bottomup_entries);
+
+/// Every `bottomup` entry.
+pub const KERNELS: &[EntryLayout] = &crate::each_element_type!(|T| <T as BottomupKernels>::PASS.layout());
 
 /// Number of passes for `n` elements (slice widths 2, 4, ... up to the first that
 /// covers the array): the same count as every bottom-up merge sort.
@@ -127,122 +166,8 @@ pub fn pass_shape(n: u64, log_width: u32, max_threads: u64) -> (u64, u64) {
     (slices.div_ceil(per_thread), per_thread)
 }
 
-#[cfg(test)]
-mod tests {
-    extern crate std;
-    use super::*;
-    use std::vec::Vec;
-
-    /// Runs every pass as the GPU does: each simulated thread merges its slices from
-    /// the source buffer into the other one; checks every output is written once.
-    fn simulate(mut v: Vec<(u32, usize)>, max_threads: u64) -> Vec<(u32, usize)> {
-        let n = v.len() as u64;
-        for p in 1..=passes(n) {
-            let (threads, per_thread) = pass_shape(n, p, max_threads);
-            assert!(threads <= max_threads.max(1));
-            let mut out = std::vec![None; v.len()];
-            for t in 0..threads {
-                thread_pass(
-                    t,
-                    n,
-                    p,
-                    per_thread,
-                    |x| (v[x as usize].0, v[x as usize]),
-                    |o, e| {
-                        assert!(out[o as usize].is_none(), "output {o} written twice");
-                        out[o as usize] = Some(e);
-                    },
-                );
-            }
-            v = out.into_iter().map(|e| e.expect("output never written")).collect();
-        }
-        v
-    }
-
-    fn input(n: usize, seed: u64) -> Vec<(u32, usize)> {
-        let mut state = seed;
-        (0..n)
-            .map(|i| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (((state >> 40) % 13) as u32, i)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn any_length_sorts_stably() {
-        for n in (0..200usize).chain([255, 256, 257, 1000, 1023, 1025, 4099]) {
-            for max_threads in [1, 3, 64, 1 << 20] {
-                let v = input(n, n as u64);
-                let mut expect = v.clone();
-                expect.sort_by_key(|e| e.0);
-                assert_eq!(simulate(v, max_threads), expect, "n = {n}, {max_threads} threads");
-            }
-        }
-    }
-
-    #[test]
-    fn merge_runs_stops_after_count() {
-        let src = [1u32, 4, 6, 2, 4, 5];
-        for count in 0..=6u64 {
-            let mut out = std::vec![0u32; 6];
-            merge_runs(0..3, 3..6, 0, count, |x| (src[x as usize], src[x as usize]), |o, e| out[o as usize] = e);
-            let expect = [1, 2, 4, 4, 5, 6];
-            assert_eq!(&out[..count as usize], &expect[..count as usize]);
-            assert!(out[count as usize..].iter().all(|&x| x == 0));
-        }
-    }
-
-    #[test]
-    fn slices_cover_the_array() {
-        assert_eq!(slice_bounds(0, 1, 1), (0, 1, 1));
-        assert_eq!(slice_bounds(2, 2, 10), (8, 10, 10));
-        assert_eq!(slice_bounds(1, 3, 13), (8, 12, 13));
-        assert_eq!(thread_slices(5, 3, 16), 15..16);
-        assert_eq!(thread_slices(6, 3, 16), 16..16);
-        assert_eq!(pass_shape(1 << 24, 24, 1 << 18), (1, 1));
-        assert_eq!(pass_shape(1 << 24, 1, 1 << 18), (1 << 18, 32));
-        assert_eq!(pass_shape((1 << 24) + 1, 25, 1 << 18), (1, 1));
-    }
-}
-
 #[cfg(target_arch = "nvptx64")]
-mod entry {
-    use crate::gpu;
-    use crate::key::SortKey;
+mod device;
 
-    /// One pass: thread `t` merges slices `t * per_thread ..` of width
-    /// `1 << log_width` from `src` into `dst`.
-    #[inline(always)]
-    unsafe fn pass<T: SortKey>(src: *const T, dst: *mut T, n: u64, log_width: u32, per_thread: u64, desc: u32) {
-        let desc = desc != 0;
-        let t = gpu::global_idx();
-        unsafe {
-            if gpu::carry_by_value::<T>() {
-                let load = |x: u64| {
-                    let v = *src.add(x as usize);
-                    (v.ord_bits(desc), v)
-                };
-                super::thread_pass(t, n, log_width, per_thread, load, |o, v| *dst.add(o as usize) = v);
-            } else {
-                let load = |x: u64| ((*src.add(x as usize)).ord_bits(desc), x);
-                let store = |o: u64, x: u64| *dst.add(o as usize) = *src.add(x as usize);
-                super::thread_pass(t, n, log_width, per_thread, load, store);
-            }
-        }
-    }
-
-    macro_rules! bottomup_entry {
-        ($t:ty, $suffix:ident) => {
-            paste::paste! {
-                #[unsafe(no_mangle)]
-                pub unsafe extern "ptx-kernel" fn [<bottomup_pass_ $suffix>](
-                    src: *const $t, dst: *mut $t, n: u64, log_width: u32, per_thread: u64, descending: u32,
-                ) {
-                    unsafe { pass::<$t>(src, dst, n, log_width, per_thread, descending) }
-                }
-            }
-        };
-    }
-    crate::for_each_key_type!(bottomup_entry);
-}
+#[cfg(test)]
+mod tests;
