@@ -1,83 +1,157 @@
-//! Compiles `kernels/` to PTX (through the same builder as `cargo xtask build-ptx`) and
-//! places it in OUT_DIR, where `src/device.rs` embeds it with `include_str!`. Where
-//! `ptxas` is found (see `xtask::ptx::find_ptxas`), also compiles the PTX to cubins for
-//! `xtask::ptx::CUBIN_ARCHS` and lists them in OUT_DIR/cubins.rs for `src/device.rs`
-//! to embed (`SORT_CUBINS=0` turns that off).
-use std::path::PathBuf;
+//! Puts the kernels where `src/device.rs` embeds them: OUT_DIR/kernels.ptx, one
+//! OUT_DIR/kernels.sm_XY.cubin per architecture, and OUT_DIR/cubins.rs (`CUBINS`,
+//! `PDL_KERNELS`). It writes nothing outside OUT_DIR.
+//!
+//! Normally they are the prebuilt kernels of `prebuilt/` (see `build/prebuilt.rs`),
+//! unpacked: no nightly toolchain, no ptxas, no warning. They are built from `kernels/`
+//! instead (the nightly that rust-toolchain.toml pins, and ptxas where
+//! `ptx::find_ptxas` finds one) when
+//! - a kernel experiment feature is on (`rank-match-any`, `digit-bits-7`,
+//!   `digit-bits-6`: they change the PTX), or `kernels-from-source`;
+//! - inside this repository, a source of the kernels differs from what `prebuilt/` was
+//!   built from (a kernel developer's `cargo test` runs the kernels as edited, with a
+//!   warning to regenerate `prebuilt/` with `cargo xtask build-ptx`).
+//!
+//! `SORT_CUBINS=0` embeds no cubins (every GPU then JIT-compiles the PTX).
+use std::path::{Path, PathBuf};
+
+// Shared with xtask, which uses the parts the build script does not.
+#[allow(dead_code)]
+#[path = "build/prebuilt.rs"]
+mod prebuilt;
+#[allow(dead_code)]
+#[path = "build/ptx.rs"]
+mod ptx;
+
+/// Kernel experiments of this crate: each selects the same feature of `kernels`, for
+/// the host's tile sizes and for the PTX.
+const EXPERIMENTS: &[&str] = &["rank-match-any", "digit-bits-7", "digit-bits-6"];
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
-    let workspace = manifest.parent().expect("host/ lives in the workspace").to_path_buf();
-    for path in ["kernels/src", "kernels/Cargo.toml", "rust-toolchain.toml"] {
-        println!("cargo:rerun-if-changed={}", workspace.join(path).display());
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
     }
-    // One PTX build shared by every profile (debug, release, test, clippy).
-    let target_dir = workspace.join("target").join("ptx-build");
-    let cargo = std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| "cargo".into());
-    // Kernel experiment features of this crate select the same features of `kernels`
-    // for the PTX (each combination in its own build directory).
-    let features: Vec<&str> = ["rank-match-any", "digit-bits-7", "digit-bits-6"]
-        .into_iter()
-        .filter(|f| std::env::var_os(format!("CARGO_FEATURE_{}", f.to_uppercase().replace('-', "_"))).is_some())
-        .collect();
-    let target_dir = if features.is_empty() {
-        target_dir
+}
+
+fn run() -> Result<(), String> {
+    let host_dir = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
+    let out_dir = PathBuf::from(env("OUT_DIR")?);
+    let prebuilt_dir = host_dir.join(prebuilt::DIR);
+    println!("cargo:rerun-if-changed={}", prebuilt_dir.display());
+    println!("cargo:rerun-if-env-changed=SORT_CUBINS");
+    let cubins_wanted = !std::env::var_os("SORT_CUBINS").is_some_and(|v| v == "0");
+    let workspace = prebuilt::workspace_of(&host_dir);
+    if let Some(ws) = &workspace {
+        for path in prebuilt::source_paths(ws)? {
+            println!("cargo:rerun-if-changed={}", ws.join(path).display());
+        }
+        // New files in the kernels' folders count too.
+        println!("cargo:rerun-if-changed={}", ws.join("kernels/src").display());
+    }
+
+    let features: Vec<&str> =
+        EXPERIMENTS.iter().copied().filter(|f| std::env::var_os(feature_var(f)).is_some()).collect();
+    let asked = !features.is_empty() || std::env::var_os(feature_var("kernels-from-source")).is_some();
+    // Why the prebuilt kernels cannot be used as they are, if they cannot.
+    let stale = if asked {
+        None
     } else {
-        target_dir.with_file_name(format!("ptx-build-{}", features.join("+")))
+        let manifest = prebuilt::Manifest::read(&prebuilt_dir);
+        let changed = match (&workspace, &manifest) {
+            (Some(ws), Ok(m)) => prebuilt::changed_sources(&m.sources, &prebuilt::sources(ws)?),
+            (Some(_), Err(e)) => vec![e.clone()],
+            (None, _) => Vec::new(),
+        };
+        if changed.is_empty() {
+            return unpack(&prebuilt_dir, &manifest?, &out_dir, cubins_wanted);
+        }
+        Some(changed)
     };
-    let ptx = xtask::ptx::build_with_features(&workspace, &target_dir, &cargo, &features.join(","))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("kernels.ptx");
-    std::fs::copy(&ptx, &out).unwrap_or_else(|e| panic!("copying {} to {}: {e}", ptx.display(), out.display()));
-    write_cubins(&workspace, &ptx);
+    let ws = workspace.ok_or(
+        "building the kernels from source (a kernel experiment feature or `kernels-from-source` is on) \
+         needs this repository's kernels/ and rust-toolchain.toml beside host/",
+    )?;
+    if let Some(changed) = stale {
+        println!(
+            "cargo:warning=kernels built from source: {} changed since host/prebuilt was generated; \
+             run `cargo xtask build-ptx` and commit host/prebuilt",
+            changed.join(", ")
+        );
+    }
+    build_from_source(&ws, &out_dir, &features.join(","), cubins_wanted)
+}
+
+/// Unpacks the prebuilt PTX and cubins into `out_dir`.
+fn unpack(dir: &Path, manifest: &prebuilt::Manifest, out_dir: &Path, cubins_wanted: bool) -> Result<(), String> {
+    write(&out_dir.join("kernels.ptx"), &prebuilt::unpack(dir, manifest.ptx())?)?;
+    let mut cubins = Vec::new();
+    for file in manifest.cubins().filter(|_| cubins_wanted) {
+        let arch = file.arch.expect("cubins have an architecture");
+        let dest = cubin_path(out_dir, arch);
+        write(&dest, &prebuilt::unpack(dir, file)?)?;
+        cubins.push((arch, dest));
+    }
+    let pdl = if cubins.iter().any(|c| c.0.0 >= 9) { manifest.pdl.clone() } else { Vec::new() };
+    write_cubins_rs(out_dir, &cubins, &pdl)
+}
+
+/// Builds the PTX (and, with ptxas, the cubins) from `kernels/` under `out_dir`. A
+/// missing or failing ptxas only costs the first run's JIT time on the GPU, so it is
+/// a warning, never a build failure.
+fn build_from_source(ws: &Path, out_dir: &Path, features: &str, cubins_wanted: bool) -> Result<(), String> {
+    println!("cargo:rerun-if-env-changed=PTXAS");
+    let ptxas = if cubins_wanted { ptx::find_ptxas(ws) } else { None };
+    if cubins_wanted && ptxas.is_none() {
+        println!("cargo:warning=ptxas not found: embedding PTX only (the first run on a GPU JIT-compiles it)");
+    }
+    let built = ptx::build_all(ws, &out_dir.join("ptx-build"), features, ptxas.as_deref())?;
+    for failure in &built.failed {
+        println!("cargo:warning=a cubin is missing: {failure}");
+    }
+    copy(&built.ptx, &out_dir.join("kernels.ptx"))?;
+    let mut cubins = Vec::new();
+    for cubin in &built.cubins {
+        let dest = cubin_path(out_dir, cubin.arch);
+        copy(&cubin.path, &dest)?;
+        cubins.push((cubin.arch, dest));
+    }
+    write_cubins_rs(out_dir, &cubins, &built.pdl)
 }
 
 /// Writes OUT_DIR/cubins.rs: `CUBINS`, the `(major, minor, machine code)` of each
-/// architecture ptxas compiled. A missing or failing ptxas only costs the first run's
-/// JIT time, so it is a warning, never a build failure.
-fn write_cubins(workspace: &std::path::Path, ptx: &std::path::Path) {
-    println!("cargo:rerun-if-env-changed=PTXAS");
-    println!("cargo:rerun-if-env-changed=SORT_CUBINS");
-    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
-    let mut entries = Vec::new();
-    // Entries the sm_90 cubin lets the host launch as programmatic dependents.
-    let mut pdl: Vec<String> = Vec::new();
-    let ptxas = if std::env::var_os("SORT_CUBINS").is_some_and(|v| v == "0") {
-        None
-    } else {
-        let found = xtask::ptx::find_ptxas(workspace);
-        if found.is_none() {
-            println!("cargo:warning=ptxas not found: embedding PTX only (the first run on a machine JIT-compiles it)");
-        }
-        found
-    };
-    if let Some(ptxas) = ptxas {
-        for &(major, minor) in xtask::ptx::CUBIN_ARCHS {
-            let built = xtask::ptx::ptx_for_arch(ptx, (major, minor)).and_then(|(src, text)| {
-                xtask::ptx::build_cubin(&ptxas, &src, (major, minor)).map(|cubin| (text, cubin))
-            });
-            match built {
-                Ok((text, cubin)) => {
-                    // The sm_90 text: its entries that wait for the previous grid.
-                    if let Some(text) = text {
-                        pdl = xtask::ptx::pdl_entries(&text).unwrap_or_else(|e| panic!("{e}"));
-                    }
-                    let dest = out_dir.join(format!("kernels.sm_{major}{minor}.cubin"));
-                    std::fs::copy(&cubin, &dest)
-                        .unwrap_or_else(|e| panic!("copying {} to {}: {e}", cubin.display(), dest.display()));
-                    entries.push(format!("({major}, {minor}, include_bytes!({:?})),", dest.display().to_string()));
-                }
-                Err(e) => {
-                    println!("cargo:warning=no sm_{major}{minor} cubin embedded: {}", e.lines().next().unwrap_or(""))
-                }
-            }
-        }
-    }
+/// embedded cubin, and `PDL_KERNELS`.
+fn write_cubins_rs(out_dir: &Path, cubins: &[((u32, u32), PathBuf)], pdl: &[String]) -> Result<(), String> {
+    let entries: Vec<String> = cubins
+        .iter()
+        .map(|((major, minor), path)| format!("({major}, {minor}, include_bytes!({:?})),", path.display().to_string()))
+        .collect();
     let code = format!(
         "pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n\
          /// Entries of the sm_90 cubin that wait for the previous grid first (sorted).\n\
          pub const PDL_KERNELS: &[&str] = &{pdl:?};\n",
         entries.join("\n")
     );
-    std::fs::write(out_dir.join("cubins.rs"), code).unwrap_or_else(|e| panic!("writing cubins.rs: {e}"));
+    write(&out_dir.join("cubins.rs"), code.as_bytes())
+}
+
+fn cubin_path(out_dir: &Path, (major, minor): (u32, u32)) -> PathBuf {
+    out_dir.join(format!("kernels.sm_{major}{minor}.cubin"))
+}
+
+/// `CARGO_FEATURE_<NAME>`, set while feature `name` of this crate is on.
+fn feature_var(name: &str) -> String {
+    format!("CARGO_FEATURE_{}", name.to_uppercase().replace('-', "_"))
+}
+
+fn env(key: &str) -> Result<String, String> {
+    std::env::var(key).map_err(|e| format!("{key}: {e}"))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("writing {}: {e}", path.display()))
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::copy(from, to).map(|_| ()).map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
 }

@@ -15,12 +15,15 @@ use kernels::params::{DevPtr, Kernel, KernelParams};
 
 use crate::error::{DriverContext, Error, Result};
 
-/// The kernels, compiled from `kernels/` by `build.rs` and embedded in the binary.
+/// The kernels, embedded in the binary: the prebuilt PTX of `host/prebuilt/` (or, with
+/// a kernel experiment feature or stale prebuilt kernels, PTX built from `kernels/`), put
+/// in OUT_DIR by `build.rs`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
 mod embedded {
     // `CUBINS`: the same kernels as machine code, `(major, minor, cubin)` per
-    // architecture, when build.rs found ptxas (empty otherwise).
+    // architecture: the prebuilt ones, or those ptxas compiled in a from-source build
+    // (none without ptxas, or with SORT_CUBINS=0).
     include!(concat!(env!("OUT_DIR"), "/cubins.rs"));
 }
 pub use embedded::{CUBINS, PDL_KERNELS};
@@ -956,7 +959,7 @@ mod tests {
     /// The dependent-launch list comes from the sm_90 cubin's PTX: sorted (the host
     /// binary-searches it), every name an entry of the embedded PTX, and the sorts
     /// whose launch gaps matter (radix, mergepath) in it whenever that cubin is
-    /// embedded (CI installs ptxas, so there it is).
+    /// embedded (the prebuilt kernels have it).
     #[test]
     fn dependent_launch_list_is_sorted_and_names_the_hot_kernels() {
         assert!(PDL_KERNELS.windows(2).all(|w| w[0] < w[1]));

@@ -2,21 +2,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use xtask::ptx;
+use xtask::{pack, prebuilt, ptx};
 
 const HELP: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
   build-ptx [--check] [--features F]
-                        Compile kernels/ to PTX at target/ptx/kernels.ptx and list its
-                        entry points. With --check, also run `ptxas -arch=sm_90 -v`
-                        (from $PTXAS, PATH, or the venv .ci/run installs under
-                        target/ptxas-venv) and print registers, shared memory, stack
-                        and spills per kernel. With --features, build a kernel variant
-                        (cargo features of `kernels`, e.g. rank-ballot) into
-                        target/ptx/kernels-<features>.ptx instead, for experiments
-                        (load it with SORT_PTX_FILE=...).
+                        Compile kernels/ to PTX (target/ptx/kernels.ptx, entry points
+                        listed) and, with the pinned ptxas (xtask/ptxas-requirements.txt;
+                        from $PTXAS, PATH, or target/ptxas-venv), to the sm_80 and sm_90
+                        cubins; print registers, shared memory, stack and spills per
+                        sm_90 kernel; write the prebuilt kernels that `host` embeds
+                        (host/prebuilt: commit them). With --check, compare host/prebuilt
+                        with this build instead and fail when it is stale. With
+                        --features, build a kernel variant (cargo features of `kernels`,
+                        e.g. rank-ballot) into target/ptx/kernels-<features>.ptx only, for
+                        experiments (load it with SORT_PTX_FILE=...; --check: its sm_90
+                        resources).
   bundle                Build the release CLI and the release test binaries into
                         bundle/ with run-gpu-tests.sh, for a GPU machine without Rust.
   sanitize              Build the bundle and write bundle/sanitize.sh, which runs
@@ -59,35 +62,112 @@ fn cargo() -> PathBuf {
     std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| "cargo".into())
 }
 
+/// The ptxas to build the prebuilt cubins with and its version: refused unless it is the
+/// pinned one, whose cubins are the ones CI rebuilds and compares.
+fn pinned_ptxas(ws: &Path) -> Result<(PathBuf, String), String> {
+    let install = "python3 -m venv target/ptxas-venv && \
+                   target/ptxas-venv/bin/pip install -r xtask/ptxas-requirements.txt";
+    let pinned = pack::pinned_ptxas_version()?;
+    let Some(ptxas) = ptx::find_ptxas(ws) else {
+        return Err(format!(
+            "ptxas not found: the prebuilt cubins need ptxas {pinned}; install it with\n  {install}\n\
+             (or point $PTXAS at it)"
+        ));
+    };
+    let version = ptx::ptxas_version(&ptxas)?;
+    if version != pinned {
+        return Err(format!(
+            "{} is ptxas {version}, but the prebuilt cubins are built and checked with the pinned {pinned} \
+             (xtask/ptxas-requirements.txt): another version would write cubins that CI rejects. Install \
+             it with\n  {install}\n(or point $PTXAS at it)",
+            ptxas.display()
+        ));
+    }
+    Ok((ptxas, version))
+}
+
+/// `build-ptx`: the PTX into target/ptx, and the prebuilt kernels into host/prebuilt
+/// (with `check`, compared with host/prebuilt instead). With `features`, a kernel
+/// variant's PTX only (see HELP).
 fn build_ptx(check: bool, features: &str) -> Result<(), String> {
     let ws = workspace();
-    let (build_dir, name) = if features.is_empty() {
-        (ws.join("target/ptx-build"), "kernels.ptx".to_string())
+    if !features.is_empty() {
+        return build_variant(&ws, check, features);
+    }
+    let ptxas = pinned_ptxas(&ws);
+    let built = ptx::build_all(&ws, &ws.join("target/ptx-build"), "", ptxas.as_ref().ok().map(|p| p.0.as_path()))?;
+    publish_ptx(&ws, &built.ptx, "kernels.ptx")?;
+    // Refused only now, so that the PTX is in target/ptx even without ptxas.
+    let (_, version) = ptxas?;
+    if !built.failed.is_empty() {
+        return Err(built.failed.join("\n"));
+    }
+    let sm90 = built.cubins.iter().find(|c| c.arch == (9, 0)).ok_or("no sm_90 cubin was built")?;
+    print_resources(&sm90.report, &version);
+    let fresh = pack::fresh(&ws, &built, &version)?;
+    let dir = ws.join("host").join(prebuilt::DIR);
+    if check {
+        let differences = pack::differences(&dir, &fresh);
+        if !differences.is_empty() {
+            return Err(format!(
+                "the prebuilt kernels are stale: run `cargo xtask build-ptx` and commit host/{}\n  {}",
+                prebuilt::DIR,
+                differences.join("\n  ")
+            ));
+        }
+        println!(
+            "host/{}: up to date (PTX, {} cubins, {} dependent-launch entries, {} sources)",
+            prebuilt::DIR,
+            fresh.manifest.cubins().count(),
+            fresh.manifest.pdl.len(),
+            fresh.manifest.sources.len()
+        );
     } else {
-        let tag = features.replace(',', "+");
-        (ws.join(format!("target/ptx-build-{tag}")), format!("kernels-{tag}.ptx"))
-    };
-    let built = ptx::build_with_features(&ws, &build_dir, &cargo(), features)?;
+        for line in pack::write(&dir, &fresh)? {
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// A kernel variant (cargo features of `kernels`) into target/ptx/kernels-<features>.ptx,
+/// for experiments that load it with SORT_PTX_FILE; with `check`, its sm_90 resources.
+fn build_variant(ws: &Path, check: bool, features: &str) -> Result<(), String> {
+    let tag = features.replace(',', "+");
+    let built = ptx::build_ptx(ws, &ws.join(format!("target/ptx-build-{tag}")), features)?;
+    let (hopper, _) = publish_ptx(ws, &built, &format!("kernels-{tag}.ptx"))?;
+    if check {
+        let Some(ptxas) = ptx::find_ptxas(ws) else {
+            println!(
+                "ptxas not found: skipping the sm_90 check (set $PTXAS, or install it: see `cargo xtask build-ptx`)"
+            );
+            return Ok(());
+        };
+        let cubin = ptx::build_cubin(&ptxas, &hopper, (9, 0))?;
+        print_resources(&cubin.report, &ptx::ptxas_version(&ptxas)?);
+    }
+    Ok(())
+}
+
+/// Copies the PTX at `built` to target/ptx/`name` and writes the sm_90 text beside it
+/// (what the sm_90 cubin is built from), listing the entry points and the entries
+/// launched as dependents on Hopper. Returns the paths of both.
+fn publish_ptx(ws: &Path, built: &Path, name: &str) -> Result<(PathBuf, PathBuf), String> {
     let dest_dir = ws.join("target/ptx");
     std::fs::create_dir_all(&dest_dir).map_err(|e| e.to_string())?;
     let dest = dest_dir.join(name);
-    std::fs::copy(&built, &dest).map_err(|e| format!("copying the PTX: {e}"))?;
+    std::fs::copy(built, &dest).map_err(|e| format!("copying the PTX: {e}"))?;
     let text = std::fs::read_to_string(&dest).map_err(|e| e.to_string())?;
     let entries = ptx::entry_points(&text);
     println!("wrote {} ({} bytes, {} entry points)", dest.display(), text.len(), entries.len());
     for e in &entries {
         println!("  {e}");
     }
-    // What the sm_90 cubin is built from (and what ptxas checks: it is the code that
-    // runs on Hopper), and the entries the host launches there as dependents.
     let (hopper, hopper_text) = ptx::ptx_for_arch(&dest, (9, 0))?;
     let dependents = ptx::pdl_entries(&hopper_text.ok_or("no sm_90 PTX text")?)?;
     println!("wrote {} ({} entries wait for the previous grid first):", hopper.display(), dependents.len());
     println!("  {}", dependents.join(" "));
-    if check {
-        check_with_ptxas(&ws, &hopper)?;
-    }
-    Ok(())
+    Ok((dest, hopper))
 }
 
 /// Resource use of one kernel as ptxas reports it.
@@ -100,23 +180,9 @@ struct Resources {
     spills: String,
 }
 
-fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
-    let Some(ptxas) = ptx::find_ptxas(ws) else {
-        println!(
-            "ptxas not found: skipping the sm_90 check (set $PTXAS, put ptxas on PATH, or let .ci/run \
-             install nvidia-cuda-nvcc-cu12 into target/ptxas-venv)"
-        );
-        return Ok(());
-    };
-    let out = Command::new(&ptxas)
-        .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
-        .arg(ptx_file)
-        .output()
-        .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
-    let log = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!("ptxas rejected the PTX:\n{log}"));
-    }
+/// Prints registers, static shared memory, stack and spills per kernel from the
+/// `ptxas -arch=sm_90 -v` report `log`.
+fn print_resources(log: &str, version: &str) {
     let mut kernels: Vec<Resources> = Vec::new();
     // The function the last "Function properties for" line named: a kernel's block is
     // followed by those of the functions it calls (a panic handler's 0 spills must
@@ -148,7 +214,7 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
             }
         }
     }
-    println!("ptxas -arch=sm_90 ({}): OK", ptxas.display());
+    println!("ptxas -arch=sm_90 ({version}): OK");
     println!("{:<40} {:>5} {:>16} {:>7} {:>7}", "kernel", "regs", "static smem (B)", "stack", "spills");
     for k in &kernels {
         println!("{:<40} {:>5} {:>16} {:>7} {:>7}", k.name, k.registers, k.smem, k.stack, k.spills);
@@ -156,7 +222,6 @@ fn check_with_ptxas(ws: &Path, ptx_file: &Path) -> Result<(), String> {
     if kernels.iter().any(|k| !k.spills.is_empty() && k.spills != "0") {
         println!("warning: some kernels spill registers to local memory");
     }
-    Ok(())
 }
 
 fn field_before(s: &str) -> String {

@@ -1,9 +1,15 @@
-//! Builds the `kernels` crate into a PTX module with rustc's NVPTX backend.
+//! Builds the `kernels` crate into a PTX module with rustc's NVPTX backend, and the
+//! PTX into cubins with ptxas.
 //!
 //! A nested `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda
 //! -Zbuild-std=core` runs with a scrubbed environment (so the outer cargo's flags,
 //! wrappers and target settings do not leak in) and its own target directory (so it
 //! never waits on the outer build's lock).
+//!
+//! Compiled into host's build script (which builds the kernels from source only when
+//! asked to or when the prebuilt ones are stale) and into xtask (`cargo xtask
+//! build-ptx`, which regenerates the prebuilt kernels) through `#[path]`, so both build
+//! them the same way.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,11 +23,10 @@ pub fn ptx_path(target_dir: &Path) -> PathBuf {
     target_dir.join(TARGET).join("release").join("kernels.ptx")
 }
 
-/// Architectures whose machine code (cubins) `host` embeds beside the PTX when `ptxas`
-/// is available at build time: loading the cubin that matches the GPU skips the
-/// driver's JIT compilation of the whole PTX (seconds on a first run). A cubin runs on
-/// GPUs of the same major version and an equal or higher minor one; other GPUs (and
-/// builds without `ptxas`) JIT-compile the PTX as before.
+/// Architectures whose machine code (cubins) `host` embeds beside the PTX: loading the
+/// cubin that matches the GPU skips the driver's JIT compilation of the whole PTX
+/// (seconds on a first run). A cubin runs on GPUs of the same major version and an
+/// equal or higher minor one; other GPUs JIT-compile the PTX.
 pub const CUBIN_ARCHS: &[(u32, u32)] = &[(8, 0), (9, 0)];
 
 /// `ptxas`: `$PTXAS`, else on `PATH`, else the one `.ci/run` installs from PyPI's
@@ -43,57 +48,118 @@ pub fn find_ptxas(workspace: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Compiles `ptx_file` for `sm_<major><minor>` into a cubin next to it and returns its
-/// path. The cubin is reused while the PTX is unchanged (its FNV-1a hash is kept in a
-/// `.src` file beside it), so every build profile shares one ptxas run.
-pub fn build_cubin(ptxas: &Path, ptx_file: &Path, (major, minor): (u32, u32)) -> Result<PathBuf, String> {
+/// The version `ptxas --version` reports, as in its last line
+/// `Cuda compilation tools, release 12.9, V12.9.86`: `V12.9.86`.
+pub fn ptxas_version(ptxas: &Path) -> Result<String, String> {
+    let out = Command::new(ptxas).arg("--version").output().map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split([' ', ',', '\n'])
+        .find(|w| w.strip_prefix('V').is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit())))
+        .map(str::to_string)
+        .ok_or_else(|| format!("{} --version printed no version: {text:?}", ptxas.display()))
+}
+
+/// A cubin that [`build_cubin`] wrote, with what `ptxas -v` reported on it (registers,
+/// shared memory, stack and spills per kernel).
+pub struct Cubin {
+    pub arch: (u32, u32),
+    pub path: PathBuf,
+    pub report: String,
+}
+
+/// Compiles `ptx_file` for `sm_<major><minor>` into a cubin next to it. The cubin is
+/// reused while the PTX and the ptxas version are unchanged (kept in a `.src` file
+/// beside it, the report in a `.log` file), so a second build costs no ptxas run.
+pub fn build_cubin(ptxas: &Path, ptx_file: &Path, (major, minor): (u32, u32)) -> Result<Cubin, String> {
     let arch = format!("sm_{major}{minor}");
     let ptx = std::fs::read(ptx_file).map_err(|e| format!("reading {}: {e}", ptx_file.display()))?;
-    let hash = format!("{:016x} {}\n", fnv1a(&ptx), ptxas.display());
-    let cubin = ptx_file.with_extension(format!("{arch}.cubin"));
+    let stamp_text = format!("{:016x} {}\n", crate::prebuilt::fingerprint(&ptx), ptxas_version(ptxas)?);
+    let path = ptx_file.with_extension(format!("{arch}.cubin"));
     let stamp = ptx_file.with_extension(format!("{arch}.src"));
-    if cubin.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == hash) {
-        return Ok(cubin);
+    let log = ptx_file.with_extension(format!("{arch}.log"));
+    let cubin = |report| Cubin { arch: (major, minor), path: path.clone(), report };
+    if path.is_file()
+        && std::fs::read_to_string(&stamp).is_ok_and(|s| s == stamp_text)
+        && let Ok(report) = std::fs::read_to_string(&log)
+    {
+        return Ok(cubin(report));
     }
     let out = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
+        .arg("-v")
         .arg("-o")
-        .arg(&cubin)
+        .arg(&path)
         .arg(ptx_file)
         .output()
         .map_err(|e| format!("running {}: {e}", ptxas.display()))?;
+    let report = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
-        let _ = std::fs::remove_file(&cubin);
-        return Err(format!("ptxas -arch={arch} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        let _ = std::fs::remove_file(&path);
+        return Err(format!("ptxas -arch={arch} failed:\n{report}"));
     }
-    std::fs::write(&stamp, hash).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
-    Ok(cubin)
+    std::fs::write(&log, &report).map_err(|e| format!("writing {}: {e}", log.display()))?;
+    std::fs::write(&stamp, stamp_text).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+    Ok(cubin(report))
 }
 
-/// 64-bit FNV-1a: a dependency-free fingerprint of the PTX for [`build_cubin`]'s cache.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+/// The kernels built from source: the baseline PTX and the cubins ptxas compiled.
+pub struct Built {
+    pub ptx: PathBuf,
+    pub cubins: Vec<Cubin>,
+    /// Why a cubin of [`CUBIN_ARCHS`] is missing (ptxas failed), one line each.
+    pub failed: Vec<String>,
+    /// Entries of the sm_90 cubin that wait for the previous grid first (sorted; empty
+    /// without that cubin): the kernels the host may launch as programmatic dependents.
+    pub pdl: Vec<String>,
+}
+
+/// Builds the PTX (see [`build_ptx`]) and, with `ptxas`, a cubin for each architecture
+/// of [`CUBIN_ARCHS`] (ptxas runs in parallel, one process per architecture).
+pub fn build_all(workspace: &Path, target_dir: &Path, features: &str, ptxas: Option<&Path>) -> Result<Built, String> {
+    let ptx = build_ptx(workspace, target_dir, features)?;
+    let mut built = Built { ptx, cubins: Vec::new(), failed: Vec::new(), pdl: Vec::new() };
+    let Some(ptxas) = ptxas else { return Ok(built) };
+    let results: Vec<Result<(Cubin, Option<String>), String>> = std::thread::scope(|s| {
+        let jobs: Vec<_> = CUBIN_ARCHS
+            .iter()
+            .map(|&arch| {
+                let ptx = &built.ptx;
+                s.spawn(move || {
+                    let (src, text) = ptx_for_arch(ptx, arch)?;
+                    Ok((build_cubin(ptxas, &src, arch)?, text))
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err("a ptxas thread panicked".into()))).collect()
+    });
+    for result in results {
+        match result {
+            Ok((cubin, text)) => {
+                // The sm_90 text: its entries that wait for the previous grid.
+                if let Some(text) = text {
+                    built.pdl = pdl_entries(&text)?;
+                }
+                built.cubins.push(cubin);
+            }
+            Err(e) => built.failed.push(e.lines().next().unwrap_or("").to_string()),
+        }
+    }
+    Ok(built)
 }
 
 /// Environment variables passed through to the nested cargo; everything else is
-/// dropped (CARGO_*, RUSTFLAGS, RUSTC_WRAPPER, ... of the outer build).
-const KEEP_ENV: &[&str] = &["PATH", "HOME", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN", "TMPDIR"];
+/// dropped (CARGO_*, RUSTFLAGS, RUSTC_WRAPPER, ... of the outer build, and
+/// RUSTUP_TOOLCHAIN, so that rustup picks the workspace's pinned nightly from
+/// rust-toolchain.toml even under a stable outer build).
+const KEEP_ENV: &[&str] = &["PATH", "HOME", "RUSTUP_HOME", "CARGO_HOME", "TMPDIR"];
 
-/// Compiles `<workspace>/kernels` to PTX using `target_dir` and returns the PTX path.
-/// `cargo` is the cargo binary to run (the outer build's `$CARGO` when available).
-pub fn build(workspace: &Path, target_dir: &Path, cargo: &Path) -> Result<PathBuf, String> {
-    build_with_features(workspace, target_dir, cargo, "")
-}
-
-/// [`build`] with cargo features of the `kernels` crate enabled (comma-separated;
-/// experiments that compare kernel variants build each into its own `target_dir`).
-pub fn build_with_features(
-    workspace: &Path,
-    target_dir: &Path,
-    cargo: &Path,
-    features: &str,
-) -> Result<PathBuf, String> {
-    let mut cmd = Command::new(cargo);
+/// Compiles `<workspace>/kernels` to PTX using `target_dir` and returns the PTX path,
+/// with cargo features of the `kernels` crate enabled (comma-separated; experiments
+/// that compare kernel variants build each into its own `target_dir`). The nested
+/// cargo is `cargo` from `PATH`: rustup's proxy, which runs the toolchain that
+/// rust-toolchain.toml pins (the PTX is only reproducible with that one).
+pub fn build_ptx(workspace: &Path, target_dir: &Path, features: &str) -> Result<PathBuf, String> {
+    let mut cmd = Command::new("cargo");
     cmd.env_clear();
     for key in KEEP_ENV {
         if let Some(v) = std::env::var_os(key) {
@@ -110,9 +176,13 @@ pub fn build_with_features(
         .args(["--config", "profile.release.codegen-units=1"])
         .args(["--", "-C"])
         .arg(format!("target-cpu={TARGET_CPU}"));
-    let status = cmd.status().map_err(|e| format!("could not run {}: {e}", cargo.display()))?;
+    let status = cmd.status().map_err(|e| format!("could not run cargo: {e}"))?;
     if !status.success() {
-        return Err(format!("building the kernels for {TARGET} failed ({status})"));
+        return Err(format!(
+            "building the kernels for {TARGET} failed ({status}); this needs the nightly toolchain that \
+             {} pins (`rustup toolchain install` there installs it)",
+            workspace.join("rust-toolchain.toml").display()
+        ));
     }
     let ptx = ptx_path(target_dir);
     if !ptx.is_file() {
@@ -348,12 +418,6 @@ pub fn entry_name(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv1a_matches_the_reference_values() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
-    }
 
     #[test]
     fn launch_bounds_go_after_the_parameter_list() {
