@@ -2,8 +2,8 @@
 //! back. Needs a GPU; says so and exits cleanly without one.
 //!
 //! `cargo run -p host --release --example device_data`
-use host::inputs::generate;
-use host::measure::gkeys_per_s;
+use host::testing::inputs::generate;
+use host::testing::measure::gkeys_per_s;
 use host::{Distribution, SortOptions, Sorter};
 
 fn main() -> Result<(), host::Error> {

@@ -2,7 +2,7 @@
 //! median and minimum of several parses of the same bytes, in MB/s and elements/s.
 //!
 //! `cargo run -p host --release --example parse_text -- f32 keys.txt [repeats]`
-use host::file_sort::format::parse_text;
+use host::testing::file_format::parse_text;
 use host::{KeyType, with_key_type};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

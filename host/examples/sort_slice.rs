@@ -1,8 +1,9 @@
 //! Sort a slice of random keys on the GPU (or the CPU without one) and check it.
 //!
 //! `cargo run -p host --release --example sort_slice -- 16777216`
-use host::inputs::generate;
-use host::{Distribution, Order, SortOptions, Sorter, Variant, verify};
+use host::testing::inputs::generate;
+use host::testing::verify;
+use host::{Distribution, Order, SortOptions, Sorter, Variant};
 
 fn main() -> Result<(), host::Error> {
     let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1 << 20);

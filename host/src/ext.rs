@@ -13,7 +13,7 @@ pub fn shared_sorter() -> &'static Sorter {
     SORTER.get_or_init(Sorter::with_fallback)
 }
 
-/// GPU sorting methods on slices (see the [module docs](self)).
+/// GPU sorting methods on slices, each on the process-wide [`shared_sorter`].
 ///
 /// ```
 /// use host::GpuSliceExt;

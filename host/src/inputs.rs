@@ -6,7 +6,8 @@ use crate::{Element, Entity, Order, cpu};
 
 /// Shape of the input. Besides uniform keys, the adversarial cases that break naive
 /// quicksorts and expose unstable merges.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Distribution {
     /// Independent random keys.
     #[default]

@@ -1,7 +1,8 @@
 //! Element types chosen at run time (command line, benchmark lists).
 
 /// The element types the library sorts, by command-line name.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum KeyType {
     #[default]
     U32,

@@ -153,44 +153,40 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Timing
+//! # Cargo features
 //!
-//! [`measure`] times sorts the way `host bench` does (CUDA events, warm-up, inputs
-//! restored before each repeat); [`bench`] runs whole grids of configurations.
-//!
-//! ```
-//! use host::measure::{gkeys_per_s, time_sort};
-//! use host::{SortOptions, Sorter};
-//!
-//! let input: Vec<u32> = host::inputs::generate(1 << 12, host::Distribution::Uniform, 1);
-//! let t = time_sort(&Sorter::with_fallback(), &input, &SortOptions::default(), 3)?;
-//! println!("{:.3} Gkeys/s", gkeys_per_s(input.len(), t.median_ms()));
-//! # Ok::<(), host::Error>(())
-//! ```
+//! `cli` (default): the `host` command-line program with its benchmarks, studies,
+//! tables and charts (clap, indicatif). A library user writes
+//! `host = { ..., default-features = false }` and compiles none of it.
 mod atomic_file;
-pub mod bench;
+#[cfg(feature = "cli")]
+mod bench;
 mod by_key;
-pub mod cpu;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
+mod cpu;
 pub mod device;
 mod error;
 mod ext;
 pub mod file_sort;
-pub mod inputs;
+mod inputs;
 mod key_type;
-pub mod measure;
-pub mod multi_gpu;
-pub mod report;
-pub mod scan;
+mod measure;
+mod multi_gpu;
+#[cfg(feature = "cli")]
+mod report;
+mod scan;
 mod sorter;
-pub mod study;
+#[cfg(feature = "cli")]
+mod study;
 #[doc(hidden)]
 pub mod testing;
-pub mod trace;
+mod trace;
 mod tuning;
-pub mod variants;
-pub mod verify;
+mod variants;
+mod verify;
 
-pub use atomic_file::{AtomicFile, write_atomic};
 pub use by_key::{Key32, RecordKey};
 /// The cudarc this crate is built on, for [`Gpu::with_stream`] and
 /// [`DeviceBuffer::from_cuda_slice`] (same version, so its types match).
@@ -202,8 +198,9 @@ pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
-pub use sorter::{Backend, MAX_BLOCK_SIZE, Order, SortOptions, Sorter, check_block_size, cpu_top_k};
+pub use sorter::{Backend, Order, SortOptions, Sorter};
 pub use variants::Variant;
+pub use variants::records::KeyField;
 
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].

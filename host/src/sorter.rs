@@ -8,12 +8,13 @@ use crate::variants::{self, Variant};
 use crate::{Element, cpu};
 
 /// Sort direction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Order {
     #[default]
-    #[value(name = "asc", alias = "ascending")]
+    #[cfg_attr(feature = "cli", value(name = "asc", alias = "ascending"))]
     Ascending,
-    #[value(name = "desc", alias = "descending")]
+    #[cfg_attr(feature = "cli", value(name = "desc", alias = "descending"))]
     Descending,
 }
 
@@ -420,13 +421,12 @@ impl Sorter {
 
     /// Sorts records by the key field `field` (a primitive key at a byte offset),
     /// stably, in `opts.order`: like [`Sorter::sort_by_key`], but the GPU also reads
-    /// the keys and moves the records (upload, [`variants::records::sort_by_field`],
+    /// the keys and moves the records (upload, key extraction, pair sort, gather,
     /// download), and the record size may be known only at run time: `bytes` holds
     /// records of `record_bytes` bytes each (the CLI's `--record-size`/`--key-offset`).
     ///
     /// ```
-    /// use host::variants::records::KeyField;
-    /// use host::{KeyType, SortOptions, Sorter};
+    /// use host::{KeyField, KeyType, SortOptions, Sorter};
     ///
     /// // 6-byte records: a little-endian i32 key at byte 2 after a 2-byte tag.
     /// let mut bytes = Vec::new();

@@ -12,6 +12,54 @@
 //! set (the fuzz step of `.ci/run`): [`fuzz_rounds`].
 use std::io::Write;
 
+// The crate's internals the test binaries and examples use, under one hidden roof.
+pub use crate::sorter::{MAX_BLOCK_SIZE, check_block_size, cpu_top_k};
+
+/// Generated inputs ([`crate::Distribution`]s, seeds).
+pub mod inputs {
+    pub use crate::inputs::*;
+}
+/// Checks of sorted outputs against the input.
+pub mod verify {
+    pub use crate::verify::*;
+}
+/// The CPU sorts and the reference sort.
+pub mod cpu {
+    pub use crate::cpu::*;
+}
+/// Timing of sorts.
+pub mod measure {
+    pub use crate::measure::*;
+}
+/// The launchers of each algorithm, with their test hooks.
+pub mod variants {
+    pub use crate::variants::*;
+}
+/// The device-wide scan.
+pub mod scan {
+    pub use crate::scan::*;
+}
+/// The multi-GPU sort's parts.
+pub mod multi_gpu {
+    pub use crate::multi_gpu::*;
+}
+/// Reading and writing element files.
+pub mod file_format {
+    pub use crate::file_sort::format::*;
+}
+/// The file sort's streaming pipeline through the device.
+pub mod file_pipeline {
+    pub use crate::file_sort::pipeline::*;
+}
+/// The device layer (the embedded PTX, for the tests that read it).
+pub mod device {
+    pub use crate::device::*;
+}
+/// The timeline of `SORT_TRACE=1`.
+pub mod trace {
+    pub use crate::trace::*;
+}
+
 /// The environment variable naming the file [`skipped`] appends to.
 pub const SKIP_LOG_VAR: &str = "SORT_SKIP_LOG";
 

@@ -61,7 +61,7 @@ fn too_large_allocation_is_out_of_memory() {
 fn segments_by_reference<T: host::Element>(input: &[T], offsets: &[usize], order: Order) -> Vec<T> {
     let mut want = input.to_vec();
     for w in offsets.windows(2) {
-        host::cpu::reference_sort(&mut want[w[0]..w[1]], order);
+        host::testing::cpu::reference_sort(&mut want[w[0]..w[1]], order);
     }
     want
 }
@@ -70,10 +70,10 @@ fn bits_of<T: host::Element>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.bits().into()).collect()
 }
 
-fn check_cpu_segments<T: host::inputs::Random>() {
+fn check_cpu_segments<T: host::testing::inputs::Random>() {
     let n = 20_000;
-    let input: Vec<T> = host::inputs::generate(n, host::Distribution::FewUnique, 9);
-    let mut offsets = host::inputs::segment_offsets(n - 100, 200, 3);
+    let input: Vec<T> = host::testing::inputs::generate(n, host::Distribution::FewUnique, 9);
+    let mut offsets = host::testing::inputs::segment_offsets(n - 100, 200, 3);
     offsets.iter_mut().for_each(|o| *o += 50); // keys 0..50 and n-50.. are outside
     offsets.insert(100, offsets[100]); // an empty segment
     offsets.push(n - 50 + 1); // one of length 1
@@ -169,7 +169,7 @@ fn cpu_segmented_pairs_are_stable_per_segment() {
     fn one<T: TotalOrder>(keys: Vec<T>) {
         let n = keys.len();
         let vals: Vec<u32> = (0..n as u32).collect();
-        let mut offsets = host::inputs::segment_offsets(n - 20, 50, 8);
+        let mut offsets = host::testing::inputs::segment_offsets(n - 20, 50, 8);
         offsets.iter_mut().for_each(|o| *o += 10); // keys 0..10 and n-10.. are outside
         for order in [Order::Ascending, Order::Descending] {
             let (mut k, mut v) = (keys.clone(), vals.clone());
@@ -179,8 +179,8 @@ fn cpu_segmented_pairs_are_stable_per_segment() {
             assert_eq!(v, wv, "{} {order}", T::NAME);
         }
     }
-    fn few_unique<T: host::inputs::Random>(seed: u64) -> Vec<T> {
-        host::inputs::generate(10_000, host::Distribution::FewUnique, seed)
+    fn few_unique<T: host::testing::inputs::Random>(seed: u64) -> Vec<T> {
+        host::testing::inputs::generate(10_000, host::Distribution::FewUnique, seed)
     }
     one::<u32>(few_unique(4));
     one::<i32>(few_unique(5));

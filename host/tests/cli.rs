@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use host::file_sort::{Format, format};
-use host::inputs::generate;
-use host::{Distribution, Entity, Order, Sorter, cpu};
+use host::file_sort::Format;
+use host::testing::cpu;
+use host::testing::file_format as format;
+use host::testing::inputs::generate;
+use host::{Distribution, Entity, Order, Sorter};
 
 fn host_bin() -> PathBuf {
     std::env::var_os("HOST_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from)

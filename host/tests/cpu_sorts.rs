@@ -3,8 +3,9 @@
 //! index as id), and thread counts that don't divide n, exceed n, or are 1.
 mod common;
 
-use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, Error, KeyType, Order, SortKey, cpu, verify, with_key_type};
+use host::testing::inputs::{Random, generate};
+use host::testing::{cpu, verify};
+use host::{Distribution, Element, Entity, Error, KeyType, Order, SortKey, with_key_type};
 
 /// Sizes that no power of two or thread count divides, on top of `common::SIZES`.
 const RANDOM_SIZES: &[usize] = &[5, 17, 94, 613, 2_731, 33_333, 129_001];

@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use host::file_sort::{Format, format};
-use host::inputs::generate;
-use host::{Distribution, Entity, Order, cpu};
+use host::file_sort::Format;
+use host::testing::cpu;
+use host::testing::file_format as format;
+use host::testing::inputs::generate;
+use host::{Distribution, Entity, Order};
 
 fn host_bin() -> PathBuf {
     std::env::var_os("HOST_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from)

@@ -10,8 +10,8 @@
 //! `host/fuzz-regressions/` (commit it with its fix) and replayed first from then on.
 mod common;
 
-use host::file_sort::format::{self, BinaryReader, TextElement};
-use host::variants::records::KeyField;
+use host::KeyField;
+use host::testing::file_format::{self as format, BinaryReader, TextElement};
 use host::{Entity, Error, KeyType, Order, SortOptions, Sorter};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};

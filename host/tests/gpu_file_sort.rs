@@ -2,9 +2,11 @@
 //! variant, checked against the CPU reference. Skips without a device.
 mod common;
 
-use host::file_sort::{self, FileSortOptions, Format, format};
-use host::inputs::generate;
-use host::{Distribution, KeyType, Order, SortOptions, Variant, cpu};
+use host::file_sort::{self, FileSortOptions, Format};
+use host::testing::cpu;
+use host::testing::file_format as format;
+use host::testing::inputs::generate;
+use host::{Distribution, KeyType, Order, SortOptions, Variant};
 
 #[test]
 fn chunked_gpu_sort_with_every_variant() {
@@ -42,7 +44,7 @@ fn pipelined_file_sort_every_type_and_stage_pattern() {
     let d = std::env::temp_dir().join(format!("host-gpu-pipe-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
-    fn one<T: host::inputs::Random + host::file_sort::TextElement>(
+    fn one<T: host::testing::inputs::Random + host::file_sort::TextElement>(
         sorter: &host::Sorter,
         inp: &std::path::Path,
         out: &std::path::Path,
@@ -53,9 +55,9 @@ fn pipelined_file_sort_every_type_and_stage_pattern() {
     ) {
         let data: Vec<T> = generate(n, Distribution::FewUnique, n as u64);
         format::write_file(inp, &data, Format::Binary).unwrap();
-        let mut file = host::AtomicFile::create(out).unwrap();
+        let mut file = host::file_sort::AtomicFile::create(out).unwrap();
         let opts = SortOptions::default().order(order);
-        file_sort::pipeline::sort_binary_staged::<T>(sorter, inp, n, &mut file, &opts, stage, stages).unwrap();
+        host::testing::file_pipeline::sort_binary_staged::<T>(sorter, inp, n, &mut file, &opts, stage, stages).unwrap();
         file.commit_with(false).unwrap();
         let mut expect = data.clone();
         cpu::reference_sort(&mut expect, order);

@@ -4,8 +4,8 @@
 //! a device (see `common::gpu_sorter`).
 mod common;
 
-use host::inputs::generate;
-use host::variants::radix;
+use host::testing::inputs::generate;
+use host::testing::variants::radix;
 use host::{DeviceBuffer, Distribution, Gpu, Order, SortOptions, Sorter};
 
 #[test]

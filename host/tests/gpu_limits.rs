@@ -1,8 +1,9 @@
 //! Limits and faults on the GPU: errors instead of panics or silent corruption.
 mod common;
 
-use host::inputs::generate;
-use host::{Distribution, Error, Order, SortOptions, Variant, verify};
+use host::testing::inputs::generate;
+use host::testing::verify;
+use host::{Distribution, Error, Order, SortOptions, Variant};
 use kernels::naive::{MergePass, NaiveKernels};
 use kernels::params::{DevPtr, Direction};
 

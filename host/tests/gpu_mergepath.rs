@@ -4,7 +4,8 @@
 mod common;
 
 use common::gpu_sorter;
-use host::{Distribution, Entity, Order, SortOptions, Variant, verify};
+use host::testing::verify;
+use host::{Distribution, Entity, Order, SortOptions, Variant};
 use kernels::mergepath as mp;
 use rayon::prelude::*;
 
@@ -120,14 +121,14 @@ fn mergepath_special_floats() {
 /// uneven lengths (empty ones included) merged into one, keys alone and with 4- and
 /// 8-byte values that record each key's run and position, so the result shows the
 /// stability rule (an earlier run's equal keys first) directly.
-fn check_run_merge<K: host::inputs::Random + host::Element>(s: &host::Sorter, lens: &[usize], order: Order) {
-    use host::variants::mergepath::{Run, merge_run_list, merge_run_list_pairs};
+fn check_run_merge<K: host::testing::inputs::Random + host::Element>(s: &host::Sorter, lens: &[usize], order: Order) {
+    use host::testing::variants::mergepath::{Run, merge_run_list, merge_run_list_pairs};
     let gpu = s.gpu().expect("a GPU sorter");
     let desc = order.is_descending();
     let mut runs: Vec<Vec<K>> = Vec::new();
     for (r, &len) in lens.iter().enumerate() {
         let dist = if r % 2 == 0 { Distribution::FewUnique } else { Distribution::Uniform };
-        let mut v: Vec<K> = host::inputs::generate(len, dist, 77 + r as u64);
+        let mut v: Vec<K> = host::testing::inputs::generate(len, dist, 77 + r as u64);
         v.sort_by_key(|k| k.ord_bits(desc));
         runs.push(v);
     }
@@ -204,8 +205,13 @@ fn mergepath_run_list_merges_are_stable() {
 /// The merge-path sort of pairs (`mergepath_block_sort_kv_*`, `mergepath_merge_kv_*`)
 /// against the CPU's stable sort: values are input indices (u32) or indices shifted
 /// into the high bits (u64), so equal keys must come out with increasing values.
-fn check_pairs<K: host::inputs::Random + host::Element>(s: &host::Sorter, n: usize, order: Order, dist: Distribution) {
-    let keys: Vec<K> = host::inputs::generate(n, dist, n as u64 ^ 0x5a1e);
+fn check_pairs<K: host::testing::inputs::Random + host::Element>(
+    s: &host::Sorter,
+    n: usize,
+    order: Order,
+    dist: Distribution,
+) {
+    let keys: Vec<K> = host::testing::inputs::generate(n, dist, n as u64 ^ 0x5a1e);
     let desc = order.is_descending();
     let mut idx: Vec<u32> = (0..n as u32).collect();
     idx.sort_by_key(|&i| keys[i as usize].ord_bits(desc));

@@ -10,8 +10,9 @@ use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter, verify};
+use host::testing::inputs::{Random, generate};
+use host::testing::verify;
+use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -289,7 +290,7 @@ fn silent_peer_is_an_error_not_a_hang() {
     assert!(took < Duration::from_secs(20), "took {took:?}");
     assert_eq!(data, input, "host data unchanged on error");
     let _ = writeln!(std::io::stderr(), "silent peer: {} after {took:?}", r.unwrap_err());
-    s.set_exchange_timeout(host::multi_gpu::DEFAULT_EXCHANGE_TIMEOUT);
+    s.set_exchange_timeout(host::testing::multi_gpu::DEFAULT_EXCHANGE_TIMEOUT);
     check_keys(&s, &input, Order::Ascending, "after a failed exchange");
 }
 
@@ -319,7 +320,7 @@ fn one_gpu_is_the_radix_sort() {
 /// are equal words.)
 #[test]
 fn merge_of_many_runs() {
-    use host::variants::mergepath;
+    use host::testing::variants::mergepath;
     let Some(sorter) = common::gpu_sorter("merge_of_many_runs") else { return };
     let gpu = sorter.gpu().expect("a GPU sorter");
     let mut state = 99u64;
@@ -396,9 +397,9 @@ fn partition_large() {
     let cuts = [u32::MAX as u64 / 2, 0];
     for _ in 0..3 {
         let (_, _, sends) =
-            host::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, None, &cuts, Order::Ascending).unwrap();
+            host::testing::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, None, &cuts, Order::Ascending).unwrap();
         assert_eq!(sends.iter().sum::<u64>(), keys.len() as u64);
-        host::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, Some(&v), &cuts, Order::Ascending).unwrap();
+        host::testing::multi_gpu::partition_on_gpu::<u32, u32>(gpu, &k, Some(&v), &cuts, Order::Ascending).unwrap();
     }
 }
 
@@ -431,7 +432,7 @@ where
                     }
                     let (k, v) = (gpu.upload(&keys).unwrap(), gpu.upload(&idx).unwrap());
                     let (pk, pv, sends) =
-                        host::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, Some(&v), &flat, order).unwrap();
+                        host::testing::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, Some(&v), &flat, order).unwrap();
                     let what = format!("{} n {n} {dist} {order} {parts} parts", K::NAME);
                     assert_eq!(sends, want.iter().map(|w| w.len() as u64).collect::<Vec<_>>(), "{what}: sizes");
                     let order_idx: Vec<usize> = want.concat();
@@ -445,7 +446,8 @@ where
                     let kb = |x: &[K]| x.iter().map(|k| k.ord_bits(false).into()).collect::<Vec<u64>>();
                     let want_k: Vec<K> = order_idx.iter().map(|&i| keys[i]).collect();
                     assert_eq!(kb(&got_k), kb(&want_k), "{what}: keys");
-                    let (kk, none, _) = host::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, None, &flat, order).unwrap();
+                    let (kk, none, _) =
+                        host::testing::multi_gpu::partition_on_gpu::<K, V>(gpu, &k, None, &flat, order).unwrap();
                     assert!(none.is_none());
                     assert_eq!(kb(&kk.to_vec(gpu).unwrap()), kb(&want_k), "{what}: keys alone");
                 }

@@ -3,9 +3,10 @@
 mod common;
 
 use common::{check_variant, gpu_sorter};
-use host::inputs::generate;
-use host::variants::quick::{self, PartitionCounts};
-use host::{Distribution, Element, Entity, Order, SortOptions, Variant, verify};
+use host::testing::inputs::generate;
+use host::testing::variants::quick::{self, PartitionCounts};
+use host::testing::verify;
+use host::{Distribution, Element, Entity, Order, SortOptions, Variant};
 
 const V: Variant = Variant::Quick;
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
@@ -108,7 +109,7 @@ fn check_partition<T: Element>(input: &[T], pivot: T, order: Order) {
         at += e.len();
         // Sorting the GPU's part on the CPU makes verify::check a multiset comparison
         // (it also rejects keys that belong to another part: their order would break).
-        host::cpu::reference_sort(&mut got, order);
+        host::testing::cpu::reference_sort(&mut got, order);
         verify::check(e, &got, order, false).unwrap_or_else(|m| panic!("{what}, part {i}: {m}"));
     }
 }
@@ -146,7 +147,7 @@ fn check_scan(values: &[u64]) {
     let mut with_total = values.to_vec();
     with_total.push(u64::MAX);
     let mut buf = gpu.upload(&with_total).unwrap();
-    host::scan::exclusive_scan_u64(gpu, &mut buf, values.len()).unwrap();
+    host::testing::scan::exclusive_scan_u64(gpu, &mut buf, values.len()).unwrap();
     let got = buf.to_vec(gpu).unwrap();
     let mut acc = 0u64;
     for (i, &v) in values.iter().enumerate() {
@@ -170,5 +171,5 @@ fn scan_matches_cpu_prefix_sums() {
     }
     let s = gpu_sorter("scan").unwrap();
     let mut short = s.gpu().unwrap().upload(&[1u64, 2]).unwrap();
-    assert!(host::scan::exclusive_scan_u64(s.gpu().unwrap(), &mut short, 2).is_err(), "no slot for the total");
+    assert!(host::testing::scan::exclusive_scan_u64(s.gpu().unwrap(), &mut short, 2).is_err(), "no slot for the total");
 }

@@ -3,9 +3,10 @@
 mod common;
 
 use common::gpu_sorter;
-use host::inputs::{Random, generate};
-use host::variants::radix;
-use host::{Bytes, Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant, verify};
+use host::testing::inputs::{Random, generate};
+use host::testing::variants::radix;
+use host::testing::verify;
+use host::{Bytes, Distribution, Element, Entity, Error, Order, SortOptions, Sorter, Variant};
 use rayon::prelude::*;
 
 const V: Variant = Variant::Radix;

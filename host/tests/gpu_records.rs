@@ -5,7 +5,7 @@
 mod common;
 
 use common::gpu_sorter;
-use host::variants::records::{self, KeyField};
+use host::testing::variants::records::{self, KeyField};
 use host::{Distribution, KeyType, Order, SortOptions};
 
 const KEY_TYPES: [KeyType; 6] = [KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64, KeyType::I64, KeyType::F64];

@@ -4,9 +4,10 @@
 mod common;
 
 use common::gpu_sorter;
-use host::inputs::{Random, generate, segment_offsets};
-use host::variants::{radix, segmented};
-use host::{Distribution, Element, Order, SortOptions, Sorter, cpu};
+use host::testing::cpu;
+use host::testing::inputs::{Random, generate, segment_offsets};
+use host::testing::variants::{radix, segmented};
+use host::{Distribution, Element, Order, SortOptions, Sorter};
 use rayon::prelude::*;
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];

@@ -4,9 +4,10 @@
 mod common;
 
 use common::gpu_sorter;
-use host::inputs::{Random, generate};
-use host::variants::topk;
-use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, cpu_top_k};
+use host::testing::cpu_top_k;
+use host::testing::inputs::{Random, generate};
+use host::testing::variants::topk;
+use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter};
 use rayon::prelude::*;
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
@@ -98,7 +99,7 @@ fn topk_2p24() {
 fn topk_skewed_bits_and_ties() {
     let Some(s) = gpu_sorter("topk_skewed_bits_and_ties") else { return };
     let n = (1 << 22) + 5;
-    let h = |i: usize| host::inputs::splitmix64(i as u64);
+    let h = |i: usize| host::testing::inputs::splitmix64(i as u64);
     let low20: Vec<u32> = (0..n).map(|i| h(i) as u32 & 0xf_ffff).collect();
     let low9: Vec<u64> = (0..n).map(|i| h(i) & 0x1ff).collect();
     let mid: Vec<u64> = (0..n).map(|i| 0x1234_5600_0000_0000 | (h(i) & 0xff_ffff) << 8).collect();

@@ -6,8 +6,9 @@
 //! and skip visibly without a device (fail with SORT_REQUIRE_GPU=1).
 mod common;
 
-use host::inputs::{Random, generate};
-use host::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
+use host::testing::inputs::{Random, generate};
+use host::testing::verify;
+use host::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, with_key_type};
 use proptest::prelude::*;
 
 fn length() -> impl Strategy<Value = usize> {

@@ -3,7 +3,7 @@
 //! and bad arguments. The GPU versions are in `gpu_records.rs`.
 mod common;
 
-use host::variants::records::KeyField;
+use host::KeyField;
 use host::{Distribution, Error, GpuSliceExt, KeyType, Order, SortOptions, Sorter};
 
 const KEY_TYPES: [KeyType; 6] = [KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64, KeyType::I64, KeyType::F64];
@@ -57,7 +57,7 @@ fn sort_by_key_is_stable_with_pair_keys() {
 
 #[test]
 fn extension_trait_sorts_like_the_sorter() {
-    let mut v: Vec<i64> = host::inputs::generate(10_000, Distribution::Uniform, 5);
+    let mut v: Vec<i64> = host::testing::inputs::generate(10_000, Distribution::Uniform, 5);
     let mut want = v.clone();
     want.sort();
     v.gpu_sort().unwrap();

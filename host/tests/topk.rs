@@ -1,7 +1,8 @@
 //! `Sorter::top_k` without a GPU: the CPU fallback against the stable argsort, and
 //! bad inputs as documented results or errors, never panics.
-use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter, cpu_top_k};
+use host::testing::cpu_top_k;
+use host::testing::inputs::{Random, generate};
+use host::{Distribution, Element, Entity, Error, Order, SortOptions, Sorter};
 
 /// `argsort(keys)[..k]` and the keys there: the definition of top-k.
 fn reference<K: Element>(keys: &[K], k: usize, order: Order) -> (Vec<u64>, Vec<u32>) {

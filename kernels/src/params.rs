@@ -1,5 +1,5 @@
 //! The host-kernel boundary: each kernel's parameters are one `#[repr(C)]` struct,
-//! declared once with [`kernel_params!`] in the portable half of its family, which both
+//! declared once with [`crate::kernel_params!`] in the portable half of its family, which both
 //! sides compile. The host fills that struct and launches it through one typed call
 //! (`host`'s `Gpu::launch`, given a [`Kernel`] handle); the device entry receives the
 //! same fields and rebuilds the struct for the kernel body.
@@ -11,7 +11,7 @@
 //! fills from the same bytes as a C struct. But LLVM then no longer knows that the
 //! pointers inside it address global memory, and every load and store through them
 //! becomes a generic one (`ld.b32` where a pointer parameter gives `ld.global.b32`).
-//! So [`kernel_params!`] writes each entry's parameter list from the struct's fields,
+//! So [`crate::kernel_params!`] writes each entry's parameter list from the struct's fields,
 //! in order: the PTX of an entry is exactly what hand-written parameters gave, and a
 //! C struct's layout is the layout of the parameter buffer of those parameters, so the
 //! two agree field by field. `host`'s tests check every entry of the PTX against its
@@ -148,7 +148,7 @@ pub const MAX_PARAMS: usize = 24;
 /// them (`void **kernelParams`); valid while the struct is borrowed.
 pub type ArgPtrs = ([*mut core::ffi::c_void; MAX_PARAMS], usize);
 
-/// A kernel's parameter struct, implemented by [`kernel_params!`] alone.
+/// A kernel's parameter struct, implemented by [`crate::kernel_params!`] alone.
 ///
 /// # Safety
 /// [`FIELDS`](Self::FIELDS) lists every field in declaration order with its offset
@@ -163,7 +163,7 @@ pub unsafe trait KernelParams: Copy + 'static {
 }
 
 /// A kernel entry whose parameters are `P`. Made only by the entry macros that
-/// [`kernel_params!`] defines, next to the entry itself, so the name and the
+/// [`crate::kernel_params!`] defines, next to the entry itself, so the name and the
 /// parameter type cannot disagree.
 pub struct Kernel<P> {
     name: &'static str,
@@ -375,7 +375,7 @@ pub unsafe extern "ptx-kernel" fn params_abi_probe(p: AbiProbe) {
     }
 }
 
-/// The struct [`params_abi_probe`] takes by value: 8 + 8 + 4 bytes, padded to 24.
+/// The struct `params_abi_probe` takes by value: 8 + 8 + 4 bytes, padded to 24.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct AbiProbe {

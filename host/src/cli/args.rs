@@ -2,7 +2,7 @@
 //! command line is parsed, on any machine, with a message that names the range, so no
 //! value reaches the library in a form that overflows, allocates without bound or is
 //! refused only later on a GPU.
-use host::{KeyType, with_key_type};
+use crate::{KeyType, with_key_type};
 
 /// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
 pub fn parse_count(s: &str) -> Result<usize, String> {
@@ -57,13 +57,13 @@ pub fn parse_warmup(s: &str) -> Result<usize, String> {
     count_in(s, 0..=MAX_REPEAT, "the number of warm-up runs")
 }
 
-/// Threads per block, checked as every backend checks it ([`host::check_block_size`]):
+/// Threads per block, checked as every backend checks it ([`crate::sorter::check_block_size`]):
 /// a power of two from 32 to 1024, like `256` or `2^9`.
 pub fn parse_block_size(s: &str) -> Result<u32, String> {
     let b = parse_count(s)?;
     let b = u32::try_from(b).map_err(|_| format!("block size {b} must be a power of two between 32 and 1024"))?;
-    host::check_block_size(b).map_err(|e| match e {
-        host::Error::BadArgument(m) => m,
+    crate::sorter::check_block_size(b).map_err(|e| match e {
+        crate::Error::BadArgument(m) => m,
         other => other.to_string(),
     })?;
     Ok(b)
@@ -101,9 +101,9 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
 }
 
 /// Input copies a benchmark rotates through: 0 (automatic) to
-/// [`host::measure::MAX_ROTATION`].
+/// [`crate::measure::MAX_ROTATION`].
 pub fn parse_buffers(s: &str) -> Result<usize, String> {
-    count_in(s, 0..=host::measure::MAX_ROTATION, "the number of input copies")
+    count_in(s, 0..=crate::measure::MAX_ROTATION, "the number of input copies")
 }
 
 /// A positive, finite number of milliseconds.
@@ -117,10 +117,10 @@ pub fn parse_millis(s: &str) -> Result<f64, String> {
 /// Refuses element counts this machine cannot hold: `copies` arrays of each of `ns`
 /// elements of each of `types`, before anything is generated (a count like `1<<62`
 /// would otherwise fail inside the allocator).
-pub fn check_host_memory(types: &[KeyType], ns: &[usize], copies: usize) -> host::Result<()> {
+pub fn check_host_memory(types: &[KeyType], ns: &[usize], copies: usize) -> crate::Result<()> {
     for &kt in types {
         if let Some(&n) = ns.iter().max() {
-            with_key_type!(kt, T => host::inputs::ensure_host_memory::<T>(n, copies))?;
+            with_key_type!(kt, T => crate::inputs::ensure_host_memory::<T>(n, copies))?;
         }
     }
     Ok(())
@@ -199,13 +199,13 @@ mod tests {
             prop_assert_eq!(parse_device_bytes(&s).is_ok(), within(MIN_DEVICE_BYTES, usize::MAX));
             prop_assert_eq!(parse_index_count(&s).is_ok(), within(0, u32::MAX as usize));
             prop_assert_eq!(parse_record_size(&s).is_ok(), within(1, usize::MAX));
-            prop_assert_eq!(parse_buffers(&s).is_ok(), within(0, host::measure::MAX_ROTATION));
+            prop_assert_eq!(parse_buffers(&s).is_ok(), within(0, crate::measure::MAX_ROTATION));
             let block = n.is_some_and(|n| n.is_power_of_two() && (32..=1024).contains(&n));
             prop_assert_eq!(parse_block_size(&s).is_ok(), block, "{:?}", s);
             let _ = parse_millis(&s);
             Ok(())
         };
-        host::testing::fuzz_rounds("fuzz_count_parser", || {
+        crate::testing::fuzz_rounds("fuzz_count_parser", || {
             let config = Config {
                 cases: 2048,
                 failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
@@ -251,7 +251,7 @@ mod tests {
     #[test]
     fn impossible_sizes_are_refused_before_allocating() {
         let e = check_host_memory(&[KeyType::U32, KeyType::Entity], &[10, 1 << 62], 2).unwrap_err();
-        assert!(matches!(e, host::Error::BadArgument(_)), "{e}");
+        assert!(matches!(e, crate::Error::BadArgument(_)), "{e}");
         check_host_memory(&[KeyType::F64], &[1000, 0], 3).unwrap();
     }
 }

@@ -1,11 +1,12 @@
 //! `host bench`: arguments, header, table and output files.
 use std::path::PathBuf;
 
+use crate::bench::{self, BenchPlan, EFFECTIVE_BANDWIDTH};
+use crate::file_sort::write_atomic;
+use crate::measure::TimingPlan;
+use crate::report::records;
+use crate::{Distribution, KeyType, Order};
 use clap::Args;
-use host::bench::{self, BenchPlan, EFFECTIVE_BANDWIDTH};
-use host::measure::TimingPlan;
-use host::report::records;
-use host::{Distribution, KeyType, Order, write_atomic};
 
 use crate::cli::args::{
     check_host_memory, parse_block_size, parse_buffers, parse_count, parse_millis, parse_repeat, parse_warmup,
@@ -72,7 +73,7 @@ pub struct BenchArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write an SVG chart of Gkeys/s against n (a line per variant) to this file; with
-    /// several types or distributions, one file per pair, named FILE-<type>-<dist>.svg.
+    /// several types or distributions, one file per pair, named `FILE-<type>-<dist>.svg`.
     #[arg(long)]
     svg: Option<PathBuf>,
     /// Time the CPU backend even if a GPU is present.
@@ -96,12 +97,12 @@ pub struct BenchArgs {
 }
 
 /// Returns Ok(false) when a configuration failed.
-pub fn bench(args: &BenchArgs) -> host::Result<bool> {
+pub fn bench(args: &BenchArgs) -> crate::Result<bool> {
     if !args.gpus.is_empty() {
         // The input and the gathered output of the largest size, on the host.
         check_host_memory(&args.key_types, &args.n, 2)?;
         if let Some(&n) = args.n.iter().find(|&&n| args.pairs && n > u32::MAX as usize) {
-            return Err(host::Error::BadArgument(format!(
+            return Err(crate::Error::BadArgument(format!(
                 "--pairs carries u32 indices: at most 2^32 - 1 keys, not {n}"
             )));
         }
@@ -117,7 +118,7 @@ pub fn bench(args: &BenchArgs) -> host::Result<bool> {
             args.check,
         );
     }
-    let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
+    let sorter = crate::cli::open_sorter(args.cpu, args.require_gpu)?;
     let variants = super::parse_variants(&args.variants)?;
     let baseline = args.baseline.as_deref().map(str::parse).transpose()?;
     let plan = BenchPlan {

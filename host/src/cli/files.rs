@@ -3,9 +3,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::file_sort::{self, FileSortOptions, Format, Input, Output, Phase, budget, source};
+use crate::{Bytes, Distribution, KeyType, Order, SortOptions, Variant};
 use clap::Args;
-use host::file_sort::{self, FileSortOptions, Format, Input, Output, Phase, budget, source};
-use host::{Bytes, Distribution, KeyType, Order, SortOptions, Variant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::args::{parse_block_size, parse_count, parse_device_bytes, parse_record_size};
@@ -129,25 +129,25 @@ impl Limits {
     }
 }
 
-pub fn sort(args: &SortArgs) -> host::Result<bool> {
+pub fn sort(args: &SortArgs) -> crate::Result<bool> {
     budget::fit_allocator_to_limits();
     file_sort::clean_up_on_signals()?;
     let (input, output) = (Input::from_arg(&args.input), Output::from_arg(&args.output));
     let format = Format::choose(args.text, args.format, &args.input);
     if args.limits.memory == Some(0) {
-        return Err(host::Error::BadArgument("--memory must be positive".into()));
+        return Err(crate::Error::BadArgument("--memory must be positive".into()));
     }
     if let Some(gpus) = args.gpus {
-        return host::with_key_type!(args.key_type, T => crate::cli::multi::sort_file::<T>(
+        return crate::with_key_type!(args.key_type, T => crate::cli::multi::sort_file::<T>(
             gpus, &input, &output, format, args.order, args.limits.memory()
         ));
     }
-    let sorter = crate::open_sorter(args.cpu, args.require_gpu)?;
+    let sorter = crate::cli::open_sorter(args.cpu, args.require_gpu)?;
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);
     }
     if args.argsort {
-        return host::with_key_type!(args.key_type, T => argsort_file::<T>(&sorter, args));
+        return crate::with_key_type!(args.key_type, T => argsort_file::<T>(&sorter, args));
     }
     let opts = FileSortOptions {
         sort: SortOptions::new(args.variant).order(args.order).block_size(args.block_size),
@@ -215,7 +215,7 @@ fn in_memory_limit(memory: u64, per_byte: f64) -> u64 {
 }
 
 /// `host sort --argsort`: the stable sorting permutation of a file, written atomically.
-fn argsort_file<T: file_sort::TextElement>(sorter: &host::Sorter, args: &SortArgs) -> host::Result<bool> {
+fn argsort_file<T: file_sort::TextElement>(sorter: &crate::Sorter, args: &SortArgs) -> crate::Result<bool> {
     let (input, output) = (Input::from_arg(&args.input), Output::from_arg(&args.output));
     let format = Format::choose(args.text, args.format, &args.input);
     let start = std::time::Instant::now();
@@ -244,19 +244,19 @@ fn argsort_file<T: file_sort::TextElement>(sorter: &host::Sorter, args: &SortArg
 }
 
 /// Says which option sorts in memory when an input passes the memory budget.
-fn in_memory(option: &str, e: host::Error) -> host::Error {
+fn in_memory(option: &str, e: crate::Error) -> crate::Error {
     match e {
-        host::Error::TooLarge(m) => host::Error::TooLarge(format!("{m}; {option} sorts in memory")),
+        crate::Error::TooLarge(m) => crate::Error::TooLarge(format!("{m}; {option} sorts in memory")),
         e => e,
     }
 }
 
 /// `host sort --record-size`: records by a key field, in memory, written atomically.
-fn sort_records(sorter: &host::Sorter, args: &SortArgs, record_size: usize) -> host::Result<bool> {
-    use host::variants::records::KeyField;
+fn sort_records(sorter: &crate::Sorter, args: &SortArgs, record_size: usize) -> crate::Result<bool> {
+    use crate::variants::records::KeyField;
     let (input, output) = (Input::from_arg(&args.input), Output::from_arg(&args.output));
     if Format::choose(args.text, args.format, &args.input) != Format::Binary {
-        return Err(host::Error::BadArgument("--record-size sorts binary files only".into()));
+        return Err(crate::Error::BadArgument("--record-size sorts binary files only".into()));
     }
     let field = KeyField::new(args.key_offset, args.key_type);
     field.check(record_size)?;
@@ -267,7 +267,7 @@ fn sort_records(sorter: &host::Sorter, args: &SortArgs, record_size: usize) -> h
     let limit = in_memory_limit(args.limits.memory(), per_byte);
     let mut bytes = source::read_all_bytes(&input, limit).map_err(|e| in_memory("--record-size", e))?;
     if !bytes.len().is_multiple_of(record_size) {
-        return Err(host::Error::BadArgument(format!(
+        return Err(crate::Error::BadArgument(format!(
             "{input} is {} bytes: not a whole number of {record_size}-byte records",
             bytes.len()
         )));
@@ -432,7 +432,7 @@ pub struct CheckFileArgs {
     order: Order,
 }
 
-pub fn check_file(args: &CheckFileArgs) -> host::Result<bool> {
+pub fn check_file(args: &CheckFileArgs) -> crate::Result<bool> {
     let format = Format::choose(args.text, args.format, &args.input);
     let (input, output) = (Input::from_arg(&args.input), Input::from_arg(&args.output));
     let r = file_sort::check_files(args.key_type, format, input, output, args.order)?;
@@ -476,7 +476,7 @@ pub struct GenArgs {
     limits: Limits,
 }
 
-pub fn generate(args: &GenArgs) -> host::Result<bool> {
+pub fn generate(args: &GenArgs) -> crate::Result<bool> {
     budget::fit_allocator_to_limits();
     file_sort::clean_up_on_signals()?;
     let format = Format::choose(args.text, args.format, &args.output);

@@ -1,4 +1,7 @@
-//! The subcommands beyond `run` and `list`, one module each; `main.rs` only dispatches.
+//! The `host` command-line program (`cargo run -p host -- ...`), behind the default `cli`
+//! feature: the commands and their arguments here, one module per group of
+//! subcommands; `src/main.rs` only calls [`main`]. A library user who turns the
+//! feature off (`default-features = false`) compiles neither clap nor indicatif.
 pub mod args;
 pub mod bench;
 pub mod files;
@@ -8,10 +11,282 @@ pub mod records;
 pub mod segments;
 pub mod topk;
 
-use host::Variant;
+use std::process::ExitCode;
+
+use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads};
+use crate::inputs::{self, Random};
+use crate::measure::{gkeys_per_s, time_sort};
+use crate::study::{self, StudyConfig, StudyKind};
+use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
+use clap::{Args, Parser, Subcommand};
+
+/// Sort random data on the GPU with a chosen algorithm, time it and check it.
+///
+/// Without a subcommand, runs one variant: `host --variant naive --n 16777216 --check`.
+#[derive(Parser, Debug)]
+#[command(name = "host", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run, time and check one variant (the default when no subcommand is given).
+    Run(RunArgs),
+    /// List the variants, key types and distributions.
+    List {
+        /// Print only the variant names, one per line (for scripts).
+        #[arg(long)]
+        names: bool,
+    },
+    /// Time variants x types x sizes x distributions x block sizes; tables, CSV, JSON, SVG.
+    Bench(bench::BenchArgs),
+    /// Time the radix sort of (key, value) pairs on the GPU (argsort is pairs with
+    /// index values).
+    BenchPairs(pairs::PairsArgs),
+    /// Time top-k (the k smallest or largest keys and their indices) on the GPU next to
+    /// the full radix sort and argsort of the same keys.
+    BenchTopk(topk::TopkArgs),
+    /// Time records of any size sorted by a key field on the GPU (key extraction, pair
+    /// sort, gather) on device-resident data.
+    BenchRecords(records::RecordsArgs),
+    /// Time the segmented sort (many independent segments in one call) on the GPU.
+    BenchSegments(segments::SegmentsArgs),
+    /// Sort a binary or text file of numbers into another file.
+    Sort(files::SortArgs),
+    /// Check that a file is another file sorted (order and same elements).
+    CheckFile(files::CheckFileArgs),
+    /// Write a file of generated elements.
+    Gen(files::GenArgs),
+    /// CPU speed-up studies (threads, sizes) and GPU vs CPU (gpu): table, CSV, SVG.
+    Study(StudyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct StudyArgs {
+    /// Which study.
+    #[arg(value_enum)]
+    which: StudyKind,
+    /// Elements of the threads study.
+    #[arg(long, default_value_t = 10_000_000, value_parser = parse_count)]
+    n: usize,
+    /// Largest n of the sizes and gpu studies (from 2^10, step 4x).
+    #[arg(long, default_value = "2^24", value_parser = parse_count)]
+    max_n: usize,
+    /// Timed repeats after one warm-up (more for small n; 1 to 1000000); medians are
+    /// reported.
+    #[arg(long, default_value_t = 5, value_parser = parse_repeat)]
+    repeat: usize,
+    /// Most CPU threads (default: all available).
+    #[arg(long, value_parser = parse_threads)]
+    max_threads: Option<usize>,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// Folder for `<study>.csv` and the SVG charts.
+    #[arg(long, default_value = "study")]
+    out: std::path::PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+struct RunArgs {
+    /// Sorting algorithm.
+    #[arg(long, value_enum, default_value_t = Variant::default())]
+    variant: Variant,
+    /// Number of elements (any n >= 0; no power of two needed).
+    #[arg(long, default_value_t = 1 << 24, value_parser = parse_count)]
+    n: usize,
+    /// Element type.
+    #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
+    key_type: KeyType,
+    /// Sort direction.
+    #[arg(long, value_enum, default_value_t = Order::Ascending)]
+    order: Order,
+    /// Input distribution.
+    #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
+    dist: Distribution,
+    /// Seed of the random input (same seed, same input).
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Timed repeats after one warm-up (1 to 1000000); median and minimum are reported.
+    #[arg(long, default_value_t = 5, value_parser = parse_repeat)]
+    repeat: usize,
+    /// Threads per block (power of two, 32..=1024), checked on every backend.
+    #[arg(long, default_value_t = 256, value_parser = parse_block_size)]
+    block_size: u32,
+    /// Verify the result against the CPU reference (order, permutation, stability).
+    #[arg(long)]
+    check: bool,
+    /// Sort on the CPU even if a GPU is present.
+    #[arg(long)]
+    cpu: bool,
+    /// Fail instead of falling back to the CPU when there is no GPU.
+    #[arg(long, conflicts_with = "cpu")]
+    require_gpu: bool,
+    /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
+    /// the variant is then radix on each GPU. `--gpus 1` gives the radix sort's result.
+    /// `SORT_MULTI_GPU_PIPELINE=partition-first` picks the partition-first pipeline
+    /// (default: sort first); `SORT_MULTI_GPU_TRACE=1` prints its per-GPU timeline.
+    #[arg(long, value_parser = multi::parse_gpus, conflicts_with = "cpu")]
+    gpus: Option<multi::Gpus>,
+}
+
+/// The `host` program: parses the command line, runs the command, reports errors.
+pub fn main() -> ExitCode {
+    crate::trace::mark("main");
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::List { names }) => {
+            list(names);
+            Ok(true)
+        }
+        Some(Command::Run(args)) => run(&args),
+        Some(Command::Bench(args)) => bench::bench(&args),
+        Some(Command::BenchPairs(args)) => pairs::bench_pairs(&args),
+        Some(Command::BenchTopk(args)) => topk::bench_topk(&args),
+        Some(Command::BenchRecords(args)) => records::bench_records(&args),
+        Some(Command::BenchSegments(args)) => segments::bench_segments(&args),
+        Some(Command::Sort(args)) => files::sort(&args),
+        Some(Command::CheckFile(args)) => files::check_file(&args),
+        Some(Command::Gen(args)) => files::generate(&args),
+        Some(Command::Study(a)) => study(a),
+        None => run(&cli.run),
+    };
+    crate::trace::mark("command done, device released");
+    // Once per command, whatever text it read (input, output, both files of a check).
+    let losses = crate::file_sort::format::take_text_losses();
+    if !losses.is_empty() {
+        eprintln!("warning: parsing text: {losses}");
+    }
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn study(a: StudyArgs) -> crate::Result<bool> {
+    // The input, its work copy and the reference copy of the largest size it sorts.
+    let largest = match a.which {
+        StudyKind::Threads => a.n,
+        StudyKind::Sizes | StudyKind::Gpu => a.max_n,
+        StudyKind::All => a.n.max(a.max_n),
+    };
+    args::check_host_memory(&[a.key_type], &[largest], 3)?;
+    let defaults = StudyConfig::default();
+    let max_threads = a.max_threads.unwrap_or(defaults.max_threads);
+    let cfg = StudyConfig {
+        n: a.n,
+        max_n: a.max_n,
+        repeat: a.repeat,
+        max_threads,
+        key_type: a.key_type,
+        out: a.out,
+        ..defaults
+    };
+    study::run(a.which, &cfg)
+}
+
+fn list(names_only: bool) {
+    if names_only {
+        Variant::ALL.iter().for_each(|v| println!("{v}"));
+        return;
+    }
+    println!("variants:");
+    for v in Variant::ALL {
+        println!("  {:<12} {}", v.name(), if v.is_stable() { "stable" } else { "unstable" });
+    }
+    let types: Vec<_> = KeyType::ALL.iter().map(|k| k.name()).collect();
+    println!("types: {}", types.join(", "));
+    let dists: Vec<_> = Distribution::ALL.iter().map(|d| d.name()).collect();
+    println!("distributions: {}", dists.join(", "));
+}
+
+pub(crate) fn open_sorter(cpu: bool, require_gpu: bool) -> crate::Result<Sorter> {
+    if cpu {
+        Ok(Sorter::cpu())
+    } else if require_gpu {
+        Sorter::new()
+    } else {
+        Ok(Sorter::with_fallback())
+    }
+}
+
+/// Returns Ok(false) when the check failed.
+fn run(args: &RunArgs) -> crate::Result<bool> {
+    if let Some(gpus) = args.gpus {
+        return with_key_type!(args.key_type, T => multi::run::<T>(
+            gpus, args.n, args.key_type, args.order, args.dist, args.seed, args.repeat, args.check
+        ));
+    }
+    let sorter = open_sorter(args.cpu, args.require_gpu)?;
+    match sorter.gpu() {
+        Some(gpu) => println!("device:     {}\nkernels:    {}", gpu.info(), gpu.kernels_summary()),
+        None => println!("device:     {}", sorter.backend()),
+    }
+    with_key_type!(args.key_type, T => run_typed::<T>(&sorter, args))
+}
+
+/// Above this many elements `--check` uses the linear-time fingerprint check.
+const LARGE_CHECK: usize = 1 << 27;
+
+fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Result<bool> {
+    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size);
+    let on_gpu = sorter.gpu().is_some();
+    println!(
+        "variant:    {}{}",
+        args.variant,
+        if on_gpu {
+            format!(" (block size {})", args.block_size)
+        } else {
+            " (CPU backend: parallel merge sort)".into()
+        }
+    );
+    println!(
+        "input:      n = {}, type {}, order {}, dist {}, seed {}",
+        args.n, args.key_type, args.order, args.dist, args.seed
+    );
+    // Input, output and (with --check) the reference copy live on the host at once.
+    inputs::ensure_host_memory::<T>(args.n, if args.check { 3 } else { 2 })?;
+    let input: Vec<T> = inputs::generate(args.n, args.dist, args.seed);
+    let timing = time_sort(sorter, &input, &opts, args.repeat)?;
+    let (med, min) = (timing.median_ms(), timing.min_ms());
+    println!(
+        "time:       median {med:.3} ms, min {min:.3} ms over {} repeats ({})",
+        timing.times_ms.len(),
+        if on_gpu { "CUDA events, sort only" } else { "wall clock" }
+    );
+    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(args.n, med));
+    if args.check {
+        let stable = !on_gpu || args.variant.is_stable();
+        // Past 2^27 elements sorting a reference copy takes minutes: check order and a
+        // multiset fingerprint in linear time instead (stability is not checked then).
+        let result = if args.n > LARGE_CHECK {
+            verify::check_large(&input, &timing.output, args.order).map(|()| {
+                "ok (ordered, same multiset fingerprint as the input; stability not checked at this size)".to_string()
+            })
+        } else {
+            verify::check(&input, &timing.output, args.order, stable).map(|c| c.to_string())
+        };
+        match result {
+            Ok(c) => println!("check:      {c}"),
+            Err(m) => {
+                println!("check:      FAILED: {m}");
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
 
 /// Variant names, or `all`.
-pub fn parse_variants(names: &[String]) -> host::Result<Vec<Variant>> {
+pub fn parse_variants(names: &[String]) -> crate::Result<Vec<Variant>> {
     let mut out = Vec::new();
     for name in names {
         if name == "all" {

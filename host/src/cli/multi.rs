@@ -1,8 +1,8 @@
 //! `--gpus`: `host run`, `host sort` and `host bench` over several GPUs
-//! ([`host::MultiGpuSorter`]).
-use host::inputs::{self, Random};
-use host::measure::{gkeys_per_s, median};
-use host::{
+//! ([`crate::MultiGpuSorter`]).
+use crate::inputs::{self, Random};
+use crate::measure::{gkeys_per_s, median};
+use crate::{
     DeviceBuffer, Distribution, Element, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline, SortOptions, verify,
 };
 
@@ -16,21 +16,21 @@ pub enum Gpus {
 impl Gpus {
     /// The sorter over these GPUs. `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`,
     /// `partition-first`) picks its pipeline, for comparing them.
-    pub fn open(self) -> host::Result<MultiGpuSorter> {
+    pub fn open(self) -> crate::Result<MultiGpuSorter> {
         let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all(),
             Gpus::Count(n) => {
                 // Before listing the ordinals: a count like 2^63 is refused, not allocated.
                 let present = MultiGpuSorter::device_count()?;
                 if n > present {
-                    return Err(host::Error::NoDevice(format!("{n} GPUs asked for but {present} present")));
+                    return Err(crate::Error::NoDevice(format!("{n} GPUs asked for but {present} present")));
                 }
                 MultiGpuSorter::new(&(0..n).collect::<Vec<_>>())
             }
         }?;
         if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
             let pipeline = Pipeline::parse(&v).ok_or_else(|| {
-                host::Error::BadArgument(format!(
+                crate::Error::BadArgument(format!(
                     "SORT_MULTI_GPU_PIPELINE={v}: expected auto, sort-first or partition-first"
                 ))
             })?;
@@ -111,12 +111,12 @@ pub fn time_device<K: Element>(
     pairs: bool,
     opts: &SortOptions,
     repeat: usize,
-) -> host::Result<Timed<K>> {
+) -> crate::Result<Timed<K>> {
     let gpus = sorter.gpus();
     let orig = sorter.scatter(input)?;
     let idx: Vec<u32> = if pairs { (0..input.len() as u32).collect() } else { Vec::new() };
     let orig_idx = if pairs { Some(sorter.scatter(&idx)?) } else { None };
-    let fresh = |src: &[DeviceBuffer<K>]| -> host::Result<Vec<DeviceBuffer<K>>> {
+    let fresh = |src: &[DeviceBuffer<K>]| -> crate::Result<Vec<DeviceBuffer<K>>> {
         src.iter().zip(gpus).map(|(b, g)| copy_of(g, b)).collect()
     };
     let mut rounds: Vec<(f64, MultiGpuReport)> = Vec::new();
@@ -124,7 +124,7 @@ pub fn time_device<K: Element>(
     for round in 0..repeat.max(1) + 1 {
         let mut keys = fresh(&orig)?;
         let mut values = match &orig_idx {
-            Some(o) => Some(o.iter().zip(gpus).map(|(b, g)| copy_of(g, b)).collect::<host::Result<Vec<_>>>()?),
+            Some(o) => Some(o.iter().zip(gpus).map(|(b, g)| copy_of(g, b)).collect::<crate::Result<Vec<_>>>()?),
             None => None,
         };
         for g in gpus {
@@ -157,7 +157,7 @@ pub fn time_device<K: Element>(
     Ok((report, times, out, out_values))
 }
 
-fn copy_of<T: Element>(gpu: &host::Gpu, b: &DeviceBuffer<T>) -> host::Result<DeviceBuffer<T>> {
+fn copy_of<T: Element>(gpu: &crate::Gpu, b: &DeviceBuffer<T>) -> crate::Result<DeviceBuffer<T>> {
     let mut c = gpu.alloc::<T>(b.len())?;
     c.copy_from_device(gpu, b)?;
     Ok(c)
@@ -196,7 +196,7 @@ pub fn run<K: Random + Element>(
     seed: u64,
     repeat: usize,
     check_result: bool,
-) -> host::Result<bool> {
+) -> crate::Result<bool> {
     let sorter = gpus.open()?;
     for g in sorter.gpus() {
         println!("device:     {}", g.info());
@@ -236,8 +236,8 @@ pub fn bench(
     repeat: usize,
     pairs: bool,
     check_result: bool,
-) -> host::Result<bool> {
-    let sorters = counts.iter().map(|g| g.open()).collect::<host::Result<Vec<_>>>()?;
+) -> crate::Result<bool> {
+    let sorters = counts.iter().map(|g| g.open()).collect::<crate::Result<Vec<_>>>()?;
     for g in sorters.iter().max_by_key(|s| s.len()).map(|s| s.gpus()).unwrap_or(&[]) {
         println!("# device {}", g.info());
     }
@@ -280,7 +280,7 @@ pub fn bench(
     for &kt in types {
         for &dist in dists {
             for &n in sizes {
-                ok &= host::with_key_type!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result))?;
+                ok &= crate::with_key_type!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result))?;
             }
         }
     }
@@ -298,7 +298,7 @@ fn bench_one<K: Random + Element>(
     repeat: usize,
     pairs: bool,
     check_result: bool,
-) -> host::Result<bool> {
+) -> crate::Result<bool> {
     let input: Vec<K> = inputs::generate(n, dist, seed);
     let opts = SortOptions::default().order(order);
     let mut base = None;
@@ -336,19 +336,19 @@ fn bench_one<K: Random + Element>(
 /// `host sort --gpus N`: the whole input is read (within half the host memory
 /// budget `memory`: the sort gathers into a second buffer), sorted over the GPUs and
 /// written atomically.
-pub fn sort_file<K: host::file_sort::TextElement>(
+pub fn sort_file<K: crate::file_sort::TextElement>(
     gpus: Gpus,
-    input: &host::file_sort::Input,
-    output: &host::file_sort::Output,
-    format: host::file_sort::Format,
+    input: &crate::file_sort::Input,
+    output: &crate::file_sort::Output,
+    format: crate::file_sort::Format,
     order: Order,
     memory: u64,
-) -> host::Result<bool> {
+) -> crate::Result<bool> {
     let sorter = gpus.open()?;
     let mut out = output.create()?;
     let t = std::time::Instant::now();
-    let mut data: Vec<K> = host::file_sort::source::read_all(input, format, memory / 2).map_err(|e| match e {
-        host::Error::TooLarge(m) => host::Error::TooLarge(format!("{m}; --gpus sorts in memory")),
+    let mut data: Vec<K> = crate::file_sort::source::read_all(input, format, memory / 2).map_err(|e| match e {
+        crate::Error::TooLarge(m) => crate::Error::TooLarge(format!("{m}; --gpus sorts in memory")),
         e => e,
     })?;
     let read_s = t.elapsed().as_secs_f64();
@@ -356,7 +356,7 @@ pub fn sort_file<K: host::file_sort::TextElement>(
     let report = sorter.sort(&mut data, &SortOptions::default().order(order))?;
     let sort_s = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
-    host::file_sort::format::write_elements(&mut out, &data, format)?;
+    crate::file_sort::format::write_elements(&mut out, &data, format)?;
     out.commit()?;
     let write_s = t.elapsed().as_secs_f64();
     let line = format!(

@@ -1,10 +1,10 @@
 //! `host bench-pairs`: the sort of key-value pairs (radix or mergepath) and argsort,
 //! timed on the GPU.
+use crate::inputs::{Random, generate};
+use crate::measure::{Stats, gkeys_per_s, time_rounds};
+use crate::variants::{mergepath, radix};
+use crate::{Distribution, Element, Error, KeyType, Order, Sorter, Variant, with_key_type};
 use clap::{Args, ValueEnum};
-use host::inputs::{Random, generate};
-use host::measure::{Stats, gkeys_per_s, time_rounds};
-use host::variants::{mergepath, radix};
-use host::{Distribution, Element, Error, KeyType, Order, Sorter, Variant, with_key_type};
 
 use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat};
 
@@ -57,7 +57,7 @@ pub struct PairsArgs {
     argsort: bool,
 }
 
-pub fn bench_pairs(args: &PairsArgs) -> host::Result<bool> {
+pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
     // Keys and values, and their sorted copies.
     check_host_memory(&args.key_types, &args.n, 4)?;
     let sorter = Sorter::new()?;
@@ -120,7 +120,7 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
     sorter: &Sorter,
     n: usize,
     args: &PairsArgs,
-) -> host::Result<(Stats, &'static str)> {
+) -> crate::Result<(Stats, &'static str)> {
     if K::BIT_ORDER.is_none() {
         return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
     }
@@ -166,7 +166,7 @@ fn time_argsort<K: Element + Random>(
     sorter: &Sorter,
     n: usize,
     args: &PairsArgs,
-) -> host::Result<(Stats, &'static str)> {
+) -> crate::Result<(Stats, &'static str)> {
     if K::BIT_ORDER.is_none() {
         return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
     }
@@ -184,7 +184,7 @@ fn time_argsort<K: Element + Random>(
         "skipped"
     } else {
         let perm = last.expect("at least one repeat").to_vec(gpu)?;
-        let want = Sorter::cpu().argsort(&keys, &host::SortOptions::default().order(args.order))?;
+        let want = Sorter::cpu().argsort(&keys, &crate::SortOptions::default().order(args.order))?;
         if perm == want { "ok" } else { "FAILED" }
     };
     Ok((stats, check))

@@ -1,10 +1,10 @@
 //! `host bench-records`: records of any size sorted by a key field on the GPU (key
 //! extraction, (key, index) pair sort, gather), timed on device-resident data.
+use crate::inputs::generate;
+use crate::measure::{gkeys_per_s, time_rounds};
+use crate::variants::records::{self, KeyField};
+use crate::{Distribution, KeyType, Order, SortOptions, Sorter, with_key_type};
 use clap::Args;
-use host::inputs::generate;
-use host::measure::{gkeys_per_s, time_rounds};
-use host::variants::records::{self, KeyField};
-use host::{Distribution, KeyType, Order, SortOptions, Sorter, with_key_type};
 
 use crate::cli::args::{parse_index_count, parse_record_size, parse_repeat};
 
@@ -42,18 +42,18 @@ pub struct RecordsArgs {
     no_check: bool,
 }
 
-pub fn bench_records(args: &RecordsArgs) -> host::Result<bool> {
+pub fn bench_records(args: &RecordsArgs) -> crate::Result<bool> {
     let field = KeyField::new(args.key_offset, args.key_type);
     field.check(args.record_size)?;
     // The records, and their sorted copy for the check.
     for &n in &args.n {
         let bytes = n.checked_mul(args.record_size).ok_or_else(|| {
-            host::Error::BadArgument(format!(
+            crate::Error::BadArgument(format!(
                 "{n} records of {} bytes are more bytes than can be counted",
                 args.record_size
             ))
         })?;
-        host::inputs::ensure_host_memory::<u8>(bytes, 2)?;
+        crate::inputs::ensure_host_memory::<u8>(bytes, 2)?;
     }
     let sorter = Sorter::new()?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");

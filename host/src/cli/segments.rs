@@ -1,10 +1,10 @@
 //! `host bench-segments`: the segmented sort of many random-length segments, timed on
 //! the GPU.
+use crate::inputs::{Random, generate, segment_offsets};
+use crate::measure::{Stats, gkeys_per_s, time_rounds};
+use crate::variants::segmented;
+use crate::{Distribution, Element, Error, KeyType, Order, Sorter, cpu, with_key_type};
 use clap::Args;
-use host::inputs::{Random, generate, segment_offsets};
-use host::measure::{Stats, gkeys_per_s, time_rounds};
-use host::variants::segmented;
-use host::{Distribution, Element, Error, KeyType, Order, Sorter, cpu, with_key_type};
 
 use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, parse_segments};
 
@@ -47,7 +47,7 @@ pub struct SegmentsArgs {
     pairs: bool,
 }
 
-pub fn bench_segments(args: &SegmentsArgs) -> host::Result<bool> {
+pub fn bench_segments(args: &SegmentsArgs) -> crate::Result<bool> {
     if let Some(&s) = args.segments.iter().find(|&&s| s > args.n.max(1)) {
         return Err(Error::BadArgument(format!("{s} segments of {} keys: at most one segment per key", args.n)));
     }
@@ -96,7 +96,7 @@ fn one<K: Element + Random>(
     sorter: &Sorter,
     offsets: &[usize],
     args: &SegmentsArgs,
-) -> host::Result<(Stats, &'static str)> {
+) -> crate::Result<(Stats, &'static str)> {
     if K::BIT_ORDER.is_none() {
         return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
     }

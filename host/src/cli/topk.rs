@@ -1,10 +1,11 @@
 //! `host bench-topk`: top-k on device-resident keys, timed on the GPU next to the full
 //! radix sort and the argsort (pairs) of the same keys.
+use crate::inputs::{Random, generate};
+use crate::measure::Stats;
+use crate::sorter::cpu_top_k;
+use crate::variants::{radix, topk};
+use crate::{Distribution, Element, Error, Gpu, KeyType, Order, SortOptions, Sorter, with_key_type};
 use clap::Args;
-use host::inputs::{Random, generate};
-use host::measure::Stats;
-use host::variants::{radix, topk};
-use host::{Distribution, Element, Error, Gpu, KeyType, Order, SortOptions, Sorter, cpu_top_k, with_key_type};
 
 use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_repeat};
 
@@ -41,7 +42,7 @@ pub struct TopkArgs {
     check: bool,
 }
 
-pub fn bench_topk(args: &TopkArgs) -> host::Result<bool> {
+pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
     // The keys, the indices of the argsort and the CPU's top-k for the check.
     check_host_memory(&args.key_types, &args.n, 3)?;
     let sorter = Sorter::new()?;
@@ -89,7 +90,7 @@ struct Row {
     check: &'static str,
 }
 
-fn one<K: Element + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> host::Result<Row> {
+fn one<K: Element + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate::Result<Row> {
     if K::BIT_ORDER.is_none() {
         return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
     }

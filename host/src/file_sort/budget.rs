@@ -66,6 +66,7 @@ pub fn default_memory_budget() -> u64 {
 /// address space, which the limit counts, and the sorting threads would otherwise
 /// take a third of a 1 GiB limit that way. Call before threads start; does nothing
 /// without such a limit (or outside glibc). For programs, as it changes the process.
+#[cfg(feature = "cli")]
 pub fn fit_allocator_to_limits() {
     #[cfg(target_env = "gnu")]
     if rlimit(libc::RLIMIT_AS).is_some() || rlimit(libc::RLIMIT_DATA).is_some() {

@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 use crate::{Element, Entity};
 
 /// How elements are stored in a file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Raw little-endian elements back to back (an [`Entity`] is its 20-byte
     /// `#[repr(C)]` layout); the file length must be a multiple of the element size.

@@ -15,6 +15,8 @@ use crate::Element;
 
 /// Merges `runs` (each sorted by `ord_bits(descending)`) into `out`, whose length must
 /// be the runs' total. Equal keys keep run order, then their order within the run.
+/// The whole-output merge, the reference of the tests of the merges that write parts.
+#[cfg(test)]
 pub fn merge_runs<T: Element>(runs: &[&[T]], descending: bool, out: &mut [T]) {
     let total: usize = runs.iter().map(|r| r.len()).sum();
     assert_eq!(total, out.len(), "merge output length");

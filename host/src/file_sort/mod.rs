@@ -5,39 +5,38 @@
 //! devices) is read sequentially to its end. The output is written to a temporary
 //! file beside the destination and renamed at the end, so an error never leaves a
 //! partial output behind; streams and devices are written in place
-//! ([`crate::AtomicFile`]).
+//! ([`AtomicFile`]).
 //!
 //! Memory is bounded twice. On the device: a file that fits is sorted in one piece
-//! (a binary file streams through pinned buffers, [`pipeline`]); a larger one is read
+//! (a binary file streams through pinned buffers); a larger one is read
 //! in chunks that fit, each sorted while the next is read. On the host: while the
 //! sorted chunks fit the host memory budget ([`FileSortOptions::memory`]) they stay in
 //! memory and are merged straight into the output by a parallel, stable k-way merge
-//! ([`merge`]); beyond it every sorted chunk is written to a temporary run file and
-//! the runs are merged with bounded buffers ([`runs`]), like GNU sort. The result is
+//! beyond it every sorted chunk is written to a temporary run file and
+//! the runs are merged with bounded buffers, like GNU sort. The result is
 //! the same either way, bit for bit: ties go to the earlier chunk, which keeps a
 //! stable sort stable. An input larger than the budget and the temporary disk space
 //! together (an endless stream) fails with [`Error::TooLarge`] and writes nothing.
-pub mod budget;
-pub mod check;
-pub mod format;
-pub mod merge;
+pub(crate) mod budget;
+mod check;
+pub(crate) mod format;
+pub(crate) mod merge;
 pub(crate) mod output;
-pub mod pipeline;
-pub mod progress;
-pub mod runs;
-pub mod source;
+pub(crate) mod pipeline;
+mod progress;
+pub(crate) mod runs;
+pub(crate) mod source;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
 use std::time::{Duration, Instant};
 
 pub use check::{CheckReport, check_files};
-pub use format::{Format, TextElement};
+pub use format::{Format, TextElement, TextLosses};
 pub use progress::{Phase, Progress};
 pub use source::{Input, Output};
 
-use crate::atomic_file::AtomicFile;
-pub use crate::atomic_file::clean_up_on_signals;
+pub use crate::atomic_file::{AtomicFile, clean_up_on_signals, write_atomic};
 use crate::error::{Error, Result};
 use crate::{Backend, Distribution, KeyType, SortOptions, Sorter, Variant};
 use progress::Counter;
@@ -76,7 +75,7 @@ pub struct FileSortOptions {
     /// `sort -o` or numpy's `tofile`: syncing 1 GiB costs the disk's write time.
     pub fsync: bool,
     /// Host memory the sort may use for its buffers (default: half of what the
-    /// machine, the cgroup and `RLIMIT_AS`/`RLIMIT_DATA` leave, [`budget`]). Past it,
+    /// machine, the cgroup and `RLIMIT_AS`/`RLIMIT_DATA` leave). Past it,
     /// sorted chunks go to temporary files.
     pub memory: Option<u64>,
     /// Directory of the temporary run files (default: `TMPDIR` if set, else the
@@ -115,7 +114,7 @@ pub struct FileSortReport {
     /// Sorted chunks merged (1: sorted in one piece).
     pub chunks: usize,
     pub backend: Backend,
-    /// Whether the file streamed through the device ([`pipeline`]): then every time
+    /// Whether the file streamed through the device (pinned buffers, one sort): then every time
     /// below is one step's busy time, the steps overlapping (read with upload,
     /// download with write), and `sort_s` is the device sort alone.
     pub pipelined: bool,

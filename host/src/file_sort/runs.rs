@@ -43,10 +43,6 @@ impl RunFile {
     pub fn len(&self) -> usize {
         self.len
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 /// Where runs go, and how much space they may take there.
@@ -59,8 +55,6 @@ pub struct Spill {
     /// Bytes in run files now, and at most at any time.
     used: u64,
     peak: u64,
-    /// Runs written in all (merge passes included).
-    written: usize,
 }
 
 impl Spill {
@@ -68,7 +62,7 @@ impl Spill {
     /// space less a reserve ([`budget::default_temp_space`]), halved when `halve` (the
     /// output is written to the same file system while the runs are still there).
     pub fn new(dir: PathBuf, space: Option<u64>, halve: bool) -> Spill {
-        Spill { dir, space, halve, used: 0, peak: 0, written: 0 }
+        Spill { dir, space, halve, used: 0, peak: 0 }
     }
 
     pub fn dir(&self) -> &Path {
@@ -78,11 +72,6 @@ impl Spill {
     /// Bytes the run files took at most at any one time.
     pub fn peak_bytes(&self) -> u64 {
         self.peak
-    }
-
-    /// Run files written in all.
-    pub fn runs_written(&self) -> usize {
-        self.written
     }
 
     /// The temporary space the runs may take.
@@ -106,7 +95,6 @@ impl Spill {
             context: format!("cannot create a temporary file in {}", self.dir.display()),
             source,
         })?;
-        self.written += 1;
         Ok(RunWriter { file, len: 0 })
     }
 

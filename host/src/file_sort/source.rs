@@ -30,7 +30,7 @@ pub enum Input {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     /// A file, replaced atomically, or written in place if it is a device or FIFO
-    /// ([`crate::AtomicFile`]).
+    /// ([`crate::file_sort::AtomicFile`]).
     Path(PathBuf),
     /// Standard output, written in place.
     Stdout,
@@ -73,11 +73,11 @@ impl Output {
         }
     }
 
-    /// Opens the output for writing ([`crate::AtomicFile`]).
-    pub fn create(&self) -> Result<crate::AtomicFile> {
+    /// Opens the output for writing ([`crate::file_sort::AtomicFile`]).
+    pub fn create(&self) -> Result<crate::file_sort::AtomicFile> {
         match self {
-            Output::Path(p) => crate::AtomicFile::create(p),
-            Output::Stdout => crate::AtomicFile::stdout(),
+            Output::Path(p) => crate::file_sort::AtomicFile::create(p),
+            Output::Stdout => crate::file_sort::AtomicFile::stdout(),
         }
     }
 }
@@ -163,20 +163,6 @@ impl Source {
         // position may not be at the start.
         let size = (meta.is_file() && *input != Input::Stdin).then_some(meta.len());
         Ok(Source { file, name, size, offset: 0, eof: false, counter: Counter::default() })
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The size of a regular file (`None` for a stream).
-    pub fn size(&self) -> Option<u64> {
-        self.size
-    }
-
-    /// Bytes read so far.
-    pub fn bytes_read(&self) -> u64 {
-        self.offset
     }
 
     /// Whether the end has been reached.
@@ -278,6 +264,7 @@ impl<T: TextElement> ElementReader<T> {
     }
 
     /// Input bytes read so far.
+    #[cfg(feature = "cli")]
     pub fn bytes_read(&self) -> u64 {
         self.src.offset
     }
@@ -443,6 +430,7 @@ pub fn whole_elements<T: crate::Element>(name: &str, bytes: u64, path: Option<&P
 /// Reads a whole input into memory, or fails with [`Error::TooLarge`] when it holds
 /// more than `limit` bytes of elements (up front for a regular binary file, as soon
 /// as reading passes the limit for anything else): for the sorts that work in memory.
+#[cfg(feature = "cli")]
 pub fn read_all<T: TextElement>(input: &Input, format: Format, limit: u64) -> Result<Vec<T>> {
     let mut r = ElementReader::<T>::open(input, format)?;
     let max = (limit / size_of::<T>() as u64).min(usize::MAX as u64 - 1) as usize;
@@ -460,6 +448,7 @@ pub fn read_all<T: TextElement>(input: &Input, format: Format, limit: u64) -> Re
 }
 
 /// Reads a whole input's bytes, or fails with [`Error::TooLarge`] past `limit`.
+#[cfg(feature = "cli")]
 pub fn read_all_bytes(input: &Input, limit: u64) -> Result<Vec<u8>> {
     let mut src = Source::open(input)?;
     let limit = limit.min(usize::MAX as u64 - 1) as usize;

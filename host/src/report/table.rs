@@ -25,10 +25,6 @@ impl Table {
         self.rows.push(row);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Header, a rule, then the rows; columns two spaces apart, no trailing blanks.
     pub fn render(&self) -> String {
         let width = |i: usize| {

@@ -41,10 +41,6 @@ impl CpuSort {
             CpuSort::BottomUpMerge => "bottom-up-merge",
         }
     }
-
-    pub fn is_stable(self) -> bool {
-        !matches!(self, CpuSort::RayonParSortUnstable | CpuSort::StdSortUnstable)
-    }
 }
 
 /// Rayon pools with exactly the requested number of threads, built once per study so

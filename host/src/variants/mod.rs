@@ -20,7 +20,8 @@ pub mod blockmerge;
 pub mod bottomup;
 
 /// A named sorting algorithm. Every variant sorts any `n` and every element type.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Variant {
     /// Onesweep-style LSD radix sort (Adinets and Merrill): one histogram pass, then
     /// one pass per 8-bit digit with a decoupled look-back across tiles; records by

@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 use std::sync::OnceLock;
 
-use host::inputs::{Random, generate};
-use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
+use host::testing::inputs::{Random, generate};
+use host::testing::verify;
+use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, Variant, with_key_type};
 use rayon::prelude::*;
 
 /// The GPU sorter (opened once per test binary: loading the module JIT-compiles the

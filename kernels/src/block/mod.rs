@@ -4,7 +4,7 @@
 //!
 //! The index math is plain Rust, tested on the host; the device parts (under
 //! `target_arch = "nvptx64"`) use shared memory through 32-bit shared addresses
-//! ([`crate::gpu::lds_u32`] and friends).
+//! (`gpu::lds_u32` and friends).
 
 pub mod network;
 
@@ -47,7 +47,7 @@ pub const fn lane_rank(mask: u32, lane: u32) -> u32 {
     (mask & ((1u32 << lane) - 1)).count_ones()
 }
 
-/// Shared memory of [`block_exclusive_sum_u32`]: 33 words.
+/// Shared memory of `block_exclusive_sum_u32`: 33 words.
 pub const SCAN_SMEM: u32 = 33 * 4;
 
 #[cfg(target_arch = "nvptx64")]

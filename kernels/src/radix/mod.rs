@@ -15,7 +15,7 @@
 //!    block takes the next tile id from an atomic counter (so a block only ever waits
 //!    for tiles taken by blocks already running: no deadlock whatever the scheduling
 //!    order), ranks its tile's keys by digit in shared memory
-//!    ([`crate::block::rank_by_digit`]), publishes its per-digit counts and finds the
+//!    (`block::rank_by_digit`), publishes its per-digit counts and finds the
 //!    counts of all earlier tiles by a decoupled look-back over per-tile status words
 //!    (`FLAG_AGGREGATE`: this tile's count only; `FLAG_PREFIX`: inclusive of all
 //!    earlier tiles), then writes its keys (and values) from shared memory to their
@@ -407,7 +407,7 @@ impl Smem {
 /// from the start of its dynamic shared memory: flags (the last-block flag, then one
 /// "trivial pass" flag per pass), the last block's scan, then the digit counters.
 ///
-/// Each counter (pass `p`, digit `d`, index `p * DIGITS + d`) has [`slots`] words, and
+/// Each counter (pass `p`, digit `d`, index `p * DIGITS + d`) has [`hist::slots`] words, and
 /// lane `l` of every warp adds to word `l % slots`. With one word per counter, a warp's
 /// 32 adds of random digits meet 3-4 to a bank (word % 32), and on one word whenever
 /// two lanes share a digit, and such adds serialise: our explanation of the kernel's
