@@ -235,7 +235,7 @@ impl Sorter {
                 if opts.variant == Variant::Mergepath {
                     variants::mergepath::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
                 } else {
-                    variants::radix::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+                    variants::records::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
                 }
                 k.copy_to_host(gpu, keys)?;
                 v.copy_to_host(gpu, values)?;

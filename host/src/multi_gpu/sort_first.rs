@@ -15,7 +15,7 @@ use kernels::splitters::{self as ks, SplitterKernels};
 
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
-use crate::variants::radix;
+use crate::variants::{radix, records};
 use crate::{Element, SortOptions};
 
 impl MultiGpuSorter {
@@ -37,7 +37,7 @@ impl MultiGpuSorter {
         let items: Vec<_> = keys.iter_mut().zip(value_parts).collect();
         self.per_gpu(items, |gpu, (k, v)| {
             match v {
-                Some(v) => radix::sort_pairs(gpu, k, v, order, None)?,
+                Some(v) => records::sort_pairs(gpu, k, v, order, None)?,
                 None => radix::sort(gpu, k, &local_opts)?,
             }
             gpu.synchronize("the local sort")
@@ -159,7 +159,7 @@ impl MultiGpuSorter {
                 }
                 Some(mut v) => {
                     let mut k = k;
-                    radix::sort_pairs(gpu, &mut k, &mut v, order, None)?;
+                    records::sort_pairs(gpu, &mut k, &mut v, order, None)?;
                     (k, Some(v))
                 }
                 None => (mergepath::merge_run_list(gpu, &runs, order)?, None),

@@ -27,19 +27,20 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
 use crate::{Element, SortOptions};
 
-/// Sorts `buf` by the merge-path merge sort (the `mergepath` variant). Stable.
-///
-/// Records (`Entity`) longer than one tile are sorted as (key bits, index) pairs by
-/// this sort, then gathered (`variants::records`): moving 8 bytes per element through
-/// every pass instead of 20 measured 3x faster at 2^24 (docs/PERFLOG.md). A single
-/// tile is sorted whole in one launch.
+/// Sorts `buf` by the merge-path merge sort, moving the elements whole through every
+/// pass (records too). Stable. The `mergepath` variant sends the records that
+/// [`sorts_by_key`] names to the record path instead.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    if let Some(field) = super::records::record_field::<T>()
-        && buf.len() as u64 > mp::tile(size_of::<T>() as u32) as u64
-    {
-        return super::records::sort_by_field_with(gpu, buf, field, opts.order, super::records::PairSort::Mergepath);
-    }
     sort_any::<T, u32>(gpu, buf, None, opts.order)
+}
+
+/// Whether the `mergepath` variant sorts `n` elements of `T` as (key bits, index) pairs
+/// by this sort and then gathers them (`variants/records.rs`): records (`Entity`)
+/// longer than one tile. Moving 8 bytes per element through every pass instead of 20
+/// measured 3x faster at 2^24 (docs/PERFLOG.md). A single tile is sorted whole in one
+/// launch.
+pub(crate) fn sorts_by_key<T: Element>(n: usize) -> bool {
+    T::RECORD_KEY.is_some() && n as u64 > mp::tile(size_of::<T>() as u32) as u64
 }
 
 /// Device bytes [`sort_pairs`] of `n` keys of `kb` bytes with values of `vb` bytes

@@ -1,8 +1,10 @@
 //! One launcher per algorithm family, mirroring `kernels/src`. Each module exposes
-//! `sort(gpu, buf, opts)`; [`sort`] dispatches on [`Variant`].
+//! `sort(gpu, buf, opts)`; [`sort`] dispatches on [`Variant`], and sends record types
+//! that a variant sorts by key to [`records`], which sits above the pair sorts it uses.
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::Result;
 use crate::{Element, SortOptions};
+use records::PairSort;
 
 pub mod launch;
 pub mod mergepath;
@@ -154,7 +156,12 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
         };
     }
     match opts.variant {
+        // The radix sort orders key bits: records by their key field and a gather.
+        Variant::Radix if T::BIT_ORDER.is_none() => records::sort_by_own_key(gpu, buf, opts, PairSort::Radix),
         Variant::Radix => radix::sort(gpu, buf, opts),
+        Variant::Mergepath if mergepath::sorts_by_key::<T>(buf.len()) => {
+            records::sort_by_own_key(gpu, buf, opts, PairSort::Mergepath)
+        }
         Variant::Mergepath => mergepath::sort(gpu, buf, opts),
         Variant::Naive => naive::sort(gpu, buf, opts),
         Variant::Sm8 => shared::sort(gpu, buf, opts, shared::Strategy::Sm8),
