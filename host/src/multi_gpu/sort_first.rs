@@ -13,10 +13,11 @@ use crate::error::Result;
 use kernels::params::{DevPtr, Direction};
 use kernels::splitters::{self as ks, SplitterKernels};
 
+use crate::element::Element;
+use crate::options::SortOptions;
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
 use crate::variants::{radix, records};
-use crate::{Element, SortOptions};
 
 impl MultiGpuSorter {
     /// Each GPU sorts its part, in its own thread (so no GPU waits for another's

@@ -18,8 +18,9 @@ use kernels::{SortKey, key::BitOrder};
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, Order, SortOptions};
+use crate::options::{Order, SortOptions};
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.

@@ -6,9 +6,9 @@
 //!
 //! This is the record path, and it sits above the pair sorts it uses: `radix` and
 //! `mergepath` sort primitive keys (alone, or with values of 4 or 8 bytes) and know
-//! nothing of records. Record types such as [`crate::Entity`] come here from
-//! [`super::sort`] ([`sort_by_own_key`]), and so do pairs whose values are wider than
-//! 8 bytes ([`sort_pairs`]).
+//! nothing of records. Record types such as [`crate::Entity`] come here from the
+//! variants' dispatch (`variants::sort`, through `sort_by_own_key`), and so do pairs
+//! whose values are wider than 8 bytes ([`sort_pairs`]).
 use kernels::SortKey;
 use kernels::key::BitOrder;
 use kernels::params::DevPtr;
@@ -16,8 +16,10 @@ use kernels::records::{self, Gather, RecordKeys, RecordKeysKernel, key_is_aligne
 
 use super::{mergepath, radix};
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, KeyType, Order, SortOptions};
+use crate::key_type::KeyType;
+use crate::options::{Order, SortOptions};
 
 /// Where a record's sort key lives: a primitive key of `key_type` at byte `offset`
 /// (little-endian, as Rust lays out its fields; any alignment).
@@ -94,7 +96,7 @@ impl PairSort {
     }
 
     /// Sorts (key bits, index) pairs ascending, stably.
-    fn sort<K: crate::Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
+    fn sort<K: Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
         match self {
             PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
             PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
