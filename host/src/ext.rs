@@ -4,7 +4,11 @@
 //! CUDA device if there is one, the CPU otherwise.
 use std::sync::OnceLock;
 
-use crate::{Backend, Element, RecordKey, Result, SortOptions, Sorter};
+use crate::by_key::RecordKey;
+use crate::element::Element;
+use crate::error::Result;
+use crate::options::SortOptions;
+use crate::sorter::{Backend, Sorter};
 
 /// The process-wide sorter behind [`GpuSliceExt`], opened on first use (loading the
 /// kernels once).

@@ -1,8 +1,12 @@
 //! Reproducible inputs: every element is a function of (seed, index), so any size can
 //! be generated in parallel and regenerated later for checking.
+use kernels::key::Entity;
 use rayon::prelude::*;
 
-use crate::{Element, Entity, Order, cpu};
+use crate::cpu;
+use crate::element::Element;
+use crate::error::{Bytes, Error, Result};
+use crate::options::Order;
 
 /// Shape of the input. Besides uniform keys, the adversarial cases that break naive
 /// quicksorts and expose unstable merges.
@@ -136,16 +140,16 @@ pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
 
 /// Checks that the host can hold `copies` arrays of `n` elements of `T` before any of
 /// them is built, so that an impossible size is an error rather than an abort.
-pub fn ensure_host_memory<T>(n: usize, copies: usize) -> crate::Result<()> {
+pub fn ensure_host_memory<T>(n: usize, copies: usize) -> Result<()> {
     let bytes = n.checked_mul(size_of::<T>()).and_then(|b| b.checked_mul(copies));
     let fits = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
     if fits {
         Ok(())
     } else {
-        Err(crate::Error::BadArgument(format!(
+        Err(Error::BadArgument(format!(
             "{n} elements of {} bytes need {} of host memory ({copies} copies), which this machine cannot allocate",
             size_of::<T>(),
-            bytes.map_or("more than the address space".to_string(), |b| crate::Bytes(b as u64).to_string())
+            bytes.map_or("more than the address space".to_string(), |b| Bytes(b as u64).to_string())
         )))
     }
 }
@@ -202,8 +206,8 @@ mod tests {
     #[test]
     fn impossible_host_sizes_are_errors() {
         assert!(ensure_host_memory::<u32>(1000, 3).is_ok());
-        assert!(matches!(ensure_host_memory::<u64>(usize::MAX / 4, 1), Err(crate::Error::BadArgument(_))));
-        assert!(matches!(ensure_host_memory::<u32>(1 << 60, 3), Err(crate::Error::BadArgument(_))));
+        assert!(matches!(ensure_host_memory::<u64>(usize::MAX / 4, 1), Err(Error::BadArgument(_))));
+        assert!(matches!(ensure_host_memory::<u32>(1 << 60, 3), Err(Error::BadArgument(_))));
     }
 
     #[test]

@@ -36,7 +36,7 @@ impl KeyType {
         match self {
             KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
             KeyType::U64 | KeyType::I64 | KeyType::F64 => 8,
-            KeyType::Entity => size_of::<crate::Entity>(),
+            KeyType::Entity => size_of::<kernels::key::Entity>(),
         }
     }
 }

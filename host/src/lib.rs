@@ -167,6 +167,7 @@ mod by_key;
 pub mod cli;
 mod cpu;
 pub mod device;
+mod element;
 mod error;
 mod ext;
 pub mod file_sort;
@@ -174,6 +175,7 @@ mod inputs;
 mod key_type;
 mod measure;
 mod multi_gpu;
+mod options;
 #[cfg(feature = "cli")]
 mod report;
 mod scan;
@@ -192,51 +194,14 @@ pub use by_key::{Key32, RecordKey};
 /// [`DeviceBuffer::from_cuda_slice`] (same version, so its types match).
 pub use cudarc;
 pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
+pub use element::Element;
 pub use error::{Bytes, Error, Result};
 pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
-pub use sorter::{Backend, Order, SortOptions, Sorter};
+pub use options::{Order, SortOptions};
+pub use sorter::{Backend, Sorter};
 pub use variants::Variant;
 pub use variants::records::KeyField;
-
-/// An element type the library sorts: plain old data with an order-preserving key.
-/// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`].
-/// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
-/// kernels that move primitive keys as raw words) are what ties it to the built-in types.
-pub trait Element:
-    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
-    + bytemuck::Pod
-    + Send
-    + Sync
-    + std::fmt::Debug
-    + kernels::naive::NaiveKernels
-    + kernels::mergepath::MergepathKernels
-    + kernels::partition::PartitionKernels
-    + kernels::splitters::SplitterKernels
-    + kernels::bottomup::BottomupKernels
-    + kernels::bitonic::BitonicKernels
-    + kernels::blockmerge::BlockmergeKernels
-    + kernels::shared::SharedKernels
-    + kernels::quick::QuickKernels
-{
-}
-impl<T> Element for T where
-    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
-        + bytemuck::Pod
-        + Send
-        + Sync
-        + std::fmt::Debug
-        + kernels::naive::NaiveKernels
-        + kernels::mergepath::MergepathKernels
-        + kernels::partition::PartitionKernels
-        + kernels::splitters::SplitterKernels
-        + kernels::bottomup::BottomupKernels
-        + kernels::bitonic::BitonicKernels
-        + kernels::blockmerge::BlockmergeKernels
-        + kernels::shared::SharedKernels
-        + kernels::quick::QuickKernels
-{
-}

@@ -2,115 +2,11 @@ use std::fmt;
 
 use crate::by_key::RecordKey;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::options::{Order, SortOptions, Variant};
 use crate::variants::records::KeyField;
-use crate::variants::{self, Variant};
-use crate::{Element, cpu};
-
-/// Sort direction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Order {
-    #[default]
-    #[cfg_attr(feature = "cli", value(name = "asc", alias = "ascending"))]
-    Ascending,
-    #[cfg_attr(feature = "cli", value(name = "desc", alias = "descending"))]
-    Descending,
-}
-
-impl Order {
-    pub fn is_descending(self) -> bool {
-        self == Order::Descending
-    }
-}
-
-/// The one way an order reaches the device.
-impl From<Order> for kernels::params::Direction {
-    fn from(order: Order) -> Self {
-        kernels::params::Direction::new(order.is_descending())
-    }
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.is_descending() { "desc" } else { "asc" })
-    }
-}
-
-/// How to sort: which algorithm, which direction, which block size.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SortOptions {
-    pub variant: Variant,
-    pub order: Order,
-    /// Threads per block for the variants that take one (power of two, 32..=1024).
-    pub block_size: u32,
-    /// Radix sort only: sort by order bits `begin..end` of each key (see
-    /// [`SortOptions::key_bits`]); `None` sorts by the whole key.
-    pub key_bits: Option<(u32, u32)>,
-}
-
-impl SortOptions {
-    pub fn new(variant: Variant) -> Self {
-        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
-    }
-
-    pub fn order(mut self, order: Order) -> Self {
-        self.order = order;
-        self
-    }
-
-    pub fn block_size(mut self, block_size: u32) -> Self {
-        self.block_size = block_size;
-        self
-    }
-
-    /// Sorts by bits `begin..end` of each key's *order bits* only (the radix sort's
-    /// `begin_bit`/`end_bit`): keys whose order bits agree there keep their input
-    /// order. For unsigned integers the order bits are the value, so keys known to be
-    /// below 2^20 sort with `key_bits(0, 20)` in three passes instead of four. The
-    /// order bits of signed integers have the sign bit flipped; of floats, the IEEE
-    /// total-order transform. Only the `radix` variant (and the CPU backend) take it.
-    ///
-    /// ```
-    /// use host::{SortOptions, Sorter, Variant};
-    ///
-    /// let mut keys = vec![0x0301u32, 0x0102, 0x0203, 0x0101];
-    /// Sorter::with_fallback().sort(&mut keys, &SortOptions::new(Variant::Radix).key_bits(0, 8))?;
-    /// assert_eq!(keys, [0x0301, 0x0101, 0x0102, 0x0203]); // by the low byte, stable
-    /// # Ok::<(), host::Error>(())
-    /// ```
-    pub fn key_bits(mut self, begin: u32, end: u32) -> Self {
-        self.key_bits = Some((begin, end));
-        self
-    }
-
-    /// Checks the options the same way on every backend, so that options the CPU
-    /// backend accepts work on any GPU: the block size is a power of two from 32 (a
-    /// warp) to [`MAX_BLOCK_SIZE`] ([`check_block_size`]).
-    pub fn validate(&self) -> Result<()> {
-        check_block_size(self.block_size)
-    }
-}
-
-/// Most threads per block: the limit of every CUDA device since compute capability
-/// 2.0 (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
-pub const MAX_BLOCK_SIZE: u32 = 1024;
-
-/// A block size is a power of two from 32 (one warp) to [`MAX_BLOCK_SIZE`].
-pub fn check_block_size(b: u32) -> Result<()> {
-    if !b.is_power_of_two() || !(32..=MAX_BLOCK_SIZE).contains(&b) {
-        return Err(Error::BadArgument(format!(
-            "block size {b} must be a power of two between 32 and {MAX_BLOCK_SIZE}"
-        )));
-    }
-    Ok(())
-}
-
-impl Default for SortOptions {
-    fn default() -> Self {
-        SortOptions::new(Variant::default())
-    }
-}
+use crate::{cpu, variants};
 
 /// Where a sort ran.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,7 +132,7 @@ impl Sorter {
                 if opts.variant == Variant::Mergepath {
                     variants::mergepath::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
                 } else {
-                    variants::radix::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+                    variants::records::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
                 }
                 k.copy_to_host(gpu, keys)?;
                 v.copy_to_host(gpu, values)?;

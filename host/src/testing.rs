@@ -13,7 +13,8 @@
 use std::io::Write;
 
 // The crate's internals the test binaries and examples use, under one hidden roof.
-pub use crate::sorter::{MAX_BLOCK_SIZE, check_block_size, cpu_top_k};
+pub use crate::options::{MAX_BLOCK_SIZE, check_block_size};
+pub use crate::sorter::cpu_top_k;
 
 /// Generated inputs ([`crate::Distribution`]s, seeds).
 pub mod inputs {

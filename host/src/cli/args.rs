@@ -57,12 +57,12 @@ pub fn parse_warmup(s: &str) -> Result<usize, String> {
     count_in(s, 0..=MAX_REPEAT, "the number of warm-up runs")
 }
 
-/// Threads per block, checked as every backend checks it ([`crate::sorter::check_block_size`]):
+/// Threads per block, checked as every backend checks it ([`crate::options::check_block_size`]):
 /// a power of two from 32 to 1024, like `256` or `2^9`.
 pub fn parse_block_size(s: &str) -> Result<u32, String> {
     let b = parse_count(s)?;
     let b = u32::try_from(b).map_err(|_| format!("block size {b} must be a power of two between 32 and 1024"))?;
-    crate::sorter::check_block_size(b).map_err(|e| match e {
+    crate::options::check_block_size(b).map_err(|e| match e {
         crate::Error::BadArgument(m) => m,
         other => other.to_string(),
     })?;

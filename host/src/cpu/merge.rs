@@ -3,7 +3,7 @@
 //!
 //! Everything compares order bits (`ord_bits`), never a comparator closure: one
 //! integer compare per step, and `DESC` is a constant so the `!` folds away.
-use crate::SortKey;
+use kernels::SortKey;
 
 /// The key of `x` for the direction `DESC`.
 #[inline(always)]
@@ -112,7 +112,7 @@ pub(crate) fn insertion_sort<T: SortKey, const DESC: bool>(v: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Entity;
+    use kernels::key::Entity;
 
     fn e(d: f32, id: u32) -> Entity {
         Entity { distance_from_player: d, id, position: [0.0; 3] }

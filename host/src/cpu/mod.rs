@@ -13,7 +13,8 @@ mod sequential;
 pub use parallel::{parallel_merge_sort, sub_array_start};
 pub use sequential::{bottom_up_merge_sort, recursive_merge_sort};
 
-use crate::{Element, Order};
+use crate::element::Element;
+use crate::options::Order;
 
 /// From this many elements on, [`sort`] uses every thread. On the 16-core test
 /// machine (sizes study, docs/results/sizes.csv) 16 threads beat one from 4096 keys

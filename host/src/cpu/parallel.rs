@@ -27,8 +27,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use kernels::search::co_rank;
 
 use super::merge::{key, merge};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, Order};
+use crate::options::Order;
 
 /// Sorts `data` stably with exactly `threads` threads (fewer when there are fewer
 /// elements than threads: extra threads would only get empty sub-arrays).

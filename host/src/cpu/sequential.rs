@@ -4,7 +4,10 @@
 //! merge, and both sort short runs by insertion instead of recursing down to single
 //! elements (the recursion overhead the report's profile blamed).
 use super::merge::{insertion_sort, merge};
-use crate::{Element, Order, SortKey};
+use kernels::SortKey;
+
+use crate::element::Element;
+use crate::options::Order;
 
 /// Length of the runs sorted by insertion before merging starts.
 pub(crate) const INSERTION_RUN: usize = 16;

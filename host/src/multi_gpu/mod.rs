@@ -42,8 +42,9 @@ use cudarc::nccl::Comm;
 use cudarc::driver::{CudaEvent, CudaStream};
 
 use crate::device::{DeviceBuffer, Gpu, PlainAlloc};
+use crate::element::Element;
 use crate::error::{DriverContext as _, Error, Result};
-use crate::{Element, SortOptions};
+use crate::options::SortOptions;
 
 pub mod nccl;
 mod partitioned;

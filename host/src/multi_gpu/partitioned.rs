@@ -27,12 +27,13 @@ use kernels::splitters::{self as ks, SplitterKernels};
 use super::plan::{self, Layout};
 use super::sort_first::{exchanged_bytes, pieces};
 use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
-use crate::device::{DeviceBuffer, seconds_between as between, timing_event as mark};
-use crate::error::Result;
+use crate::device::{DeviceBuffer, Gpu, seconds_between as between, timing_event as mark};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::options::{Order, SortOptions};
 use crate::variants::launch::{blocks, one_thread_per_item, require_entry};
 use crate::variants::mergepath::{self, Run};
 use crate::variants::radix;
-use crate::{Element, SortOptions};
 
 /// Whether the partition-first pipeline serves `p` GPUs with values of `value_bytes`
 /// (0: keys only).
@@ -42,7 +43,7 @@ pub(super) fn serves(p: usize, value_bytes: usize) -> bool {
 
 /// Blocks of a partition kernel over `tiles` tiles: enough to fill the GPU, each
 /// working through several tiles.
-fn grid(gpu: &crate::Gpu, tiles: u64, scatter: bool, key_bytes: usize) -> u64 {
+fn grid(gpu: &Gpu, tiles: u64, scatter: bool, key_bytes: usize) -> u64 {
     let resident = gpu.info().multiprocessors as u64 * kp::blocks_per_sm(scatter, key_bytes as u32) as u64;
     tiles.min(resident)
 }
@@ -122,15 +123,14 @@ impl MultiGpuSorter {
         // The scatter into each GPU's ranges (one after another, at
         // `layout.send_offsets`), then the sorts of the ranges that leave.
         let vb = size_of::<V>();
-        let sort_range =
-            |gpu: &crate::Gpu, g: usize, j: usize, keys: &DeviceBuffer<K>, vals: Option<&DeviceBuffer<V>>| {
-                let (from, len) = (layout.send_offsets[g][j] as usize, sends[g][j] as usize);
-                if len > 1 {
-                    let v = vals.map(|v| (vb, v.ptr_at(from)));
-                    radix::sort_at::<K>(gpu, keys.ptr_at(from), v, len, bit_order, order)?;
-                }
-                Ok::<(), crate::Error>(())
-            };
+        let sort_range = |gpu: &Gpu, g: usize, j: usize, keys: &DeviceBuffer<K>, vals: Option<&DeviceBuffer<V>>| {
+            let (from, len) = (layout.send_offsets[g][j] as usize, sends[g][j] as usize);
+            if len > 1 {
+                let v = vals.map(|v| (vb, v.ptr_at(from)));
+                radix::sort_at::<K>(gpu, keys.ptr_at(from), v, len, bit_order, order)?;
+            }
+            Ok::<(), Error>(())
+        };
         let mut events = Vec::with_capacity(p);
         let items: Vec<_> = staged.into_iter().enumerate().collect();
         let parted = self.per_gpu(items, |gpu, (g, (begin, counted, parts))| {
@@ -260,7 +260,7 @@ pub(super) struct Counted {
 /// Counts the keys of each part (`partition_count_*`, the scan, `partition_starts`) of
 /// the `n` keys at device address `src`, by the splitters `cuts` (flattened `(bits,
 /// threshold)` pairs, [`plan::cuts_for`]); waits for the part sizes.
-fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], direction: Direction) -> Result<Counted> {
+fn count_parts<K: Element>(gpu: &Gpu, src: u64, n: u64, cuts: &[u64], direction: Direction) -> Result<Counted> {
     let p = cuts.len() / 2 + 1;
     let parts = p as u32;
     let cuts = gpu.upload(cuts)?;
@@ -284,7 +284,7 @@ fn count_parts<K: Element>(gpu: &crate::Gpu, src: u64, n: u64, cuts: &[u64], dir
 /// Queues the scatter of the counted keys at `src` (and values at `vsrc`) into new
 /// buffers, the parts one after another, each in input order.
 fn scatter_parts<K: Element, V: Element>(
-    gpu: &crate::Gpu,
+    gpu: &Gpu,
     src: u64,
     vsrc: Option<u64>,
     counted: &Counted,
@@ -318,7 +318,7 @@ fn scatter_parts<K: Element, V: Element>(
             4 => scatter_kv::<K, u32>(gpu, cfg, keys, vs, ov.ptr())?,
             8 => scatter_kv::<K, u64>(gpu, cfg, keys, vs, ov.ptr())?,
             bytes => {
-                return Err(crate::Error::BadArgument(format!("the partition moves 4- or 8-byte values, not {bytes}")));
+                return Err(Error::BadArgument(format!("the partition moves 4- or 8-byte values, not {bytes}")));
             }
         },
         _ => gpu.launch(require_entry::<K, _>(<K as PartitionKernels>::SCATTER, "partition scatter")?, cfg, &keys)?,
@@ -329,7 +329,7 @@ fn scatter_parts<K: Element, V: Element>(
 /// Launches the scatter of `keys` with their values (at `values`, to `out_values`),
 /// which the kernel moves as words `W` of their size.
 fn scatter_kv<K: Element + PartitionKvKernels<W>, W: Copy + 'static>(
-    gpu: &crate::Gpu,
+    gpu: &Gpu,
     cfg: cudarc::driver::LaunchConfig,
     keys: kp::Scatter<K>,
     values: u64,
@@ -353,20 +353,20 @@ pub type Partitioned<K, V> = (DeviceBuffer<K>, Option<DeviceBuffer<V>>, Vec<u64>
 /// partitioned keys and values and the size of each part.
 #[doc(hidden)]
 pub fn partition_on_gpu<K: Element, V: Element>(
-    gpu: &crate::Gpu,
+    gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     values: Option<&DeviceBuffer<V>>,
     cuts: &[u64],
-    order: crate::Order,
+    order: Order,
 ) -> Result<Partitioned<K, V>> {
     if K::BIT_ORDER.is_none() || !cuts.len().is_multiple_of(2) || cuts.len() / 2 + 1 > kp::MAX_PARTS as usize {
-        return Err(crate::Error::BadArgument(format!(
+        return Err(Error::BadArgument(format!(
             "a partition takes primitive keys and at most {} (bits, threshold) pairs",
             kp::MAX_PARTS - 1
         )));
     }
     if values.is_some_and(|v| v.len() != keys.len() || !matches!(size_of::<V>(), 4 | 8)) {
-        return Err(crate::Error::BadArgument("values: as many as keys, of 4 or 8 bytes".into()));
+        return Err(Error::BadArgument("values: as many as keys, of 4 or 8 bytes".into()));
     }
     let direction: Direction = order.into();
     let counted = count_parts::<K>(gpu, keys.ptr(), keys.len() as u64, cuts, direction)?;

@@ -13,10 +13,11 @@ use crate::error::Result;
 use kernels::params::{DevPtr, Direction};
 use kernels::splitters::{self as ks, SplitterKernels};
 
+use crate::element::Element;
+use crate::options::SortOptions;
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
-use crate::variants::radix;
-use crate::{Element, SortOptions};
+use crate::variants::{radix, records};
 
 impl MultiGpuSorter {
     /// Each GPU sorts its part, in its own thread (so no GPU waits for another's
@@ -37,7 +38,7 @@ impl MultiGpuSorter {
         let items: Vec<_> = keys.iter_mut().zip(value_parts).collect();
         self.per_gpu(items, |gpu, (k, v)| {
             match v {
-                Some(v) => radix::sort_pairs(gpu, k, v, order, None)?,
+                Some(v) => records::sort_pairs(gpu, k, v, order, None)?,
                 None => radix::sort(gpu, k, &local_opts)?,
             }
             gpu.synchronize("the local sort")
@@ -159,7 +160,7 @@ impl MultiGpuSorter {
                 }
                 Some(mut v) => {
                     let mut k = k;
-                    radix::sort_pairs(gpu, &mut k, &mut v, order, None)?;
+                    records::sort_pairs(gpu, &mut k, &mut v, order, None)?;
                     (k, Some(v))
                 }
                 None => (mergepath::merge_run_list(gpu, &runs, order)?, None),

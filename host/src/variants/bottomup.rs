@@ -5,8 +5,9 @@ use kernels::bottomup::{BottomupKernels, SlicePass, pass_shape, passes};
 
 use super::launch::one_thread_per_item;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::Result;
-use crate::{Element, SortOptions};
+use crate::options::SortOptions;
 
 /// Resident threads per multiprocessor on every GPU since Volta but Turing (which has
 /// 1024): a pass never launches more than one full wave, like the report's fixed grid

@@ -24,22 +24,24 @@ use kernels::params::{DevPtr, Direction, Kernel};
 use super::launch::{blocks, one_thread_per_item, require_entry};
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::error::Result;
-use crate::{Element, SortOptions};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::options::{Order, SortOptions};
 
-/// Sorts `buf` by the merge-path merge sort (the `mergepath` variant). Stable.
-///
-/// Records (`Entity`) longer than one tile are sorted as (key bits, index) pairs by
-/// this sort, then gathered (`variants::records`): moving 8 bytes per element through
-/// every pass instead of 20 measured 3x faster at 2^24 (docs/PERFLOG.md). A single
-/// tile is sorted whole in one launch.
+/// Sorts `buf` by the merge-path merge sort, moving the elements whole through every
+/// pass (records too). Stable. The `mergepath` variant sends the records that
+/// `sorts_by_key` names to the record path instead.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    if let Some(field) = super::records::record_field::<T>()
-        && buf.len() as u64 > mp::tile(size_of::<T>() as u32) as u64
-    {
-        return super::records::sort_by_field_with(gpu, buf, field, opts.order, super::records::PairSort::Mergepath);
-    }
     sort_any::<T, u32>(gpu, buf, None, opts.order)
+}
+
+/// Whether the `mergepath` variant sorts `n` elements of `T` as (key bits, index) pairs
+/// by this sort and then gathers them (`variants/records.rs`): records (`Entity`)
+/// longer than one tile. Moving 8 bytes per element through every pass instead of 20
+/// measured 3x faster at 2^24 (docs/PERFLOG.md). A single tile is sorted whole in one
+/// launch.
+pub(crate) fn sorts_by_key<T: Element>(n: usize) -> bool {
+    T::RECORD_KEY.is_some() && n as u64 > mp::tile(size_of::<T>() as u32) as u64
 }
 
 /// Device bytes [`sort_pairs`] of `n` keys of `kb` bytes with values of `vb` bytes
@@ -63,13 +65,13 @@ pub fn sort_pairs<K: Element, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
-    order: crate::Order,
+    order: Order,
 ) -> Result<()> {
     if keys.len() != values.len() {
-        return Err(crate::Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
     }
     let unsupported = || {
-        crate::Error::BadArgument(format!(
+        Error::BadArgument(format!(
             "mergepath sorts pairs of a primitive key and a 4- or 8-byte value, not {} and {} bytes",
             K::NAME,
             size_of::<V>()
@@ -167,7 +169,7 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<T>,
     values: Option<DevPtr<W>>,
-    order: crate::Order,
+    order: Order,
 ) -> Result<()> {
     let n = buf.len() as u64;
     if n <= 1 {
@@ -313,15 +315,10 @@ pub struct Run {
 /// Merges the consecutive sorted runs of `src` (their lengths in `runs`, summing to
 /// `src.len()`) into one sorted buffer, stably: among equal keys an earlier run's come
 /// first. See [`merge_run_list`]; `src` is freed once the merge has read it.
-pub fn merge_runs<T: Element>(
-    gpu: &Gpu,
-    src: DeviceBuffer<T>,
-    runs: &[u64],
-    order: crate::Order,
-) -> Result<DeviceBuffer<T>> {
+pub fn merge_runs<T: Element>(gpu: &Gpu, src: DeviceBuffer<T>, runs: &[u64], order: Order) -> Result<DeviceBuffer<T>> {
     let n = src.len() as u64;
     if runs.iter().sum::<u64>() != n {
-        return Err(crate::Error::BadArgument(format!("runs of {runs:?} elements in a buffer of {n}")));
+        return Err(Error::BadArgument(format!("runs of {runs:?} elements in a buffer of {n}")));
     }
     if runs.iter().filter(|&&r| r > 0).count() <= 1 {
         return Ok(src);
@@ -344,7 +341,7 @@ pub fn merge_runs<T: Element>(
 /// round reads the runs where they are (so two runs cost one pass and no copy), later
 /// rounds ping-pong between the output and one more buffer. Used by the multi-GPU sort
 /// for a GPU's own part and what it received.
-pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: crate::Order) -> Result<DeviceBuffer<T>> {
+pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: Order) -> Result<DeviceBuffer<T>> {
     Ok(merge_lists::<T, u32, u32>(gpu, runs, None, order)?.0)
 }
 
@@ -355,10 +352,10 @@ pub fn merge_run_list_pairs<K: Element, V: Element>(
     gpu: &Gpu,
     runs: &[Run],
     values: &[u64],
-    order: crate::Order,
+    order: Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>)> {
     let unsupported = || {
-        crate::Error::BadArgument(format!(
+        Error::BadArgument(format!(
             "a key-value merge takes 4- or 8-byte values, one address per run ({} for {} runs)",
             values.len(),
             runs.len()
@@ -382,7 +379,7 @@ fn merge_lists<K: Element + MergepathKvKernels<W>, V: Element, W: Copy + 'static
     gpu: &Gpu,
     runs: &[Run],
     values: Option<&[u64]>,
-    order: crate::Order,
+    order: Order,
 ) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
     // (keys, values) of each non-empty run.
     let mut runs: Vec<(Run, u64)> =

@@ -5,8 +5,9 @@ use kernels::naive::{MergePass, pass_count};
 
 use super::launch::one_thread_per_item;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::Result;
-use crate::{Element, SortOptions};
+use crate::options::SortOptions;
 
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     let n = buf.len() as u64;

@@ -16,9 +16,10 @@ use kernels::scan;
 
 use super::launch::{blocks, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::options::{Order, SortOptions};
 use crate::scan::exclusive_scan_u64_raw;
-use crate::{Element, Order, SortOptions};
 
 /// Threads per block of [`partition`] and of the finishing sorts.
 const BLOCK: u32 = 256;

@@ -1,7 +1,8 @@
 //! `radix`: the Onesweep-style LSD radix sort (kernels and their passes are described
-//! in `kernels/src/radix/mod.rs`). Keys of 32 or 64 bits, alone or with a 32- or 64-bit
-//! value each (pairs, argsort); records such as [`crate::Entity`] are sorted as
-//! (key bits, index) pairs and then gathered.
+//! in `kernels/src/radix/mod.rs`). Primitive keys of 32 or 64 bits, alone or with a 32-
+//! or 64-bit value each (pairs, argsort). Records such as [`crate::Entity`], and values
+//! wider than 8 bytes, are sorted one level up, by these pairs and a gather
+//! (`variants/records.rs`).
 //!
 //! Launches per sort: one for inputs of at most [`small_max`] keys (one block sorts
 //! them in shared memory, on a shorter tile for fewer keys:
@@ -17,8 +18,9 @@ use kernels::{SortKey, key::BitOrder};
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, Order, SortOptions};
+use crate::options::{Order, SortOptions};
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.
@@ -39,13 +41,11 @@ pub fn check_bits<T: SortKey>(bits: Option<(u32, u32)>, width: u32) -> Result<(u
     Ok((begin, end))
 }
 
-/// Sorts `buf` by the radix sort (the `radix` variant). Primitive keys are sorted
-/// directly; records by (key, index) pairs and a gather.
+/// Sorts `buf`, primitive keys, by the radix sort (the `radix` variant's sort of
+/// keys; the variant sorts records by their key field and a gather). A record type is
+/// [`Error::BadArgument`].
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    match T::BIT_ORDER {
-        Some(_) => key_job(buf, opts)?.run(gpu),
-        None => sort_records(gpu, buf, opts),
-    }
+    key_job(buf, opts)?.run(gpu)
 }
 
 /// [`sort`] of primitive keys with at most `portion_tiles` tiles per onesweep launch
@@ -117,9 +117,10 @@ pub(crate) fn sort_at<K: SortKey>(
 }
 
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
-/// order, and so do their values). Keys are the primitive types; values are any
-/// element type (an index, a second key, a payload; 4- and 8-byte values move with
-/// their keys, wider ones by index and a gather).
+/// order, and so do their values). Keys are the primitive types; values are of 4 or 8
+/// bytes (an index, a second key, a payload) and move with their keys. Wider values
+/// are [`Error::BadArgument`] here: they are sorted by (key, index) pairs and a gather
+/// one level up (`variants/records.rs`).
 pub fn sort_pairs<K: Element, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
@@ -134,24 +135,11 @@ pub fn sort_pairs<K: Element, V: Element>(
         return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
     }
     let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
-    let n = keys.len();
-    if matches!(size_of::<V>(), 4 | 8) {
-        let job = Job::new::<K>(bit_order, order, bits, n, keys.ptr(), Some((size_of::<V>(), values.ptr())));
-        return job.run(gpu);
+    let vb = size_of::<V>();
+    if !matches!(vb, 4 | 8) {
+        return Err(Error::BadArgument(format!("radix moves values of 4 or 8 bytes with their keys, not of {vb}")));
     }
-    // Wider values (records): sort (key, index) pairs, then gather the values.
-    if n > u32::MAX as usize || !size_of::<V>().is_multiple_of(4) {
-        return Err(Error::BadArgument(format!("values of {} bytes for {n} keys", size_of::<V>())));
-    }
-    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + Plan::scratch_bytes(n, size_of::<K>() as u32, 4))?;
-    let idx: Vec<u32> = (0..n as u32).collect();
-    let idx = gpu.upload(&idx)?;
-    let mut out = gpu.alloc::<V>(n)?;
-    let job = Job::new::<K>(bit_order, order, bits, n, keys.ptr(), Some((4, idx.ptr())));
-    job.run(gpu)?;
-    super::records::gather(gpu, values, &mut out, &idx)?;
-    std::mem::swap(values, &mut out);
-    Ok(())
+    Job::new::<K>(bit_order, order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr()))).run(gpu)
 }
 
 /// The stable sorting permutation of device-resident `keys` (left unchanged), on the
@@ -176,19 +164,6 @@ pub fn argsort<K: Element>(
     }
     sort_pairs(gpu, &mut k, &mut idx, order, key_bits)?;
     Ok(idx)
-}
-
-/// Records by key ([`SortKey::RECORD_KEY`]): the key field's order bits and each
-/// record's index are sorted as pairs, then the records are gathered
-/// ([`super::records`]).
-fn sort_records<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    if opts.key_bits.is_some() {
-        return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
-    }
-    let Some(field) = super::records::record_field::<T>() else {
-        return Err(Error::BadArgument(format!("radix cannot sort {} records", T::NAME)));
-    };
-    super::records::sort_by_field(gpu, buf, field, opts.order)
 }
 
 /// Device bytes a pair sort of `n` keys of `kb` bytes with values of `vb` bytes needs
@@ -237,11 +212,6 @@ fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
 /// fewer global adds at the end (every block adds each nonzero count of its own).
 fn hist_blocks_per_sm() -> u64 {
     crate::tuning::knob("SORT_RADIX_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(1)
-}
-
-pub(crate) fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
-    let (free, _) = gpu.free_mem_for(needed)?;
-    if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }
 
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words

@@ -3,6 +3,12 @@
 //! sorted as pairs (by the radix sort, or by the merge-path sort for the `mergepath`
 //! variant: [`PairSort`]), then the records are permuted by a gather in the
 //! widest lanes (16, 8, 4 or 1 bytes) their size and alignment allow. Stable.
+//!
+//! This is the record path, and it sits above the pair sorts it uses: `radix` and
+//! `mergepath` sort primitive keys (alone, or with values of 4 or 8 bytes) and know
+//! nothing of records. Record types such as [`crate::Entity`] come here from the
+//! variants' dispatch (`variants::sort`, through `sort_by_own_key`), and so do pairs
+//! whose values are wider than 8 bytes ([`sort_pairs`]).
 use kernels::SortKey;
 use kernels::key::BitOrder;
 use kernels::params::DevPtr;
@@ -10,8 +16,10 @@ use kernels::records::{self, Gather, RecordKeys, RecordKeysKernel, key_is_aligne
 
 use super::{mergepath, radix};
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, KeyType, Order};
+use crate::key_type::KeyType;
+use crate::options::{Order, SortOptions};
 
 /// Where a record's sort key lives: a primitive key of `key_type` at byte `offset`
 /// (little-endian, as Rust lays out its fields; any alignment).
@@ -88,12 +96,66 @@ impl PairSort {
     }
 
     /// Sorts (key bits, index) pairs ascending, stably.
-    fn sort<K: crate::Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
+    fn sort<K: Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
         match self {
             PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
             PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
         }
     }
+}
+
+/// Sorts a buffer of a record type by its own key field ([`record_field`], e.g.
+/// [`crate::Entity`]'s distance), its (key bits, index) pairs sorted by `pairs`: how
+/// the `radix` variant sorts records, and `mergepath` those longer than one tile.
+pub(crate) fn sort_by_own_key<T: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+    pairs: PairSort,
+) -> Result<()> {
+    if opts.key_bits.is_some() {
+        return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
+    }
+    let Some(field) = record_field::<T>() else {
+        return Err(Error::BadArgument(format!("{} records have no key field to sort by", T::NAME)));
+    };
+    sort_by_field_with(gpu, buf, field, opts.order, pairs)
+}
+
+/// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
+/// order, and so do their values), values of any element type. Keys are the primitive
+/// types. Values of 4 or 8 bytes move with their keys ([`radix::sort_pairs`]); wider
+/// ones (records) stay where they are while (key, index) pairs are sorted, and are
+/// then gathered (at most 2^32 - 1 of them).
+pub fn sort_pairs<K: Element, V: Element>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<V>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    if matches!(size_of::<V>(), 4 | 8) {
+        return radix::sort_pairs(gpu, keys, values, order, key_bits);
+    }
+    if K::BIT_ORDER.is_none() {
+        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
+    }
+    if keys.len() != values.len() {
+        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+    }
+    radix::check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
+    let n = keys.len();
+    if n > u32::MAX as usize || !size_of::<V>().is_multiple_of(4) {
+        return Err(Error::BadArgument(format!("values of {} bytes for {n} keys", size_of::<V>())));
+    }
+    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + radix::pairs_scratch_bytes(n, size_of::<K>() as u32, 4))?;
+    let idx: Vec<u32> = (0..n as u32).collect();
+    let mut idx = gpu.upload(&idx)?;
+    let mut out = gpu.alloc::<V>(n)?;
+    radix::sort_pairs(gpu, keys, &mut idx, order, key_bits)?;
+    gather(gpu, values, &mut out, &idx)?;
+    std::mem::swap(values, &mut out);
+    Ok(())
 }
 
 /// Sorts the records of `buf` by `field`, stably, in `order`. The sorted records land
@@ -190,7 +252,7 @@ fn sort_raw(
     }
     let bytes = n * record_bytes;
     let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(n, key_bytes as u32);
-    radix::check_free(gpu, needed)?;
+    check_free(gpu, needed)?;
     let idx = gpu.alloc::<u32>(n)?;
     let aligned = key_is_aligned(record_bytes as u64, field.offset as u64, key_bytes as u64, src) as u32;
     let (pos, neg) = bit_order.masks(8 * key_bytes as u32, order.is_descending());
@@ -274,4 +336,11 @@ fn gather_raw(gpu: &Gpu, src: u64, dst: u64, n: usize, record_bytes: usize, idx:
         4 => gpu.launch(records::gather_b4, cfg, &p.in_lanes()),
         _ => gpu.launch(records::gather_b1, cfg, &p),
     }
+}
+
+/// [`Error::OutOfMemory`] unless `needed` bytes of device memory are free (counting
+/// what the memory pool keeps: [`Gpu::free_mem_for`]).
+fn check_free(gpu: &Gpu, needed: u64) -> Result<()> {
+    let (free, _) = gpu.free_mem_for(needed)?;
+    if needed > free { Err(Error::OutOfMemory { needed, free }) } else { Ok(()) }
 }

@@ -15,8 +15,9 @@ use kernels::segmented::{
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, Order};
+use crate::options::Order;
 
 /// Checks that `offsets` describe segments of a buffer of `len` elements: non-decreasing,
 /// the last at most `len` (fewer than two offsets: no segments).

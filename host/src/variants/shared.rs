@@ -16,8 +16,9 @@ use kernels::shared::{BlockSort, Plan, SharedKernels, block_sort_smem_bytes, max
 
 use super::launch::{blocks, one_thread_per_item};
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, SortOptions};
+use crate::options::SortOptions;
 
 /// How far the shared-memory passes go (the three variants of the report).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,8 +17,9 @@ use kernels::topk::{self as tk, Compact, Hist, Select, State, TopkKernels, ctrl}
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::{Element, Order};
+use crate::options::Order;
 
 /// Histogram blocks per SM (`SORT_TOPK_HIST_BLOCKS_PER_SM` overrides it, for tuning):
 /// by default the two that are resident at once (the launch bounds), each looping over

@@ -1,0 +1,263 @@
+//! The CUDA side: the [`Gpu`] handle (a context, one stream and the kernel module) and
+//! what it hands out, one concern per file:
+//!
+//! - this file: [`Gpu`] itself: opening a device or taking over a caller's stream,
+//!   the device's properties ([`DeviceInfo`]), memory info, allocation and upload,
+//!   copies and synchronisation;
+//! - `module.rs`: the embedded PTX and cubins, which of them is loaded
+//!   ([`ModuleSource`]), and kernel lookup by name;
+//! - `launch.rs`: the typed launch, dependent launches, clusters, dynamic shared memory;
+//! - `buffer.rs`: [`DeviceBuffer`] and plain (peer-reachable) allocations;
+//! - `pinned.rs`: [`PinnedBuffer`], page-locked host memory;
+//! - `memory.rs`: the scratch cache, the memory pool and free-memory checks;
+//! - `events.rs`: timing events.
+//!
+//! Everything goes through cudarc's driver API with the driver library loaded at run
+//! time, so this crate builds and runs on machines without CUDA; there `Gpu::open`
+//! returns [`Error::NoDevice`].
+mod buffer;
+mod events;
+mod launch;
+mod memory;
+mod module;
+mod pinned;
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::sys::{CUdevice_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
+
+pub use buffer::DeviceBuffer;
+pub(crate) use buffer::PlainAlloc;
+pub(crate) use events::{seconds_between, timing_event};
+#[doc(hidden)]
+pub use launch::kernel_cluster_ctas;
+pub use module::{CUBINS, ModuleSource, PDL_KERNELS, PTX, pick_cubin};
+pub use pinned::PinnedBuffer;
+
+use crate::error::{DriverContext, Error, Result};
+use memory::keep_pool_memory;
+use module::{dependent_launches, load_kernels};
+
+/// What the library needs to know about the device to configure launches.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub ordinal: usize,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: u32,
+    /// Shared memory a block gets without opting in (48 KiB on every current GPU).
+    pub shared_mem_per_block: u32,
+    /// Shared memory a block can get after raising its limit (227 KiB on Hopper).
+    pub shared_mem_per_block_optin: u32,
+    pub total_mem: u64,
+    pub l2_bytes: u32,
+    pub max_threads_per_block: u32,
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (sm_{}{}, {} SMs, {:.1} GiB)",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.multiprocessors,
+            self.total_mem as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
+/// An open CUDA device with the kernel module loaded. Owns one stream; every
+/// operation of the library is ordered on it.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    /// Each kernel looked up so far, with the dynamic shared memory it was allowed
+    /// ([`Gpu::set_max_dynamic_smem`]; 0: the default).
+    functions: Mutex<HashMap<String, (CudaFunction, u32)>>,
+    /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
+    scratch: Mutex<Vec<DeviceBuffer<u32>>>,
+    info: DeviceInfo,
+    source: ModuleSource,
+    sync_each_launch: bool,
+    /// Whether kernels of [`PDL_KERNELS`] are launched as programmatic dependents
+    /// ([`Gpu::launches_as_dependent`]).
+    dependent_launches: bool,
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads the kernels. Fails with [`Error::NoDevice`]
+    /// when there is no driver library, no device, or the device can't be used.
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        // cudarc panics when the driver library is missing; ask first.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDevice("the NVIDIA driver library (libcuda) is not installed".into()));
+        }
+        crate::trace::mark("gpu: open");
+        let count = CudaContext::device_count().map_err(|e| Error::NoDevice(format!("cuInit failed: {e}")))?;
+        crate::trace::mark("gpu: cuInit, device count");
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::NoDevice(format!("device {ordinal} requested, {count} present")));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoDevice(format!("opening device {ordinal}: {e}")))?;
+        crate::trace::mark("gpu: context");
+        // One stream only: cudarc's cross-stream event tracking would add an event
+        // record per buffer access for nothing.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.new_stream().call("cuStreamCreate")?;
+        keep_pool_memory(&ctx);
+        Gpu::with_stream(stream)
+    }
+
+    /// Uses the caller's cudarc stream (and its context) instead of opening the
+    /// device: every operation of the library is queued on `stream`, in order with
+    /// the caller's own work on it, and nothing waits for the whole device. The
+    /// kernels are loaded into the stream's context. The context's settings are left
+    /// as they are (unlike [`Gpu::open`], which turns off cudarc's event tracking and
+    /// keeps freed memory in the pool).
+    ///
+    /// ```no_run
+    /// use host::{DeviceBuffer, Gpu, SortOptions, Sorter};
+    ///
+    /// let ctx = cudarc::driver::CudaContext::new(0).unwrap();
+    /// let stream = ctx.new_stream().unwrap();
+    /// let keys = stream.memcpy_stod(&[3u32, 1, 2]).unwrap(); // the caller's buffer
+    /// let sorter = Sorter::from_gpu(Gpu::with_stream(stream.clone())?);
+    /// let gpu = sorter.gpu().unwrap();
+    /// let mut buf = DeviceBuffer::from_cuda_slice(gpu, keys)?; // no copy
+    /// sorter.sort_device(&mut buf, &SortOptions::default())?;
+    /// let keys = buf.into_cuda_slice(); // back to cudarc, still no copy
+    /// assert_eq!(stream.memcpy_dtov(&keys).unwrap(), [1, 2, 3]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn with_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        let ctx = stream.context().clone();
+        let ordinal = ctx.ordinal();
+        let cc = ctx.compute_capability().call("cuDeviceGetAttribute")?;
+        let (module, source) = load_kernels(&ctx, cc)?;
+        let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
+        let info = DeviceInfo {
+            name: ctx.name().call("cuDeviceGetName")?,
+            ordinal,
+            compute_capability: cc,
+            multiprocessors: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            shared_mem_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_mem_per_block_optin: attr(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+            total_mem: ctx.total_mem().call("cuDeviceTotalMem")? as u64,
+            l2_bytes: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            max_threads_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        };
+        Ok(Gpu {
+            ctx,
+            stream,
+            module,
+            functions: Mutex::new(HashMap::new()),
+            scratch: Mutex::new(Vec::new()),
+            info,
+            dependent_launches: dependent_launches(&source),
+            source,
+            sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
+        })
+    }
+
+    /// Lets this device's kernels and copies reach `peer`'s memory directly (NVLink or
+    /// PCIe peer-to-peer). Already enabled (NCCL does it too) is fine.
+    pub(crate) fn enable_peer_access(&self, peer: &Gpu) -> Result<()> {
+        use cudarc::driver::sys::{CUresult, cuCtxEnablePeerAccess};
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: both contexts are alive; the call only changes access rights.
+        match unsafe { cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) } {
+            CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            other => Err(Error::NoDevice(format!(
+                "device {} cannot access device {} directly: {other:?}",
+                self.info.ordinal, peer.info.ordinal
+            ))),
+        }
+    }
+
+    /// A second stream on this device at the highest priority: the multi-GPU sort's
+    /// exchange runs there, beside the sorts on [`Gpu::stream`], and its blocks are
+    /// scheduled ahead of theirs as SMs free up.
+    pub(crate) fn high_priority_stream(&self) -> Result<Arc<CudaStream>> {
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range().call("cuCtxGetStreamPriorityRange")?;
+        self.ctx.new_stream_with_priority(greatest).call("cuStreamCreateWithPriority")
+    }
+
+    /// The driver context (for peer copies between devices).
+    pub(crate) fn cu_ctx(&self) -> cudarc::driver::sys::CUcontext {
+        self.ctx.cu_ctx()
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// `(free, total)` device memory in bytes.
+    pub fn mem_info(&self) -> Result<(u64, u64)> {
+        let (free, total) = self.ctx.mem_get_info().call("cuMemGetInfo")?;
+        Ok((free as u64, total as u64))
+    }
+
+    /// Waits for all queued work. A kernel fault surfaces here (named after `what`)
+    /// unless `SORT_SYNC_LAUNCHES=1` caught it at its launch.
+    pub fn synchronize(&self, what: &str) -> Result<()> {
+        self.stream.synchronize().map_err(|source| Error::Launch {
+            kernel: format!("{what} (reported asynchronously; rerun with SORT_SYNC_LAUNCHES=1 to name the kernel)"),
+            source,
+        })
+    }
+
+    /// Queues a copy of `bytes` bytes between two device addresses of this GPU.
+    pub(crate) fn copy_raw(&self, dst: u64, src: u64, bytes: u64) -> Result<()> {
+        if bytes > 0 {
+            // SAFETY: the callers pass addresses inside live buffers of this context.
+            unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes as usize, self.stream.cu_stream()) }
+                .call("cuMemcpyDtoDAsync")?;
+        }
+        Ok(())
+    }
+
+    /// Allocates an uninitialised device buffer of `len` elements, checking free
+    /// memory first so that a too-large request is [`Error::OutOfMemory`].
+    pub fn alloc<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| Error::BadArgument(format!("{len} elements overflow the address space")))?;
+        let (free, _) = self.free_mem_for(bytes as u64)?;
+        if bytes as u64 > free {
+            return Err(Error::OutOfMemory { needed: bytes as u64, free });
+        }
+        // Zero-length buffers still get a real (1-byte) allocation: cuMemAlloc(0) fails.
+        let raw = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| self.map_oom(e, bytes as u64, "cuMemAlloc"))?;
+        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: bytemuck::Pod>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc(data.len())?;
+        buf.copy_from_host(self, data)?;
+        Ok(buf)
+    }
+
+    fn map_oom(&self, e: DriverError, needed: u64, call: &'static str) -> Error {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            let free = self.mem_info().map(|m| m.0).unwrap_or(0);
+            Error::OutOfMemory { needed, free }
+        } else {
+            Error::Driver { call, source: e }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Page-locked host memory ([`PinnedBuffer`]): the staging buffers of the file sort's
+//! asynchronous copies.
+use std::sync::Arc;
+
+use cudarc::driver::CudaContext;
+use cudarc::driver::sys::CUevent_flags;
+
+use super::{DeviceBuffer, Gpu};
+use crate::error::{DriverContext, Result};
+
+/// Page-locked host memory for asynchronous copies between a file and the device (the
+/// file sort's staging buffers), with an event marking the end of the last copy that
+/// used it: [`PinnedBuffer::host_mut`] waits for that copy, so the CPU never touches
+/// bytes a copy is still moving.
+pub struct PinnedBuffer {
+    ptr: *mut u8,
+    len: usize,
+    event: cudarc::driver::CudaEvent,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer is plain host memory owned by this value; access goes through
+// `&mut self` after the event is waited for.
+unsafe impl Send for PinnedBuffer {}
+
+impl PinnedBuffer {
+    /// `len` bytes of pinned, CPU-cached memory (not write-combined: the CPU reads
+    /// downloads back from it).
+    pub fn new(gpu: &Gpu, len: usize) -> Result<PinnedBuffer> {
+        gpu.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let event = gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_BLOCKING_SYNC)).call("cuEventCreate")?;
+        let ptr = unsafe { cudarc::driver::result::malloc_host(len.max(1), 0) }
+            .map_err(|e| gpu.map_oom(e, len as u64, "cuMemHostAlloc"))? as *mut u8;
+        Ok(PinnedBuffer { ptr, len, event, ctx: gpu.ctx.clone() })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes, once the last copy using them has finished.
+    pub fn host_mut(&mut self) -> Result<&mut [u8]> {
+        self.event.synchronize().call("cuEventSynchronize")?;
+        // SAFETY: no copy is in flight (waited above) and `&mut self` is exclusive.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+    }
+
+    /// Queues a copy of the first `len` bytes to byte `at` of `dst` on the stream.
+    pub fn upload<T: bytemuck::Pod>(
+        &mut self,
+        gpu: &Gpu,
+        len: usize,
+        dst: &mut DeviceBuffer<T>,
+        at: usize,
+    ) -> Result<()> {
+        let dst_ptr = dst.byte_range(at, len, self.len)?;
+        gpu.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: `len` bytes fit both buffers (checked); the event keeps the host side
+        // from being reused before the copy ends.
+        unsafe {
+            let src = std::slice::from_raw_parts(self.ptr, len);
+            cudarc::driver::result::memcpy_htod_async(dst_ptr, src, gpu.stream.cu_stream())
+                .call("cuMemcpyHtoDAsync")?;
+        }
+        self.event.record(&gpu.stream).call("cuEventRecord")
+    }
+
+    /// Queues a copy of `len` bytes from byte `at` of `src` into the first `len` bytes.
+    pub fn download<T: bytemuck::Pod>(
+        &mut self,
+        gpu: &Gpu,
+        src: &DeviceBuffer<T>,
+        at: usize,
+        len: usize,
+    ) -> Result<()> {
+        let src_ptr = src.byte_range(at, len, self.len)?;
+        gpu.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: as in `upload`.
+        unsafe {
+            let dst = std::slice::from_raw_parts_mut(self.ptr, len);
+            cudarc::driver::result::memcpy_dtoh_async(dst, src_ptr, gpu.stream.cu_stream())
+                .call("cuMemcpyDtoHAsync")?;
+        }
+        self.event.record(&gpu.stream).call("cuEventRecord")
+    }
+}
+
+impl Drop for PinnedBuffer {
+    fn drop(&mut self) {
+        let _ = self.event.synchronize();
+        let _ = self.ctx.bind_to_thread();
+        let _ = unsafe { cudarc::driver::result::free_host(self.ptr as *mut std::ffi::c_void) };
+    }
+}

@@ -1,0 +1,225 @@
+//! What a caller asks of a sort: the algorithm ([`Variant`]), the direction
+//! ([`Order`]) and the rest of [`SortOptions`]. Plain data that every launcher, the CPU
+//! backend and the entry points read, so it sits below all of them.
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// Sort direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Order {
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "asc", alias = "ascending"))]
+    Ascending,
+    #[cfg_attr(feature = "cli", value(name = "desc", alias = "descending"))]
+    Descending,
+}
+
+impl Order {
+    pub fn is_descending(self) -> bool {
+        self == Order::Descending
+    }
+}
+
+/// The one way an order reaches the device.
+impl From<Order> for kernels::params::Direction {
+    fn from(order: Order) -> Self {
+        kernels::params::Direction::new(order.is_descending())
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.is_descending() { "desc" } else { "asc" })
+    }
+}
+
+/// How to sort: which algorithm, which direction, which block size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortOptions {
+    pub variant: Variant,
+    pub order: Order,
+    /// Threads per block for the variants that take one (power of two, 32..=1024).
+    pub block_size: u32,
+    /// Radix sort only: sort by order bits `begin..end` of each key (see
+    /// [`SortOptions::key_bits`]); `None` sorts by the whole key.
+    pub key_bits: Option<(u32, u32)>,
+}
+
+impl SortOptions {
+    pub fn new(variant: Variant) -> Self {
+        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
+    }
+
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    pub fn block_size(mut self, block_size: u32) -> Self {
+        self.block_size = block_size;
+        self
+    }
+
+    /// Sorts by bits `begin..end` of each key's *order bits* only (the radix sort's
+    /// `begin_bit`/`end_bit`): keys whose order bits agree there keep their input
+    /// order. For unsigned integers the order bits are the value, so keys known to be
+    /// below 2^20 sort with `key_bits(0, 20)` in three passes instead of four. The
+    /// order bits of signed integers have the sign bit flipped; of floats, the IEEE
+    /// total-order transform. Only the `radix` variant (and the CPU backend) take it.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter, Variant};
+    ///
+    /// let mut keys = vec![0x0301u32, 0x0102, 0x0203, 0x0101];
+    /// Sorter::with_fallback().sort(&mut keys, &SortOptions::new(Variant::Radix).key_bits(0, 8))?;
+    /// assert_eq!(keys, [0x0301, 0x0101, 0x0102, 0x0203]); // by the low byte, stable
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn key_bits(mut self, begin: u32, end: u32) -> Self {
+        self.key_bits = Some((begin, end));
+        self
+    }
+
+    /// Checks the options the same way on every backend, so that options the CPU
+    /// backend accepts work on any GPU: the block size is a power of two from 32 (a
+    /// warp) to [`MAX_BLOCK_SIZE`] ([`check_block_size`]).
+    pub fn validate(&self) -> Result<()> {
+        check_block_size(self.block_size)
+    }
+}
+
+/// Most threads per block: the limit of every CUDA device since compute capability
+/// 2.0 (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+pub const MAX_BLOCK_SIZE: u32 = 1024;
+
+/// A block size is a power of two from 32 (one warp) to [`MAX_BLOCK_SIZE`].
+pub fn check_block_size(b: u32) -> Result<()> {
+    if !b.is_power_of_two() || !(32..=MAX_BLOCK_SIZE).contains(&b) {
+        return Err(Error::BadArgument(format!(
+            "block size {b} must be a power of two between 32 and {MAX_BLOCK_SIZE}"
+        )));
+    }
+    Ok(())
+}
+
+impl Default for SortOptions {
+    fn default() -> Self {
+        SortOptions::new(Variant::default())
+    }
+}
+
+/// A named sorting algorithm. Every variant sorts any `n` and every element type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Variant {
+    /// Onesweep-style LSD radix sort (Adinets and Merrill): one histogram pass, then
+    /// one pass per 8-bit digit with a decoupled look-back across tiles; records by
+    /// (key, index) pairs and a gather. Stable. The default.
+    #[default]
+    Radix,
+    /// Merge-path merge sort (ModernGPU / CUB style): tiles sorted in shared memory
+    /// (register sorts, then co-rank merges), then one partition and one merge launch
+    /// per doubling of the run width, each block merging exactly one tile. Stable.
+    Mergepath,
+    /// Catania 3.1: log2(n) global-memory passes; each thread places its element by a
+    /// binary search in the neighbouring chunk. Stable.
+    Naive,
+    /// Catania 3.4 `SM8`: passes with chunks narrower than the block run inside each
+    /// block in shared memory (8 passes at block size 256); the rest as `naive`. Stable.
+    Sm8,
+    /// Catania 3.4 `SM9`: `sm8` plus the pass with chunk == block in shared memory,
+    /// each block loading its neighbour tile's keys. Stable.
+    Sm9,
+    /// Catania 3.4 `SM`: `sm9` plus one block per chunk (walking its sub-chunks) for
+    /// every chunk whose keys fit in the device's shared memory per block. Stable.
+    Sm,
+    /// GPU quicksort (Cederman and Tsigas; the UPC report's counters done right):
+    /// three-way partitions of all segments per level around sampled medians, block
+    /// offsets by a device scan, short segments sorted in shared memory. Unstable.
+    Quick,
+    /// Pisa: bottom-up merge sort, each thread merging whole slices of width 2^p with a
+    /// sequential merge (few busy threads in late passes, one in the last). Stable.
+    Bottomup,
+    /// Blog: merges inside each block in shared memory, then parallel merge-path
+    /// merges of run pairs across blocks. Stable.
+    Blockmerge,
+    /// Bitonic sort for any n (virtual +infinity padding): shared-memory stages for
+    /// small strides, one global pass per large stride. Not stable.
+    Bitonic,
+}
+
+impl Variant {
+    /// Every variant, in the order the CLI lists them.
+    pub const ALL: &'static [Variant] = &[
+        Variant::Radix,
+        Variant::Mergepath,
+        Variant::Naive,
+        Variant::Sm8,
+        Variant::Sm9,
+        Variant::Sm,
+        Variant::Quick,
+        Variant::Bottomup,
+        Variant::Blockmerge,
+        Variant::Bitonic,
+    ];
+
+    /// The name used on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Radix => "radix",
+            Variant::Mergepath => "mergepath",
+            Variant::Naive => "naive",
+            Variant::Sm8 => "sm8",
+            Variant::Sm9 => "sm9",
+            Variant::Sm => "sm",
+            Variant::Quick => "quick",
+            Variant::Bottomup => "bottomup",
+            Variant::Blockmerge => "blockmerge",
+            Variant::Bitonic => "bitonic",
+        }
+    }
+
+    /// Largest number of elements the variant accepts; longer inputs are refused with
+    /// [`Error::BadArgument`] before anything is launched.
+    pub fn max_len(self) -> u64 {
+        match self {
+            Variant::Radix | Variant::Mergepath | Variant::Naive | Variant::Quick => u64::MAX,
+            Variant::Sm8 | Variant::Sm9 | Variant::Sm => u64::MAX,
+            // 64-bit indices throughout; launch limits are reported as errors.
+            Variant::Blockmerge | Variant::Bitonic => u64::MAX,
+            // Correct at any size, but its last passes merge on a handful of threads:
+            // ~5 s at 2^24 on an H100 and linear in n beyond. Past 2^27 (~40 s) it is
+            // refused rather than left to run for many minutes.
+            Variant::Bottomup => 1 << 27,
+        }
+    }
+
+    /// Whether equal keys keep their input order.
+    pub fn is_stable(self) -> bool {
+        match self {
+            Variant::Radix | Variant::Mergepath | Variant::Naive => true,
+            Variant::Sm8 | Variant::Sm9 | Variant::Sm => true,
+            Variant::Quick => false,
+            Variant::Bottomup | Variant::Blockmerge => true,
+            Variant::Bitonic => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Variant::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+            Error::BadArgument(format!("unknown variant `{s}` (known: {})", names.join(", ")))
+        })
+    }
+}
