@@ -57,7 +57,17 @@ fn pipelined_file_sort_every_type_and_stage_pattern() {
         format::write_file(inp, &data, Format::Binary).unwrap();
         let mut file = host::file_sort::AtomicFile::create(out).unwrap();
         let opts = SortOptions::default().order(order);
-        host::testing::file_pipeline::sort_binary_staged::<T>(sorter, inp, n, &mut file, &opts, stage, stages).unwrap();
+        host::testing::file_pipeline::sort_binary_staged::<T>(
+            sorter,
+            inp,
+            n,
+            &mut file,
+            &opts,
+            stage,
+            stages,
+            u64::MAX,
+        )
+        .unwrap();
         file.commit_with(false).unwrap();
         let mut expect = data.clone();
         cpu::reference_sort(&mut expect, order);

@@ -263,7 +263,7 @@ fn sort_typed<T: TextElement>(
     {
         progress.message(&format!("streaming {n} {} through {}", T::NAME, sorter.backend()));
         progress.phase(Phase::Read, reader.size());
-        match pipeline::sort_binary_on_device::<T>(sorter, path, n, &mut out, &opts.sort) {
+        match pipeline::sort_binary_on_device::<T>(sorter, path, n, &mut out, &opts.sort, memory) {
             Ok(t) => {
                 let w = Instant::now();
                 out.commit_with(opts.fsync)?;
