@@ -11,7 +11,7 @@ use kernels::SortKey;
 /// descending order, both descend).
 pub trait RecordKey: Copy + Send + Sync {
     /// `u32` or `u64`.
-    type Bits: crate::element::Element + Ord;
+    type Bits: crate::element::Key + Ord;
     fn order_bits(&self, descending: bool) -> Self::Bits;
 }
 

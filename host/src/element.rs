@@ -1,5 +1,6 @@
 //! [`Element`]: the element types the library sorts, and the kernels each must have.
 use kernels::SortKey;
+use kernels::key::BitOrder;
 
 /// An element type the library sorts: plain old data with an order-preserving key.
 /// Implemented for `u32`, `i32`, `f32`, `u64`, `i64`, `f64` and [`Entity`](kernels::key::Entity).
@@ -38,4 +39,58 @@ impl<T> Element for T where
         + kernels::shared::SharedKernels
         + kernels::quick::QuickKernels
 {
+}
+
+/// A primitive key: an [`Element`] that is its whole sort key (`u32`, `i32`, `f32`,
+/// `u64`, `i64`, `f64`), as opposed to a record such as
+/// [`Entity`](kernels::key::Entity), whose key is one field. Pairs, argsort, top-k,
+/// segments and the multi-GPU sort take keys, so a record there does not compile:
+///
+/// ```compile_fail
+/// use host::{Entity, SortOptions, Sorter};
+///
+/// let entities: Vec<Entity> = Vec::new();
+/// // `Entity` is a record, not a `Key`: argsort of records is a compile error.
+/// let _ = Sorter::with_fallback().argsort(&entities, &SortOptions::default());
+/// ```
+///
+/// Sealed: the kernels exist for these six types only.
+pub trait Key: Element + sealed::Sealed {
+    /// How the key's raw bits map to its order bits (the kernels that move raw words,
+    /// such as the radix sort, derive the order from it).
+    const KEY_ORDER: BitOrder;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! primitive_keys {
+    ($($t:ty => $order:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Key for $t {
+            const KEY_ORDER: BitOrder = BitOrder::$order;
+        }
+    )*};
+}
+primitive_keys!(u32 => Unsigned, u64 => Unsigned, i32 => Signed, i64 => Signed, f32 => Float, f64 => Float);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key order of every primitive key is the one its `SortKey` impl declares.
+    #[test]
+    fn key_order_matches_the_sort_key() {
+        fn check<K: Key>() {
+            assert_eq!(K::BIT_ORDER, Some(K::KEY_ORDER), "{}", K::NAME);
+        }
+        check::<u32>();
+        check::<u64>();
+        check::<i32>();
+        check::<i64>();
+        check::<f32>();
+        check::<f64>();
+        assert_eq!(kernels::key::Entity::BIT_ORDER, None);
+    }
 }

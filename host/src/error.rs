@@ -1,8 +1,22 @@
 use std::fmt;
 
 /// Everything that can go wrong when sorting. No function of this crate panics on bad
-/// input or a missing device; they return one of these.
+/// input or a missing device; they return one of these. New variants may come in any
+/// release (`#[non_exhaustive]`): match the ones you handle and keep a `_` arm.
+///
+/// ```
+/// use host::{Error, Sorter, SortOptions};
+///
+/// let mut keys = vec![3u32, 1, 2];
+/// let mut values = vec![0u32; 2];
+/// match Sorter::with_fallback().sort_pairs(&mut keys, &mut values, &SortOptions::default()) {
+///     Err(Error::LengthMismatch { keys: 3, values: 2 }) => {} // nothing was changed
+///     other => panic!("{other:?}"),
+/// }
+/// assert_eq!(keys, [3, 1, 2]);
+/// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// No usable CUDA device or driver (the message says which).
     #[error("no CUDA device: {0}")]
@@ -10,8 +24,20 @@ pub enum Error {
     /// The device has too little free memory for the request.
     #[error("out of device memory: needed {} but only {} free", Bytes(*needed), Bytes(*free))]
     OutOfMemory { needed: u64, free: u64 },
-    /// The arguments can't be honoured (bad block size, variant not available for this
-    /// input, ...).
+    /// Keys and values (or other slices that go together) differ in length.
+    #[error("{keys} keys but {values} values")]
+    LengthMismatch { keys: usize, values: usize },
+    /// More elements than the operation takes: `what` names it (argsort and top-k
+    /// return `u32` indices, so they take at most 2^32 - 1 keys; a variant's limit).
+    #[error("{what} takes at most {max} elements; got {len}")]
+    TooManyElements { what: String, max: u64, len: u64 },
+    /// An option the operation or variant does not offer: `option` names it (`"key
+    /// bits"`, `"pairs"`, `"argsort"`), `by` what was asked (`"variant sm9"`,
+    /// `"top-k"`), and `hint` what offers it.
+    #[error("{by} does not offer {option}: {hint}")]
+    Unsupported { option: &'static str, by: String, hint: &'static str },
+    /// Any other argument that can't be honoured (a bad block size, bad segment
+    /// offsets, a record size the key does not fit, ...); the message says which.
     #[error("bad argument: {0}")]
     BadArgument(String),
     /// A kernel launch failed or a launched kernel faulted.
@@ -42,6 +68,14 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The error of an operation that returns (or sorts by) `u32` indices, given `n`
+    /// elements: at most `u32::MAX` of them.
+    pub(crate) fn u32_indices(what: &str, n: usize) -> Error {
+        Error::TooManyElements { what: format!("{what} (u32 indices)"), max: u32::MAX as u64, len: n as u64 }
+    }
+}
 
 /// Byte counts printed for people: `1.50 GiB (1610612736 bytes)`.
 pub struct Bytes(pub u64);

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use crate::by_key::RecordKey;
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::Result;
 use crate::options::SortOptions;
 use crate::sorter::{Backend, Sorter};
@@ -57,12 +57,12 @@ pub trait GpuSliceExt<T> {
     /// The stable ascending sorting permutation ([`Sorter::argsort`]).
     fn gpu_argsort(&self) -> Result<Vec<u32>>
     where
-        T: Element;
+        T: Key;
     /// The `k` smallest keys (all of them if `k` exceeds the length), ascending, with
     /// their indices ([`Sorter::top_k`]; the largest with `SortOptions::order`).
     fn gpu_top_k(&self, k: usize, opts: &SortOptions) -> Result<(Vec<T>, Vec<u32>)>
     where
-        T: Element;
+        T: Key;
 }
 
 impl<T> GpuSliceExt<T> for [T] {
@@ -89,14 +89,14 @@ impl<T> GpuSliceExt<T> for [T] {
 
     fn gpu_argsort(&self) -> Result<Vec<u32>>
     where
-        T: Element,
+        T: Key,
     {
         shared_sorter().argsort(self, &SortOptions::default())
     }
 
     fn gpu_top_k(&self, k: usize, opts: &SortOptions) -> Result<(Vec<T>, Vec<u32>)>
     where
-        T: Element,
+        T: Key,
     {
         shared_sorter().top_k(self, k, opts)
     }

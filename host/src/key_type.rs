@@ -84,3 +84,40 @@ macro_rules! with_key_type {
         }
     };
 }
+
+/// [`with_key_type!`] for the operations that take primitive keys ([`crate::Key`]:
+/// pairs, argsort, top-k, segments, several GPUs): `$T` is bound for the six key
+/// types, and a record type evaluates `$record` instead:
+/// `with_key!(kt, T => run::<T>(args), else Err(refusal))`.
+#[macro_export]
+macro_rules! with_key {
+    ($kt:expr, $T:ident => $body:expr, else $record:expr) => {
+        match $kt {
+            $crate::KeyType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::KeyType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::KeyType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::KeyType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::KeyType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::KeyType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::KeyType::Entity => $record,
+        }
+    };
+}

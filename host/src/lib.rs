@@ -194,7 +194,7 @@ pub use by_key::{Key32, RecordKey};
 /// [`DeviceBuffer::from_cuda_slice`] (same version, so its types match).
 pub use cudarc;
 pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
-pub use element::Element;
+pub use element::{Element, Key};
 pub use error::{Bytes, Error, Result};
 pub use ext::{GpuSliceExt, shared_sorter};
 pub use inputs::Distribution;

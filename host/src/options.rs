@@ -182,7 +182,7 @@ impl Variant {
     }
 
     /// Largest number of elements the variant accepts; longer inputs are refused with
-    /// [`Error::BadArgument`] before anything is launched.
+    /// [`Error::TooManyElements`] before anything is launched.
     pub fn max_len(self) -> u64 {
         match self {
             Variant::Radix | Variant::Mergepath | Variant::Naive | Variant::Quick => u64::MAX,

@@ -2,7 +2,7 @@ use std::fmt;
 
 use crate::by_key::RecordKey;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions, Variant};
 use crate::variants::records::KeyField;
@@ -107,25 +107,23 @@ impl Sorter {
     /// assert_eq!(ids, [10, 12, 13, 11]);
     /// # Ok::<(), host::Error>(())
     /// ```
-    pub fn sort_pairs<K: Element, V: Element>(
+    pub fn sort_pairs<K: Key, V: Element>(
         &self,
         keys: &mut [K],
         values: &mut [V],
         opts: &SortOptions,
     ) -> Result<Backend> {
         if keys.len() != values.len() {
-            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
-        }
-        if K::BIT_ORDER.is_none() {
-            return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
         }
         match &self.gpu {
             Some(gpu) => {
                 if !matches!(opts.variant, Variant::Radix | Variant::Mergepath) {
-                    return Err(Error::BadArgument(format!(
-                        "pairs are sorted by the radix or mergepath variant on the GPU, not {}",
-                        opts.variant
-                    )));
+                    return Err(Error::Unsupported {
+                        option: "pairs",
+                        by: format!("variant {} on the GPU", opts.variant),
+                        hint: "the radix and mergepath variants sort pairs",
+                    });
                 }
                 let mut k = gpu.upload(keys)?;
                 let mut v = gpu.upload(values)?;
@@ -153,12 +151,12 @@ impl Sorter {
     /// order as [`Sorter::sort`] (IEEE total order for floats). `offsets` has one entry
     /// more than there are segments (none or one: no segments) and must be
     /// non-decreasing with the last at most `keys.len()`; keys outside
-    /// `offsets[0]..offsets[S]` are left untouched. Primitive keys only. Of `opts` only
+    /// `offsets[0]..offsets[S]` are left untouched. Primitive keys only ([`Key`]). Of `opts` only
     /// the order is used: the GPU bins the segments by length (a warp per segment of
     /// up to 512 keys, a block per segment up to the radix sort's one-block limit, the
     /// radix sort for longer ones); the CPU sorts segments in parallel.
     ///
-    /// Bad offsets or a record type are [`Error::BadArgument`], and `keys` is then
+    /// Bad offsets are [`Error::BadArgument`], and `keys` is then
     /// unchanged.
     ///
     /// ```
@@ -175,10 +173,7 @@ impl Sorter {
     /// assert!(rows[3].is_nan() && rows[4..] == [4.0, -1.0]);
     /// # Ok::<(), host::Error>(())
     /// ```
-    pub fn sort_segments<K: Element>(&self, keys: &mut [K], offsets: &[usize], opts: &SortOptions) -> Result<Backend> {
-        if K::BIT_ORDER.is_none() {
-            return Err(Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)));
-        }
+    pub fn sort_segments<K: Key>(&self, keys: &mut [K], offsets: &[usize], opts: &SortOptions) -> Result<Backend> {
         variants::segmented::check_offsets(keys.len(), offsets)?;
         let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
         match &self.gpu {
@@ -210,18 +205,15 @@ impl Sorter {
     /// assert_eq!(ids, [3, 1, 0, 2, 5, 4]);
     /// # Ok::<(), host::Error>(())
     /// ```
-    pub fn sort_segments_pairs<K: Element>(
+    pub fn sort_segments_pairs<K: Key>(
         &self,
         keys: &mut [K],
         values: &mut [u32],
         offsets: &[usize],
         opts: &SortOptions,
     ) -> Result<Backend> {
-        if K::BIT_ORDER.is_none() {
-            return Err(Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)));
-        }
         if keys.len() != values.len() {
-            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
         }
         variants::segmented::check_offsets(keys.len(), offsets)?;
         let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
@@ -249,23 +241,18 @@ impl Sorter {
     /// assert_eq!(p, [1, 3, 2, 0]);
     /// # Ok::<(), host::Error>(())
     /// ```
-    pub fn argsort<K: Element>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
+    pub fn argsort<K: Key>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         if keys.len() > u32::MAX as usize {
-            return Err(Error::BadArgument(format!(
-                "argsort returns u32 indices: at most 2^32 - 1 keys, got {}",
-                keys.len()
-            )));
+            return Err(Error::u32_indices("argsort", keys.len()));
         }
         match &self.gpu {
             Some(gpu) => {
-                if K::BIT_ORDER.is_none() {
-                    return Err(Error::BadArgument(format!("{} is a record, not a key type for argsort", K::NAME)));
-                }
                 if opts.variant != Variant::Radix {
-                    return Err(Error::BadArgument(format!(
-                        "argsort runs the radix variant on the GPU, not {}",
-                        opts.variant
-                    )));
+                    return Err(Error::Unsupported {
+                        option: "argsort",
+                        by: format!("variant {} on the GPU", opts.variant),
+                        hint: "argsort runs the radix variant",
+                    });
                 }
                 let k = gpu.upload(keys)?;
                 variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
@@ -385,7 +372,7 @@ impl Sorter {
     /// sorts only a few candidates: [`variants::topk`]).
     ///
     /// `k > n` returns all `n` keys sorted; `k = 0` (or no keys) returns two empty
-    /// vectors. Primitive key types only (records are [`Error::BadArgument`]); at
+    /// vectors. Primitive keys only ([`Key`]: records do not compile here); at
     /// most 2^32 - 1 keys; `opts.variant`, `block_size` are not used and
     /// `opts.key_bits` is refused. Floats in IEEE 754 total order.
     ///
@@ -401,18 +388,16 @@ impl Sorter {
     /// assert_eq!(sorter.top_k(&keys, 10, &SortOptions::default())?.0, [1, 3, 3, 7, 9, 9]);
     /// # Ok::<(), host::Error>(())
     /// ```
-    pub fn top_k<K: Element>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
-        if K::BIT_ORDER.is_none() {
-            return Err(Error::BadArgument(format!("top-k takes primitive keys; {} is a record", K::NAME)));
-        }
+    pub fn top_k<K: Key>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
         if opts.key_bits.is_some() {
-            return Err(Error::BadArgument("top-k compares whole keys; key bits are a radix sort option".into()));
+            return Err(Error::Unsupported {
+                option: "key bits",
+                by: "top-k".into(),
+                hint: "top-k compares whole keys; key bits are a radix sort option",
+            });
         }
         if keys.len() > u32::MAX as usize {
-            return Err(Error::BadArgument(format!(
-                "top-k returns u32 indices: at most 2^32 - 1 keys, got {}",
-                keys.len()
-            )));
+            return Err(Error::u32_indices("top-k", keys.len()));
         }
         match &self.gpu {
             Some(gpu) => {
@@ -441,7 +426,7 @@ impl Sorter {
 /// Sorting by (key, u32 index) needs every index to fit.
 fn check_index_range(n: usize) -> Result<()> {
     if n > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
+        return Err(Error::u32_indices("a sort by key", n));
     }
     Ok(())
 }
@@ -488,12 +473,18 @@ pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: Order) -> (Vec<K>, Vec
 fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
     use rayon::prelude::*;
     if keys.len() > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("at most 2^32 - 1 keys, got {}", keys.len())));
+        return Err(Error::u32_indices("argsort", keys.len()));
     }
     let width = 8 * size_of::<K::Bits>() as u32;
     let (begin, end) = match opts.key_bits {
         Some(b) if K::BIT_ORDER.is_some() => variants::radix::check_bits::<K>(Some(b), width)?,
-        Some(_) => return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {}", K::NAME))),
+        Some(_) => {
+            return Err(Error::Unsupported {
+                option: "key bits",
+                by: format!("{} records", K::NAME),
+                hint: "key bits apply to primitive keys",
+            });
+        }
         None => (0, width),
     };
     let desc = opts.order.is_descending();

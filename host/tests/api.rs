@@ -70,7 +70,7 @@ fn bits_of<T: host::Element>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.bits().into()).collect()
 }
 
-fn check_cpu_segments<T: host::testing::inputs::Random>() {
+fn check_cpu_segments<T: host::testing::inputs::Random + host::Key>() {
     let n = 20_000;
     let input: Vec<T> = host::testing::inputs::generate(n, host::Distribution::FewUnique, 9);
     let mut offsets = host::testing::inputs::segment_offsets(n - 100, 200, 3);
@@ -114,9 +114,7 @@ fn segmented_sort_bad_arguments_are_errors_and_leave_keys_alone() {
             assert!(matches!(r, Err(Error::BadArgument(_))), "{bad:?}: {r:?}");
             assert_eq!(k, keys, "{bad:?}");
         }
-        let mut ents = vec![host::Entity::default(); 3];
-        let r = sorter.sort_segments(&mut ents, &[0, 3], &opts);
-        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+        // Records (`Entity`) are not `Key`s: passing them here does not compile.
         // No segments, empty input, empty segments: nothing to do.
         let mut k = keys.clone();
         for ok in [&[][..], &[3], &[2, 2, 2], &[5, 5]] {
@@ -132,7 +130,7 @@ fn segmented_sort_bad_arguments_are_errors_and_leave_keys_alone() {
 
 /// The order the library promises, written with std's comparisons only: integers by
 /// value, floats by IEEE 754 total order.
-trait TotalOrder: host::Element {
+trait TotalOrder: host::Key {
     fn total(&self, other: &Self) -> std::cmp::Ordering;
 }
 
@@ -209,11 +207,14 @@ fn segmented_pairs_bad_arguments_are_errors_and_leave_data_alone() {
             v.resize(vlen, 9);
             let v0 = v.clone();
             let r = sorter.sort_segments_pairs(&mut k, &mut v, bad, &opts);
-            assert!(matches!(r, Err(Error::BadArgument(_))), "{bad:?} {vlen}: {r:?}");
+            let expected = if vlen == 5 {
+                matches!(r, Err(Error::BadArgument(_)))
+            } else {
+                matches!(r, Err(Error::LengthMismatch { keys: 5, values }) if values == vlen)
+            };
+            assert!(expected, "{bad:?} {vlen}: {r:?}");
             assert_eq!((k, v), (keys.clone(), v0), "{bad:?}");
         }
-        let mut ents = vec![host::Entity::default(); 2];
-        let r = sorter.sort_segments_pairs(&mut ents, &mut [0, 1], &[0, 2], &opts);
-        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+        // Records (`Entity`) are not `Key`s: passing them here does not compile.
     }
 }

@@ -70,8 +70,9 @@ fn beyond_two_to_the_31() {
                 verify::check_large(&input, &out, Order::Descending).unwrap_or_else(|m| panic!("{variant}: {m}"));
                 eprintln!("{variant}: sorted 2^31+1000 u32 correctly in {:.1} s", t.elapsed().as_secs_f64());
             }
-            Err(Error::BadArgument(msg)) if (n as u64) > variant.max_len() => {
-                eprintln!("{variant}: refused as expected: {msg}");
+            Err(e @ Error::TooManyElements { max, len, .. }) if (n as u64) > variant.max_len() => {
+                assert_eq!((max, len), (variant.max_len(), n as u64), "{variant}");
+                eprintln!("{variant}: refused as expected: {e}");
             }
             Err(e) => panic!("{variant}: {e}"),
         }

@@ -205,7 +205,7 @@ fn mergepath_run_list_merges_are_stable() {
 /// The merge-path sort of pairs (`mergepath_block_sort_kv_*`, `mergepath_merge_kv_*`)
 /// against the CPU's stable sort: values are input indices (u32) or indices shifted
 /// into the high bits (u64), so equal keys must come out with increasing values.
-fn check_pairs<K: host::testing::inputs::Random + host::Element>(
+fn check_pairs<K: host::testing::inputs::Random + host::Key>(
     s: &host::Sorter,
     n: usize,
     order: Order,

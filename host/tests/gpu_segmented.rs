@@ -7,7 +7,7 @@ use common::gpu_sorter;
 use host::testing::cpu;
 use host::testing::inputs::{Random, generate, segment_offsets};
 use host::testing::variants::{radix, segmented};
-use host::{Distribution, Element, Order, SortOptions, Sorter};
+use host::{Distribution, Order, SortOptions, Sorter};
 use rayon::prelude::*;
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
@@ -24,7 +24,7 @@ fn offsets_of(first: usize, lens: &[usize]) -> Vec<usize> {
 /// Sorts `input`'s segments on the GPU (through `Sorter` and through the device entry
 /// point on the whole buffer) and compares the bits with the CPU reference of each
 /// segment; keys outside the segments must be untouched.
-fn check<T: Element>(s: &Sorter, input: &[T], offsets: &[usize], order: Order, what: &str) {
+fn check<T: host::Key>(s: &Sorter, input: &[T], offsets: &[usize], order: Order, what: &str) {
     let mut want = input.to_vec();
     for w in offsets.windows(2) {
         cpu::reference_sort(&mut want[w[0]..w[1]], order);
@@ -50,7 +50,7 @@ fn check<T: Element>(s: &Sorter, input: &[T], offsets: &[usize], order: Order, w
 
 /// [`check`] for pairs: `u32` values (input positions), compared with a stable sort
 /// of each segment's pairs on the CPU.
-fn check_pairs<T: Element>(s: &Sorter, keys: &[T], offsets: &[usize], order: Order, what: &str) {
+fn check_pairs<T: host::Key>(s: &Sorter, keys: &[T], offsets: &[usize], order: Order, what: &str) {
     let vals: Vec<u32> = (0..keys.len() as u32).collect();
     let desc = order.is_descending();
     let (mut wk, mut wv) = (keys.to_vec(), vals.clone());
@@ -75,7 +75,7 @@ fn check_pairs<T: Element>(s: &Sorter, keys: &[T], offsets: &[usize], order: Ord
 
 /// [`check_pairs`] for every key type and both orders, keys of `dist`.
 fn check_pairs_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
-    fn one<T: Random>(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
+    fn one<T: Random + host::Key>(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
         let offsets = offsets_of(pad, lens);
         let n = offsets.last().unwrap() + pad;
         let input: Vec<T> = generate(n, dist, n as u64 ^ 0xa17);
@@ -94,7 +94,7 @@ fn check_pairs_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribu
 /// [`check`] for every key type and both orders, keys of `dist`, with `pad` keys
 /// before the first segment and after the last.
 fn check_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
-    fn one<T: Random>(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
+    fn one<T: Random + host::Key>(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, what: &str) {
         let offsets = offsets_of(pad, lens);
         let n = offsets.last().unwrap() + pad;
         let input: Vec<T> = generate(n, dist, n as u64 ^ 0x5e9);

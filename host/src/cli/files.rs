@@ -138,16 +138,18 @@ pub fn sort(args: &SortArgs) -> crate::Result<bool> {
         return Err(crate::Error::BadArgument("--memory must be positive".into()));
     }
     if let Some(gpus) = args.gpus {
-        return crate::with_key_type!(args.key_type, T => crate::cli::multi::sort_file::<T>(
+        return crate::with_key!(args.key_type, T => crate::cli::multi::sort_file::<T>(
             gpus, &input, &output, format, args.order, args.limits.memory()
-        ));
+        ), else Err(crate::cli::multi::records_refused(args.key_type)));
     }
     let sorter = crate::cli::open_sorter(args.cpu, args.require_gpu)?;
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);
     }
     if args.argsort {
-        return crate::with_key_type!(args.key_type, T => argsort_file::<T>(&sorter, args));
+        return crate::with_key!(args.key_type, T => argsort_file::<T>(&sorter, args), else Err(crate::Error::BadArgument(
+            "--argsort takes a primitive key type (u32, i32, f32, u64, i64, f64), not entity".into()
+        )));
     }
     let opts = FileSortOptions {
         sort: SortOptions::new(args.variant).order(args.order).block_size(args.block_size),
@@ -215,7 +217,10 @@ fn in_memory_limit(memory: u64, per_byte: f64) -> u64 {
 }
 
 /// `host sort --argsort`: the stable sorting permutation of a file, written atomically.
-fn argsort_file<T: file_sort::TextElement>(sorter: &crate::Sorter, args: &SortArgs) -> crate::Result<bool> {
+fn argsort_file<T: file_sort::TextElement + crate::Key>(
+    sorter: &crate::Sorter,
+    args: &SortArgs,
+) -> crate::Result<bool> {
     let (input, output) = (Input::from_arg(&args.input), Output::from_arg(&args.output));
     let format = Format::choose(args.text, args.format, &args.input);
     let start = std::time::Instant::now();

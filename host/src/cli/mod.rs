@@ -221,9 +221,9 @@ pub(crate) fn open_sorter(cpu: bool, require_gpu: bool) -> crate::Result<Sorter>
 /// Returns Ok(false) when the check failed.
 fn run(args: &RunArgs) -> crate::Result<bool> {
     if let Some(gpus) = args.gpus {
-        return with_key_type!(args.key_type, T => multi::run::<T>(
+        return crate::with_key!(args.key_type, T => multi::run::<T>(
             gpus, args.n, args.key_type, args.order, args.dist, args.seed, args.repeat, args.check
-        ));
+        ), else Err(multi::records_refused(args.key_type)));
     }
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {

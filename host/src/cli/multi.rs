@@ -3,7 +3,8 @@
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, median};
 use crate::{
-    DeviceBuffer, Distribution, Element, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline, SortOptions, verify,
+    DeviceBuffer, Distribution, Element, Key, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline, SortOptions,
+    verify,
 };
 
 /// How many GPUs: a count (GPUs `0..N`) or every GPU of the host.
@@ -41,6 +42,13 @@ impl Gpus {
 }
 
 /// Parses `--gpus`: `all` or a count of at least 1.
+/// Several GPUs sort primitive keys ([`Key`]); records are refused before anything runs.
+pub fn records_refused(kt: KeyType) -> crate::Error {
+    crate::Error::BadArgument(format!(
+        "several GPUs sort primitive keys (u32, i32, f32, u64, i64, f64), not {kt} records"
+    ))
+}
+
 pub fn parse_gpus(s: &str) -> Result<Gpus, String> {
     match s.trim() {
         "all" => Ok(Gpus::All),
@@ -105,7 +113,7 @@ pub type Timed<K> = (MultiGpuReport, Vec<f64>, Vec<K>, Option<Vec<u32>>);
 /// values when `pairs`): each round copies the pristine parts on the device (untimed),
 /// then times the whole sort by the wall clock. Returns the median round's report and
 /// every round's time in ms, and the sorted keys (and values) of the last round.
-pub fn time_device<K: Element>(
+pub fn time_device<K: Key>(
     sorter: &MultiGpuSorter,
     input: &[K],
     pairs: bool,
@@ -187,7 +195,7 @@ pub fn check<K: Element>(input: &[K], out: &[K], idx: Option<&[u32]>, order: Ord
 
 /// `host run --gpus N`.
 #[allow(clippy::too_many_arguments)]
-pub fn run<K: Random + Element>(
+pub fn run<K: Random + Key>(
     gpus: Gpus,
     n: usize,
     key_type: KeyType,
@@ -280,7 +288,7 @@ pub fn bench(
     for &kt in types {
         for &dist in dists {
             for &n in sizes {
-                ok &= crate::with_key_type!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result))?;
+                ok &= crate::with_key!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result), else Err(records_refused(kt)))?;
             }
         }
     }
@@ -288,7 +296,7 @@ pub fn bench(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn bench_one<K: Random + Element>(
+fn bench_one<K: Random + Key>(
     sorters: &[MultiGpuSorter],
     kt: KeyType,
     n: usize,
@@ -336,7 +344,7 @@ fn bench_one<K: Random + Element>(
 /// `host sort --gpus N`: the whole input is read (within half the host memory
 /// budget `memory`: the sort gathers into a second buffer), sorted over the GPUs and
 /// written atomically.
-pub fn sort_file<K: crate::file_sort::TextElement>(
+pub fn sort_file<K: crate::file_sort::TextElement + Key>(
     gpus: Gpus,
     input: &crate::file_sort::Input,
     output: &crate::file_sort::Output,

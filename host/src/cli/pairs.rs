@@ -3,7 +3,7 @@
 use crate::inputs::{Random, generate};
 use crate::measure::{Stats, gkeys_per_s, time_rounds};
 use crate::variants::{mergepath, radix};
-use crate::{Distribution, Element, Error, KeyType, Order, Sorter, Variant, with_key_type};
+use crate::{Distribution, Element, Error, Key, KeyType, Order, Sorter, Variant, with_key};
 use clap::{Args, ValueEnum};
 
 use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat};
@@ -68,10 +68,10 @@ pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
     let mut ok = true;
     for &kt in &args.key_types {
         for &n in &args.n {
-            let r = with_key_type!(kt, K => match args.values {
+            let r = with_key!(kt, K => match args.values {
                 ValueKind::U32 => one::<K, u32>(&sorter, n, args),
                 ValueKind::U64 => one::<K, u64>(&sorter, n, args),
-            });
+            }, else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))));
             match r {
                 Ok((stats, check)) => {
                     ok &= check != "FAILED";
@@ -85,7 +85,8 @@ pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
                         gkeys_per_s(n, stats.median_ms)
                     );
                     if args.argsort {
-                        match with_key_type!(kt, K => time_argsort::<K>(&sorter, n, args)) {
+                        match with_key!(kt, K => time_argsort::<K>(&sorter, n, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
+                        {
                             Ok((a, check)) => {
                                 ok &= check != "FAILED";
                                 println!(
@@ -116,14 +117,11 @@ pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
     Ok(ok)
 }
 
-fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
+fn one<K: Key + Random, W: Element + From<u32> + Into<u64>>(
     sorter: &Sorter,
     n: usize,
     args: &PairsArgs,
 ) -> crate::Result<(Stats, &'static str)> {
-    if K::BIT_ORDER.is_none() {
-        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
-    }
     if !matches!(args.variant, Variant::Radix | Variant::Mergepath) {
         return Err(Error::BadArgument(format!("pairs are sorted by radix or mergepath, not {}", args.variant)));
     }
@@ -162,14 +160,7 @@ fn one<K: Element + Random, W: Element + From<u32> + Into<u64>>(
 
 /// The device argsort of generated keys: median of the repeats (the keys are not
 /// modified, so nothing is restored), checked like the pairs.
-fn time_argsort<K: Element + Random>(
-    sorter: &Sorter,
-    n: usize,
-    args: &PairsArgs,
-) -> crate::Result<(Stats, &'static str)> {
-    if K::BIT_ORDER.is_none() {
-        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
-    }
+fn time_argsort<K: Key + Random>(sorter: &Sorter, n: usize, args: &PairsArgs) -> crate::Result<(Stats, &'static str)> {
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k = gpu.upload(&keys)?;

@@ -3,7 +3,7 @@
 use crate::inputs::{Random, generate, segment_offsets};
 use crate::measure::{Stats, gkeys_per_s, time_rounds};
 use crate::variants::segmented;
-use crate::{Distribution, Element, Error, KeyType, Order, Sorter, cpu, with_key_type};
+use crate::{Distribution, Error, Key, KeyType, Order, Sorter, cpu, with_key};
 use clap::Args;
 
 use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, parse_segments};
@@ -68,7 +68,8 @@ pub fn bench_segments(args: &SegmentsArgs) -> crate::Result<bool> {
         for &segments in &args.segments {
             let offsets = segment_offsets(args.n, segments, args.seed);
             let bins = segmented::bin_counts(&offsets, kt.size(), if args.pairs { 4 } else { 0 });
-            match with_key_type!(kt, K => one::<K>(&sorter, &offsets, args)) {
+            match with_key!(kt, K => one::<K>(&sorter, &offsets, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
+            {
                 Ok((stats, check)) => {
                     ok &= check != "FAILED";
                     println!(
@@ -92,14 +93,11 @@ pub fn bench_segments(args: &SegmentsArgs) -> crate::Result<bool> {
     Ok(ok)
 }
 
-fn one<K: Element + Random>(
+fn one<K: Key + Random>(
     sorter: &Sorter,
     offsets: &[usize],
     args: &SegmentsArgs,
 ) -> crate::Result<(Stats, &'static str)> {
-    if K::BIT_ORDER.is_none() {
-        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
-    }
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(args.n, args.dist, args.seed);
     let vals: Vec<u32> = (0..args.n as u32).collect();

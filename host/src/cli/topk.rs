@@ -4,7 +4,7 @@ use crate::inputs::{Random, generate};
 use crate::measure::Stats;
 use crate::sorter::cpu_top_k;
 use crate::variants::{radix, topk};
-use crate::{Distribution, Element, Error, Gpu, KeyType, Order, SortOptions, Sorter, with_key_type};
+use crate::{Distribution, Error, Gpu, Key, KeyType, Order, SortOptions, Sorter, with_key};
 use clap::Args;
 
 use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_repeat};
@@ -56,7 +56,8 @@ pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
     for &kt in &args.key_types {
         for &n in &args.n {
             for &k in &args.k {
-                match with_key_type!(kt, K => one::<K>(gpu, n, k, args)) {
+                match with_key!(kt, K => one::<K>(gpu, n, k, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
+                {
                     Ok(r) => {
                         ok &= r.check != "FAILED";
                         println!(
@@ -90,10 +91,7 @@ struct Row {
     check: &'static str,
 }
 
-fn one<K: Element + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate::Result<Row> {
-    if K::BIT_ORDER.is_none() {
-        return Err(Error::BadArgument(format!("{} is not a primitive key type", K::NAME)));
-    }
+fn one<K: Key + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate::Result<Row> {
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k0 = gpu.upload(&keys)?;
     let repeats = args.repeat;

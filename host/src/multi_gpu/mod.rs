@@ -42,7 +42,7 @@ use cudarc::nccl::Comm;
 use cudarc::driver::{CudaEvent, CudaStream};
 
 use crate::device::{DeviceBuffer, Gpu, PlainAlloc};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{DriverContext as _, Error, Result};
 use crate::options::SortOptions;
 
@@ -332,14 +332,14 @@ impl MultiGpuSorter {
     ///
     /// On an error the contents of `parts` are unspecified (they are the caller's
     /// keys, some possibly sorted or moved), but no key is lost while no error occurs.
-    pub fn sort_device<K: Element>(&self, parts: &mut [DeviceBuffer<K>], opts: &SortOptions) -> Result<MultiGpuReport> {
+    pub fn sort_device<K: Key>(&self, parts: &mut [DeviceBuffer<K>], opts: &SortOptions) -> Result<MultiGpuReport> {
         self.run::<K, u32>(parts, None, opts)
     }
 
     /// [`MultiGpuSorter::sort_device`] for key-value pairs: `values[g]` (same length as
     /// `keys[g]`) moves with its keys. Stable: equal keys keep their input order (GPU 0's
     /// first, then each part's order).
-    pub fn sort_pairs_device<K: Element, V: Element>(
+    pub fn sort_pairs_device<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         values: &mut [DeviceBuffer<V>],
@@ -350,7 +350,7 @@ impl MultiGpuSorter {
 
     /// Sorts a host slice over the GPUs: GPU `g` gets the `g`-th of `p` equal ranges, and
     /// the sorted ranges are copied back in order. The slice is unchanged on error.
-    pub fn sort<K: Element>(&self, keys: &mut [K], opts: &SortOptions) -> Result<MultiGpuReport> {
+    pub fn sort<K: Key>(&self, keys: &mut [K], opts: &SortOptions) -> Result<MultiGpuReport> {
         let mut parts = self.scatter(keys)?;
         let report = self.sort_device(&mut parts, opts)?;
         self.gather_into(&parts, keys)?;
@@ -358,14 +358,14 @@ impl MultiGpuSorter {
     }
 
     /// Sorts host pairs over the GPUs (see [`MultiGpuSorter::sort`]); stable.
-    pub fn sort_pairs<K: Element, V: Element>(
+    pub fn sort_pairs<K: Key, V: Element>(
         &self,
         keys: &mut [K],
         values: &mut [V],
         opts: &SortOptions,
     ) -> Result<MultiGpuReport> {
         if keys.len() != values.len() {
-            return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
         }
         let mut k = self.scatter(keys)?;
         let mut v = self.scatter(values)?;
@@ -420,23 +420,17 @@ impl MultiGpuSorter {
         Ok(())
     }
 
-    fn run<K: Element, V: Element>(
+    fn run<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         mut values: Option<&mut [DeviceBuffer<V>]>,
         opts: &SortOptions,
     ) -> Result<MultiGpuReport> {
-        if K::BIT_ORDER.is_none() {
-            return Err(Error::BadArgument(format!(
-                "{} is a record; the multi-GPU sort takes primitive keys",
-                K::NAME
-            )));
-        }
         self.check_parts(keys, "key")?;
         if let Some(v) = values.as_deref() {
             self.check_parts(v, "value")?;
             if let Some(g) = (0..keys.len()).find(|&g| keys[g].len() != v[g].len()) {
-                return Err(Error::BadArgument(format!("GPU {g}: {} keys but {} values", keys[g].len(), v[g].len())));
+                return Err(Error::LengthMismatch { keys: keys[g].len(), values: v[g].len() });
             }
         }
         let start = Instant::now();
@@ -497,7 +491,7 @@ impl MultiGpuSorter {
     /// each GPU. Work queued next on the main streams runs beside it;
     /// [`MultiGpuSorter::watch`] waits for the exchange, and
     /// [`MultiGpuSorter::end_exchange`] orders the main streams after it.
-    fn begin_exchange<K: Element, V: Element>(
+    fn begin_exchange<K: Key, V: Element>(
         &self,
         keys: &[DeviceBuffer<K>],
         recv_keys: &mut [DeviceBuffer<K>],

@@ -28,7 +28,7 @@ use super::plan::{self, Layout};
 use super::sort_first::{exchanged_bytes, pieces};
 use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
 use crate::device::{DeviceBuffer, Gpu, seconds_between as between, timing_event as mark};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
 use crate::variants::launch::{blocks, one_thread_per_item, require_entry};
@@ -55,7 +55,7 @@ fn refs(v: &[CudaEvent]) -> Vec<&CudaEvent> {
 impl MultiGpuSorter {
     /// Runs the pipeline; `Ok(false)` when the sampled splitters were rejected as
     /// unbalanced (nothing of the input has changed then).
-    pub(super) fn run_partitioned<K: Element, V: Element>(
+    pub(super) fn run_partitioned<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         mut values: Option<&mut [DeviceBuffer<V>]>,
@@ -66,7 +66,7 @@ impl MultiGpuSorter {
         let p = self.gpus.len();
         let order = opts.order;
         let direction: Direction = order.into();
-        let bit_order = K::BIT_ORDER.expect("checked by the caller");
+        let bit_order = K::KEY_ORDER;
         let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
 
         // 1. Samples and splitters.
@@ -260,7 +260,7 @@ pub(super) struct Counted {
 /// Counts the keys of each part (`partition_count_*`, the scan, `partition_starts`) of
 /// the `n` keys at device address `src`, by the splitters `cuts` (flattened `(bits,
 /// threshold)` pairs, [`plan::cuts_for`]); waits for the part sizes.
-fn count_parts<K: Element>(gpu: &Gpu, src: u64, n: u64, cuts: &[u64], direction: Direction) -> Result<Counted> {
+fn count_parts<K: Key>(gpu: &Gpu, src: u64, n: u64, cuts: &[u64], direction: Direction) -> Result<Counted> {
     let p = cuts.len() / 2 + 1;
     let parts = p as u32;
     let cuts = gpu.upload(cuts)?;
@@ -283,7 +283,7 @@ fn count_parts<K: Element>(gpu: &Gpu, src: u64, n: u64, cuts: &[u64], direction:
 
 /// Queues the scatter of the counted keys at `src` (and values at `vsrc`) into new
 /// buffers, the parts one after another, each in input order.
-fn scatter_parts<K: Element, V: Element>(
+fn scatter_parts<K: Key, V: Element>(
     gpu: &Gpu,
     src: u64,
     vsrc: Option<u64>,
@@ -328,7 +328,7 @@ fn scatter_parts<K: Element, V: Element>(
 
 /// Launches the scatter of `keys` with their values (at `values`, to `out_values`),
 /// which the kernel moves as words `W` of their size.
-fn scatter_kv<K: Element + PartitionKvKernels<W>, W: Copy + 'static>(
+fn scatter_kv<K: Key + PartitionKvKernels<W>, W: Copy + 'static>(
     gpu: &Gpu,
     cfg: cudarc::driver::LaunchConfig,
     keys: kp::Scatter<K>,
@@ -352,16 +352,16 @@ pub type Partitioned<K, V> = (DeviceBuffer<K>, Option<DeviceBuffer<V>>, Vec<u64>
 /// [`kernels::partition::part_of`]) define, in `order`'s order bits. Returns the
 /// partitioned keys and values and the size of each part.
 #[doc(hidden)]
-pub fn partition_on_gpu<K: Element, V: Element>(
+pub fn partition_on_gpu<K: Key, V: Element>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     values: Option<&DeviceBuffer<V>>,
     cuts: &[u64],
     order: Order,
 ) -> Result<Partitioned<K, V>> {
-    if K::BIT_ORDER.is_none() || !cuts.len().is_multiple_of(2) || cuts.len() / 2 + 1 > kp::MAX_PARTS as usize {
+    if !cuts.len().is_multiple_of(2) || cuts.len() / 2 + 1 > kp::MAX_PARTS as usize {
         return Err(Error::BadArgument(format!(
-            "a partition takes primitive keys and at most {} (bits, threshold) pairs",
+            "a partition takes at most {} (bits, threshold) pairs",
             kp::MAX_PARTS - 1
         )));
     }

@@ -13,7 +13,7 @@ use crate::error::Result;
 use kernels::params::{DevPtr, Direction};
 use kernels::splitters::{self as ks, SplitterKernels};
 
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::options::SortOptions;
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
@@ -22,7 +22,7 @@ use crate::variants::{radix, records};
 impl MultiGpuSorter {
     /// Each GPU sorts its part, in its own thread (so no GPU waits for another's
     /// launches or host-side work); returns when all are done.
-    pub(super) fn local_sorts<K: Element, V: Element>(
+    pub(super) fn local_sorts<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         values: Option<&mut [DeviceBuffer<V>]>,
@@ -46,7 +46,7 @@ impl MultiGpuSorter {
         Ok(())
     }
 
-    pub(super) fn run_sort_first<K: Element, V: Element>(
+    pub(super) fn run_sort_first<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         mut values: Option<&mut [DeviceBuffer<V>]>,

@@ -24,7 +24,7 @@ use kernels::params::{DevPtr, Direction, Kernel};
 use super::launch::{blocks, one_thread_per_item, require_entry};
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
 
@@ -61,25 +61,22 @@ fn scratch_words(n: u64, kb: u32, vb: u32) -> [usize; 5] {
 
 /// Sorts `keys` and moves each of `values` (4 or 8 bytes each, as many as keys) with
 /// its key, stably (equal keys keep their input order): the merge-path sort of pairs.
-pub fn sort_pairs<K: Element, V: Element>(
+pub fn sort_pairs<K: Key, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
     order: Order,
 ) -> Result<()> {
     if keys.len() != values.len() {
-        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
     let unsupported = || {
         Error::BadArgument(format!(
-            "mergepath sorts pairs of a primitive key and a 4- or 8-byte value, not {} and {} bytes",
+            "mergepath sorts pairs of a key and a 4- or 8-byte value, not {} and {} bytes",
             K::NAME,
             size_of::<V>()
         ))
     };
-    if K::BIT_ORDER.is_none() {
-        return Err(unsupported());
-    }
     // The kernels move values as words of their size.
     let v = values.dev_ptr();
     match size_of::<V>() {

@@ -26,18 +26,18 @@ pub mod bottomup;
 
 pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     if buf.len() as u64 > opts.variant.max_len() {
-        return Err(Error::BadArgument(format!(
-            "variant {} sorts at most {} elements; got {}",
-            opts.variant,
-            opts.variant.max_len(),
-            buf.len()
-        )));
+        return Err(Error::TooManyElements {
+            what: format!("variant {}", opts.variant),
+            max: opts.variant.max_len(),
+            len: buf.len() as u64,
+        });
     }
     if opts.key_bits.is_some() && opts.variant != Variant::Radix {
-        return Err(Error::BadArgument(format!(
-            "key bits are a radix sort option; variant {} sorts whole keys",
-            opts.variant
-        )));
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: format!("variant {}", opts.variant),
+            hint: "key bits are a radix sort option",
+        });
     }
     if buf.len() <= 1 {
         return match opts.key_bits {

@@ -18,7 +18,7 @@ use kernels::{SortKey, key::BitOrder};
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
 
@@ -68,7 +68,7 @@ pub fn sort_with_portion_tiles<T: Element>(
 /// and at most `portion_tiles` tiles per onesweep launch, so that tests reach every
 /// packing, and the portion logic, with small inputs.
 #[doc(hidden)]
-pub fn sort_pairs_with<K: Element, V: Element>(
+pub fn sort_pairs_with<K: Key, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
@@ -76,9 +76,7 @@ pub fn sort_pairs_with<K: Element, V: Element>(
     packing: Packing,
     portion_tiles: u64,
 ) -> Result<()> {
-    let Some(bit_order) = K::BIT_ORDER else {
-        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
-    };
+    let bit_order = K::KEY_ORDER;
     let (kb, vb) = (size_of::<K>(), size_of::<V>());
     if keys.len() != values.len() || !matches!(vb, 4 | 8) || (packing != Packing::Split && (kb, vb) != (4, 4)) {
         return Err(Error::BadArgument(format!(
@@ -121,18 +119,16 @@ pub(crate) fn sort_at<K: SortKey>(
 /// bytes (an index, a second key, a payload) and move with their keys. Wider values
 /// are [`Error::BadArgument`] here: they are sorted by (key, index) pairs and a gather
 /// one level up (`variants/records.rs`).
-pub fn sort_pairs<K: Element, V: Element>(
+pub fn sort_pairs<K: Key, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    let Some(bit_order) = K::BIT_ORDER else {
-        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
-    };
+    let bit_order = K::KEY_ORDER;
     if keys.len() != values.len() {
-        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
     let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
     let vb = size_of::<V>();
@@ -145,7 +141,7 @@ pub fn sort_pairs<K: Element, V: Element>(
 /// The stable sorting permutation of device-resident `keys` (left unchanged), on the
 /// device: the keys are copied, paired with `0..n` and sorted as pairs. At most
 /// 2^32 - 1 keys.
-pub fn argsort<K: Element>(
+pub fn argsort<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     order: Order,
@@ -153,7 +149,7 @@ pub fn argsort<K: Element>(
 ) -> Result<DeviceBuffer<u32>> {
     let n = keys.len();
     if n > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("argsort returns u32 indices: at most 2^32 - 1 keys, got {n}")));
+        return Err(Error::u32_indices("argsort", n));
     }
     let mut k = gpu.alloc::<K>(n)?;
     k.copy_from_device(gpu, keys)?;

@@ -16,7 +16,7 @@ use kernels::records::{self, Gather, RecordKeys, RecordKeysKernel, key_is_aligne
 
 use super::{mergepath, radix};
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::key_type::KeyType;
 use crate::options::{Order, SortOptions};
@@ -96,7 +96,7 @@ impl PairSort {
     }
 
     /// Sorts (key bits, index) pairs ascending, stably.
-    fn sort<K: Element>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
+    fn sort<K: Key>(self, gpu: &Gpu, keys: &mut DeviceBuffer<K>, idx: &mut DeviceBuffer<u32>) -> Result<()> {
         match self {
             PairSort::Radix => radix::sort_pairs(gpu, keys, idx, Order::Ascending, None),
             PairSort::Mergepath => mergepath::sort_pairs(gpu, keys, idx, Order::Ascending),
@@ -114,7 +114,11 @@ pub(crate) fn sort_by_own_key<T: Element>(
     pairs: PairSort,
 ) -> Result<()> {
     if opts.key_bits.is_some() {
-        return Err(Error::BadArgument(format!("key bits apply to primitive keys, not to {} records", T::NAME)));
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: format!("{} records", T::NAME),
+            hint: "key bits apply to primitive keys",
+        });
     }
     let Some(field) = record_field::<T>() else {
         return Err(Error::BadArgument(format!("{} records have no key field to sort by", T::NAME)));
@@ -127,7 +131,7 @@ pub(crate) fn sort_by_own_key<T: Element>(
 /// types. Values of 4 or 8 bytes move with their keys ([`radix::sort_pairs`]); wider
 /// ones (records) stay where they are while (key, index) pairs are sorted, and are
 /// then gathered (at most 2^32 - 1 of them).
-pub fn sort_pairs<K: Element, V: Element>(
+pub fn sort_pairs<K: Key, V: Element>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<V>,
@@ -137,11 +141,8 @@ pub fn sort_pairs<K: Element, V: Element>(
     if matches!(size_of::<V>(), 4 | 8) {
         return radix::sort_pairs(gpu, keys, values, order, key_bits);
     }
-    if K::BIT_ORDER.is_none() {
-        return Err(Error::BadArgument(format!("{} is a record, not a key type for pairs", K::NAME)));
-    }
     if keys.len() != values.len() {
-        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
     radix::check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
     let n = keys.len();
@@ -248,7 +249,7 @@ fn sort_raw(
 ) -> Result<()> {
     let (key_bytes, bit_order) = field.encoding()?;
     if n > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("at most 2^32 - 1 records are sorted by key; got {n}")));
+        return Err(Error::u32_indices("a sort by key", n));
     }
     let bytes = n * record_bytes;
     let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(n, key_bytes as u32);
@@ -268,7 +269,7 @@ fn sort_raw(
 /// Extracts the keys (of `K`) with their indices, sorts them as pairs and gathers the
 /// records (the part of [`sort_raw`] after the checks).
 #[allow(clippy::too_many_arguments)]
-fn sort_keys<K: RecordKeysKernel + Element>(
+fn sort_keys<K: RecordKeysKernel + Key>(
     gpu: &Gpu,
     src: u64,
     n: usize,

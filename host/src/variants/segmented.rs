@@ -15,7 +15,7 @@ use kernels::segmented::{
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::Key;
 use crate::error::{Error, Result};
 use crate::options::Order;
 
@@ -86,14 +86,14 @@ pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> (u
 /// Sorts each segment `buf[offsets[i]..offsets[i + 1]]` in `order`, leaving the keys
 /// outside `offsets[0]..offsets[S]` alone. Primitive keys only. Queued on the
 /// device's stream. Errors ([`Error::BadArgument`]) leave `buf` untouched.
-pub fn sort_segments<K: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
+pub fn sort_segments<K: Key>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
     run(gpu, buf, None, offsets, order)
 }
 
 /// [`sort_segments`] of keys with a `u32` value each (an index, an id): values move
 /// with their keys, and equal keys keep their input order (stable), so the result
 /// equals a stable sort of each segment's pairs.
-pub fn sort_segments_pairs<K: Element>(
+pub fn sort_segments_pairs<K: Key>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<u32>,
@@ -101,23 +101,26 @@ pub fn sort_segments_pairs<K: Element>(
     order: Order,
 ) -> Result<()> {
     if keys.len() != values.len() {
-        return Err(Error::BadArgument(format!("{} keys but {} values", keys.len(), values.len())));
+        return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
     run(gpu, keys, Some(values), offsets, order)
 }
 
-fn run<K: Element>(
+fn run<K: Key>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<u32>>,
     offsets: &[usize],
     order: Order,
 ) -> Result<()> {
-    let bit_order = K::BIT_ORDER
-        .ok_or_else(|| Error::BadArgument(format!("{} is a record: segments sort primitive keys", K::NAME)))?;
+    let bit_order = K::KEY_ORDER;
     check_offsets(buf.len(), offsets)?;
     if buf.len() as u64 >= 1 << sk::START_BITS {
-        return Err(Error::BadArgument(format!("segmented sort of {} keys: at most 2^40", buf.len())));
+        return Err(Error::TooManyElements {
+            what: "a segmented sort".into(),
+            max: (1 << sk::START_BITS) - 1,
+            len: buf.len() as u64,
+        });
     }
     let kb = size_of::<K>() as u32;
     let vals = values.map(|v| v.dev_ptr());
@@ -184,7 +187,7 @@ fn sort_bins<W: SegmentedKernels>(
 /// Sorts the `large` segments (`(start, len)`, `total` keys, at least two) together:
 /// gather them into one buffer with their segment indices, sort stably by key, then
 /// stably by segment index, scatter back (see `kernels/src/segmented/mod.rs`).
-fn sort_large_together<K: Element>(
+fn sort_large_together<K: Key>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     large: &[(usize, usize)],

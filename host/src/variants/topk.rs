@@ -17,7 +17,7 @@ use kernels::topk::{self as tk, Compact, Hist, Select, State, TopkKernels, ctrl}
 use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::Key;
 use crate::error::{Error, Result};
 use crate::options::Order;
 
@@ -38,18 +38,16 @@ fn hist_blocks_per_sm() -> u64 {
 /// `k > n` returns all `n` keys sorted; `k = 0` or `n = 0` returns empty buffers.
 /// Primitive keys only ([`Error::BadArgument`] for records); at most `u32::MAX` keys
 /// (the indices are `u32`). Floats in IEEE 754 total order.
-pub fn top_k<K: Element>(
+pub fn top_k<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     k: usize,
     order: Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-    let Some(bit_order) = K::BIT_ORDER else {
-        return Err(Error::BadArgument(format!("top-k takes primitive keys; {} is a record", K::NAME)));
-    };
+    let bit_order = K::KEY_ORDER;
     let n = keys.len();
     if n > u32::MAX as usize {
-        return Err(Error::BadArgument(format!("top-k returns u32 indices: at most 2^32 - 1 keys, got {n}")));
+        return Err(Error::u32_indices("top-k", n));
     }
     let kk = k.min(n);
     if kk == 0 {
