@@ -15,6 +15,7 @@ pub mod naive;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod scan;
 mod scratch;
 pub mod segmented;
 pub mod shared;

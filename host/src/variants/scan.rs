@@ -4,9 +4,9 @@
 use kernels::params::DevPtr;
 use kernels::scan::{self, BLOCK, SMEM_BYTES, TILE, tile_count};
 
+use super::launch::blocks;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::variants::launch::blocks;
 
 /// Replaces `data[0..n]` by its exclusive prefix sums (`data[i]` = sum of the old
 /// `data[0..i]`) and writes the total to `data[n]`, whose old value is ignored. Queued
