@@ -185,7 +185,7 @@ mod study;
 #[doc(hidden)]
 pub mod testing;
 mod trace;
-mod tuning;
+pub mod tuning;
 mod variants;
 mod verify;
 
@@ -203,5 +203,6 @@ pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{Order, SortOptions};
 pub use sorter::{Backend, Sorter};
+pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::records::KeyField;

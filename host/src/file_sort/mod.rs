@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 pub use check::{CheckReport, check_files};
 pub use format::{Format, TextElement, TextLosses};
+pub use output::WriteMode;
 pub use progress::{Phase, Progress};
 pub use source::{Input, Output};
 

@@ -33,13 +33,13 @@ const POPULATE_THREADS: usize = 4;
 /// then take the page faults themselves.
 const MADV_POPULATE_WRITE: libc::c_int = 23;
 
-/// How [`SizedOutput`] writes (`SORT_FILE_WRITE=mapped|positioned` overrides the
-/// caller's default).
+/// How the file sort's output is written (`SORT_FILE_WRITE=mapped|positioned`
+/// overrides the default of each kind of output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WriteMode {
     /// Copies into a shared mapping of the file (after reserving its space).
     Mapped,
-    /// `pwrite`s of [`IO_SLICE`] bytes from several threads.
+    /// `pwrite`s of 1 MiB from several threads.
     Positioned,
 }
 
