@@ -196,7 +196,7 @@ pub use cudarc;
 pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use element::Element;
 pub use error::{Bytes, Error, Result};
-pub use ext::{GpuSliceExt, shared_sorter};
+pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;

@@ -1,9 +1,10 @@
 //! [`Tuning`]: the measured defaults that experiments may override (tile and grid
 //! choices, how pairs move through the radix passes, how kernels are loaded and
-//! launched, how the file sort stages and writes), held in one value, read from the
-//! `SORT_*` variables in one place ([`Tuning::from_env`]; the README's "Environment
-//! variables" lists them). None is needed: [`Tuning::default`] is what was measured
-//! best.
+//! launched, how the file sort stages and writes), held in one value that the device
+//! handle carries to every launcher. The library never reads its environment for
+//! them: the `host` program reads the `SORT_*` variables once ([`Tuning::from_env`];
+//! the README's "Environment variables" lists them) and opens its devices with the
+//! result. None is needed: [`Tuning::default`] is what was measured best.
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
@@ -15,15 +16,18 @@ use crate::file_sort::output::WriteMode;
 
 /// Every tuning knob of the library, each at its measured default
 /// ([`Tuning::default`]), or as the `SORT_*` environment variables say
-/// ([`Tuning::from_env`]).
+/// ([`Tuning::from_env`]). A device opened with one ([`crate::Gpu::open_tuned`],
+/// [`crate::Sorter::new_tuned`], ...) launches every sort by it; the file sort takes
+/// its knobs from its [`crate::Sorter`].
 ///
 /// ```
-/// use host::Tuning;
+/// use host::{Sorter, Tuning};
 ///
 /// let mut tuning = Tuning::default();
 /// tuning.sync_launches = true; // name a faulting kernel at its launch
 /// tuning.mergepath_reverse = Some(false);
-/// assert_ne!(tuning, Tuning::default());
+/// let sorter = Sorter::with_fallback_tuned(tuning.clone());
+/// assert_eq!(sorter.tuning(), &tuning);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -256,18 +260,6 @@ fn positive<T: std::str::FromStr + PartialOrd + Default>(v: &OsStr) -> Option<T>
 /// An on / off number: 0 off, any other on.
 fn on_off(v: &OsStr) -> Option<bool> {
     number::<u32>(v).map(|n| n != 0)
-}
-
-/// The value of the environment variable `name` parsed as `T`; `None` when it is unset
-/// or does not parse (the caller's default then applies).
-pub(crate) fn knob<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
-}
-
-/// An on / off knob: `name` = 0 turns it off, any other number on; unset (or not a
-/// number) leaves `default`.
-pub(crate) fn switch(name: &str, default: bool) -> bool {
-    knob::<u32>(name).map_or(default, |v| v != 0)
 }
 
 #[cfg(test)]
