@@ -9,12 +9,40 @@ use crate::element::{Element, Key};
 use crate::error::Result;
 use crate::options::SortOptions;
 use crate::sorter::{Backend, Sorter};
+use crate::tuning::Tuning;
 
 /// The process-wide sorter behind [`GpuSliceExt`], opened on first use (loading the
-/// kernels once).
+/// kernels once) with the measured defaults unless [`init_shared_sorter`] came first.
 pub fn shared_sorter() -> &'static Sorter {
-    static SORTER: OnceLock<Sorter> = OnceLock::new();
-    SORTER.get_or_init(Sorter::with_fallback)
+    SHARED.get_or_init(Sorter::with_fallback)
+}
+
+static SHARED: OnceLock<Sorter> = OnceLock::new();
+
+/// Opens the process-wide sorter ([`shared_sorter`]) with `tuning`
+/// ([`Sorter::with_fallback_tuned`]), if it is not open yet: call it before the first
+/// [`GpuSliceExt`] method. Returns whether this call opened it; `false`: it was open
+/// already and keeps its tuning (compare `shared_sorter().tuning()`).
+///
+/// ```
+/// use host::{GpuSliceExt, Tuning, init_shared_sorter, shared_sorter};
+///
+/// let mut tuning = Tuning::default();
+/// tuning.sync_launches = true;
+/// assert!(init_shared_sorter(tuning.clone()));
+/// assert!(!init_shared_sorter(Tuning::default()));
+/// assert_eq!(shared_sorter().tuning(), &tuning);
+/// let mut keys = vec![3u32, 1, 2];
+/// keys.gpu_sort()?;
+/// # Ok::<(), host::Error>(())
+/// ```
+pub fn init_shared_sorter(tuning: Tuning) -> bool {
+    let mut opened = false;
+    SHARED.get_or_init(|| {
+        opened = true;
+        Sorter::with_fallback_tuned(tuning)
+    });
+    opened
 }
 
 /// GPU sorting methods on slices, each on the process-wide [`shared_sorter`].

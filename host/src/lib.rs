@@ -184,7 +184,7 @@ mod study;
 #[doc(hidden)]
 pub mod testing;
 mod trace;
-mod tuning;
+pub mod tuning;
 mod variants;
 mod verify;
 
@@ -195,12 +195,13 @@ pub use cudarc;
 pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use element::{Element, Key};
 pub use error::{Bytes, Error, Result};
-pub use ext::{GpuSliceExt, shared_sorter};
+pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{Order, SortOptions};
 pub use sorter::{Backend, Sorter};
+pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::records::KeyField;

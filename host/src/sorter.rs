@@ -5,6 +5,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions, Variant};
+use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
 use crate::{cpu, variants};
 
@@ -26,35 +27,60 @@ impl fmt::Display for Backend {
     }
 }
 
-/// The entry point: owns the device (context, stream, kernel module) if there is one.
+/// The entry point: owns the device (context, stream, kernel module) if there is one,
+/// and the [`Tuning`] its sorts and file sorts run by.
 pub struct Sorter {
     gpu: Option<Gpu>,
     cpu_reason: String,
+    /// The device's tuning when there is one ([`Sorter::tuning`]).
+    tuning: Tuning,
 }
 
 impl Sorter {
     /// Opens the first CUDA device; [`Error::NoDevice`] if there is none.
     pub fn new() -> Result<Sorter> {
-        Ok(Sorter { gpu: Some(Gpu::open(0)?), cpu_reason: String::new() })
+        Sorter::new_tuned(Tuning::default())
+    }
+
+    /// [`Sorter::new`] with `tuning` ([`Gpu::open_tuned`]).
+    pub fn new_tuned(tuning: Tuning) -> Result<Sorter> {
+        Ok(Sorter::from_gpu(Gpu::open_tuned(0, tuning)?))
     }
 
     /// The first CUDA device if there is one, the CPU otherwise (see [`Sorter::backend`]).
     pub fn with_fallback() -> Sorter {
-        match Gpu::open(0) {
-            Ok(gpu) => Sorter { gpu: Some(gpu), cpu_reason: String::new() },
-            Err(e) => Sorter { gpu: None, cpu_reason: e.to_string() },
+        Sorter::with_fallback_tuned(Tuning::default())
+    }
+
+    /// [`Sorter::with_fallback`] with `tuning` (on the CPU, only its file-sort knobs
+    /// apply).
+    pub fn with_fallback_tuned(tuning: Tuning) -> Sorter {
+        match Gpu::open_tuned(0, tuning.clone()) {
+            Ok(gpu) => Sorter::from_gpu(gpu),
+            Err(e) => Sorter { gpu: None, cpu_reason: e.to_string(), tuning },
         }
     }
 
     /// A sorter on an already open device, e.g. [`Gpu::with_stream`] on the caller's
-    /// cudarc stream.
+    /// cudarc stream; it runs by the device's tuning.
     pub fn from_gpu(gpu: Gpu) -> Sorter {
-        Sorter { gpu: Some(gpu), cpu_reason: String::new() }
+        Sorter { tuning: gpu.tuning().clone(), gpu: Some(gpu), cpu_reason: String::new() }
     }
 
     /// Sorts on the CPU only.
     pub fn cpu() -> Sorter {
-        Sorter { gpu: None, cpu_reason: "CPU backend requested".into() }
+        Sorter::cpu_tuned(Tuning::default())
+    }
+
+    /// [`Sorter::cpu`] with `tuning` (only its file-sort knobs apply on the CPU).
+    pub fn cpu_tuned(tuning: Tuning) -> Sorter {
+        Sorter { gpu: None, cpu_reason: "CPU backend requested".into(), tuning }
+    }
+
+    /// The knobs this sorter runs by: its device's ([`Gpu::tuning`]), or those it was
+    /// made with on the CPU.
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
     }
 
     /// Which backend [`Sorter::sort`] uses.

@@ -1,15 +1,362 @@
-//! Tuning knobs: environment variables that override a measured default, for
-//! experiments (the README's "Environment variables" lists them). None is needed.
-use std::str::FromStr;
+//! [`Tuning`]: the measured defaults that experiments may override (tile and grid
+//! choices, how pairs move through the radix passes, how kernels are loaded and
+//! launched, how the file sort stages and writes), held in one value that the device
+//! handle carries to every launcher. The library never reads its environment for
+//! them: the `host` program reads the `SORT_*` variables once ([`Tuning::from_env`];
+//! the README's "Environment variables" lists them) and opens its devices with the
+//! result. None is needed: [`Tuning::default`] is what was measured best.
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
 
-/// The value of the environment variable `name` parsed as `T`; `None` when it is unset
-/// or does not parse (the caller's default then applies).
-pub(crate) fn knob<T: FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
+/// How the radix sort moves `u32` keys with `u32` values between its passes
+/// ([`Tuning::radix_pairs`]).
+pub use kernels::radix::Packing;
+
+use crate::file_sort::output::WriteMode;
+
+/// Every tuning knob of the library, each at its measured default
+/// ([`Tuning::default`]), or as the `SORT_*` environment variables say
+/// ([`Tuning::from_env`]). A device opened with one ([`crate::Gpu::open_tuned`],
+/// [`crate::Sorter::new_tuned`], ...) launches every sort by it; the file sort takes
+/// its knobs from its [`crate::Sorter`].
+///
+/// ```
+/// use host::{Sorter, Tuning};
+///
+/// let mut tuning = Tuning::default();
+/// tuning.sync_launches = true; // name a faulting kernel at its launch
+/// tuning.mergepath_reverse = Some(false);
+/// let sorter = Sorter::with_fallback_tuned(tuning.clone());
+/// assert_eq!(sorter.tuning(), &tuning);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Tuning {
+    /// Largest input whose radix digit passes run on short tiles
+    /// ([`kernels::radix::onesweep_tile`]); 0 turns them off. Default
+    /// [`kernels::radix::SHORT_ONESWEEP_MAX`] (2^18): with few tiles a pass costs one
+    /// tile's ranking, done by one block, so smaller tiles spread it over more SMs
+    /// (docs/PERFLOG.md, fifth session). `SORT_RADIX_SHORT_ONESWEEP_MAX`.
+    pub radix_short_onesweep_max: u64,
+    /// Smallest radix sort of `u32` keys with `u32` values whose pairs travel packed
+    /// ([`Packing::Through`]). Default 2^23: below it a pass has few tiles per SM, and
+    /// a packed tile (one 64-bit item per pair) takes one block longer to rank than a
+    /// split one, so the split pass wins; above it the packed pass's single load,
+    /// staging and scatter per pair win (H100, docs/PERFLOG.md, ninth session).
+    /// `SORT_RADIX_PACKED_MIN`.
+    pub radix_packed_min: u64,
+    /// How `u32` + `u32` pairs move through the radix passes whenever they may be
+    /// packed; `None` (default): split below [`Tuning::radix_packed_min`], packed
+    /// through scratch from it on. `SORT_RADIX_PAIRS=split|alternate|through`.
+    pub radix_pairs: Option<Packing>,
+    /// Most radix histogram blocks per SM (0 counts as 1). Default 1: each block loops
+    /// over its share, and its lane-striped counters (`kernels::radix::hist`) take most
+    /// of an SM's shared memory, so one block of `kernels::radix::HIST_BLOCK` threads is
+    /// all an SM holds at a time; fewer blocks also mean fewer global adds at the end
+    /// (every block adds each nonzero count of its own). `SORT_RADIX_HIST_BLOCKS_PER_SM`.
+    pub radix_hist_blocks_per_sm: u64,
+    /// Top-k histogram blocks per SM (0 counts as 1). Default 2: the two that are
+    /// resident at once (the launch bounds), each looping over its share, since more
+    /// blocks would only add global atomics at their ends. `SORT_TOPK_HIST_BLOCKS_PER_SM`.
+    pub topk_hist_blocks_per_sm: u64,
+    /// Cap on the merge tiles per block of mergepath's block sort (4 or 2, for 4-byte
+    /// keys alone, to measure); `None` (default): the widest the key and value sizes
+    /// have kernels for ([`kernels::mergepath::sort_width`]). `SORT_MERGEPATH_WIDTH`.
+    pub mergepath_width: Option<u32>,
+    /// Lanes per co-rank search of mergepath's partition kernel, 8 or 32 (other values
+    /// are ignored); `None` (default): by the pass's co-rank count
+    /// ([`kernels::mergepath::partition_lanes`], measured there).
+    /// `SORT_MERGEPATH_PARTITION_LANES`.
+    pub mergepath_partition_lanes: Option<u32>,
+    /// Whether every other mergepath pass runs reversed (so L2 keeps what the next
+    /// pass reads first); `None` (default): by the buffer's size against the L2
+    /// ([`kernels::mergepath::l2_reuse`], measured there). `SORT_MERGEPATH_REVERSE=0/1`.
+    pub mergepath_reverse: Option<bool>,
+    /// Whether mergepath's merges load their input as last-use data (evict-first in
+    /// L2); `None` (default): by size, as [`Tuning::mergepath_reverse`].
+    /// `SORT_MERGEPATH_STREAM=0/1`.
+    pub mergepath_stream: Option<bool>,
+    /// Whether mergepath's block sort may be wider than one 256-thread tile per block
+    /// ([`kernels::mergepath::sort_width`]); `false` keeps the narrow block sort at
+    /// every size. Default `true`: wider blocks leave longer runs and a pass or more
+    /// fewer (measured there). `SORT_MERGEPATH_WIDE=0`.
+    pub mergepath_wide: bool,
+    /// Factor on the blocks an input needs before the block sort takes a width
+    /// ([`kernels::mergepath::sort_width_min_quarter_waves`] quarters of the SM count,
+    /// measured there); below it narrower blocks spread the sort over more SMs.
+    /// Default 1. `SORT_MERGEPATH_WIDE_MIN_PER_SM`.
+    pub mergepath_wide_min_per_sm: u64,
+    /// Largest number of merge tiles per SM whose merges find their own co-ranks (no
+    /// partition kernel; 0: never); `None` (default): by the key and value sizes
+    /// ([`kernels::mergepath::co_ranks_in_merge_per_sm`], measured there).
+    /// `SORT_MERGEPATH_IN_MERGE_PER_SM`.
+    pub mergepath_in_merge_per_sm: Option<u32>,
+    /// Shared memory one chunk-pass block of the `sm` variants may use; `None`
+    /// (default): the device's default per-block limit
+    /// ([`crate::DeviceInfo::shared_mem_per_block`], 48 KiB), not the opt-in maximum
+    /// (227 KiB on Hopper). A chunk pass runs one block per chunk, each walking its
+    /// chunk sequentially, so it needs several resident blocks per SM to hide latency,
+    /// and its L2 working set grows with the chunk: on an H100 at 2^24 elements (block
+    /// 256), budgets of 48 / 96 / 227 KiB gave `sm` 5.56 / 5.51 / 5.71 ms for u32 and
+    /// 10.68 / 11.12 / 11.35 ms for `Entity`. Values above the default need the
+    /// device's opt-in limit (checked at launch). `SORT_SM_SMEM_BYTES`.
+    pub sm_smem_bytes: Option<u32>,
+    /// Synchronise after every launch, so that a faulting kernel is named in the error
+    /// (slower; default off). `SORT_SYNC_LAUNCHES=1`.
+    pub sync_launches: bool,
+    /// Load the kernels from this PTX file instead of the embedded code (comparing
+    /// kernel builds with one binary); `None` (default): the embedded code.
+    /// `SORT_PTX_FILE=path`.
+    pub ptx_file: Option<PathBuf>,
+    /// Load the embedded PTX (JIT-compiled by the driver) even where an embedded cubin
+    /// matches the device (comparing the driver's JIT with the build-time ptxas).
+    /// Default off: the cubin loads without a JIT wait. `SORT_FORCE_PTX=1`.
+    pub force_ptx: bool,
+    /// Launch the kernels of [`crate::device::PDL_KERNELS`] as programmatic dependents
+    /// where the sm_90 cubin is loaded (only it has their dependency waits); `false`
+    /// launches every kernel plainly, to measure them. Default on: the next kernel's
+    /// launch overlaps the previous one's tail (the README's radix and mergepath
+    /// numbers). `SORT_PDL=0`.
+    pub pdl: bool,
+    /// How the file sort writes its output; `None` (default): binary outputs mapped
+    /// (1 GiB written in ~0.06 s of busy time against ~0.35 s positioned), text
+    /// positioned, block by block, where mapping each block measured slower
+    /// (docs/PERFLOG.md, tenth session). `SORT_FILE_WRITE=mapped|positioned`.
+    pub file_write: Option<WriteMode>,
+    /// Threads faulting a mapped output's pages in while the input is read and sorted
+    /// (0: none, the copies then take the faults themselves). Default 4.
+    /// `SORT_FILE_POPULATE_THREADS`.
+    pub file_populate_threads: usize,
+    /// Bytes per pinned staging buffer of the file pipeline (rounded down to whole
+    /// elements, at least one). Default 16 MiB: pinning host memory costs ~0.5 ms per
+    /// MiB (and unpinning more at exit), so the buffers are only as large as keeps the
+    /// copies and the I/O overlapped: 4 x 16 MiB took 24 ms to allocate where 3 x 64
+    /// MiB took 75-105 ms, with the same streaming rate (H100 machine, docs/PERFLOG.md,
+    /// ninth session). `SORT_FILE_STAGE_BYTES`.
+    pub file_stage_bytes: usize,
+    /// Staging buffers of the file pipeline in flight (at least one). Default 4, as
+    /// [`Tuning::file_stage_bytes`]. `SORT_FILE_STAGES`.
+    pub file_stages: usize,
+    /// Print the multi-GPU partition-first pipeline's per-GPU timeline to standard
+    /// error. Default off. `SORT_MULTI_GPU_TRACE` (any value).
+    pub multi_gpu_trace: bool,
 }
 
-/// An on / off knob: `name` = 0 turns it off, any other number on; unset (or not a
-/// number) leaves `default`.
-pub(crate) fn switch(name: &str, default: bool) -> bool {
-    knob::<u32>(name).map_or(default, |v| v != 0)
+impl Default for Tuning {
+    /// The measured defaults: what the library does with no `SORT_*` variable set.
+    fn default() -> Self {
+        Tuning {
+            radix_short_onesweep_max: kernels::radix::SHORT_ONESWEEP_MAX,
+            radix_packed_min: crate::variants::radix::PACKED_MIN,
+            radix_pairs: None,
+            radix_hist_blocks_per_sm: 1,
+            topk_hist_blocks_per_sm: 2,
+            mergepath_width: None,
+            mergepath_partition_lanes: None,
+            mergepath_reverse: None,
+            mergepath_stream: None,
+            mergepath_wide: true,
+            mergepath_wide_min_per_sm: 1,
+            mergepath_in_merge_per_sm: None,
+            sm_smem_bytes: None,
+            sync_launches: false,
+            ptx_file: None,
+            force_ptx: false,
+            pdl: true,
+            file_write: None,
+            file_populate_threads: 4,
+            file_stage_bytes: 16 << 20,
+            file_stages: 4,
+            multi_gpu_trace: false,
+        }
+    }
+}
+
+impl Tuning {
+    /// The defaults overridden by the `SORT_*` variables of this process's environment
+    /// ([`Tuning::from_vars`]): what the `host` program runs with.
+    pub fn from_env() -> Tuning {
+        Tuning::from_vars(std::env::vars_os())
+    }
+
+    /// The defaults overridden by the `SORT_*` variables among `vars` (name, value):
+    /// a number that does not parse, or an unknown word, leaves the default (as does
+    /// a variable not among them); other names are ignored. Switches are numbers, 0
+    /// off and any other on, except `SORT_SYNC_LAUNCHES` and `SORT_FORCE_PTX` (any
+    /// value but `0` turns them on), `SORT_PDL` (only `0` turns it off) and
+    /// `SORT_MULTI_GPU_TRACE` (on when set).
+    ///
+    /// ```
+    /// use host::Tuning;
+    ///
+    /// let t = Tuning::from_vars([("SORT_PDL".into(), "0".into()), ("SORT_RADIX_PACKED_MIN".into(), "x".into())]);
+    /// assert!(!t.pdl);
+    /// assert_eq!(t.radix_packed_min, Tuning::default().radix_packed_min);
+    /// ```
+    pub fn from_vars(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Tuning {
+        let mut t = Tuning::default();
+        for (name, value) in vars {
+            let v = value.as_os_str();
+            match name.to_str().unwrap_or("") {
+                "SORT_RADIX_SHORT_ONESWEEP_MAX" => set(&mut t.radix_short_onesweep_max, number(v)),
+                "SORT_RADIX_PACKED_MIN" => set(&mut t.radix_packed_min, number(v)),
+                "SORT_RADIX_PAIRS" => {
+                    t.radix_pairs = match v.to_str() {
+                        Some("split") => Some(Packing::Split),
+                        Some("alternate") => Some(Packing::Alternate),
+                        Some("through") => Some(Packing::Through),
+                        _ => None,
+                    }
+                }
+                "SORT_RADIX_HIST_BLOCKS_PER_SM" => set(&mut t.radix_hist_blocks_per_sm, positive(v)),
+                "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
+                "SORT_MERGEPATH_WIDTH" => t.mergepath_width = number(v),
+                "SORT_MERGEPATH_PARTITION_LANES" => t.mergepath_partition_lanes = number(v),
+                "SORT_MERGEPATH_REVERSE" => t.mergepath_reverse = on_off(v),
+                "SORT_MERGEPATH_STREAM" => t.mergepath_stream = on_off(v),
+                "SORT_MERGEPATH_WIDE" => set(&mut t.mergepath_wide, on_off(v)),
+                "SORT_MERGEPATH_WIDE_MIN_PER_SM" => set(&mut t.mergepath_wide_min_per_sm, number(v)),
+                "SORT_MERGEPATH_IN_MERGE_PER_SM" => t.mergepath_in_merge_per_sm = number(v),
+                "SORT_SM_SMEM_BYTES" => t.sm_smem_bytes = v.to_str().and_then(|s| s.trim().parse().ok()),
+                "SORT_SYNC_LAUNCHES" => t.sync_launches = v != "0",
+                "SORT_PTX_FILE" => t.ptx_file = Some(PathBuf::from(v)),
+                "SORT_FORCE_PTX" => t.force_ptx = v != "0",
+                "SORT_PDL" => t.pdl = v != "0",
+                "SORT_FILE_WRITE" => {
+                    t.file_write = match v.to_str() {
+                        Some("positioned" | "pwrite") => Some(WriteMode::Positioned),
+                        Some("mapped" | "mmap") => Some(WriteMode::Mapped),
+                        _ => None,
+                    }
+                }
+                "SORT_FILE_POPULATE_THREADS" => set(&mut t.file_populate_threads, number(v)),
+                "SORT_FILE_STAGE_BYTES" => set(&mut t.file_stage_bytes, positive(v)),
+                "SORT_FILE_STAGES" => set(&mut t.file_stages, positive(v)),
+                "SORT_MULTI_GPU_TRACE" => t.multi_gpu_trace = true,
+                _ => {}
+            }
+        }
+        t
+    }
+}
+
+/// Overwrites `field` when the variable gave a value.
+fn set<T>(field: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *field = v;
+    }
+}
+
+/// The value as a number of type `T`; `None` when it does not parse.
+fn number<T: std::str::FromStr>(v: &OsStr) -> Option<T> {
+    v.to_str().and_then(|s| s.parse().ok())
+}
+
+/// A count that must be positive: 0 leaves the default, as a value that does not parse.
+fn positive<T: std::str::FromStr + PartialOrd + Default>(v: &OsStr) -> Option<T> {
+    number(v).filter(|n| *n > T::default())
+}
+
+/// An on / off number: 0 off, any other on.
+fn on_off(v: &OsStr) -> Option<bool> {
+    number::<u32>(v).map(|n| n != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(pairs: &[(&str, &str)]) -> Tuning {
+        Tuning::from_vars(pairs.iter().map(|&(k, v)| (k.into(), v.into())))
+    }
+
+    /// Without a `SORT_*` variable (here: none of the process's own, and unrelated
+    /// ones) every knob is at its default.
+    #[test]
+    fn no_variable_gives_the_defaults() {
+        assert_eq!(from(&[]), Tuning::default());
+        assert_eq!(from(&[("PATH", "/bin"), ("SORT_TRACE", "1"), ("SORT_UNKNOWN", "3")]), Tuning::default());
+        let without_tuning = std::env::vars_os().filter(|(k, _)| !k.to_string_lossy().starts_with("SORT_"));
+        assert_eq!(Tuning::from_vars(without_tuning), Tuning::default());
+    }
+
+    /// The defaults the launchers used before the knobs were gathered here.
+    #[test]
+    fn defaults_are_the_measured_ones() {
+        let t = Tuning::default();
+        assert_eq!(t.radix_short_onesweep_max, 1 << 18);
+        assert_eq!(t.radix_packed_min, 1 << 23);
+        assert_eq!((t.radix_hist_blocks_per_sm, t.topk_hist_blocks_per_sm), (1, 2));
+        assert!(t.mergepath_wide && t.pdl && !t.sync_launches && !t.force_ptx && !t.multi_gpu_trace);
+        assert_eq!((t.file_populate_threads, t.file_stage_bytes, t.file_stages), (4, 16 << 20, 4));
+    }
+
+    /// Each variable changes its own field, and only it.
+    #[test]
+    fn each_variable_sets_its_field() {
+        let d = Tuning::default();
+        let cases: Vec<(&str, &str, Tuning)> = vec![
+            ("SORT_RADIX_SHORT_ONESWEEP_MAX", "0", Tuning { radix_short_onesweep_max: 0, ..d.clone() }),
+            ("SORT_RADIX_PACKED_MIN", "4096", Tuning { radix_packed_min: 4096, ..d.clone() }),
+            ("SORT_RADIX_PAIRS", "split", Tuning { radix_pairs: Some(Packing::Split), ..d.clone() }),
+            ("SORT_RADIX_PAIRS", "alternate", Tuning { radix_pairs: Some(Packing::Alternate), ..d.clone() }),
+            ("SORT_RADIX_PAIRS", "through", Tuning { radix_pairs: Some(Packing::Through), ..d.clone() }),
+            ("SORT_RADIX_HIST_BLOCKS_PER_SM", "3", Tuning { radix_hist_blocks_per_sm: 3, ..d.clone() }),
+            ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
+            ("SORT_MERGEPATH_WIDTH", "2", Tuning { mergepath_width: Some(2), ..d.clone() }),
+            ("SORT_MERGEPATH_PARTITION_LANES", "32", Tuning { mergepath_partition_lanes: Some(32), ..d.clone() }),
+            ("SORT_MERGEPATH_REVERSE", "1", Tuning { mergepath_reverse: Some(true), ..d.clone() }),
+            ("SORT_MERGEPATH_REVERSE", "0", Tuning { mergepath_reverse: Some(false), ..d.clone() }),
+            ("SORT_MERGEPATH_STREAM", "7", Tuning { mergepath_stream: Some(true), ..d.clone() }),
+            ("SORT_MERGEPATH_STREAM", "0", Tuning { mergepath_stream: Some(false), ..d.clone() }),
+            ("SORT_MERGEPATH_WIDE", "0", Tuning { mergepath_wide: false, ..d.clone() }),
+            ("SORT_MERGEPATH_WIDE_MIN_PER_SM", "0", Tuning { mergepath_wide_min_per_sm: 0, ..d.clone() }),
+            ("SORT_MERGEPATH_IN_MERGE_PER_SM", "0", Tuning { mergepath_in_merge_per_sm: Some(0), ..d.clone() }),
+            ("SORT_SM_SMEM_BYTES", " 98304 ", Tuning { sm_smem_bytes: Some(98304), ..d.clone() }),
+            ("SORT_SYNC_LAUNCHES", "1", Tuning { sync_launches: true, ..d.clone() }),
+            ("SORT_SYNC_LAUNCHES", "yes", Tuning { sync_launches: true, ..d.clone() }),
+            ("SORT_PTX_FILE", "k.ptx", Tuning { ptx_file: Some("k.ptx".into()), ..d.clone() }),
+            ("SORT_FORCE_PTX", "1", Tuning { force_ptx: true, ..d.clone() }),
+            ("SORT_PDL", "0", Tuning { pdl: false, ..d.clone() }),
+            ("SORT_FILE_WRITE", "positioned", Tuning { file_write: Some(WriteMode::Positioned), ..d.clone() }),
+            ("SORT_FILE_WRITE", "pwrite", Tuning { file_write: Some(WriteMode::Positioned), ..d.clone() }),
+            ("SORT_FILE_WRITE", "mapped", Tuning { file_write: Some(WriteMode::Mapped), ..d.clone() }),
+            ("SORT_FILE_WRITE", "mmap", Tuning { file_write: Some(WriteMode::Mapped), ..d.clone() }),
+            ("SORT_FILE_POPULATE_THREADS", "0", Tuning { file_populate_threads: 0, ..d.clone() }),
+            ("SORT_FILE_STAGE_BYTES", "65536", Tuning { file_stage_bytes: 65536, ..d.clone() }),
+            ("SORT_FILE_STAGES", "2", Tuning { file_stages: 2, ..d.clone() }),
+            ("SORT_MULTI_GPU_TRACE", "0", Tuning { multi_gpu_trace: true, ..d.clone() }),
+        ];
+        for (name, value, want) in cases {
+            assert_ne!(want, d, "{name}={value} must differ from the default");
+            assert_eq!(from(&[(name, value)]), want, "{name}={value}");
+        }
+    }
+
+    /// Values that do not parse (or are out of range) leave the default, as the
+    /// launchers' own reads did; so do the "off" values of switches that are off.
+    #[test]
+    fn unparsable_values_leave_the_default() {
+        let d = Tuning::default();
+        for (name, value) in [
+            ("SORT_RADIX_SHORT_ONESWEEP_MAX", "-1"),
+            ("SORT_RADIX_PACKED_MIN", "2^23"),
+            ("SORT_RADIX_PAIRS", "Through"),
+            ("SORT_RADIX_HIST_BLOCKS_PER_SM", "0"),
+            ("SORT_TOPK_HIST_BLOCKS_PER_SM", "0"),
+            ("SORT_MERGEPATH_WIDTH", "wide"),
+            ("SORT_MERGEPATH_REVERSE", "yes"),
+            ("SORT_MERGEPATH_WIDE", ""),
+            ("SORT_SM_SMEM_BYTES", "48K"),
+            ("SORT_SYNC_LAUNCHES", "0"),
+            ("SORT_FORCE_PTX", "0"),
+            ("SORT_PDL", "1"),
+            ("SORT_FILE_WRITE", "direct"),
+            ("SORT_FILE_POPULATE_THREADS", "-2"),
+            ("SORT_FILE_STAGE_BYTES", "0"),
+            ("SORT_FILE_STAGES", "0"),
+        ] {
+            assert_eq!(from(&[(name, value)]), d, "{name}={value}");
+        }
+    }
 }

@@ -218,3 +218,34 @@ fn segmented_pairs_bad_arguments_are_errors_and_leave_data_alone() {
         // Records (`Entity`) are not `Key`s: passing them here does not compile.
     }
 }
+
+/// A sorter runs by the tuning it was opened with, on every backend; on a GPU the
+/// device knobs decide how the kernels were loaded and launched (forced PTX, no
+/// dependent launches, a launch-by-launch check), and sorting still works under them.
+#[test]
+fn sorters_carry_their_tuning_to_the_device() {
+    let mut tuning = host::Tuning::default();
+    tuning.force_ptx = true;
+    tuning.pdl = false;
+    tuning.sync_launches = true;
+    tuning.file_stages = 2;
+    assert_eq!(Sorter::cpu_tuned(tuning.clone()).tuning(), &tuning);
+    assert_eq!(Sorter::cpu().tuning(), &host::Tuning::default());
+    let sorter = Sorter::with_fallback_tuned(tuning.clone());
+    assert_eq!(sorter.tuning(), &tuning);
+    let mut v: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    let mut want = v.clone();
+    want.sort();
+    sorter.sort(&mut v, &SortOptions::default()).unwrap();
+    assert_eq!(v, want);
+    if let Some(gpu) = sorter.gpu() {
+        assert_eq!(gpu.tuning(), &tuning);
+        assert_eq!(gpu.module_source(), &host::ModuleSource::Ptx, "force_ptx loads the PTX");
+        assert!(!gpu.kernels_summary().contains("dependents"), "pdl off: {}", gpu.kernels_summary());
+        // The PTX file is read when the module is loaded: a missing one fails the open.
+        let mut missing = host::Tuning::default();
+        missing.ptx_file = Some(std::env::temp_dir().join("no-such-kernels.ptx"));
+        let r = Sorter::new_tuned(missing);
+        assert!(matches!(r, Err(Error::Io { .. })), "{:?}", r.err());
+    }
+}

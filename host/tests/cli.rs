@@ -399,3 +399,28 @@ fn gpus_flag_errors_and_runs() {
     ok(&host(&["sort", "--gpus", "2", "-i", s(&input), "-o", s(&output)]));
     ok(&host(&["check-file", "-i", s(&input), "-o", s(&output)]));
 }
+
+/// The program opens its device with the tuning variables of its environment: on a GPU
+/// a missing `SORT_PTX_FILE` fails the open, and `SORT_FORCE_PTX=1 SORT_PDL=0` load the
+/// embedded PTX and launch plainly (the "kernels:" line says so). Without a GPU the CPU
+/// sorts whatever they say.
+#[test]
+fn tuning_variables_reach_the_program() {
+    let run = |vars: &[(&str, &str)], require_gpu: bool| {
+        let mut args = vec!["run", "--n", "1000", "--repeat", "1", "--check"];
+        if require_gpu {
+            args.push("--require-gpu");
+        }
+        Command::new(host_bin()).args(&args).envs(vars.iter().copied()).output().expect("running the host binary")
+    };
+    let missing = std::env::temp_dir().join("host-cli-no-such-kernels.ptx");
+    if Sorter::new().is_err() {
+        let stdout = ok(&run(&[("SORT_PTX_FILE", s(&missing)), ("SORT_FORCE_PTX", "1")], false));
+        assert!(stdout.contains("check:      ok"), "{stdout}");
+        return;
+    }
+    let e = fails(&run(&[("SORT_PTX_FILE", s(&missing))], true));
+    assert!(e.contains("reading the PTX file") && e.contains("host-cli-no-such-kernels.ptx"), "{e}");
+    let stdout = ok(&run(&[("SORT_FORCE_PTX", "1"), ("SORT_PDL", "0")], true));
+    assert!(stdout.contains("kernels:    embedded PTX (JIT-compiled by the driver)\n"), "{stdout}");
+}

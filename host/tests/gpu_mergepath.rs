@@ -230,6 +230,38 @@ fn check_pairs<K: host::testing::inputs::Random + host::Key>(
     assert!(got == want, "u64 values: {what}");
 }
 
+/// Every mergepath knob of `host::Tuning` set away from its default (L2 reuse forced
+/// on and off, narrow or capped block sorts, wide blocks from fewer blocks, partition
+/// lanes, co-ranks always or never in the merge) sorts keys and pairs exactly as the
+/// CPU does.
+#[test]
+fn mergepath_sorts_alike_under_every_tuning_knob() {
+    let Some(sorters) = common::tuned_sorters(
+        "mergepath_sorts_alike_under_every_tuning_knob",
+        &[
+            ("reversed and streaming passes", |t| (t.mergepath_reverse, t.mergepath_stream) = (Some(true), Some(true))),
+            ("forward, cached passes", |t| (t.mergepath_reverse, t.mergepath_stream) = (Some(false), Some(false))),
+            ("mergepath_wide = false", |t| t.mergepath_wide = false),
+            ("mergepath_width = 2", |t| t.mergepath_width = Some(2)),
+            ("mergepath_wide_min_per_sm = 0", |t| t.mergepath_wide_min_per_sm = 0),
+            ("mergepath_partition_lanes = 8", |t| t.mergepath_partition_lanes = Some(8)),
+            ("mergepath_partition_lanes = 32", |t| t.mergepath_partition_lanes = Some(32)),
+            ("mergepath_in_merge_per_sm = 0", |t| t.mergepath_in_merge_per_sm = Some(0)),
+            ("mergepath_in_merge_per_sm = 1000", |t| t.mergepath_in_merge_per_sm = Some(1000)),
+        ],
+    ) else {
+        return;
+    };
+    sorters.par_iter().for_each(|(name, s)| {
+        for n in [100_003, (1 << 20) + 13, 3_000_017] {
+            for order in ORDERS {
+                common::check_keys_and_pairs::<u32>(name, s, V, n, order, Distribution::Uniform);
+                common::check_keys_and_pairs::<u64>(name, s, V, n, order, Distribution::FewUnique);
+            }
+        }
+    });
+}
+
 #[test]
 fn mergepath_pairs_are_stable() {
     let Some(s) = gpu_sorter("mergepath_pairs_are_stable") else { return };

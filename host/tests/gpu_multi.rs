@@ -17,11 +17,12 @@ use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
 /// The sorter over GPUs 0 and 1, shared by the tests of this binary (one NCCL
-/// communicator pair), or `None` after printing why the test is skipped.
+/// communicator pair) and tuned by the environment's `SORT_*` variables (as
+/// `common::gpu_sorter`), or `None` after printing why the test is skipped.
 fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>> {
     static SORTER: OnceLock<Result<Mutex<MultiGpuSorter>, String>> = OnceLock::new();
     let opened = SORTER.get_or_init(|| {
-        let s = MultiGpuSorter::new(&[0, 1]).map_err(|e| e.to_string())?;
+        let s = MultiGpuSorter::new_tuned(&[0, 1], host::Tuning::from_env()).map_err(|e| e.to_string())?;
         s.connect().map_err(|e| e.to_string())?;
         Ok(Mutex::new(s))
     });

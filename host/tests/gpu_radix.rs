@@ -157,6 +157,38 @@ fn radix_packed_pairs_match_cpu_for_every_packing() {
     });
 }
 
+/// Every radix knob of `host::Tuning` set away from its default (short tiles off or
+/// longer, pairs packed earlier or moved each way, more or fewer histogram blocks)
+/// sorts keys and pairs exactly as the CPU does: the knobs choose tiles, grids and how
+/// pairs move, never the result.
+#[test]
+fn radix_sorts_alike_under_every_tuning_knob() {
+    use kernels::radix::Packing;
+    let Some(sorters) = common::tuned_sorters(
+        "radix_sorts_alike_under_every_tuning_knob",
+        &[
+            ("radix_short_onesweep_max = 0", |t| t.radix_short_onesweep_max = 0),
+            ("radix_short_onesweep_max = 2^21", |t| t.radix_short_onesweep_max = 1 << 21),
+            ("radix_packed_min = 2^16", |t| t.radix_packed_min = 1 << 16),
+            ("radix_pairs = split", |t| t.radix_pairs = Some(Packing::Split)),
+            ("radix_pairs = alternate", |t| t.radix_pairs = Some(Packing::Alternate)),
+            ("radix_pairs = through", |t| t.radix_pairs = Some(Packing::Through)),
+            ("radix_hist_blocks_per_sm = 3", |t| t.radix_hist_blocks_per_sm = 3),
+            ("radix_hist_blocks_per_sm = 0", |t| t.radix_hist_blocks_per_sm = 0),
+        ],
+    ) else {
+        return;
+    };
+    sorters.par_iter().for_each(|(name, s)| {
+        for n in [300_007, (1 << 20) + 13] {
+            for order in ORDERS {
+                common::check_keys_and_pairs::<u32>(name, s, V, n, order, Distribution::Uniform);
+                common::check_keys_and_pairs::<f64>(name, s, V, n, order, Distribution::FewUnique);
+            }
+        }
+    });
+}
+
 #[test]
 fn radix_argsort_matches_cpu() {
     let Some(s) = gpu_sorter("radix_argsort_matches_cpu") else { return };

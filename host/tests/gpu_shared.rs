@@ -111,3 +111,29 @@ variant_tests!(naive, Variant::Naive);
 variant_tests!(sm8, Variant::Sm8);
 variant_tests!(sm9, Variant::Sm9);
 variant_tests!(sm, Variant::Sm);
+
+/// The `sm` variant with a chunk-pass shared-memory budget (`host::Tuning::sm_smem_bytes`)
+/// below and above the default 48 KiB (shorter and longer chunk passes) sorts as the
+/// CPU does, stably.
+#[test]
+fn sm_sorts_alike_under_other_shared_memory_budgets() {
+    let Some(sorters) = common::tuned_sorters(
+        "sm_sorts_alike_under_other_shared_memory_budgets",
+        &[
+            ("sm_smem_bytes = 24 KiB", |t| t.sm_smem_bytes = Some(24 << 10)),
+            ("sm_smem_bytes = 96 KiB", |t| t.sm_smem_bytes = Some(96 << 10)),
+        ],
+    ) else {
+        return;
+    };
+    for (name, s) in &sorters {
+        // `check_variant` names the case; libtest shows this line with a failure.
+        eprintln!("with {name}:");
+        for n in [8193, 100_003, (1 << 20) + 13] {
+            for order in ORDERS {
+                check_variant::<u32>(s, Variant::Sm, n, order, Distribution::Uniform, 256);
+                check_variant::<Entity>(s, Variant::Sm, n, order, Distribution::FewUnique, 512);
+            }
+        }
+    }
+}

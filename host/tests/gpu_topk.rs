@@ -152,3 +152,28 @@ fn topk_device_buffers() {
     assert_eq!(buf.to_vec(gpu).unwrap(), keys);
     // Records (`Entity`) are not `Key`s: passing them here does not compile.
 }
+
+/// Top-k with one and with five histogram blocks per SM
+/// (`host::Tuning::topk_hist_blocks_per_sm`; default two) selects as the CPU does.
+#[test]
+fn topk_alike_under_other_histogram_grids() {
+    let Some(sorters) = common::tuned_sorters(
+        "topk_alike_under_other_histogram_grids",
+        &[
+            ("topk_hist_blocks_per_sm = 1", |t| t.topk_hist_blocks_per_sm = 1),
+            ("topk_hist_blocks_per_sm = 5", |t| t.topk_hist_blocks_per_sm = 5),
+        ],
+    ) else {
+        return;
+    };
+    for (name, s) in &sorters {
+        for n in [300_007, (1 << 20) + 13] {
+            let keys: Vec<u32> = generate(n, Distribution::Uniform, n as u64);
+            for k in [1, 100, 65536] {
+                for order in ORDERS {
+                    check(s, &keys, k, order, name);
+                }
+            }
+        }
+    }
+}

@@ -232,7 +232,7 @@ fn argsort_file<T: file_sort::TextElement + crate::Key>(
     let data: Vec<T> = source::read_all(&input, format, limit).map_err(|e| in_memory("--argsort", e))?;
     let opts = SortOptions::default().order(args.order);
     let perm = sorter.argsort(&data, &opts)?;
-    file_sort::format::write_elements(&mut out, &perm, format)?;
+    file_sort::format::write_elements(&mut out, &perm, format, sorter.tuning())?;
     out.commit_with(args.fsync)?;
     summary(
         &output,
@@ -490,6 +490,7 @@ pub fn generate(args: &GenArgs) -> crate::Result<bool> {
         memory: args.limits.memory.map(|m| m as u64),
         temp_dir: args.limits.temp_dir.clone(),
         max_temp_bytes: args.limits.max_temp_bytes.map(|b| b as u64),
+        tuning: super::tuning().clone(),
     };
     let mut progress = ProgressReport::new();
     let r = file_sort::generate_to(&output, args.key_type, format, args.n, args.dist, args.seed, &opts, &mut progress);

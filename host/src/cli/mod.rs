@@ -12,12 +12,13 @@ pub mod segments;
 pub mod topk;
 
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads};
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, time_sort};
 use crate::study::{self, StudyConfig, StudyKind};
-use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Variant, verify, with_key_type};
+use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type};
 use clap::{Args, Parser, Subcommand};
 
 /// Sort random data on the GPU with a chosen algorithm, time it and check it.
@@ -134,6 +135,14 @@ struct RunArgs {
     gpus: Option<multi::Gpus>,
 }
 
+/// The program's tuning: the `SORT_*` variables of its environment, read once
+/// ([`Tuning::from_env`]; the README's "Environment variables"). Every device and
+/// sorter a command opens is opened with it.
+pub(crate) fn tuning() -> &'static Tuning {
+    static TUNING: OnceLock<Tuning> = OnceLock::new();
+    TUNING.get_or_init(Tuning::from_env)
+}
+
 /// The `host` program: parses the command line, runs the command, reports errors.
 pub fn main() -> ExitCode {
     crate::trace::mark("main");
@@ -188,6 +197,7 @@ fn study(a: StudyArgs) -> crate::Result<bool> {
         max_threads,
         key_type: a.key_type,
         out: a.out,
+        tuning: tuning().clone(),
         ..defaults
     };
     study::run(a.which, &cfg)
@@ -210,11 +220,11 @@ fn list(names_only: bool) {
 
 pub(crate) fn open_sorter(cpu: bool, require_gpu: bool) -> crate::Result<Sorter> {
     if cpu {
-        Ok(Sorter::cpu())
+        Ok(Sorter::cpu_tuned(tuning().clone()))
     } else if require_gpu {
-        Sorter::new()
+        Sorter::new_tuned(tuning().clone())
     } else {
-        Ok(Sorter::with_fallback())
+        Ok(Sorter::with_fallback_tuned(tuning().clone()))
     }
 }
 

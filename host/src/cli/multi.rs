@@ -15,18 +15,19 @@ pub enum Gpus {
 }
 
 impl Gpus {
-    /// The sorter over these GPUs. `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`,
-    /// `partition-first`) picks its pipeline, for comparing them.
+    /// The sorter over these GPUs, opened with the program's tuning. The program's
+    /// `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`, `partition-first`) picks its
+    /// pipeline, for comparing them.
     pub fn open(self) -> crate::Result<MultiGpuSorter> {
         let mut sorter = match self {
-            Gpus::All => MultiGpuSorter::all(),
+            Gpus::All => MultiGpuSorter::all_tuned(super::tuning().clone()),
             Gpus::Count(n) => {
                 // Before listing the ordinals: a count like 2^63 is refused, not allocated.
                 let present = MultiGpuSorter::device_count()?;
                 if n > present {
                     return Err(crate::Error::NoDevice(format!("{n} GPUs asked for but {present} present")));
                 }
-                MultiGpuSorter::new(&(0..n).collect::<Vec<_>>())
+                MultiGpuSorter::new_tuned(&(0..n).collect::<Vec<_>>(), super::tuning().clone())
             }
         }?;
         if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
@@ -364,7 +365,7 @@ pub fn sort_file<K: crate::file_sort::TextElement + Key>(
     let report = sorter.sort(&mut data, &SortOptions::default().order(order))?;
     let sort_s = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
-    crate::file_sort::format::write_elements(&mut out, &data, format)?;
+    crate::file_sort::format::write_elements(&mut out, &data, format, sorter.tuning())?;
     out.commit()?;
     let write_s = t.elapsed().as_secs_f64();
     let line = format!(

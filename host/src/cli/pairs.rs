@@ -60,7 +60,7 @@ pub struct PairsArgs {
 pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
     // Keys and values, and their sorted copies.
     check_host_memory(&args.key_types, &args.n, 4)?;
-    let sorter = Sorter::new()?;
+    let sorter = Sorter::new_tuned(super::tuning().clone())?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {} ({})", gpu.info(), gpu.kernels_summary());
     println!("pair sort: {}", args.variant);

@@ -55,7 +55,7 @@ pub fn bench_records(args: &RecordsArgs) -> crate::Result<bool> {
         })?;
         crate::inputs::ensure_host_memory::<u8>(bytes, 2)?;
     }
-    let sorter = Sorter::new()?;
+    let sorter = Sorter::new_tuned(super::tuning().clone())?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {} ({})", gpu.info(), gpu.kernels_summary());
     println!(

@@ -53,7 +53,7 @@ pub fn bench_segments(args: &SegmentsArgs) -> crate::Result<bool> {
     }
     // Keys, values and their sorted copies.
     check_host_memory(&args.key_types, &[args.n], 4)?;
-    let sorter = Sorter::new()?;
+    let sorter = Sorter::new_tuned(super::tuning().clone())?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {}", gpu.info());
     println!(

@@ -45,7 +45,7 @@ pub struct TopkArgs {
 pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
     // The keys, the indices of the argsort and the CPU's top-k for the check.
     check_host_memory(&args.key_types, &args.n, 3)?;
-    let sorter = Sorter::new()?;
+    let sorter = Sorter::new_tuned(super::tuning().clone())?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {}", gpu.info());
     println!(

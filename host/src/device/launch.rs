@@ -48,7 +48,7 @@ impl Gpu {
     /// kernel's last blocks still run, and wait for it to finish on the device
     /// (`kernels::gpu::grid_dependency_wait`) rather than after a launch. True for
     /// the entries of [`PDL_KERNELS`] when the sm_90 cubin is loaded (only its code has
-    /// the wait) and `SORT_PDL` is not `0`.
+    /// the wait) and [`crate::Tuning::pdl`] is on.
     pub fn launches_as_dependent(&self, name: &str) -> bool {
         self.dependent_launches && PDL_KERNELS.binary_search(&name).is_ok()
     }
@@ -136,10 +136,10 @@ impl Gpu {
         }
     }
 
-    /// Called after every launch by `Gpu::launch`: with `SORT_SYNC_LAUNCHES=1` it waits
+    /// Called after every launch by `Gpu::launch`: with `Tuning::sync_launches` it waits
     /// for the kernel so that a fault is reported with the kernel's name.
     pub fn after_launch(&self, kernel: &str) -> Result<()> {
-        if self.sync_each_launch {
+        if self.tuning.sync_launches {
             self.stream.synchronize().map_err(|source| Error::Launch { kernel: kernel.to_string(), source })?;
         }
         Ok(())

@@ -38,6 +38,7 @@ pub use module::{CUBINS, ModuleSource, PDL_KERNELS, PTX, pick_cubin};
 pub use pinned::PinnedBuffer;
 
 use crate::error::{DriverContext, Error, Result};
+use crate::tuning::Tuning;
 use memory::keep_pool_memory;
 use module::{dependent_launches, load_kernels};
 
@@ -84,16 +85,24 @@ pub struct Gpu {
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     info: DeviceInfo,
     source: ModuleSource,
-    sync_each_launch: bool,
     /// Whether kernels of [`PDL_KERNELS`] are launched as programmatic dependents
     /// ([`Gpu::launches_as_dependent`]).
     dependent_launches: bool,
+    /// The knobs every launcher reads ([`Gpu::tuning`]).
+    tuning: Tuning,
 }
 
 impl Gpu {
-    /// Opens device `ordinal` and loads the kernels. Fails with [`Error::NoDevice`]
-    /// when there is no driver library, no device, or the device can't be used.
+    /// Opens device `ordinal` and loads the kernels, with the measured defaults
+    /// ([`Tuning::default`]). Fails with [`Error::NoDevice`] when there is no driver
+    /// library, no device, or the device can't be used.
     pub fn open(ordinal: usize) -> Result<Gpu> {
+        Gpu::open_tuned(ordinal, Tuning::default())
+    }
+
+    /// [`Gpu::open`] with `tuning`: its module knobs choose the code loaded, and every
+    /// sort on this device is launched by it.
+    pub fn open_tuned(ordinal: usize, tuning: Tuning) -> Result<Gpu> {
         // cudarc panics when the driver library is missing; ask first.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(Error::NoDevice("the NVIDIA driver library (libcuda) is not installed".into()));
@@ -111,7 +120,7 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.new_stream().call("cuStreamCreate")?;
         keep_pool_memory(&ctx);
-        Gpu::with_stream(stream)
+        Gpu::with_stream_tuned(stream, tuning)
     }
 
     /// Uses the caller's cudarc stream (and its context) instead of opening the
@@ -136,10 +145,15 @@ impl Gpu {
     /// # Ok::<(), host::Error>(())
     /// ```
     pub fn with_stream(stream: Arc<CudaStream>) -> Result<Gpu> {
+        Gpu::with_stream_tuned(stream, Tuning::default())
+    }
+
+    /// [`Gpu::with_stream`] with `tuning` (as [`Gpu::open_tuned`]).
+    pub fn with_stream_tuned(stream: Arc<CudaStream>, tuning: Tuning) -> Result<Gpu> {
         let ctx = stream.context().clone();
         let ordinal = ctx.ordinal();
         let cc = ctx.compute_capability().call("cuDeviceGetAttribute")?;
-        let (module, source) = load_kernels(&ctx, cc)?;
+        let (module, source) = load_kernels(&ctx, cc, &tuning)?;
         let attr = |a| ctx.attribute(a).map(|v| v.max(0) as u32).call("cuDeviceGetAttribute");
         let info = DeviceInfo {
             name: ctx.name().call("cuDeviceGetName")?,
@@ -161,10 +175,15 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
             info,
-            dependent_launches: dependent_launches(&source),
+            dependent_launches: dependent_launches(&source, &tuning),
             source,
-            sync_each_launch: std::env::var_os("SORT_SYNC_LAUNCHES").is_some_and(|v| v != "0"),
+            tuning,
         })
+    }
+
+    /// The knobs this device was opened with; its launchers read them.
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
     }
 
     /// Lets this device's kernels and copies reach `peer`'s memory directly (NVLink or
@@ -211,10 +230,13 @@ impl Gpu {
     }
 
     /// Waits for all queued work. A kernel fault surfaces here (named after `what`)
-    /// unless `SORT_SYNC_LAUNCHES=1` caught it at its launch.
+    /// unless [`Tuning::sync_launches`] caught it at its launch.
     pub fn synchronize(&self, what: &str) -> Result<()> {
         self.stream.synchronize().map_err(|source| Error::Launch {
-            kernel: format!("{what} (reported asynchronously; rerun with SORT_SYNC_LAUNCHES=1 to name the kernel)"),
+            kernel: format!(
+                "{what} (reported asynchronously; rerun with SORT_SYNC_LAUNCHES=1, or \
+                 Tuning::sync_launches, to name the kernel)"
+            ),
             source,
         })
     }

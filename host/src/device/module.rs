@@ -8,6 +8,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
 use super::Gpu;
 use crate::error::{DriverContext, Error, Result};
+use crate::tuning::Tuning;
 
 /// The kernels, embedded in the binary: the prebuilt PTX of `host/prebuilt/` (or, with
 /// a kernel experiment feature or stale prebuilt kernels, PTX built from `kernels/`), put
@@ -40,7 +41,7 @@ pub enum ModuleSource {
     Cubin(u32, u32),
     /// The embedded PTX, JIT-compiled by the driver (cached by it for later runs).
     Ptx,
-    /// PTX from the file named by `SORT_PTX_FILE`.
+    /// PTX from the file [`Tuning::ptx_file`] names (`SORT_PTX_FILE`).
     PtxFile(String),
 }
 
@@ -49,26 +50,27 @@ impl std::fmt::Display for ModuleSource {
         match self {
             ModuleSource::Cubin(major, minor) => write!(f, "embedded sm_{major}{minor} cubin"),
             ModuleSource::Ptx => f.write_str("embedded PTX (JIT-compiled by the driver)"),
-            ModuleSource::PtxFile(path) => write!(f, "PTX from SORT_PTX_FILE={path}"),
+            ModuleSource::PtxFile(path) => write!(f, "PTX from the file {path}"),
         }
     }
 }
 
-/// Loads the kernel module: PTX from `SORT_PTX_FILE` (experiments comparing kernel
-/// builds with one binary), else the embedded cubin for this GPU (no JIT wait), else
-/// the embedded PTX. `SORT_FORCE_PTX=1` skips the cubins (to compare the driver's JIT
-/// with the build-time ptxas).
-pub(super) fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Arc<CudaModule>, ModuleSource)> {
+/// Loads the kernel module: PTX from [`Tuning::ptx_file`] (experiments comparing
+/// kernel builds with one binary), else the embedded cubin for this GPU (no JIT wait),
+/// else the embedded PTX. [`Tuning::force_ptx`] skips the cubins (to compare the
+/// driver's JIT with the build-time ptxas).
+pub(super) fn load_kernels(
+    ctx: &Arc<CudaContext>,
+    cc: (i32, i32),
+    tuning: &Tuning,
+) -> Result<(Arc<CudaModule>, ModuleSource)> {
     use cudarc::nvrtc::Ptx;
-    let (code, source) = if let Some(path) = std::env::var_os("SORT_PTX_FILE") {
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
-            context: format!("reading SORT_PTX_FILE {}", std::path::Path::new(&path).display()),
-            source: e,
-        })?;
-        (Ptx::from_src(text), ModuleSource::PtxFile(std::path::Path::new(&path).display().to_string()))
+    let (code, source) = if let Some(path) = &tuning.ptx_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io { context: format!("reading the PTX file {}", path.display()), source: e })?;
+        (Ptx::from_src(text), ModuleSource::PtxFile(path.display().to_string()))
     } else {
-        let force_ptx = std::env::var_os("SORT_FORCE_PTX").is_some_and(|v| v != "0");
-        match pick_cubin(cc, CUBINS).filter(|_| !force_ptx) {
+        match pick_cubin(cc, CUBINS).filter(|_| !tuning.force_ptx) {
             Some((major, minor, cubin)) => (Ptx::from_binary(cubin.to_vec()), ModuleSource::Cubin(major, minor)),
             None => (Ptx::from_src(PTX), ModuleSource::Ptx),
         }
@@ -84,10 +86,9 @@ pub(super) fn load_kernels(ctx: &Arc<CudaContext>, cc: (i32, i32)) -> Result<(Ar
 
 /// Whether a module loaded from `source` may launch kernels as programmatic
 /// dependents: only the sm_90 cubin (built from `xtask::ptx::for_sm90`) has the
-/// dependency waits; `SORT_PDL=0` turns dependent launches off (to measure them).
-pub(super) fn dependent_launches(source: &ModuleSource) -> bool {
-    matches!(source, ModuleSource::Cubin(major, _) if *major >= 9)
-        && !std::env::var_os("SORT_PDL").is_some_and(|v| v == "0")
+/// dependency waits; [`Tuning::pdl`] off turns dependent launches off (to measure them).
+pub(super) fn dependent_launches(source: &ModuleSource, tuning: &Tuning) -> bool {
+    matches!(source, ModuleSource::Cubin(major, _) if *major >= 9) && tuning.pdl
 }
 
 impl Gpu {

@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 pub use check::{CheckReport, check_files};
 pub use format::{Format, TextElement, TextLosses};
+pub use output::WriteMode;
 pub use progress::{Phase, Progress};
 pub use source::{Input, Output};
 
@@ -448,7 +449,7 @@ fn sort_pieces<T: TextElement>(
     let seekable = out.is_seekable();
     let mut done = 0u64;
     let mut write = |part: &[T], progress: &mut dyn Progress| -> Result<()> {
-        format::write_elements(out, part, format)?;
+        format::write_elements(out, part, format, sorter.tuning())?;
         done += part.len() as u64 * elem;
         progress.position(done);
         Ok(())
@@ -456,7 +457,7 @@ fn sort_pieces<T: TextElement>(
     let merged = if !file_runs.is_empty() {
         progress.message(&format!("merging {} sorted runs from {}", file_runs.len(), spill.dir().display()));
         progress.phase(Phase::Merge, Some(total_bytes));
-        let mut sink = |part: &[T]| format::write_elements(out, part, format);
+        let mut sink = |part: &[T]| format::write_elements(out, part, format, sorter.tuning());
         runs::merge_files(file_runs, desc, limits.memory, &mut spill, &mut sink, &mut |d| progress.position(d))?;
         true
     } else if mem_runs.len() > 1 {
@@ -465,7 +466,7 @@ fn sort_pieces<T: TextElement>(
         if format == Format::Binary && seekable {
             // Merged parts go straight to their place in the file: merging overlaps
             // writing, and no whole-output buffer is needed.
-            merge_into_file(&mem_runs, desc, out)?;
+            merge_into_file(&mem_runs, desc, out, sorter.tuning())?;
             progress.position(total_bytes);
         } else {
             let refs: Vec<&[T]> = mem_runs.iter().map(Vec::as_slice).collect();
@@ -504,10 +505,15 @@ const MERGE_PART_BYTES: usize = 32 << 20;
 
 /// Merges the sorted `runs` into the binary output `out` (elements only, nothing
 /// written yet): merged parts are written at their offsets from several threads.
-fn merge_into_file<T: TextElement>(runs: &[Vec<T>], desc: bool, out: &mut AtomicFile) -> Result<()> {
+fn merge_into_file<T: TextElement>(
+    runs: &[Vec<T>],
+    desc: bool,
+    out: &mut AtomicFile,
+    tuning: &crate::Tuning,
+) -> Result<()> {
     let refs: Vec<&[T]> = runs.iter().map(Vec::as_slice).collect();
     let bytes: usize = runs.iter().map(|r| r.len() * size_of::<T>()).sum();
-    let o = output::SizedOutput::new(out, bytes, output::WriteMode::from_env(output::WriteMode::Mapped))?;
+    let o = output::SizedOutput::new(out, bytes, WriteMode::tuned(tuning, WriteMode::Mapped))?;
     merge::merge_runs_into(&refs, desc, MERGE_PART_BYTES, |at, part| {
         // SAFETY: the merged parts tile the output: each has its own range.
         unsafe { o.write_at(at * size_of::<T>(), bytemuck::cast_slice(part)) }
@@ -546,6 +552,9 @@ pub struct GenOptions {
     pub memory: Option<u64>,
     pub temp_dir: Option<PathBuf>,
     pub max_temp_bytes: Option<u64>,
+    /// How the file is written ([`crate::Tuning::file_write`] and the other `file_`
+    /// knobs).
+    pub tuning: crate::Tuning,
 }
 
 /// Elements `host gen` generates and writes at a time.
@@ -625,14 +634,14 @@ fn generate_typed<T: TextElement + crate::inputs::Random>(
         while at < n {
             let end = (at + piece).min(n);
             let data: Vec<T> = crate::inputs::generate_range(at..end, dist, seed);
-            format::write_elements(&mut out, &data, format)?;
+            format::write_elements(&mut out, &data, format, &opts.tuning)?;
             at = end;
             progress.position(at as u64 * elem);
         }
     } else {
         // The sorted shapes are sorts of the uniform values: the file sort's chunks,
         // runs and stable merge give exactly the in-memory sort's result.
-        let sorter = Sorter::cpu();
+        let sorter = Sorter::cpu_tuned(opts.tuning.clone());
         let limits = Limits::new(memory, opts.temp_dir.as_deref(), opts.max_temp_bytes, &out);
         for (range, order) in sorted.iter().cloned() {
             let (chunk, external) = plan(Some(range.len()), elem, memory, usize::MAX, false);

@@ -25,35 +25,28 @@ use crate::error::{Error, Result};
 pub(super) const IO_SLICE: usize = 1 << 20;
 /// Bytes one `madvise(MADV_POPULATE_WRITE)` call faults in (short, so that other
 /// threads' `mmap`s, which wait for the address-space lock each call holds, are not
-/// held up long), and threads doing it (`SORT_FILE_POPULATE_THREADS`).
+/// held up long; threads doing it: [`crate::Tuning::file_populate_threads`]).
 const POPULATE_SLICE: usize = 2 << 20;
-const POPULATE_THREADS: usize = 4;
 
 /// `MADV_POPULATE_WRITE` (Linux 5.14); older kernels answer `EINVAL`, and the copies
 /// then take the page faults themselves.
 const MADV_POPULATE_WRITE: libc::c_int = 23;
 
-/// How [`SizedOutput`] writes (`SORT_FILE_WRITE=mapped|positioned` overrides the
-/// caller's default).
+/// How the file sort's output is written ([`crate::Tuning::file_write`] overrides
+/// the default of each kind of output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WriteMode {
     /// Copies into a shared mapping of the file (after reserving its space).
     Mapped,
-    /// `pwrite`s of [`IO_SLICE`] bytes from several threads.
+    /// `pwrite`s of 1 MiB from several threads.
     Positioned,
 }
 
 impl WriteMode {
-    /// The mode `SORT_FILE_WRITE` asks for, or `default`. Binary outputs are mapped
-    /// (1 GiB written in ~0.06 s of busy time against ~0.35 s positioned); text goes
-    /// out positioned, block by block, where mapping each block measured slower
-    /// (docs/PERFLOG.md, tenth session).
-    pub fn from_env(default: WriteMode) -> WriteMode {
-        match std::env::var("SORT_FILE_WRITE").as_deref() {
-            Ok("positioned") | Ok("pwrite") => WriteMode::Positioned,
-            Ok("mapped") | Ok("mmap") => WriteMode::Mapped,
-            _ => default,
-        }
+    /// The mode `tuning` asks for, or `default`: mapped for binary outputs, positioned
+    /// for text ([`crate::Tuning::file_write`] says why).
+    pub(crate) fn tuned(tuning: &crate::Tuning, default: WriteMode) -> WriteMode {
+        tuning.file_write.unwrap_or(default)
     }
 }
 
@@ -159,13 +152,13 @@ impl<'a> SizedOutput<'a> {
         self.map.is_some()
     }
 
-    /// Starts threads that fault the mapping's pages in, front to back, so that the
-    /// copies of [`write_at`](Self::write_at) find them present. They stop when the
-    /// output is dropped. Does nothing for positioned writes.
-    pub fn populate_in_background(&mut self) {
+    /// Starts `threads` threads that fault the mapping's pages in, front to back, so
+    /// that the copies of [`write_at`](Self::write_at) find them present. They stop
+    /// when the output is dropped. Does nothing for positioned writes.
+    pub fn populate_in_background(&mut self, threads: usize) {
         let Some((map, _)) = self.map.as_mut() else { return };
         let next = Arc::new(AtomicUsize::new(0));
-        for _ in 0..crate::tuning::knob("SORT_FILE_POPULATE_THREADS").unwrap_or(POPULATE_THREADS) {
+        for _ in 0..threads {
             let (next, stop, addr, len) = (next.clone(), map.stop.clone(), map.addr, map.len);
             // Populating is only a head start: without a thread the copies fault the
             // pages in themselves.
@@ -253,7 +246,7 @@ mod tests {
         {
             let mut o = SizedOutput::new(&mut out, len, mode).unwrap();
             if populate {
-                o.populate_in_background();
+                o.populate_in_background(crate::Tuning::default().file_populate_threads);
             }
             // Out of order and in uneven pieces, as the pipelines write.
             let cut = (len / 3 + 1).min(len);

@@ -19,14 +19,6 @@ use crate::device::{PinnedBuffer, seconds_between, timing_event};
 use crate::error::{Error, Result};
 use crate::{Element, SortOptions, Sorter};
 
-/// Bytes per staging buffer (rounded down to whole elements) and buffers in flight.
-/// Pinning host memory costs ~0.5 ms per MiB (and unpinning more at exit), so the
-/// buffers are only as large as keeps the copies and the I/O overlapped: 4 x 16 MiB
-/// took 24 ms to allocate where 3 x 64 MiB took 75-105 ms, with the same streaming
-/// rate (H100 machine, docs/PERFLOG.md, ninth session).
-const STAGE_BYTES: usize = 16 << 20;
-const STAGES: usize = 4;
-
 /// Busy times of each step (seconds), besides the wall time of the whole sort.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PipelineTimes {
@@ -50,17 +42,10 @@ pub fn sort_binary_on_device<T: Element>(
     opts: &SortOptions,
     host_budget: u64,
 ) -> Result<PipelineTimes> {
-    let env = |name: &str, default: usize| crate::tuning::knob(name).filter(|&v| v > 0).unwrap_or(default);
-    sort_binary_staged::<T>(
-        sorter,
-        input,
-        n,
-        out,
-        opts,
-        env("SORT_FILE_STAGE_BYTES", STAGE_BYTES),
-        env("SORT_FILE_STAGES", STAGES),
-        host_budget,
-    )
+    // Bytes per staging buffer and buffers in flight: `Tuning::file_stage_bytes` and
+    // `Tuning::file_stages` (which say why 4 x 16 MiB).
+    let tuning = sorter.tuning();
+    sort_binary_staged::<T>(sorter, input, n, out, opts, tuning.file_stage_bytes, tuning.file_stages, host_budget)
 }
 
 /// [`sort_binary_on_device`] with `stages` staging buffers of about `stage_bytes`
@@ -84,7 +69,7 @@ pub fn sort_binary_staged<T: Element>(
     // (10 GiB through `--memory 4G` peaked at 10.2 GiB resident, H100 machine,
     // 2026-11-27) the output goes out by positioned writes instead.
     let mode = if bytes as u64 <= host_budget { WriteMode::Mapped } else { WriteMode::Positioned };
-    let mut output = SizedOutput::new(out, bytes, WriteMode::from_env(mode))?;
+    let mut output = SizedOutput::new(out, bytes, WriteMode::tuned(sorter.tuning(), mode))?;
     crate::trace::mark(if output.is_mapped() { "pipeline: output mapped" } else { "pipeline: output sized" });
     let mut dev = gpu.alloc::<T>(n)?;
     crate::trace::mark("pipeline: device buffer");
@@ -96,7 +81,7 @@ pub fn sort_binary_staged<T: Element>(
     // The output's pages are faulted in on other threads while the input is read and
     // sorted, so that writing it is a parallel copy (started after the pinning, whose
     // `mmap`s would wait for the faults' address-space lock).
-    output.populate_in_background();
+    output.populate_in_background(sorter.tuning().file_populate_threads);
     let file = File::open(input)
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
     let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();

@@ -45,6 +45,7 @@ use crate::device::{DeviceBuffer, Gpu, PlainAlloc};
 use crate::element::{Element, Key};
 use crate::error::{DriverContext as _, Error, Result};
 use crate::options::SortOptions;
+use crate::tuning::Tuning;
 
 pub mod nccl;
 mod partitioned;
@@ -172,6 +173,12 @@ impl MultiGpuSorter {
     /// kernels loaded. Fails with [`Error::NoDevice`] when one is missing. NCCL is
     /// needed (and its communicators created) only from two GPUs on, at the first sort.
     pub fn new(ordinals: &[usize]) -> Result<MultiGpuSorter> {
+        Self::new_tuned(ordinals, Tuning::default())
+    }
+
+    /// [`MultiGpuSorter::new`] with every GPU opened with `tuning`
+    /// ([`Gpu::open_tuned`]).
+    pub fn new_tuned(ordinals: &[usize], tuning: Tuning) -> Result<MultiGpuSorter> {
         if ordinals.is_empty() {
             return Err(Error::BadArgument("a multi-GPU sort needs at least one GPU".into()));
         }
@@ -187,7 +194,7 @@ impl MultiGpuSorter {
                 ordinals.len()
             )));
         }
-        let gpus = ordinals.iter().map(|&o| Gpu::open(o)).collect::<Result<Vec<_>>>()?;
+        let gpus = ordinals.iter().map(|&o| Gpu::open_tuned(o, tuning.clone())).collect::<Result<Vec<_>>>()?;
         let xstreams = gpus.iter().map(|g| g.high_priority_stream()).collect::<Result<Vec<_>>>()?;
         Ok(MultiGpuSorter {
             gpus,
@@ -202,8 +209,13 @@ impl MultiGpuSorter {
 
     /// Every GPU of this host.
     pub fn all() -> Result<MultiGpuSorter> {
+        Self::all_tuned(Tuning::default())
+    }
+
+    /// Every GPU of this host, opened with `tuning`.
+    pub fn all_tuned(tuning: Tuning) -> Result<MultiGpuSorter> {
         let n = Self::device_count()?;
-        Self::new(&(0..n).collect::<Vec<_>>())
+        Self::new_tuned(&(0..n).collect::<Vec<_>>(), tuning)
     }
 
     /// GPUs on this host (0 without a driver).
@@ -218,6 +230,11 @@ impl MultiGpuSorter {
 
     pub fn gpus(&self) -> &[Gpu] {
         &self.gpus
+    }
+
+    /// The knobs the GPUs were opened with (the same on each).
+    pub fn tuning(&self) -> &Tuning {
+        self.gpus[0].tuning()
     }
 
     pub fn len(&self) -> usize {

@@ -97,7 +97,7 @@ impl MultiGpuSorter {
         // 2. Partition: counts, their scan, and the totals that size the exchange. Each
         // GPU's host-side work (allocations, launches) runs in its own thread from here
         // on, as in the sort-first pipeline.
-        let trace = std::env::var_os("SORT_MULTI_GPU_TRACE").is_some();
+        let trace = self.gpus[0].tuning().multi_gpu_trace;
 
         let host_t = std::time::Instant::now();
         let mut host_marks: Vec<(&str, f64)> = Vec::new();

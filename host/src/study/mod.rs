@@ -47,6 +47,8 @@ pub struct StudyConfig {
     pub key_type: KeyType,
     pub out: PathBuf,
     pub seed: u64,
+    /// The knobs of the GPU study's device.
+    pub tuning: crate::Tuning,
 }
 
 impl Default for StudyConfig {
@@ -59,6 +61,7 @@ impl Default for StudyConfig {
             key_type: KeyType::U32,
             out: "study".into(),
             seed: 42,
+            tuning: crate::Tuning::default(),
         }
     }
 }
@@ -91,7 +94,7 @@ pub fn run(kind: StudyKind, cfg: &StudyConfig) -> Result<bool> {
         emit(with_key_type!(cfg.key_type, T => sizes::study::<T>(cfg))?)?;
     }
     if matches!(kind, StudyKind::Gpu | StudyKind::All) {
-        let sorter = Sorter::with_fallback();
+        let sorter = Sorter::with_fallback_tuned(cfg.tuning.clone());
         match sorter.gpu() {
             Some(gpu) => {
                 println!("\nGPU: {}", gpu.info());

@@ -27,6 +27,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
+use crate::tuning::Tuning;
 
 /// Sorts `buf` by the merge-path merge sort, moving the elements whole through every
 /// pass (records too). Stable. The `mergepath` variant sends the records that
@@ -188,10 +189,10 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
             && mp::tiles_smem_bytes(mp::block_tiles(w), bytes, vb) <= gpu.info().shared_mem_per_block_optin
     };
     let wide = if T::BIT_ORDER.is_some() {
-        // `SORT_MERGEPATH_WIDTH` (4 or 2, for 4-byte keys alone) caps the width, to
+        // `Tuning::mergepath_width` (4 or 2, for 4-byte keys alone) caps the width, to
         // measure.
-        let widest = mp::sort_width(bytes, vb).min(crate::tuning::knob("SORT_MERGEPATH_WIDTH").unwrap_or(u32::MAX));
-        sort_width(n, tile, (bytes, vb), widest, gpu.info().multiprocessors, fits)
+        let widest = mp::sort_width(bytes, vb).min(gpu.tuning().mergepath_width.unwrap_or(u32::MAX));
+        sort_width(gpu.tuning(), n, tile, (bytes, vb), widest, gpu.info().multiprocessors, fits)
     } else {
         1
     };
@@ -221,11 +222,12 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
     let [data_b, samples_a, samples_b, values_b, parts] = &scratch.bufs[..] else { unreachable!("five buffers") };
     // Small inputs: each merge block finds its own co-ranks (null `parts`); otherwise a
     // partition kernel per pass finds them first (`mp::co_ranks_in_merge`).
-    let in_merge = mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(bytes, vb));
+    let in_merge =
+        mp::co_ranks_in_merge(tiles, gpu.info().multiprocessors, in_merge_tiles_per_sm(gpu.tuning(), bytes, vb));
     let parts = if in_merge { DevPtr::NULL } else { parts.dev_ptr().cast::<u64>() };
     // Lanes per co-rank by the pass's co-rank count (`mp::partition_lanes`);
-    // `SORT_MERGEPATH_PARTITION_LANES` (8 or 32) overrides it, to measure.
-    let lanes = match crate::tuning::knob::<u32>("SORT_MERGEPATH_PARTITION_LANES") {
+    // `Tuning::mergepath_partition_lanes` (8 or 32) overrides it, to measure.
+    let lanes = match gpu.tuning().mergepath_partition_lanes {
         Some(l @ (8 | 32)) => l,
         _ => mp::partition_lanes(tiles, gpu.info().multiprocessors),
     };
@@ -243,10 +245,10 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
     kernels.block_sort(gpu, sort_cfg, keys, vdata, vbufs[first])?;
     let merge_cfg = blocks(tiles, mp::BLOCK, merge_smem)?;
     // L2 reuse between passes by the buffer's size (`mp::l2_reuse`); the knobs
-    // `SORT_MERGEPATH_REVERSE` and `SORT_MERGEPATH_STREAM` (0 / 1) override it, to measure.
+    // `Tuning::mergepath_reverse` and `Tuning::mergepath_stream` override it, to measure.
     let (rev, stream) = mp::l2_reuse(n * (bytes + vb) as u64, gpu.info().l2_bytes as u64);
-    let reversed = crate::tuning::switch("SORT_MERGEPATH_REVERSE", rev);
-    let streaming = crate::tuning::switch("SORT_MERGEPATH_STREAM", stream);
+    let reversed = gpu.tuning().mergepath_reverse.unwrap_or(rev);
+    let streaming = gpu.tuning().mergepath_stream.unwrap_or(stream);
     for p in 0..passes {
         // Pass `p` merges runs of `tile << log_run`.
         let log_run = first_log_run + p;
@@ -275,11 +277,19 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
 /// (`mp::sort_width`) and the widths with kernels below it (`mp::narrower_sort_width`,
 /// down to 1) whose tile `fits` the device's shared memory and whose blocks number at
 /// least `mp::sort_width_min_quarter_waves` quarters of `sms` (below that, narrower
-/// blocks spread the sort over more SMs), times `SORT_MERGEPATH_WIDE_MIN_PER_SM`
-/// (default 1). `SORT_MERGEPATH_WIDE=0` keeps the 256-thread block sort everywhere.
-fn sort_width(n: u64, tile: u32, (kb, vb): (u32, u32), widest: u32, sms: u32, fits: impl Fn(u32) -> bool) -> u32 {
-    let on = crate::tuning::switch("SORT_MERGEPATH_WIDE", true);
-    let per_sm: u64 = crate::tuning::knob("SORT_MERGEPATH_WIDE_MIN_PER_SM").unwrap_or(1);
+/// blocks spread the sort over more SMs), times `Tuning::mergepath_wide_min_per_sm`
+/// (default 1). `Tuning::mergepath_wide` off keeps the 256-thread block sort everywhere.
+fn sort_width(
+    tuning: &Tuning,
+    n: u64,
+    tile: u32,
+    (kb, vb): (u32, u32),
+    widest: u32,
+    sms: u32,
+    fits: impl Fn(u32) -> bool,
+) -> u32 {
+    let on = tuning.mergepath_wide;
+    let per_sm: u64 = tuning.mergepath_wide_min_per_sm;
     let mut w = if on { widest } else { 1 };
     while w > 1 {
         let quarters = mp::sort_width_min_quarter_waves(kb, vb, w) * per_sm * sms as u64;
@@ -295,10 +305,9 @@ fn sort_width(n: u64, tile: u32, (kb, vb): (u32, u32), widest: u32, sms: u32, fi
 
 /// Largest number of tiles per SM whose merges find their own co-ranks, for keys of
 /// `key_bytes` with values of `value_bytes` (0: keys alone;
-/// `SORT_MERGEPATH_IN_MERGE_PER_SM` overrides it, for tuning; 0 = never).
-fn in_merge_tiles_per_sm(key_bytes: u32, value_bytes: u32) -> u32 {
-    crate::tuning::knob("SORT_MERGEPATH_IN_MERGE_PER_SM")
-        .unwrap_or(mp::co_ranks_in_merge_per_sm(key_bytes, value_bytes))
+/// `Tuning::mergepath_in_merge_per_sm` overrides it, for tuning; 0 = never).
+fn in_merge_tiles_per_sm(tuning: &Tuning, key_bytes: u32, value_bytes: u32) -> u32 {
+    tuning.mergepath_in_merge_per_sm.unwrap_or(mp::co_ranks_in_merge_per_sm(key_bytes, value_bytes))
 }
 
 /// A sorted run in device memory on the merging GPU: its address and its length in

@@ -21,6 +21,7 @@ use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
+use crate::tuning::Tuning;
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
 /// kernel.
@@ -45,7 +46,7 @@ pub fn check_bits<T: SortKey>(bits: Option<(u32, u32)>, width: u32) -> Result<(u
 /// keys; the variant sorts records by their key field and a gather). A record type is
 /// [`Error::BadArgument`].
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
-    key_job(buf, opts)?.run(gpu)
+    key_job(gpu.tuning(), buf, opts)?.run(gpu)
 }
 
 /// [`sort`] of primitive keys with at most `portion_tiles` tiles per onesweep launch
@@ -58,7 +59,7 @@ pub fn sort_with_portion_tiles<T: Element>(
     opts: &SortOptions,
     portion_tiles: u64,
 ) -> Result<()> {
-    let mut job = key_job(buf, opts)?;
+    let mut job = key_job(gpu.tuning(), buf, opts)?;
     job.portion = portion_tiles.clamp(1, job.portion);
     job.run(gpu)
 }
@@ -86,18 +87,19 @@ pub fn sort_pairs_with<K: Key, V: Element>(
         )));
     }
     let bits = check_bits::<K>(opts.key_bits, 8 * kb as u32)?;
-    let mut job = Job::new::<K>(bit_order, opts.order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr())));
+    let mut job =
+        Job::new::<K>(gpu.tuning(), bit_order, opts.order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr())));
     job.packing = packing;
-    (job.tile, _) = tile_for(job.n, job.key_bytes, job.value_bytes, packing);
+    (job.tile, _) = tile_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, packing);
     job.portion = portion_tiles.clamp(1, rk::portion_tiles(job.tile));
     job.run(gpu)
 }
 
 /// The radix sort of a buffer of primitive keys, as `opts` asks.
-fn key_job<T: Element>(buf: &DeviceBuffer<T>, opts: &SortOptions) -> Result<Job> {
+fn key_job<T: Element>(tuning: &Tuning, buf: &DeviceBuffer<T>, opts: &SortOptions) -> Result<Job> {
     let bit_order = T::BIT_ORDER.ok_or_else(|| Error::BadArgument(format!("{} is a record, not a key", T::NAME)))?;
     let bits = check_bits::<T>(opts.key_bits, 8 * size_of::<T>() as u32)?;
-    Ok(Job::new::<T>(bit_order, opts.order, bits, buf.len(), buf.ptr(), None))
+    Ok(Job::new::<T>(tuning, bit_order, opts.order, bits, buf.len(), buf.ptr(), None))
 }
 
 /// Sorts the `n` primitive keys of `K` at device address `keys` (a range of a larger
@@ -111,7 +113,7 @@ pub(crate) fn sort_at<K: SortKey>(
     bit_order: BitOrder,
     order: Order,
 ) -> Result<()> {
-    Job::new::<K>(bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
+    Job::new::<K>(gpu.tuning(), bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
 }
 
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
@@ -135,7 +137,7 @@ pub fn sort_pairs<K: Key, V: Element>(
     if !matches!(vb, 4 | 8) {
         return Err(Error::BadArgument(format!("radix moves values of 4 or 8 bytes with their keys, not of {vb}")));
     }
-    Job::new::<K>(bit_order, order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr()))).run(gpu)
+    Job::new::<K>(gpu.tuning(), bit_order, order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr()))).run(gpu)
 }
 
 /// The stable sorting permutation of device-resident `keys` (left unchanged), on the
@@ -163,51 +165,42 @@ pub fn argsort<K: Key>(
 }
 
 /// Device bytes a pair sort of `n` keys of `kb` bytes with values of `vb` bytes needs
-/// besides its input.
-pub(crate) fn pairs_scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
-    Plan::scratch_bytes(n, kb, vb)
+/// besides its input, on a device tuned by `tuning`.
+pub(crate) fn pairs_scratch_bytes(tuning: &Tuning, n: usize, kb: u32, vb: u32) -> u64 {
+    Plan::scratch_bytes(tuning, n, kb, vb)
 }
 
-/// Keys per tile of the digit passes of a sort of `n` keys ([`rk::onesweep_tile`];
-/// `SORT_RADIX_SHORT_ONESWEEP_MAX` overrides the largest input on short tiles, for
-/// tuning; 0 turns them off).
-fn onesweep_tile(n: u64, kb: u32, vb: u32) -> u32 {
-    let max = crate::tuning::knob("SORT_RADIX_SHORT_ONESWEEP_MAX").unwrap_or(rk::SHORT_ONESWEEP_MAX);
-    rk::onesweep_tile(n, kb, vb, max)
+/// Keys per tile of the digit passes of a sort of `n` keys ([`rk::onesweep_tile`],
+/// short tiles up to [`Tuning::radix_short_onesweep_max`] keys).
+fn onesweep_tile(tuning: &Tuning, n: u64, kb: u32, vb: u32) -> u32 {
+    rk::onesweep_tile(n, kb, vb, tuning.radix_short_onesweep_max)
 }
 
 /// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
-/// ([`Packing::Through`]): below it a pass has few tiles per SM, and a packed tile (one
-/// 64-bit item per pair) takes one block longer to rank than a split one, so the
-/// split pass wins; above it the packed pass's single load, staging and scatter per
-/// pair win (H100, docs/PERFLOG.md, ninth session).
+/// ([`Packing::Through`]) by default: the measured default of
+/// [`Tuning::radix_packed_min`], which says why.
 pub const PACKED_MIN: u64 = 1 << 23;
 
 /// How a sort of `n` keys of `kb` bytes with values of `vb` bytes moves its pairs
 /// ([`Packing`]): packed through scratch for `u32` keys with `u32` values from
-/// [`PACKED_MIN`] pairs on, split otherwise. For tuning, `SORT_RADIX_PACKED_MIN`
-/// overrides the limit and `SORT_RADIX_PAIRS=split|alternate|through` the choice.
-fn packing_for(n: u64, kb: u32, vb: u32) -> Packing {
-    let min = crate::tuning::knob("SORT_RADIX_PACKED_MIN").unwrap_or(PACKED_MIN);
-    if (kb, vb) != (4, 4) || n <= rk::small_max(kb, vb) || onesweep_tile(n, kb, vb) != rk::tile(kb, vb) {
+/// [`Tuning::radix_packed_min`] pairs on, split otherwise, unless
+/// [`Tuning::radix_pairs`] chooses.
+fn packing_for(tuning: &Tuning, n: u64, kb: u32, vb: u32) -> Packing {
+    let min = tuning.radix_packed_min;
+    if (kb, vb) != (4, 4) || n <= rk::small_max(kb, vb) || onesweep_tile(tuning, n, kb, vb) != rk::tile(kb, vb) {
         return Packing::Split;
     }
-    match std::env::var("SORT_RADIX_PAIRS").as_deref() {
-        Ok("split") => Packing::Split,
-        Ok("alternate") => Packing::Alternate,
-        Ok("through") => Packing::Through,
-        _ if n < min => Packing::Split,
-        _ => Packing::Through,
+    match tuning.radix_pairs {
+        Some(packing) => packing,
+        None if n < min => Packing::Split,
+        None => Packing::Through,
     }
 }
 
-/// Most histogram blocks per SM (`SORT_RADIX_HIST_BLOCKS_PER_SM` overrides it, for
-/// tuning): each block loops over its share, and its lane-striped counters
-/// ([`rk::hist`]) take most of an SM's shared memory, so one block of
-/// [`rk::HIST_BLOCK`] threads is all an SM holds at a time; fewer blocks also mean
-/// fewer global adds at the end (every block adds each nonzero count of its own).
-fn hist_blocks_per_sm() -> u64 {
-    crate::tuning::knob("SORT_RADIX_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(1)
+/// Most histogram blocks per SM ([`Tuning::radix_hist_blocks_per_sm`], which says
+/// why one; at least one).
+fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
+    tuning.radix_hist_blocks_per_sm.max(1)
 }
 
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
@@ -247,15 +240,15 @@ impl Plan {
     /// Scratch bytes a sort of `n` keys (and values) over all their bits needs
     /// besides its input; none on the one-block path. A packed sort needs this much;
     /// it uses a second packed buffer only when that fits too.
-    fn scratch_bytes(n: usize, kb: u32, vb: u32) -> u64 {
+    fn scratch_bytes(tuning: &Tuning, n: usize, kb: u32, vb: u32) -> u64 {
         if n as u64 <= rk::small_max(kb, vb) {
             return 0;
         }
-        let packing = match packing_for(n as u64, kb, vb) {
+        let packing = match packing_for(tuning, n as u64, kb, vb) {
             Packing::Through => Packing::Alternate,
             p => p,
         };
-        let (tile, _) = tile_for(n as u64, kb, vb, packing);
+        let (tile, _) = tile_for(tuning, n as u64, kb, vb, packing);
         let plan = Plan::new(n as u64, kb, vb, packing, tile, (0, 8 * kb), rk::portion_tiles(tile));
         plan.words.iter().map(|&w| w as u64 * 4).sum()
     }
@@ -263,9 +256,9 @@ impl Plan {
 
 /// `(keys per tile, shared-memory bytes)` of the digit passes of a job: a packed pair
 /// is one 64-bit item.
-fn tile_for(n: u64, kb: u32, vb: u32, packing: Packing) -> (u32, u32) {
+fn tile_for(tuning: &Tuning, n: u64, kb: u32, vb: u32, packing: Packing) -> (u32, u32) {
     match packing {
-        Packing::Split => (onesweep_tile(n, kb, vb), Smem::onesweep(kb, vb).bytes),
+        Packing::Split => (onesweep_tile(tuning, n, kb, vb), Smem::onesweep(kb, vb).bytes),
         _ => (rk::packed_tile(), Smem::packed().bytes),
     }
 }
@@ -291,6 +284,7 @@ struct Job {
 
 impl Job {
     fn new<K: SortKey>(
+        tuning: &Tuning,
         bit_order: BitOrder,
         order: Order,
         bits: (u32, u32),
@@ -300,8 +294,8 @@ impl Job {
     ) -> Job {
         let key_bytes = size_of::<K>() as u32;
         let value_bytes = values.map_or(0, |v| v.0 as u32);
-        let packing = packing_for(n as u64, key_bytes, value_bytes);
-        let (tile, _) = tile_for(n as u64, key_bytes, value_bytes, packing);
+        let packing = packing_for(tuning, n as u64, key_bytes, value_bytes);
+        let (tile, _) = tile_for(tuning, n as u64, key_bytes, value_bytes, packing);
         Job {
             key_bytes,
             value_bytes,
@@ -383,7 +377,7 @@ impl Job {
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
         gpu.set_max_dynamic_smem(K::HIST.name(), hist_smem)?;
-        let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm()), rk::HIST_BLOCK, hist_smem)?;
+        let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
         let packing = self.packing as u32;
         let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
         gpu.launch(K::HIST, cfg, &hist)?;
@@ -455,7 +449,7 @@ impl Job {
         let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
         let kernel = rk::radix_onesweep_packed_k32_v32;
-        let (_, smem) = tile_for(self.n, self.key_bytes, self.value_bytes, self.packing);
+        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing);
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made

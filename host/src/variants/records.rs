@@ -88,9 +88,9 @@ pub enum PairSort {
 impl PairSort {
     /// Device bytes the pair sort of `n` keys of `kb` bytes with `u32` indices needs
     /// besides its input.
-    fn scratch_bytes(self, n: usize, kb: u32) -> u64 {
+    fn scratch_bytes(self, tuning: &crate::tuning::Tuning, n: usize, kb: u32) -> u64 {
         match self {
-            PairSort::Radix => radix::pairs_scratch_bytes(n, kb, 4),
+            PairSort::Radix => radix::pairs_scratch_bytes(tuning, n, kb, 4),
             PairSort::Mergepath => mergepath::pairs_scratch_bytes(n, kb, 4),
         }
     }
@@ -149,7 +149,10 @@ pub fn sort_pairs<K: Key, V: Element>(
     if n > u32::MAX as usize || !size_of::<V>().is_multiple_of(4) {
         return Err(Error::BadArgument(format!("values of {} bytes for {n} keys", size_of::<V>())));
     }
-    check_free(gpu, (n * (4 + size_of::<V>())) as u64 + radix::pairs_scratch_bytes(n, size_of::<K>() as u32, 4))?;
+    check_free(
+        gpu,
+        (n * (4 + size_of::<V>())) as u64 + radix::pairs_scratch_bytes(gpu.tuning(), n, size_of::<K>() as u32, 4),
+    )?;
     let idx: Vec<u32> = (0..n as u32).collect();
     let mut idx = gpu.upload(&idx)?;
     let mut out = gpu.alloc::<V>(n)?;
@@ -252,7 +255,7 @@ fn sort_raw(
         return Err(Error::u32_indices("a sort by key", n));
     }
     let bytes = n * record_bytes;
-    let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(n, key_bytes as u32);
+    let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(gpu.tuning(), n, key_bytes as u32);
     check_free(gpu, needed)?;
     let idx = gpu.alloc::<u32>(n)?;
     let aligned = key_is_aligned(record_bytes as u64, field.offset as u64, key_bytes as u64, src) as u32;

@@ -35,21 +35,10 @@ pub enum Strategy {
 /// ([`crate::DeviceInfo::shared_mem_per_block`], 48 KiB), not the opt-in maximum
 /// ([`crate::DeviceInfo::shared_mem_per_block_optin`], 227 KiB on Hopper). The report's
 /// "shared memory per block" is this limit (CUDA's `sharedMemPerBlock`), it needs no
-/// opt-in, and it measured best overall: a chunk pass runs one block per chunk, each
-/// walking its chunk sequentially, so it needs several resident blocks per SM to hide
-/// latency, and its L2 working set grows with the chunk. On an H100 at 2^24 elements
-/// (block 256), budgets of 48 / 96 / 227 KiB gave `sm` 5.56 / 5.51 / 5.71 ms for u32
-/// and 10.68 / 11.12 / 11.35 ms for `Entity`.
-///
-/// `SORT_SM_SMEM_BYTES` overrides it, for measuring that trade-off (values above the
-/// default need the device's opt-in limit, checked at launch).
+/// opt-in, and it measured best overall ([`crate::Tuning::sm_smem_bytes`] says how,
+/// and overrides it, for measuring that trade-off).
 pub fn smem_budget(gpu: &Gpu) -> Result<u32> {
-    match std::env::var("SORT_SM_SMEM_BYTES") {
-        Ok(v) => {
-            v.trim().parse().map_err(|_| Error::BadArgument(format!("SORT_SM_SMEM_BYTES=`{v}` is not a byte count")))
-        }
-        Err(_) => Ok(gpu.info().shared_mem_per_block),
-    }
+    Ok(gpu.tuning().sm_smem_bytes.unwrap_or(gpu.info().shared_mem_per_block))
 }
 
 /// The plan of `strategy` for `n` elements of `T` on this device.

@@ -21,11 +21,10 @@ use crate::element::Key;
 use crate::error::{Error, Result};
 use crate::options::Order;
 
-/// Histogram blocks per SM (`SORT_TOPK_HIST_BLOCKS_PER_SM` overrides it, for tuning):
-/// by default the two that are resident at once (the launch bounds), each looping over
-/// its share, since more blocks would only add global atomics at their ends.
-fn hist_blocks_per_sm() -> u64 {
-    crate::tuning::knob("SORT_TOPK_HIST_BLOCKS_PER_SM").filter(|&v| v > 0).unwrap_or(2)
+/// Histogram blocks per SM ([`crate::Tuning::topk_hist_blocks_per_sm`], which says why
+/// two; at least one).
+fn hist_blocks_per_sm(gpu: &Gpu) -> u64 {
+    gpu.tuning().topk_hist_blocks_per_sm.max(1)
 }
 
 /// The first `min(k, n)` elements of the stable sort of `keys` in `order` (ascending:
@@ -74,7 +73,8 @@ pub fn top_k<K: Key>(
     match cap {
         Some(cap) => {
             let sms = gpu.info().multiprocessors as u64;
-            let grid = n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm());
+            let grid =
+                n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm(gpu));
             let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
             let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::SCAN_SMEM)?;
             for pass in 0..tk::passes(width) {

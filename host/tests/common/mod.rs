@@ -4,17 +4,19 @@ use std::sync::OnceLock;
 
 use host::testing::inputs::{Random, generate};
 use host::testing::verify;
-use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, Variant, with_key_type};
+use host::{Distribution, Element, Entity, KeyType, Order, SortOptions, Sorter, Tuning, Variant, with_key_type};
 use rayon::prelude::*;
 
 /// The GPU sorter (opened once per test binary: loading the module JIT-compiles the
-/// PTX), or `None` on a machine without one, after recording the test as skipped
-/// (`<test>: skipped: no CUDA device` on stderr, and a line in `$SORT_SKIP_LOG`: see
-/// `host::testing`). With `SORT_REQUIRE_GPU=1` a missing device fails the test
+/// PTX), tuned by the `SORT_*` variables of the test's environment as the `host`
+/// program is (a GPU run can force the PTX, synchronous launches or a knob's other
+/// path for every test), or `None` on a machine without one, after recording the test
+/// as skipped (`<test>: skipped: no CUDA device` on stderr, and a line in
+/// `$SORT_SKIP_LOG`: see `host::testing`). With `SORT_REQUIRE_GPU=1` a missing device fails the test
 /// instead, so a GPU run proves the tests really ran there.
 pub fn gpu_sorter(test: &str) -> Option<&'static Sorter> {
     static SORTER: OnceLock<Result<Sorter, String>> = OnceLock::new();
-    match SORTER.get_or_init(|| Sorter::new().map_err(|e| e.to_string())) {
+    match SORTER.get_or_init(|| Sorter::new_tuned(Tuning::from_env()).map_err(|e| e.to_string())) {
         Ok(s) => Some(s),
         Err(e) => {
             if std::env::var("SORT_REQUIRE_GPU").is_ok_and(|v| v == "1") {
@@ -24,6 +26,49 @@ pub fn gpu_sorter(test: &str) -> Option<&'static Sorter> {
             None
         }
     }
+}
+
+/// A named change to the tuning a test sorter is opened with ([`tuned_sorters`]).
+pub type TuningChange = (&'static str, fn(&mut Tuning));
+
+/// A GPU sorter for each of `changes`, opened with the environment's tuning (as
+/// [`gpu_sorter`]) changed by its function (each loads the kernels again), named for
+/// failure messages; or `None` on a machine without a GPU, after recording the test as
+/// skipped.
+pub fn tuned_sorters(test: &str, changes: &[TuningChange]) -> Option<Vec<(String, Sorter)>> {
+    gpu_sorter(test)?;
+    let open = |&(name, change): &TuningChange| {
+        let mut tuning = Tuning::from_env();
+        change(&mut tuning);
+        let sorter = Sorter::new_tuned(tuning).unwrap_or_else(|e| panic!("{test}: opening with {name}: {e}"));
+        (name.to_string(), sorter)
+    };
+    Some(changes.iter().map(open).collect())
+}
+
+/// Sorts `n` generated keys of `K` with `variant` in `order`, and the same keys with
+/// their input indices as `u32` values, on `sorter`; checks the keys against the CPU
+/// reference and the pairs against the CPU's stable pair sort. `what` names the case.
+pub fn check_keys_and_pairs<K: Random + host::Key>(
+    what: &str,
+    sorter: &Sorter,
+    variant: Variant,
+    n: usize,
+    order: Order,
+    dist: Distribution,
+) {
+    let what = format!("{what}: {variant} {} n={n} {order} {dist}", K::NAME);
+    let keys: Vec<K> = generate(n, dist, n as u64 ^ 0x7e57);
+    let opts = SortOptions::new(variant).order(order);
+    let mut out = keys.clone();
+    sorter.sort(&mut out, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    verify::check(&keys, &out, order, variant.is_stable()).unwrap_or_else(|m| panic!("{what}: {m}"));
+    let (mut gk, mut gv) = (keys.clone(), (0..n as u32).collect::<Vec<u32>>());
+    sorter.sort_pairs(&mut gk, &mut gv, &opts).unwrap_or_else(|e| panic!("{what} pairs: {e}"));
+    let (mut ck, mut cv) = (keys, (0..n as u32).collect::<Vec<u32>>());
+    Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
+    assert!(gk.iter().zip(&ck).all(|(a, b)| a.bits() == b.bits()), "{what} pairs: keys differ");
+    assert!(gv == cv, "{what} pairs: values differ (stability)");
 }
 
 /// Sizes every variant must handle: tiny, around block boundaries, odd, large.

@@ -184,19 +184,25 @@ pub fn read_file<T: TextElement>(path: &Path, format: Format) -> Result<Vec<T>> 
     }
 }
 
-/// Appends `data` to `out` in `format`.
-pub fn write_elements<T: TextElement>(out: &mut AtomicFile, data: &[T], format: Format) -> Result<()> {
+/// Appends `data` to `out` in `format`, written as `tuning` says
+/// ([`crate::Tuning::file_write`]).
+pub fn write_elements<T: TextElement>(
+    out: &mut AtomicFile,
+    data: &[T],
+    format: Format,
+    tuning: &crate::Tuning,
+) -> Result<()> {
     match format {
-        Format::Binary => write_binary_parallel(out, bytemuck::cast_slice(data)),
-        Format::Text => write_text(out, data, TEXT_BLOCK),
+        Format::Binary => write_binary_parallel(out, bytemuck::cast_slice(data), tuning),
+        Format::Text => write_text(out, data, TEXT_BLOCK, tuning),
     }
 }
 
 /// Appends `data` as text, `block` elements at a time. Formatting is the slow part:
 /// pieces of a block are formatted in parallel, then copied to their places in
 /// parallel ([`SizedOutput`]).
-fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize) -> Result<()> {
-    let mode = WriteMode::from_env(WriteMode::Positioned);
+fn write_text<T: TextElement>(out: &mut AtomicFile, data: &[T], block: usize, tuning: &crate::Tuning) -> Result<()> {
+    let mode = WriteMode::tuned(tuning, WriteMode::Positioned);
     for block in data.chunks(block) {
         if !out.is_seekable() {
             // A stream or device: the formatted pieces go out in order.
@@ -237,20 +243,20 @@ const TEXT_BLOCK: usize = 1 << 22;
 
 /// Appends `bytes` from several threads ([`SizedOutput`]: one thread's `write` into the
 /// page cache runs at a fraction of what the machine can).
-fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8]) -> Result<()> {
+fn write_binary_parallel(out: &mut AtomicFile, bytes: &[u8], tuning: &crate::Tuning) -> Result<()> {
     if bytes.len() < 4 << 20 || !out.is_seekable() {
         return out.write_all(bytes);
     }
-    let o = SizedOutput::new(out, bytes.len(), WriteMode::from_env(WriteMode::Mapped))?;
+    let o = SizedOutput::new(out, bytes.len(), WriteMode::tuned(tuning, WriteMode::Mapped))?;
     // SAFETY: the only write.
     unsafe { o.write_at(0, bytes)? };
     o.finish()
 }
 
-/// Writes `data` to `path` atomically.
+/// Writes `data` to `path` atomically (as [`crate::Tuning::default`] writes).
 pub fn write_file<T: TextElement>(path: &Path, data: &[T], format: Format) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
-    write_elements(&mut f, data, format)?;
+    write_elements(&mut f, data, format, &crate::Tuning::default())?;
     f.commit()
 }
 

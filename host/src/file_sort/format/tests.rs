@@ -13,7 +13,7 @@ fn text_written_in_many_blocks_reads_back() {
     let path = tmp("blocks.txt");
     let mut f = AtomicFile::create(&path).unwrap();
     f.write_all(b"").unwrap();
-    write_text(&mut f, &data, 9_999).unwrap();
+    write_text(&mut f, &data, 9_999, &crate::Tuning::default()).unwrap();
     f.commit_with(false).unwrap();
     let want: String = data.iter().map(|x| format!("{x}\n")).collect();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
