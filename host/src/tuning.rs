@@ -60,7 +60,8 @@ pub struct Tuning {
     /// blocks would only add global atomics at their ends. `SORT_TOPK_HIST_BLOCKS_PER_SM`.
     pub topk_hist_blocks_per_sm: u64,
     /// Cap on the merge tiles per block of mergepath's block sort (4 or 2, for 4-byte
-    /// keys alone, to measure); `None` (default): the widest the key and value sizes
+    /// keys alone, to measure): the widest supported width within it (1 below 2);
+    /// `None` (default): the widest the key and value sizes
     /// have kernels for ([`kernels::mergepath::sort_width`]). `SORT_MERGEPATH_WIDTH`.
     pub mergepath_width: Option<u32>,
     /// Lanes per co-rank search of mergepath's partition kernel, 8 or 32 (other values

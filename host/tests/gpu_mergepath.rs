@@ -243,6 +243,8 @@ fn mergepath_sorts_alike_under_every_tuning_knob() {
             ("forward, cached passes", |t| (t.mergepath_reverse, t.mergepath_stream) = (Some(false), Some(false))),
             ("mergepath_wide = false", |t| t.mergepath_wide = false),
             ("mergepath_width = 2", |t| t.mergepath_width = Some(2)),
+            ("mergepath_width = 0 (narrowest)", |t| t.mergepath_width = Some(0)),
+            ("mergepath_width = 3 (below 4)", |t| t.mergepath_width = Some(3)),
             ("mergepath_wide_min_per_sm = 0", |t| t.mergepath_wide_min_per_sm = 0),
             ("mergepath_partition_lanes = 8", |t| t.mergepath_partition_lanes = Some(8)),
             ("mergepath_partition_lanes = 32", |t| t.mergepath_partition_lanes = Some(32)),

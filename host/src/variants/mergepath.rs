@@ -190,8 +190,12 @@ fn sort_any<T: Element + MergepathKvKernels<W>, W: Copy + 'static>(
     };
     let wide = if T::BIT_ORDER.is_some() {
         // `Tuning::mergepath_width` (4 or 2, for 4-byte keys alone) caps the width, to
-        // measure.
-        let widest = mp::sort_width(bytes, vb).min(gpu.tuning().mergepath_width.unwrap_or(u32::MAX));
+        // measure: the widest supported width within the cap (1 for a cap of 0).
+        let cap = gpu.tuning().mergepath_width.unwrap_or(u32::MAX);
+        let mut widest = mp::sort_width(bytes, vb);
+        while widest > 1 && widest > cap {
+            widest = mp::narrower_sort_width(bytes, vb, widest);
+        }
         sort_width(gpu.tuning(), n, tile, (bytes, vb), widest, gpu.info().multiprocessors, fits)
     } else {
         1
