@@ -89,6 +89,74 @@ pub const fn raw_u64(ord: u64, pos: u64, neg: u64) -> u64 {
     ord ^ if (ord ^ pos) & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
 }
 
+/// An unsigned word that kernels move as a key or a value: raw bits, or a key's order
+/// bits (radix digits are taken from these; the networks and merges compare them).
+pub trait Word: Copy + 'static {
+    const BYTES: u32;
+    const ZERO: Self;
+    const MAX: Self;
+    fn from_u64(v: u64) -> Self;
+    /// Order bits from raw bits (see [`ordered_u32`]).
+    fn ordered(self, pos: Self, neg: Self) -> Self;
+    /// Raw bits from order bits: the inverse of [`Word::ordered`].
+    fn raw(self, pos: Self, neg: Self) -> Self;
+    /// `(self >> shift) & mask`, `shift` below the width.
+    fn digit(self, shift: u32, mask: u32) -> u32;
+    fn to_u64(self) -> u64;
+}
+
+impl Word for u32 {
+    const BYTES: u32 = 4;
+    const ZERO: u32 = 0;
+    const MAX: u32 = u32::MAX;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u32 {
+        v as u32
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u32, neg: u32) -> u32 {
+        ordered_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn raw(self, pos: u32, neg: u32) -> u32 {
+        raw_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) & mask
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Word for u64 {
+    const BYTES: u32 = 8;
+    const ZERO: u64 = 0;
+    const MAX: u64 = u64::MAX;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u64 {
+        v
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u64, neg: u64) -> u64 {
+        ordered_u64(self, pos, neg)
+    }
+    #[inline(always)]
+    fn raw(self, pos: u64, neg: u64) -> u64 {
+        raw_u64(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) as u32 & mask
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
 /// Maps an IEEE single's bit pattern to unsigned bits in total order: negative values
 /// have every bit flipped (so larger magnitudes sort first), positive ones only the
 /// sign bit set.

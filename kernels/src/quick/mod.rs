@@ -153,8 +153,6 @@ pub const KERNELS: &[EntryLayout] = crate::each_element_type!(|T| [
 
 /// Samples per segment for the pivot (one thread each).
 pub const SAMPLES: u32 = 64;
-/// Threads per warp.
-pub const WARP: u32 = crate::block::WARP;
 
 /// Elements per thread in the partition kernels: about 64 bytes per thread keeps a
 /// tile in registers without spilling the wider types.
@@ -260,16 +258,6 @@ impl<F: Fn(u64) -> u64> SegTable<F> {
         count_less_eq(self.nseg, b, |s| self.first_block(s)) - 1
     }
 }
-
-/// Offset inside its tile of item `k` of lane `lane` of warp `warp`: the block
-/// primitives' warp-striped arrangement ([`crate::block::warp_striped`]), as a 64-bit
-/// index.
-#[inline(always)]
-pub fn tile_offset(warp: u32, k: u32, lane: u32, items: u32) -> u64 {
-    crate::block::warp_striped(warp, k, lane, items) as u64
-}
-
-pub use crate::block::lane_rank;
 
 /// Three counts packed in one `u64` (21 bits each), so one block scan ranks the less,
 /// equal and greater elements together. Tiles are at most 2^21 - 1 elements.

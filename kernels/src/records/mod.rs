@@ -124,7 +124,7 @@ iota_entry!(
 );
 
 /// The key extraction of keys `K`.
-pub trait RecordKeysKernel: crate::radix::Word {
+pub trait RecordKeysKernel: crate::key::Word {
     const RECORD_KEYS: Kernel<RecordKeys<Self>>;
 }
 

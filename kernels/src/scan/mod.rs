@@ -1,5 +1,6 @@
-//! Exclusive prefix sum of `u64` values on the device: a block-level scan plus a
-//! multi-pass ("reduce, then scan") scan over blocks, for any `n`.
+//! Exclusive prefix sum of `u64` values on the device: the block-level scan
+//! ([`crate::block::scan`]) in a multi-pass ("reduce, then scan") scan over blocks, for
+//! any `n`.
 //!
 //! Why multi-pass and not a single-pass decoupled look-back: the users (block offsets
 //! of partitions, histograms) scan short arrays next to the real work, where one extra
@@ -41,11 +42,6 @@ pub fn tile_count(n: u64) -> u64 {
 
 use crate::params::{DevPtr, EntryLayout};
 
-/// The block scan of `u64`s moved to [`crate::block`]; kept here by name while other
-/// kernels still import it from this module.
-#[cfg(target_arch = "nvptx64")]
-pub use crate::block::block_exclusive_sum_u64;
-
 crate::kernel_params! {
     /// Pass 2a (`scan_reduce_u64`): `sums[b]` = sum of tile `b` of `src[0..n]`.
     pub struct Reduce {
@@ -81,7 +77,7 @@ pub const KERNELS: &[EntryLayout] = &[scan_reduce_u64.layout(), scan_tiles_u64.l
 mod device;
 
 /// Shared memory the scan kernels need (the block scan's 33 slots).
-pub const SMEM_BYTES: u32 = 33 * 8;
+pub const SMEM_BYTES: u32 = crate::block::scan::SCAN_SMEM_U64;
 
 #[cfg(test)]
 mod tests {
