@@ -178,7 +178,6 @@ mod multi_gpu;
 mod options;
 #[cfg(feature = "cli")]
 mod report;
-mod scan;
 mod sorter;
 #[cfg(feature = "cli")]
 mod study;

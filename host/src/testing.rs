@@ -38,7 +38,7 @@ pub mod variants {
 }
 /// The device-wide scan.
 pub mod scan {
-    pub use crate::scan::*;
+    pub use crate::variants::scan::*;
 }
 /// The multi-GPU sort's parts.
 pub mod multi_gpu {

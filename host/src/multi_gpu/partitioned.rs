@@ -274,7 +274,7 @@ fn count_parts<K: Element>(gpu: &Gpu, src: u64, n: u64, cuts: &[u64], direction:
     let cfg = blocks(grid(gpu, tiles, false, size_of::<K>()), kp::BLOCK, kp::SMEM_BYTES)?;
     let (keys, counts) = (DevPtr::from_addr(src), offsets.dev_ptr());
     gpu.launch(count, cfg, &kp::Count { keys, n, tiles, cuts: cuts.dev_ptr(), parts, direction, counts })?;
-    crate::scan::exclusive_scan_u64(gpu, &mut offsets, p * tiles as usize)?;
+    crate::variants::scan::exclusive_scan_u64(gpu, &mut offsets, p * tiles as usize)?;
     let params = kp::Starts { offsets: offsets.dev_ptr(), tiles, parts, out: starts.dev_ptr() };
     gpu.launch(kp::partition_starts, blocks(1, 32, 0)?, &params)?;
     let sends = starts.to_vec(gpu)?.windows(2).map(|w| w[1] - w[0]).collect();

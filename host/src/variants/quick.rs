@@ -15,11 +15,11 @@ use kernels::quick::{
 use kernels::scan;
 
 use super::launch::{blocks, one_thread_per_item};
+use super::scan::exclusive_scan_u64_raw;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
-use crate::scan::exclusive_scan_u64_raw;
 
 /// Threads per block of [`partition`] and of the finishing sorts.
 const BLOCK: u32 = 256;

@@ -1,4 +1,5 @@
-//! The record kernels: key extraction, gather, iota (see the module docs).
+//! The record kernels: key extraction and gather (see the module docs; `iota_u32`'s
+//! one-line body is written in its entry).
 use super::{Gather, RecordKeys};
 use crate::block::unroll;
 use crate::gpu;

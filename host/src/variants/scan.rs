@@ -1,12 +1,13 @@
 //! Device-wide exclusive prefix sum of `u64` values (the kernels and the pass structure
-//! are in `kernels/src/scan/`). Used for block offsets (`quick`); reusable for any
-//! counts or offsets on the device.
+//! are in `kernels/src/scan/`). Used for the block offsets of `quick` and the part
+//! offsets of the multi-GPU partition; reusable for any counts or offsets on the
+//! device.
 use kernels::params::DevPtr;
 use kernels::scan::{self, BLOCK, SMEM_BYTES, TILE, tile_count};
 
+use super::launch::blocks;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
-use crate::variants::launch::blocks;
 
 /// Replaces `data[0..n]` by its exclusive prefix sums (`data[i]` = sum of the old
 /// `data[0..i]`) and writes the total to `data[n]`, whose old value is ignored. Queued
