@@ -256,7 +256,6 @@ impl SortKey for Entity {
 
 /// Invokes `$m!(Type, suffix)` once per element type. Entry-point families use this so
 /// that adding a key type is a one-line change here.
-#[macro_export]
 macro_rules! for_each_key_type {
     ($m:ident) => {
         $m!(u32, u32);
@@ -271,7 +270,6 @@ macro_rules! for_each_key_type {
 
 /// An array of `$e` for each element type, bound to `$t` in turn (in the order of
 /// [`for_each_key_type!`]): `each_element_type!(|T| size_of::<T>())`.
-#[macro_export]
 macro_rules! each_element_type {
     (|$t:ident| $e:expr) => {
         [
@@ -306,6 +304,9 @@ macro_rules! each_element_type {
         ]
     };
 }
+
+// The families name these macros by this module's path.
+pub(crate) use {each_element_type, for_each_key_type};
 
 #[cfg(test)]
 mod tests {

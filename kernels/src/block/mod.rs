@@ -2,7 +2,8 @@
 //!
 //! * [`tile`]: where a thread's items sit in its tile (warp-striped, block-striped) and
 //!   the cooperative loads and stores of a tile;
-//! * [`smem`]: elements and words in shared memory by 32-bit shared address;
+//! * `smem` (device only): elements and words in shared memory by 32-bit shared
+//!   address;
 //! * [`scan`]: warp and block prefix sums;
 //! * [`rank`]: ranking a tile's items by a small digit, and a lane's rank among its
 //!   warp's lanes;

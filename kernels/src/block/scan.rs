@@ -1,10 +1,10 @@
 //! Prefix sums across a warp (shuffles) and across a block (a warp scan, the warps'
 //! totals through shared memory, and a scan of those by warp 0).
 
-/// Shared memory of [`block_exclusive_sum_u32`]: 33 words.
+/// Shared memory of `block_exclusive_sum_u32`: 33 words.
 pub const SCAN_SMEM: u32 = 33 * 4;
 
-/// Shared memory of [`block_exclusive_sum_u64`]: 33 `u64`s.
+/// Shared memory of `block_exclusive_sum_u64`: 33 `u64`s.
 pub const SCAN_SMEM_U64: u32 = 33 * 8;
 
 #[cfg(target_arch = "nvptx64")]

@@ -9,7 +9,7 @@ use crate::key::SortKey;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::{Index, count_less, count_less_eq};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// One pass of the basic rank merge: every element of `src` moves to its place in
     /// `dst`, where the chunk pairs of width `1 << log_chunk` are merged.
     pub struct MergePass<T> {
@@ -38,10 +38,10 @@ macro_rules! naive_entries {
         }
     };
 }
-crate::for_each_key_type!(naive_entries);
+crate::key::for_each_key_type!(naive_entries);
 
 /// Every `naive` entry.
-pub const KERNELS: &[EntryLayout] = &crate::each_element_type!(|T| <T as NaiveKernels>::MERGE_PASS.layout());
+pub const KERNELS: &[EntryLayout] = &crate::key::each_element_type!(|T| <T as NaiveKernels>::MERGE_PASS.layout());
 
 /// Destination of element `i` in the pass that merges chunk pairs of width
 /// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`. Generic

@@ -63,7 +63,7 @@ pub fn le_word_slice(bytes: &[u8]) -> u64 {
 
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `bits[i]` = order bits (by the masks `pos` / `neg`) of the key of `K` at byte
     /// `key_offset` of record `i` of `src`, `idx[i] = i` (`record_keys`). `aligned`:
     /// [`key_is_aligned`] (one branch for the whole launch).
@@ -82,7 +82,7 @@ crate::kernel_params! {
     entries record_keys_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `dst` record `i` = `src` record `idx[i]`, moved in `lanes` lanes of `L` per
     /// record (`gather`; `n` records).
     pub struct Gather<L> {
@@ -103,7 +103,7 @@ impl Gather<u8> {
     }
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `idx[i] = i` for `i < n` (`iota_u32`): the values of an argsort on the device.
     pub struct Iota {
         pub idx: DevPtr<u32>,

@@ -42,7 +42,7 @@ pub fn tile_count(n: u64) -> u64 {
 
 use crate::params::{DevPtr, EntryLayout};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// Pass 2a (`scan_reduce_u64`): `sums[b]` = sum of tile `b` of `src[0..n]`.
     pub struct Reduce {
         pub src: DevPtr<u64>,
@@ -53,7 +53,7 @@ crate::kernel_params! {
     entries reduce_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// Passes 1 and 2b (`scan_tiles_u64`): scans tile `b` of `src[0..n]` into `dst`
     /// (which may be `src`), starting from `offsets[b]` ([`DevPtr::NULL`]: from 0); the
     /// last block also writes the total to `dst[n]`.

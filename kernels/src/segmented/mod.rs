@@ -43,7 +43,7 @@
 use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_warp_sort`: warp `w` of the grid sorts the `w`-th of `count` warp-bin
     /// segments of `keys` in place.
     pub struct WarpSort<K> {
@@ -59,7 +59,7 @@ crate::kernel_params! {
     entries warp_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`WarpSort`] of keys with a `u32` value each (`vals`, moved along, stably).
     pub struct WarpSortPairs<K> {
         pub keys: DevPtr<K>,
@@ -73,7 +73,7 @@ crate::kernel_params! {
     entries warp_sort_pairs_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_block_sort`: block `b` sorts the block-bin segment `descs[b]` of
     /// `keys` in place with the radix sort's one-block body.
     pub struct BlockSort<K> {
@@ -86,7 +86,7 @@ crate::kernel_params! {
     entries block_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`BlockSort`] of keys with a `u32` value each (`vals`, moved along, stably).
     pub struct BlockSortPairs<K> {
         pub keys: DevPtr<K>,
@@ -99,7 +99,7 @@ crate::kernel_params! {
     entries block_sort_pairs_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_gather` and `segmented_scatter`: thread `p` copies element `p` of the
     /// concatenation of the `count` large segments (`total` keys) from `keys` to
     /// `concat`, recording its segment index in `ids` (gather), or back (scatter).

@@ -33,7 +33,7 @@
 use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_hist`: counts the digit of select pass `pass` of every key of `keys` whose
     /// decided bits equal the prefix, into that pass's histogram in `ctrl`
     /// (grid-stride); returns at once once selecting is done.
@@ -51,7 +51,7 @@ crate::kernel_params! {
     entries hist_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_select` (one block): finds the bucket of pass `pass` that holds the `k`-th
     /// key of `width`-bit keys and advances the state in `ctrl` ([`State::step`]).
     pub struct Select {
@@ -66,7 +66,7 @@ crate::kernel_params! {
     entries select_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_compact`: writes `(key, index)` of every candidate of `keys` to
     /// `out_keys`/`out_idx` in index order, one tile per block (tiles taken from the
     /// counter in `ctrl`, earlier tiles' counts by a look-back over `status`).
