@@ -3,39 +3,10 @@
 //! through `ld.shared`/`st.shared` (`gpu::lds_u32` and friends) wherever the element is
 //! a 4- or 8-byte word.
 //!
-//! Two forms of the same access: [`SmemWord`], a trait over `u32` and `u64` (the radix
-//! kernels' keys and values), and [`lds`]/[`sts`], which pick the access by the
-//! element's size and take wider records through the generic path (the merge kernels'
-//! elements, records included).
+//! By address, for 4- and 8-byte words ([`lds_at`], [`sts_at`]: the radix kernels'
+//! keys and values), or by slot of an array ([`lds`], [`sts`]), which also takes wider
+//! records, through the generic path (the merge kernels' elements).
 use crate::gpu;
-
-/// A word the kernels stage in shared memory: loaded and stored by shared address.
-pub trait SmemWord: Copy {
-    unsafe fn lds(addr: u32) -> Self;
-    unsafe fn sts(addr: u32, v: Self);
-}
-
-impl SmemWord for u32 {
-    #[inline(always)]
-    unsafe fn lds(addr: u32) -> u32 {
-        unsafe { gpu::lds_u32(addr) }
-    }
-    #[inline(always)]
-    unsafe fn sts(addr: u32, v: u32) {
-        unsafe { gpu::sts_u32(addr, v) }
-    }
-}
-
-impl SmemWord for u64 {
-    #[inline(always)]
-    unsafe fn lds(addr: u32) -> u64 {
-        unsafe { gpu::lds_u64(addr) }
-    }
-    #[inline(always)]
-    unsafe fn sts(addr: u32, v: u64) {
-        unsafe { gpu::sts_u64(addr, v) }
-    }
-}
 
 /// Reads element `x` of the shared-memory array of `T` that starts `tile` bytes into
 /// the dynamic shared memory. 4- and 8-byte elements go through 32-bit shared
@@ -63,6 +34,17 @@ pub unsafe fn lds_at<T: Copy>(addr: u32) -> T {
     }
 }
 
+/// Writes the 4- or 8-byte `T` at shared address `addr`.
+#[inline(always)]
+pub unsafe fn sts_at<T: Copy>(addr: u32, v: T) {
+    unsafe {
+        match size_of::<T>() {
+            4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
+            _ => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
+        }
+    }
+}
+
 /// Reads the 4- or 8-byte `T` at shared address `addr` of block `rank` of the cluster
 /// ([`gpu::lds_cluster_u32`]), as [`lds_at`] reads this block's.
 #[inline(always)]
@@ -82,8 +64,7 @@ pub unsafe fn sts<T: Copy>(tile: u32, x: u32, v: T) {
     let addr = gpu::smem_base() + tile + x * size_of::<T>() as u32;
     unsafe {
         match size_of::<T>() {
-            4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
-            8 => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
+            4 | 8 => sts_at(addr, v),
             _ => *gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize) = v,
         }
     }

@@ -4,7 +4,7 @@ use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit};
 use crate::block::scan::block_exclusive_sum_u64;
-use crate::block::smem::SmemWord;
+use crate::block::smem::{lds_at, sts_at};
 use crate::block::tile::{block_striped, load_striped, warp_striped};
 use crate::block::unroll;
 use crate::gpu;
@@ -123,9 +123,7 @@ struct Pass<K, V> {
 /// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
 /// none carries the others' pointers and branches.
 #[inline(always)]
-unsafe fn onesweep<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: bool, const PACKED: bool, const I: usize>(
-    p: Pass<K, V>,
-) {
+unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
     let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
@@ -169,8 +167,8 @@ unsafe fn onesweep<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: bool, co
 /// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass.
 #[inline(always)]
 unsafe fn sweep_tile<
-    K: Word + SmemWord,
-    V: Word + SmemWord,
+    K: Word,
+    V: Word,
     const PAIRS: bool,
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
@@ -209,7 +207,7 @@ unsafe fn sweep_tile<
                 gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
             },
             |k, r| {
-                K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                sts_at::<K>(base + s.keys + r * K::BYTES, ks[k]);
                 if PAIRS {
                     gpu::sts_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32), r);
                 }
@@ -235,7 +233,7 @@ unsafe fn sweep_tile<
         unroll::<I>(|k| {
             let i = block_striped(tid, k as u32, BLOCK);
             if i < valid {
-                let key = K::lds(base + s.keys + i * K::BYTES);
+                let key = lds_at::<K>(base + s.keys + i * K::BYTES);
                 let d = key.ordered(pos, neg).digit(shift, mask);
                 dig[k] = d;
                 let at = gpu::lds_u64(base + s.global_base + 8 * d).wrapping_add(i as u64);
@@ -254,13 +252,13 @@ unsafe fn sweep_tile<
             gpu::sync_threads();
             unroll::<I>(|k| {
                 let r = gpu::lds_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32));
-                V::sts(base + s.vals + r * V::BYTES, vs[k]);
+                sts_at::<V>(base + s.vals + r * V::BYTES, vs[k]);
             });
             gpu::sync_threads();
             unroll::<I>(|k| {
                 let i = block_striped(tid, k as u32, BLOCK);
                 if i < valid {
-                    let v = V::lds(base + s.vals + i * V::BYTES);
+                    let v = lds_at::<V>(base + s.vals + i * V::BYTES);
                     let at = gpu::lds_u64(base + s.global_base + 8 * dig[k]).wrapping_add(i as u64);
                     *vdst.add(at as usize) = v;
                 }
@@ -275,7 +273,7 @@ unsafe fn sweep_tile<
 /// [`Smem::small`] layout); launched with [`BLOCK`] threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn small<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: bool, const I: usize>(
+pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
     keys: *mut K,
     vals: *mut V,
     n: u32,
@@ -298,18 +296,18 @@ pub(crate) unsafe fn small<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: 
                 rank_smem(base, &s),
                 |_, _| {},
                 |k, r| {
-                    K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                    sts_at::<K>(base + s.keys + r * K::BYTES, ks[k]);
                     if PAIRS {
-                        V::sts(base + s.vals + r * V::BYTES, vs[k]);
+                        sts_at::<V>(base + s.vals + r * V::BYTES, vs[k]);
                     }
                 },
             );
             gpu::sync_threads();
             unroll::<I>(|k| {
                 let o = warp_striped(warp, k as u32, lane, I as u32);
-                ks[k] = K::lds(base + s.keys + o * K::BYTES);
+                ks[k] = lds_at::<K>(base + s.keys + o * K::BYTES);
                 if PAIRS {
-                    vs[k] = V::lds(base + s.vals + o * V::BYTES);
+                    vs[k] = lds_at::<V>(base + s.vals + o * V::BYTES);
                 }
             });
             gpu::sync_threads();
@@ -514,7 +512,7 @@ pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
 
 /// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn sweep<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
+pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
     let Sweep {
         keys_a,
         keys_b,
@@ -610,9 +608,7 @@ pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
 
 /// The one-block sort entry ([`Small`]), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn small_entry<K: Word + SmemWord, V: Word + SmemWord, const PAIRS: bool, const I: usize>(
-    p: Small<K, V>,
-) {
+pub(crate) unsafe fn small_entry<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Small<K, V>) {
     let Small { keys, vals, n, begin, end, pos, neg } = p;
     unsafe { small::<K, V, PAIRS, I>(keys.get(), vals.get(), n, begin, end, pos, neg) }
 }

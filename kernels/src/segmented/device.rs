@@ -1,7 +1,6 @@
 //! The segmented sort's kernels (see the module docs for the bins).
 use super::*;
 use crate::block::WARP;
-use crate::block::smem::SmemWord;
 use crate::block::unroll;
 use crate::block::warp_sort::{NetItem, warp_bitonic};
 use crate::gpu;
@@ -157,7 +156,7 @@ pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
 /// one-block limit) with the radix sort's one-block body on tiles of at most `FULL`
 /// items per thread.
 #[inline(always)]
-pub unsafe fn block_segments<K: Word + SmemWord, const FULL: usize>(p: BlockSort<K>) {
+pub unsafe fn block_segments<K: Word, const FULL: usize>(p: BlockSort<K>) {
     let BlockSort { keys, descs, pos, neg } = p;
     let vals = core::ptr::null_mut::<u32>();
     unsafe { block_segment::<K, false, FULL>(keys.get(), vals, descs.get(), pos, neg) }
@@ -165,14 +164,14 @@ pub unsafe fn block_segments<K: Word + SmemWord, const FULL: usize>(p: BlockSort
 
 /// [`block_segments`] of keys with values.
 #[inline(always)]
-pub unsafe fn block_segments_pairs<K: Word + SmemWord, const FULL: usize>(p: BlockSortPairs<K>) {
+pub unsafe fn block_segments_pairs<K: Word, const FULL: usize>(p: BlockSortPairs<K>) {
     let BlockSortPairs { keys, vals, descs, pos, neg } = p;
     unsafe { block_segment::<K, true, FULL>(keys.get(), vals.get(), descs.get(), pos, neg) }
 }
 
 /// The segment of block `b` (see [`block_segments`]), values too when `PAIRS`.
 #[inline(always)]
-unsafe fn block_segment<K: Word + SmemWord, const PAIRS: bool, const FULL: usize>(
+unsafe fn block_segment<K: Word, const PAIRS: bool, const FULL: usize>(
     keys: *mut K,
     vals: *mut u32,
     descs: *const u64,
