@@ -1,6 +1,33 @@
 //! Reproducible inputs: every element is a function of (seed, index), so any size can
-//! be generated in parallel and regenerated later for checking.
+//! be generated in parallel, in pieces, and regenerated later for checking.
+//!
+//! The random bits are ChaCha8's ([`ChaCha8Rng`]: a fixed cipher, so the same seed
+//! gives the same bits on every run and machine; `rand_chacha` documents its output as
+//! portable and checks it against the cipher's reference vectors, and
+//! `seed_7_gives_these_values` pins ours). The seed, little-endian and zero-padded, is
+//! the key, and each use reads its own stream of that key:
+//!
+//! - [`ELEMENTS`]: element `i` of a type that takes `w` words ([`Random::WORDS`]: one
+//!   for 4-byte keys, two for the others) takes words `w * i ..` (the first is the low
+//!   half). ChaCha seeks to any word, so each parallel job starts at its first index
+//!   and reads on from there, and a piece of an input is the same whatever pieces the
+//!   input was cut into (`host gen` writes large files piece by piece).
+//! - [`KEY_TABLE`]: the keys that the `equal`, `two-values` and `few-unique`
+//!   distributions choose from.
+//! - [`SEGMENTS`]: the segment lengths of [`segment_offsets`].
+//!
+//! Before ChaCha8, inputs came from a SplitMix64 hash of the seed and the index: a seed
+//! gives other data now than it did then (a file written by `host gen` before the
+//! change is not the one a `--seed` regenerates today).
+//!
+//! Cost: ChaCha8 makes about one 32-bit word per nanosecond per core (AVX2), hence one
+//! word for a 4-byte key. Measured 2026-11-27 on the 2-core development machine (a
+//! shared Xeon; `generate_range` of 2^26 elements in the test profile, best of five):
+//! `u32` 0.20 s against 0.15-0.16 s with SplitMix64, `f64` 0.24-0.38 s against
+//! 0.20-0.30 s; the jobs run on every core.
 use kernels::key::Entity;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
 
 use crate::cpu;
@@ -60,7 +87,32 @@ impl std::fmt::Display for Distribution {
     }
 }
 
-/// SplitMix64: a fast, well-mixed hash of the counter.
+/// The stream of the per-element bits.
+const ELEMENTS: u64 = 0;
+/// The stream of the keys the few-valued distributions choose from.
+const KEY_TABLE: u64 = 1;
+/// The stream of the segment lengths.
+const SEGMENTS: u64 = 2;
+
+/// The generator of stream `stream` of `seed`, at its start.
+fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut rng = ChaCha8Rng::from_seed(key);
+    rng.set_stream(stream);
+    rng
+}
+
+/// The keys (as random bits) that the `equal` (the first), `two-values` (the first two)
+/// and `few-unique` (all 16) distributions choose from.
+fn key_table(seed: u64) -> [u64; 16] {
+    let mut rng = stream(seed, KEY_TABLE);
+    std::array::from_fn(|_| rng.next_u64())
+}
+
+/// SplitMix64 of `x`: a fast, well-mixed 64-bit hash (the inputs' random bits are
+/// ChaCha8's; this spreads them over an [`Entity`]'s payload, and `verify`'s
+/// fingerprints use it).
 #[inline]
 pub fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -72,25 +124,34 @@ pub fn splitmix64(x: u64) -> u64 {
 /// Builds an element of a type from random bits. `index` is the element's position in
 /// the input, which [`Entity`] keeps as its id so stability is visible.
 pub trait Random: Element {
+    /// 32-bit words of random bits an element takes: one for the 4-byte keys (the
+    /// generator's words are most of what generation costs), two for the others.
+    const WORDS: u64;
+    /// The element at `index` made from `bits`, random in (at least) their low
+    /// `32 * WORDS` bits.
     fn random(index: u64, bits: u64) -> Self;
 }
 
 impl Random for u32 {
+    const WORDS: u64 = 1;
     fn random(_: u64, bits: u64) -> Self {
         bits as u32
     }
 }
 impl Random for i32 {
+    const WORDS: u64 = 1;
     fn random(_: u64, bits: u64) -> Self {
         bits as i32
     }
 }
 impl Random for u64 {
+    const WORDS: u64 = 2;
     fn random(_: u64, bits: u64) -> Self {
         bits
     }
 }
 impl Random for i64 {
+    const WORDS: u64 = 2;
     fn random(_: u64, bits: u64) -> Self {
         bits as i64
     }
@@ -98,17 +159,20 @@ impl Random for i64 {
 /// Finite floats in [-1000, 1000), 2^24 distinct values (NaNs and infinities are
 /// tested separately).
 impl Random for f32 {
+    const WORDS: u64 = 1;
     fn random(_: u64, bits: u64) -> Self {
-        (bits >> 40) as f32 * (2000.0 / (1u64 << 24) as f32) - 1000.0
+        (bits as u32 >> 8) as f32 * (2000.0 / (1u64 << 24) as f32) - 1000.0
     }
 }
 impl Random for f64 {
+    const WORDS: u64 = 2;
     fn random(_: u64, bits: u64) -> Self {
         (bits >> 11) as f64 * (2000.0 / (1u64 << 53) as f64) - 1000.0
     }
 }
 /// Distances in [0, 1000); the id is the input position.
 impl Random for Entity {
+    const WORDS: u64 = 2;
     fn random(index: u64, bits: u64) -> Self {
         let h = splitmix64(bits);
         Entity {
@@ -121,7 +185,9 @@ impl Random for Entity {
 
 /// Offsets of `segments` segments covering `n` elements (`segments + 1` entries, from
 /// 0 to `n`), reproducible from `seed`: each length uniform in `0..=2 * n / segments`
-/// (mean `n / segments`), clipped at `n`, the last segment taking what is left.
+/// (mean `n / segments`; the modulo's bias is below `span / 2^64`), clipped at `n`, the
+/// last segment taking what is left. Length `i` (from 1) is the `i`-th `u64` of the
+/// [`SEGMENTS`] stream.
 pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
     let mut offsets = Vec::with_capacity(segments + 1);
     offsets.push(0);
@@ -129,9 +195,10 @@ pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
         return offsets;
     }
     let span = 2 * (n / segments) as u64 + 1;
+    let mut lengths = stream(seed, SEGMENTS);
     let mut at = 0;
-    for i in 1..segments {
-        at = (at + (splitmix64(seed ^ splitmix64(i as u64)) % span) as usize).min(n);
+    for _ in 1..segments {
+        at = (at + (lengths.next_u64() % span) as usize).min(n);
         offsets.push(at);
     }
     offsets.push(n);
@@ -175,27 +242,30 @@ pub fn generate<T: Random>(n: usize, dist: Distribution, seed: u64) -> Vec<T> {
 /// keys sorted): every element is a function of (seed, index), so any part of any
 /// size can be made on its own (`host gen` writes large files piece by piece).
 pub fn generate_range<T: Random>(range: std::ops::Range<usize>, dist: Distribution, seed: u64) -> Vec<T> {
-    let base = splitmix64(seed);
-    let at = |i: usize, key_bits: u64| T::random(i as u64, key_bits);
+    let mut out: Vec<T> = bytemuck::zeroed_vec(range.len());
+    let keys = key_table(seed);
+    out.par_chunks_mut(JOB).enumerate().for_each(|(j, piece)| fill(piece, range.start + j * JOB, dist, seed, &keys));
+    out
+}
+
+/// Elements per parallel job of [`generate_range`]: each job seeks the generator once.
+const JOB: usize = 1 << 16;
+
+/// Elements `first..first + piece.len()` of the input (see [`generate_range`]), read in
+/// order from one generator.
+fn fill<T: Random>(piece: &mut [T], first: usize, dist: Distribution, seed: u64, keys: &[u64; 16]) {
+    let mut rng = stream(seed, ELEMENTS);
+    rng.set_word_pos(u128::from(T::WORDS) * first as u128);
+    // Element `i`'s words, in order (`WORDS` is a constant: one branch folds away).
+    let mut bits = || if T::WORDS == 1 { u64::from(rng.next_u32()) } else { rng.next_u64() };
+    let indices = (first as u64..).zip(piece.iter_mut());
     match dist {
-        Distribution::Equal => {
-            let k = splitmix64(base);
-            range.into_par_iter().map(|i| at(i, k)).collect()
-        }
+        Distribution::Equal => indices.for_each(|(i, x)| *x = T::random(i, keys[0])),
         Distribution::TwoValues | Distribution::FewUnique => {
-            let distinct = if dist == Distribution::TwoValues { 2 } else { 16 };
-            range
-                .into_par_iter()
-                .map(|i| {
-                    let pick = splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)) % distinct;
-                    at(i, splitmix64(base.wrapping_add(pick + 1)))
-                })
-                .collect()
+            let distinct = if dist == Distribution::TwoValues { 2 } else { keys.len() as u64 };
+            indices.for_each(|(i, x)| *x = T::random(i, keys[(bits() % distinct) as usize]));
         }
-        _ => range
-            .into_par_iter()
-            .map(|i| at(i, splitmix64(base ^ (i as u64).wrapping_mul(0x2545_F491_4F6C_DD1D))))
-            .collect(),
+        _ => indices.for_each(|(i, x)| *x = T::random(i, bits())),
     }
 }
 
@@ -245,6 +315,44 @@ mod tests {
         let mut sorted: Vec<u64> = generate_range(0..5000, Distribution::Sorted, 4);
         sorted.sort();
         assert_eq!(sorted, generate::<u64>(5000, Distribution::Sorted, 4));
+    }
+
+    /// The first values of seed 7: a change of generator, stream layout or seeding
+    /// changes them (and every `--seed`'s data), which must then be a deliberate one.
+    #[test]
+    fn seed_7_gives_these_values() {
+        let u64s = generate::<u64>(4, Distribution::Uniform, 7);
+        assert_eq!(u64s, [14095323943061994099, 8595031940432502117, 104676313501531310, 5559363474435486144]);
+        let u32s = generate::<u32>(4, Distribution::Uniform, 7);
+        assert_eq!(u32s, [742701683, 3281823346, 3936197989, 2001186818]);
+        // One word per 4-byte key, two per 8-byte key, the first the low half.
+        assert_eq!(u64s[0] as u32, u32s[0]);
+        assert_eq!(u64s[0] >> 32, u32s[1] as u64);
+        // Far into the stream (a seek), and the few-valued distributions' keys.
+        let far = generate_range::<u64>((1 << 40)..(1 << 40) + 2, Distribution::Uniform, 7);
+        assert_eq!(far, [15115392152362605200, 14394766535309018760]);
+        assert_eq!(generate::<u64>(1, Distribution::Equal, 7), [17236010905523606670]);
+        assert_eq!(segment_offsets(1000, 4, 7), [0, 437, 711, 1000, 1000]);
+    }
+
+    /// Two pieces cut anywhere (inside a parallel job, at a job's edge, across several
+    /// jobs) give the whole, for keys of one and of two words and every distribution
+    /// that draws per element.
+    #[test]
+    fn a_range_in_two_pieces_is_the_whole() {
+        let n = 3 * JOB + 5;
+        for dist in [Distribution::Uniform, Distribution::TwoValues, Distribution::FewUnique, Distribution::Equal] {
+            let whole32: Vec<u32> = generate_range(0..n, dist, 11);
+            let whole64: Vec<Entity> = generate_range(0..n, dist, 11);
+            for cut in [1, 7, JOB - 1, JOB, JOB + 1, 2 * JOB + 12_345, n - 1] {
+                let mut two: Vec<u32> = generate_range(0..cut, dist, 11);
+                two.extend(generate_range::<u32>(cut..n, dist, 11));
+                assert!(two == whole32, "{dist} u32 cut at {cut}");
+                let mut two: Vec<Entity> = generate_range(0..cut, dist, 11);
+                two.extend(generate_range::<Entity>(cut..n, dist, 11));
+                assert!(two == whole64, "{dist} entity cut at {cut}");
+            }
+        }
     }
 
     #[test]

@@ -164,7 +164,7 @@ fn scan_matches_cpu_prefix_sums() {
     }
     let tile = kernels::scan::TILE as usize;
     // (Inputs past tile^2 = 2^28 values, where the scan of the tile sums is itself
-    // multi-pass, are covered by the CPU simulation in kernels/src/scan.rs.)
+    // multi-pass, are covered by the CPU simulation in kernels/src/scan/tests.rs.)
     for n in [0, 1, 2, 1000, tile - 1, tile, tile + 1, 5 * tile + 3, (1 << 22) + 1] {
         let values: Vec<u64> = generate::<u64>(n, Distribution::Uniform, n as u64).iter().map(|v| v >> 30).collect();
         check_scan(&values);

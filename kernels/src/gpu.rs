@@ -95,21 +95,6 @@ pub fn shfl_idx_u32(v: u32, src_lane: u32) -> u32 {
     r
 }
 
-/// Inclusive prefix sum of `v` across the warp (every lane must call it).
-#[inline(always)]
-pub fn warp_inclusive_sum_u32(mut v: u32) -> u32 {
-    let lane = lane_id();
-    let mut d = 1;
-    while d < 32 {
-        let up = shfl_up_u32(v, d);
-        if lane >= d {
-            v += up;
-        }
-        d <<= 1;
-    }
-    v
-}
-
 /// `__threadfence()`: orders this thread's global writes before its later ones as seen
 /// by the whole device.
 #[inline(always)]
@@ -131,21 +116,6 @@ pub fn shfl_idx_u64(v: u64, src_lane: u32) -> u64 {
     let lo = shfl_idx_u32(v as u32, src_lane);
     let hi = shfl_idx_u32((v >> 32) as u32, src_lane);
     (hi as u64) << 32 | lo as u64
-}
-
-/// Inclusive prefix sum of a 64-bit `v` across the warp (every lane must call it).
-#[inline(always)]
-pub fn warp_inclusive_sum_u64(mut v: u64) -> u64 {
-    let lane = lane_id();
-    let mut d = 1;
-    while d < 32 {
-        let up = shfl_up_u64(v, d);
-        if lane >= d {
-            v += up;
-        }
-        d <<= 1;
-    }
-    v
 }
 
 /// `__ballot_sync(0xffffffff, pred)`: bit `i` is lane `i`'s `pred`. Every lane must
@@ -413,9 +383,6 @@ pub fn lanemask_lt() -> u32 {
 pub fn sync_warp() {
     unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
 }
-
-/// `unroll`, for the kernels: plain Rust, so it lives where the host can test it too.
-pub use crate::block::unroll;
 
 /// The lanes of the warp whose low 8 bits of `v` equal this lane's: one ballot per bit,
 /// each inverted in the lanes whose bit is clear, ANDed together (the warp-level

@@ -89,6 +89,74 @@ pub const fn raw_u64(ord: u64, pos: u64, neg: u64) -> u64 {
     ord ^ if (ord ^ pos) & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
 }
 
+/// An unsigned word that kernels move as a key or a value: raw bits, or a key's order
+/// bits (radix digits are taken from these; the networks and merges compare them).
+pub trait Word: Copy + 'static {
+    const BYTES: u32;
+    const ZERO: Self;
+    const MAX: Self;
+    fn from_u64(v: u64) -> Self;
+    /// Order bits from raw bits (see [`ordered_u32`]).
+    fn ordered(self, pos: Self, neg: Self) -> Self;
+    /// Raw bits from order bits: the inverse of [`Word::ordered`].
+    fn raw(self, pos: Self, neg: Self) -> Self;
+    /// `(self >> shift) & mask`, `shift` below the width.
+    fn digit(self, shift: u32, mask: u32) -> u32;
+    fn to_u64(self) -> u64;
+}
+
+impl Word for u32 {
+    const BYTES: u32 = 4;
+    const ZERO: u32 = 0;
+    const MAX: u32 = u32::MAX;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u32 {
+        v as u32
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u32, neg: u32) -> u32 {
+        ordered_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn raw(self, pos: u32, neg: u32) -> u32 {
+        raw_u32(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) & mask
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Word for u64 {
+    const BYTES: u32 = 8;
+    const ZERO: u64 = 0;
+    const MAX: u64 = u64::MAX;
+    #[inline(always)]
+    fn from_u64(v: u64) -> u64 {
+        v
+    }
+    #[inline(always)]
+    fn ordered(self, pos: u64, neg: u64) -> u64 {
+        ordered_u64(self, pos, neg)
+    }
+    #[inline(always)]
+    fn raw(self, pos: u64, neg: u64) -> u64 {
+        raw_u64(self, pos, neg)
+    }
+    #[inline(always)]
+    fn digit(self, shift: u32, mask: u32) -> u32 {
+        (self >> shift) as u32 & mask
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
 /// Maps an IEEE single's bit pattern to unsigned bits in total order: negative values
 /// have every bit flipped (so larger magnitudes sort first), positive ones only the
 /// sign bit set.
@@ -188,7 +256,6 @@ impl SortKey for Entity {
 
 /// Invokes `$m!(Type, suffix)` once per element type. Entry-point families use this so
 /// that adding a key type is a one-line change here.
-#[macro_export]
 macro_rules! for_each_key_type {
     ($m:ident) => {
         $m!(u32, u32);
@@ -203,7 +270,6 @@ macro_rules! for_each_key_type {
 
 /// An array of `$e` for each element type, bound to `$t` in turn (in the order of
 /// [`for_each_key_type!`]): `each_element_type!(|T| size_of::<T>())`.
-#[macro_export]
 macro_rules! each_element_type {
     (|$t:ident| $e:expr) => {
         [
@@ -238,6 +304,9 @@ macro_rules! each_element_type {
         ]
     };
 }
+
+// The families name these macros by this module's path.
+pub(crate) use {each_element_type, for_each_key_type};
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! The host-kernel boundary: each kernel's parameters are one `#[repr(C)]` struct,
-//! declared once with [`crate::kernel_params!`] in the portable half of its family, which both
+//! declared once with `kernel_params!` in the portable half of its family, which both
 //! sides compile. The host fills that struct and launches it through one typed call
 //! (`host`'s `Gpu::launch`, given a [`Kernel`] handle); the device entry receives the
 //! same fields and rebuilds the struct for the kernel body.
@@ -11,7 +11,7 @@
 //! fills from the same bytes as a C struct. But LLVM then no longer knows that the
 //! pointers inside it address global memory, and every load and store through them
 //! becomes a generic one (`ld.b32` where a pointer parameter gives `ld.global.b32`).
-//! So [`crate::kernel_params!`] writes each entry's parameter list from the struct's fields,
+//! So `kernel_params!` writes each entry's parameter list from the struct's fields,
 //! in order: the PTX of an entry is exactly what hand-written parameters gave, and a
 //! C struct's layout is the layout of the parameter buffer of those parameters, so the
 //! two agree field by field. `host`'s tests check every entry of the PTX against its
@@ -148,7 +148,7 @@ pub const MAX_PARAMS: usize = 24;
 /// them (`void **kernelParams`); valid while the struct is borrowed.
 pub type ArgPtrs = ([*mut core::ffi::c_void; MAX_PARAMS], usize);
 
-/// A kernel's parameter struct, implemented by [`crate::kernel_params!`] alone.
+/// A kernel's parameter struct, implemented by `kernel_params!` alone.
 ///
 /// # Safety
 /// [`FIELDS`](Self::FIELDS) lists every field in declaration order with its offset
@@ -163,7 +163,7 @@ pub unsafe trait KernelParams: Copy + 'static {
 }
 
 /// A kernel entry whose parameters are `P`. Made only by the entry macros that
-/// [`crate::kernel_params!`] defines, next to the entry itself, so the name and the
+/// `kernel_params!` defines, next to the entry itself, so the name and the
 /// parameter type cannot disagree.
 pub struct Kernel<P> {
     name: &'static str,
@@ -276,7 +276,6 @@ pub const fn entry_list<const N: usize>(groups: &[&[Option<EntryLayout>]]) -> [E
 /// struct's fields as its parameters (the generic parameters bound as given), which
 /// rebuilds the struct as `p` and runs the body; and, on both sides, the constant
 /// `naive_merge_pass_u32: Kernel<MergePass<u32>>` that the host launches.
-#[macro_export]
 macro_rules! kernel_params {
     (@with_dollar ($d:tt)
         $(#[$meta:meta])*
@@ -358,9 +357,12 @@ macro_rules! kernel_params {
         pub(crate) use $entry_macro;
     };
     ($($body:tt)*) => {
-        $crate::kernel_params!(@with_dollar ($) $($body)*);
+        $crate::params::kernel_params!(@with_dollar ($) $($body)*);
     };
 }
+
+/// The families name the macro by this module's path.
+pub(crate) use kernel_params;
 
 /// Checks the finding of the module docs in every PTX build: an entry that takes a
 /// struct by value gets one byte-array parameter of the struct's size, and its loads

@@ -1,6 +1,9 @@
-//! One launcher per algorithm family, mirroring `kernels/src`. Each module exposes
-//! `sort(gpu, buf, opts)`; [`sort`] dispatches on [`Variant`], and sends record types
-//! that a variant sorts by key to [`records`], which sits above the pair sorts it uses.
+//! One launcher per algorithm family, mirroring `kernels/src` stem for stem
+//! (`kernels/src/radix/` is launched by `radix.rs`); the multi-GPU sort's `partition`
+//! and `splitters` kernels are launched by `crate::multi_gpu`. Each sort exposes
+//! `sort(gpu, buf, opts)` and [`scan`] the device-wide scan the sorts use; [`sort`]
+//! dispatches on [`Variant`], and sends record types that a variant sorts by key to
+//! [`records`], which sits above the pair sorts it uses.
 use crate::device::{DeviceBuffer, Gpu};
 use crate::error::{Error, Result};
 // Defined with the rest of what a caller asks of a sort, below every launcher.

@@ -11,8 +11,9 @@
 //! and one copy-back that does nothing unless the plan left the keys in the scratch
 //! buffer. The host never waits: which passes to skip and where the result
 //! lands are decided on the device.
+use kernels::key::Word;
 use kernels::params::DevPtr;
-use kernels::radix::{self as rk, HistKernel, Packing, Smem, Widths, Word};
+use kernels::radix::{self as rk, HistKernel, Packing, Smem, Widths};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;

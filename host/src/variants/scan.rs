@@ -1,6 +1,7 @@
 //! Device-wide exclusive prefix sum of `u64` values (the kernels and the pass structure
-//! are in `kernels/src/scan/`). Used for block offsets (`quick`); reusable for any
-//! counts or offsets on the device.
+//! are in `kernels/src/scan/`). Used for the block offsets of `quick` and the part
+//! offsets of the multi-GPU partition; reusable for any counts or offsets on the
+//! device.
 use kernels::params::DevPtr;
 use kernels::scan::{self, BLOCK, SMEM_BYTES, TILE, tile_count};
 

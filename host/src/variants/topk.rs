@@ -10,8 +10,8 @@
 //! device-to-host read** of the candidate count, and the radix sort of the candidate
 //! pairs ([`super::radix::sort_pairs`]). For uniform 32-bit keys one digit suffices
 //! up to about 2^27 keys (2^n / 2048 candidates).
+use kernels::key::Word;
 use kernels::params::DevPtr;
-use kernels::radix::Word;
 use kernels::topk::{self as tk, Compact, Hist, Select, State, TopkKernels, ctrl};
 
 use super::launch::blocks;
@@ -76,7 +76,7 @@ pub fn top_k<K: Key>(
             let grid =
                 n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm(gpu));
             let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
-            let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::SCAN_SMEM)?;
+            let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::scan::SCAN_SMEM)?;
             for pass in 0..tk::passes(width) {
                 let hist = Hist { keys: keys_ptr, n: n64, pos, neg, pass, ctrl: ctrl_ptr };
                 gpu.launch(hist_kernel, hist_cfg, &hist)?;

@@ -17,7 +17,7 @@
 use crate::key::SortKey;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`Step::Shared`]: block `b` loads tile `b` (`1 << log_tile` elements of `data`)
     /// into shared memory, runs the stages of strides below the tile of merges
     /// `k_first ..= k_last` there, and writes the tile back.
@@ -33,7 +33,7 @@ crate::kernel_params! {
     entries tile_stages_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`Step::Global`]: thread `p` applies comparator `p` of the stage with stride `j`
     /// in merge `k` to `data` (the first [`comparator_count`] of them).
     pub struct GlobalStage<T> {
@@ -65,11 +65,11 @@ macro_rules! bitonic_entries {
         }
     };
 }
-crate::for_each_key_type!(bitonic_entries);
+crate::key::for_each_key_type!(bitonic_entries);
 
 /// Every `bitonic` entry.
 pub const KERNELS: &[EntryLayout] =
-    crate::each_element_type!(|T| [<T as BitonicKernels>::TILE.layout(), <T as BitonicKernels>::GLOBAL.layout()])
+    crate::key::each_element_type!(|T| [<T as BitonicKernels>::TILE.layout(), <T as BitonicKernels>::GLOBAL.layout()])
         .as_flattened();
 
 /// Comparators per thread in a shared-memory tile (tile = 2 x block x this).

@@ -4,7 +4,7 @@
 //!
 //! A network is not stable: equal values may swap. Use it only where equal values are
 //! indistinguishable (primitive keys sorted alone); stable register sorts use odd-even
-//! transposition (adjacent swaps on strict `>`).
+//! transposition ([`transposition_sort`]: adjacent swaps on strict `>`).
 //!
 //! Sizes: 98 comparators for 19 inputs, 246 for 33 (odd-even transposition takes 171
 //! and 528).
@@ -84,6 +84,29 @@ pub fn sort_by_key<W: Copy, K: Ord, const N: usize>(v: &mut [W; N], key: impl Fn
             )
         },
     );
+}
+
+/// Sorts `v[0..valid]` stably by `key` with odd-even transposition (`N` rounds of
+/// adjacent compare-swaps inside `v[0..valid]`, swapping only on strict `>`; `valid`
+/// rounds already sort it); `v[valid..]` is left alone. `swapped(k)` is called after
+/// each swap of `k` and `k + 1`, so that values can follow their keys. The `N * N`
+/// steps are unrolled: for the registers of one thread (records, and keys that carry
+/// values; primitive keys alone take [`sort_by_key`]).
+#[inline(always)]
+pub fn transposition_sort<W: Copy, K: Ord, const N: usize>(
+    v: &mut [W; N],
+    valid: usize,
+    key: impl Fn(W) -> K,
+    mut swapped: impl FnMut(usize),
+) {
+    unroll::<N>(|round| {
+        unroll::<N>(|k| {
+            if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && key(v[k + 1]) < key(v[k]) {
+                v.swap(k, k + 1);
+                swapped(k);
+            }
+        });
+    });
 }
 
 /// The network of [`batcher`]`(N)` as an associated constant (a generic function
@@ -214,6 +237,28 @@ mod tests {
                     j /= 2;
                 }
                 k *= 2;
+            }
+        }
+    }
+
+    /// The transposition sort is stable, leaves `v[valid..]` alone, and reports every
+    /// swap (values that follow the reported swaps end with their keys).
+    #[test]
+    fn transposition_sort_is_stable_and_reports_its_swaps() {
+        let mut state = 7u64;
+        for valid in 0..=13 {
+            for _ in 0..200 {
+                let mut v = [(0u32, 0u32); 13];
+                for (i, e) in v.iter_mut().enumerate() {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    *e = (((state >> 33) % 4) as u32, i as u32);
+                }
+                let mut want = v;
+                want[..valid].sort_by_key(|e| e.0);
+                let mut follow: [u32; 13] = core::array::from_fn(|i| v[i].1);
+                transposition_sort(&mut v, valid, |e| e.0, |k| follow.swap(k, k + 1));
+                assert_eq!(v, want, "valid {valid}");
+                assert!(v.iter().zip(follow).all(|(e, f)| e.1 == f));
             }
         }
     }

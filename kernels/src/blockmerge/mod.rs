@@ -21,7 +21,7 @@ use crate::key::SortKey;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::co_rank_within;
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// Phase 1: block `b` sorts tile `b` (`1 << log_tile` elements) of `data` in place,
     /// through two shared-memory buffers of one tile each.
     pub struct BlockSort<T> {
@@ -34,7 +34,7 @@ crate::kernel_params! {
     entries block_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// Phase 2: one cross-block pass, merging the run pairs of width `1 << log_run` of
     /// `src` into `dst` ([`cross_thread`] per thread).
     pub struct CrossPass<T> {
@@ -66,10 +66,10 @@ macro_rules! blockmerge_entries {
         }
     };
 }
-crate::for_each_key_type!(blockmerge_entries);
+crate::key::for_each_key_type!(blockmerge_entries);
 
 /// Every `blockmerge` entry.
-pub const KERNELS: &[EntryLayout] = crate::each_element_type!(|T| [
+pub const KERNELS: &[EntryLayout] = crate::key::each_element_type!(|T| [
     <T as BlockmergeKernels>::BLOCK_SORT.layout(),
     <T as BlockmergeKernels>::CROSS_PASS.layout()
 ])

@@ -13,7 +13,7 @@ use crate::key::SortKey;
 use crate::naive::pass_count;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// One pass: thread `t` merges slices `t * per_thread ..` of width
     /// `1 << log_width` (each two sorted halves) from `src` into the same positions of
     /// `dst`.
@@ -45,10 +45,10 @@ macro_rules! bottomup_entries {
         }
     };
 }
-crate::for_each_key_type!(bottomup_entries);
+crate::key::for_each_key_type!(bottomup_entries);
 
 /// Every `bottomup` entry.
-pub const KERNELS: &[EntryLayout] = &crate::each_element_type!(|T| <T as BottomupKernels>::PASS.layout());
+pub const KERNELS: &[EntryLayout] = &crate::key::each_element_type!(|T| <T as BottomupKernels>::PASS.layout());
 
 /// Number of passes for `n` elements (slice widths 2, 4, ... up to the first that
 /// covers the array): the same count as every bottom-up merge sort.

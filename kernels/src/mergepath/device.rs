@@ -1,20 +1,20 @@
 //! The mergepath kernels (see the module doc of `mergepath` for the passes and the
 //! stability rule). Shared memory holds one tile of elements; a thread's `ITEMS`
-//! elements live in a register array indexed only inside [`gpu::unroll`].
+//! elements live in a register array indexed only inside [`unroll`](crate::block::unroll).
 //!
 //! Here: the element forms ([`Item`]), the values that travel with keys ([`Values`])
 //! and the agents that the entries (declared in `entries.rs` with their parameter
-//! structs) run. The tile primitives (shared-memory access, the register sort, a
-//! thread's merge from the tile, the stores) are in `tile`, the block sorts (cluster
-//! included) in `block_sort`, the global passes (partitions, merges) in `pass`.
+//! structs) run. A thread's merge from the tile and the stores of a sorted tile are in
+//! `tile`, the block sorts (cluster included) in `block_sort`, the global passes
+//! (partitions, merges) in `pass`; shared-memory access by slot, the register sorts and
+//! the generic tile stores are block primitives ([`crate::block`]).
 use super::{
     BLOCK, BlockSort, BlockSortKv, Merge, MergeKv, PairMerge, PairMergeKv, Window, block_co_ranks, block_range,
     merge_window, take_a,
 };
 use crate::block::network;
 use crate::gpu;
-use crate::key::{Entity, SortKey};
-use crate::radix::Word;
+use crate::key::{Entity, SortKey, Word};
 use crate::search::{co_rank, co_rank_probe, co_rank_range, guided_narrow, guided_probe, many_way_search};
 
 /// `$body` compiled for both values of the constant `$name`, run with `$name` =

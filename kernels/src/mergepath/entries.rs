@@ -12,7 +12,7 @@ use super::{BLOCK, cluster_ctas};
 use crate::key::{Entity, SortKey};
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel, entry_count, entry_list, layout_of};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// A block sort (`mergepath_block_sort_*`, and the wide `_x<w>_` ones): each block
     /// (or cluster) sorts its tile, or run of tiles, of `src` into the same elements of
     /// `dst`, which may be `src` (a block reads its whole tile before writing).
@@ -29,7 +29,7 @@ crate::kernel_params! {
     entries block_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`BlockSort`] of keys that carry one value word `V` each
     /// (`mergepath_block_sort_kv_*`): the values move from `vsrc` to `vdst` with their
     /// keys.
@@ -47,7 +47,7 @@ crate::kernel_params! {
     entries block_sort_kv_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The partition of a global pass (`mergepath_partition_*`; `_l8_`: 8 lanes per
     /// co-rank, [`super::partition_lanes`]): `parts[b]` = the co-rank of merge block
     /// `b`'s first output in its pair of runs of `tile << log_run` elements of `src`.
@@ -66,7 +66,7 @@ crate::kernel_params! {
     entries partition_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The merge of a global pass (`mergepath_merge_*`): block `b` writes outputs
     /// `b * tile ..` of the pairwise merge of the runs of `tile << log_run` elements of
     /// `src` to `dst`.
@@ -90,7 +90,7 @@ crate::kernel_params! {
     entries merge_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`Merge`] of keys that carry one value word `V` each (`mergepath_merge_kv_*`):
     /// the values move from `vsrc` to `vdst` with their keys.
     pub struct MergeKv<K, V> {
@@ -114,7 +114,7 @@ crate::kernel_params! {
     entries merge_kv_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The partition of the merge of two given runs (`mergepath_pair_partition_*`):
     /// `A` = `a[..a_len]` and `B` = `b[..b_len]`, anywhere in memory
     /// ([`super::pair_window`]); `parts[blk]` = the co-rank of merge block `blk`'s first
@@ -133,7 +133,7 @@ crate::kernel_params! {
     entries pair_partition_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The merge of two given runs (`mergepath_pair_merge_*`, see [`PairPartition`]):
     /// block `blk` writes outputs `blk * tile ..` to `dst`, by the co-ranks in `parts`.
     pub struct PairMerge<T> {
@@ -149,7 +149,7 @@ crate::kernel_params! {
     entries pair_merge_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`PairMerge`] of keys that carry one value word `V` each
     /// (`mergepath_pair_merge_kv_*`): `A`'s values at `va`, `B`'s at `vb`, the merged
     /// ones to `vdst`.
@@ -371,23 +371,23 @@ pub const KERNELS: &[EntryLayout] = &entry_list::<{ entry_count(ENTRIES) }>(ENTR
 
 /// Each kind of entry of every element type (`None` where a type has none).
 const ENTRIES: &[&[Option<EntryLayout>]] = &[
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::BLOCK_SORT.layout())),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X2)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X4)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X8)),
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::PARTITION.layout())),
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::PARTITION_L8.layout())),
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::MERGE.layout())),
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::PAIR_PARTITION.layout())),
-    &crate::each_element_type!(|T| Some(<T as MergepathKernels>::PAIR_MERGE.layout())),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::BLOCK_SORT_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::BLOCK_SORT_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::BLOCK_SORT_KV_X4)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::BLOCK_SORT_KV_X4)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::MERGE_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::MERGE_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::PAIR_MERGE_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::PAIR_MERGE_KV)),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::BLOCK_SORT.layout())),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X2)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X4)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKernels>::BLOCK_SORT_X8)),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::PARTITION.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::PARTITION_L8.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::MERGE.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::PAIR_PARTITION.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as MergepathKernels>::PAIR_MERGE.layout())),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::BLOCK_SORT_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::BLOCK_SORT_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::BLOCK_SORT_KV_X4)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::BLOCK_SORT_KV_X4)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::MERGE_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::MERGE_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u32>>::PAIR_MERGE_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as MergepathKvKernels<u64>>::PAIR_MERGE_KV)),
 ];
 
 /// Blocks per SM for a kernel measured best at `blocks_of_256` blocks of 256 threads:

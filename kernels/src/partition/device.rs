@@ -1,7 +1,9 @@
 //! The partition kernels' bodies (see the module doc of `partition`), each taking its
 //! entry's parameter struct.
 use super::{BLOCK, Count, ITEMS, MAX_PARTS, Scatter, ScatterKv, Starts, TILE, not_below};
-use crate::block::{WARP, warp_striped};
+use crate::block::WARP;
+use crate::block::tile::warp_striped;
+use crate::block::unroll;
 use crate::gpu;
 use crate::key::SortKey;
 use crate::params::Direction;
@@ -36,7 +38,7 @@ fn position(tile: u64, k: u32) -> u64 {
 #[inline(always)]
 unsafe fn load<K: SortKey>(keys: *const K, n: u64, tile: u64) -> [K; N] {
     let mut ks = [unsafe { *keys }; N];
-    gpu::unroll::<N>(|k| {
+    unroll::<N>(|k| {
         let at = position(tile, k as u32);
         if at < n {
             ks[k] = unsafe { *keys.add(at as usize) };
@@ -51,7 +53,7 @@ unsafe fn load<K: SortKey>(keys: *const K, n: u64, tile: u64) -> [K; N] {
 unsafe fn parts_of<K: SortKey>(ks: &[K; N], tile: u64, n: u64, parts: u32, desc: bool) -> [u32; N] {
     let smem = gpu::smem_base();
     let mut ps = [parts; N];
-    gpu::unroll::<N>(|k| {
+    unroll::<N>(|k| {
         let at = position(tile, k as u32);
         if at < n {
             let bits: u64 = ks[k].ord_bits(desc).into();
@@ -108,7 +110,7 @@ pub(super) unsafe fn count<K: SortKey>(p: Count<K>) {
             let ps = parts_of(ks, tile, n, parts, direction.is_descending());
             // Lane b counts the warp's keys of part b: one ballot per part and item.
             let mut mine = 0u32;
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 let mut b = 0;
                 while b < parts {
                     let c = gpu::ballot(ps[k] == b).count_ones();
@@ -162,7 +164,7 @@ unsafe fn scatter<K: SortKey, V: Copy, const VALUES: bool>(
             // count of its own part by a shuffle from that lane.
             let mut run = 0u32;
             let mut ranked = [0u32; N];
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 let p = ps[k];
                 let before = gpu::shfl_idx_u32(run, p & 31);
                 let mut b = 0;
@@ -189,7 +191,7 @@ unsafe fn scatter<K: SortKey, V: Copy, const VALUES: bool>(
                 }
             }
             gpu::sync_threads();
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 let p = ps[k];
                 if p < parts {
                     let dest = gpu::lds_u64(smem + BASES + 8 * (warp * MAX_PARTS + p)) + ranked[k] as u64;

@@ -74,7 +74,7 @@ pub const fn threshold(rank: usize, rank_s: usize, pos_s: u64) -> u64 {
     }
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `partition_count_<t>`: the keys of each tile of `keys[..n]` in each part, by the
     /// splitters `cuts` (`parts - 1` flattened `(bits, threshold)` pairs).
     pub struct Count<K> {
@@ -92,7 +92,7 @@ crate::kernel_params! {
     entries count_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `partition_scatter_<t>`: writes the keys of each part to `out_keys`, from the
     /// part's offset of each tile on, in input order.
     pub struct Scatter<K> {
@@ -110,7 +110,7 @@ crate::kernel_params! {
     entries scatter_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `partition_scatter_<t>_v<bits>`: [`Scatter`] of keys with one value word `V`
     /// each, moved from `values` to `out_values`.
     pub struct ScatterKv<K, V> {
@@ -130,7 +130,7 @@ crate::kernel_params! {
     entries scatter_kv_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `partition_starts`: `out[b]` = `offsets[b * tiles]` for `b <= parts` (where each
     /// part starts, and the total).
     pub struct Starts {
@@ -201,10 +201,10 @@ pub const KERNELS: &[EntryLayout] = &entry_list::<{ entry_count(ENTRIES) }>(ENTR
 
 /// Each kind of entry of every element type (`None` where a type has none).
 const ENTRIES: &[&[Option<EntryLayout>]] = &[
-    &crate::each_element_type!(|T| layout_of(<T as PartitionKernels>::COUNT)),
-    &crate::each_element_type!(|T| layout_of(<T as PartitionKernels>::SCATTER)),
-    &crate::each_element_type!(|T| layout_of(<T as PartitionKvKernels<u32>>::SCATTER_KV)),
-    &crate::each_element_type!(|T| layout_of(<T as PartitionKvKernels<u64>>::SCATTER_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as PartitionKernels>::COUNT)),
+    &crate::key::each_element_type!(|T| layout_of(<T as PartitionKernels>::SCATTER)),
+    &crate::key::each_element_type!(|T| layout_of(<T as PartitionKvKernels<u32>>::SCATTER_KV)),
+    &crate::key::each_element_type!(|T| layout_of(<T as PartitionKvKernels<u64>>::SCATTER_KV)),
     &[Some(partition_starts.layout())],
 ];
 

@@ -3,9 +3,12 @@
 use core::mem::MaybeUninit;
 
 use super::*;
+use crate::block::WARP;
+use crate::block::rank::lane_rank;
+use crate::block::scan::block_exclusive_sum_u64;
+use crate::block::tile::warp_striped;
 use crate::gpu;
 use crate::key::SortKey;
-use crate::scan::block_exclusive_sum_u64;
 
 #[inline(always)]
 unsafe fn seg_table(segs: *const u64, nseg: u64) -> SegTable<impl Fn(u64) -> u64 + Copy> {
@@ -63,7 +66,7 @@ pub unsafe fn count<T: SortKey, const I: usize>(params: Count<T>) {
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     let (mut lt, mut gt) = (0u64, 0u64);
     for k in 0..I as u32 {
-        let o = tile_offset(warp, k, lane, I as u32);
+        let o = warp_striped(warp, k, lane, I as u32) as u64;
         if o < tile_len {
             let key = unsafe { (*src.add((base + o) as usize)).ord_bits(desc) };
             lt += (key < p) as u64;
@@ -115,7 +118,7 @@ pub unsafe fn scatter<T: SortKey, const I: usize>(params: Scatter<T>) {
     // arrays, which LLVM would put in local memory; the second read of the tile
     // hits the cache.
     let step = |k: u32| {
-        let o = tile_offset(warp, k, lane, I as u32);
+        let o = warp_striped(warp, k, lane, I as u32) as u64;
         let valid = o < plan.tile_len;
         let (mut lt, mut gt, mut x) = (false, false, MaybeUninit::<T>::uninit());
         if valid {

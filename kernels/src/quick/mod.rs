@@ -41,7 +41,7 @@ use crate::key::SortKey;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::count_less_eq;
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `quick_pivots`: block `s` picks the pivot of segment `s` of `src` (one thread
     /// per sample, `blockDim == SAMPLES`; shared memory: `SAMPLES` elements).
     pub struct Pivots<T> {
@@ -59,7 +59,7 @@ crate::kernel_params! {
     entries pivots_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `quick_count`: block `b` counts the elements of its tile that sort before and
     /// after its segment's pivot, into `counts[b]` and `counts[nblocks + b]`.
     pub struct Count<T> {
@@ -77,7 +77,7 @@ crate::kernel_params! {
     entries count_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `quick_scatter`: block `b` moves every element of its tile of `src` to its part
     /// (`[less | equal | greater]`) of its segment in `dst` ([`block_plan`]).
     pub struct Scatter<T> {
@@ -98,7 +98,7 @@ crate::kernel_params! {
     entries scatter_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `quick_finish`: block `b` finishes entry `b` of the list (two words each,
     /// [`FinishEntry::encode`]): sorts its part in shared memory into `buf`, or copies
     /// it from `scratch` to `buf`.
@@ -140,10 +140,10 @@ macro_rules! quick_entries {
         }
     };
 }
-crate::for_each_key_type!(quick_entries);
+crate::key::for_each_key_type!(quick_entries);
 
 /// Every `quick` entry.
-pub const KERNELS: &[EntryLayout] = crate::each_element_type!(|T| [
+pub const KERNELS: &[EntryLayout] = crate::key::each_element_type!(|T| [
     <T as QuickKernels>::PIVOTS.layout(),
     <T as QuickKernels>::COUNT.layout(),
     <T as QuickKernels>::SCATTER.layout(),
@@ -153,8 +153,6 @@ pub const KERNELS: &[EntryLayout] = crate::each_element_type!(|T| [
 
 /// Samples per segment for the pivot (one thread each).
 pub const SAMPLES: u32 = 64;
-/// Threads per warp.
-pub const WARP: u32 = crate::block::WARP;
 
 /// Elements per thread in the partition kernels: about 64 bytes per thread keeps a
 /// tile in registers without spilling the wider types.
@@ -260,16 +258,6 @@ impl<F: Fn(u64) -> u64> SegTable<F> {
         count_less_eq(self.nseg, b, |s| self.first_block(s)) - 1
     }
 }
-
-/// Offset inside its tile of item `k` of lane `lane` of warp `warp`: the block
-/// primitives' warp-striped arrangement ([`crate::block::warp_striped`]), as a 64-bit
-/// index.
-#[inline(always)]
-pub fn tile_offset(warp: u32, k: u32, lane: u32, items: u32) -> u64 {
-    crate::block::warp_striped(warp, k, lane, items) as u64
-}
-
-pub use crate::block::lane_rank;
 
 /// Three counts packed in one `u64` (21 bits each), so one block scan ranks the less,
 /// equal and greater elements together. Tiles are at most 2^21 - 1 elements.

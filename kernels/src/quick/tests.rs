@@ -6,6 +6,9 @@ use std::vec;
 use std::vec::Vec;
 
 use super::*;
+use crate::block::WARP;
+use crate::block::rank::lane_rank;
+use crate::block::tile::warp_striped;
 use crate::naive;
 
 /// A simulated element: (key, id); the id shows that elements move, not keys.
@@ -79,7 +82,7 @@ fn simulate_level(
         for w in 0..warps {
             for k in 0..items {
                 for lane in 0..WARP {
-                    let o = tile_offset(w, k, lane, items);
+                    let o = warp_striped(w, k, lane, items) as u64;
                     if o < tile_len {
                         let key = bits(&src[(segt.start(s) + off + o) as usize], desc);
                         counts[b as usize] += (key < p) as u64;
@@ -113,7 +116,7 @@ fn simulate_level(
             for k in 0..items {
                 let m = &mut masks[w as usize][k as usize];
                 for lane in 0..WARP {
-                    let o = tile_offset(w, k, lane, items);
+                    let o = warp_striped(w, k, lane, items) as u64;
                     if o < plan.tile_len {
                         let key = bits(&src[(plan.tile_start + o) as usize], desc);
                         m.0 |= ((key < p) as u32) << lane;
@@ -147,7 +150,7 @@ fn simulate_level(
                     } else {
                         continue;
                     };
-                    let from = plan.tile_start + tile_offset(w, k, lane, items);
+                    let from = plan.tile_start + warp_striped(w, k, lane, items) as u64;
                     assert!(!written[to as usize], "slot {to} written twice");
                     written[to as usize] = true;
                     dst[to as usize] = src[from as usize];
@@ -410,9 +413,6 @@ fn samples_are_stratified_and_median_is_unique() {
 #[test]
 fn small_helpers() {
     assert_eq!(unpack3(pack3(5, (1 << 21) - 1, 7)), [5, (1 << 21) - 1, 7]);
-    assert_eq!(lane_rank(0b1011, 3), 2);
-    assert_eq!(lane_rank(u32::MAX, 0), 0);
-    assert_eq!(lane_rank(u32::MAX, 31), 31);
     for e in [
         FinishEntry { start: 0, len: 1, from_scratch: true, copy_only: false },
         FinishEntry { start: u64::MAX >> 1, len: 4096, from_scratch: false, copy_only: true },

@@ -1,51 +1,14 @@
 //! The radix kernels (see the module docs for the passes).
 use super::params::{CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
-use crate::block::{RankSmem, WARP, block_striped, rank_by_digit, warp_striped};
+use crate::block::WARP;
+use crate::block::rank::{RankSmem, rank_by_digit};
+use crate::block::scan::block_exclusive_sum_u64;
+use crate::block::smem::{lds_at, sts_at};
+use crate::block::tile::{block_striped, load_striped, warp_striped};
+use crate::block::unroll;
 use crate::gpu;
-
-/// Shared-memory access for the words the kernels stage.
-pub(crate) trait SmemWord: Word {
-    unsafe fn lds(addr: u32) -> Self;
-    unsafe fn sts(addr: u32, v: Self);
-}
-
-impl SmemWord for u32 {
-    #[inline(always)]
-    unsafe fn lds(addr: u32) -> u32 {
-        unsafe { gpu::lds_u32(addr) }
-    }
-    #[inline(always)]
-    unsafe fn sts(addr: u32, v: u32) {
-        unsafe { gpu::sts_u32(addr, v) }
-    }
-}
-
-impl SmemWord for u64 {
-    #[inline(always)]
-    unsafe fn lds(addr: u32) -> u64 {
-        unsafe { gpu::lds_u64(addr) }
-    }
-    #[inline(always)]
-    unsafe fn sts(addr: u32, v: u64) {
-        unsafe { gpu::sts_u64(addr, v) }
-    }
-}
-
-/// Loads the `valid` words at `src[start..]` warp-striped, `I` per thread (zero past
-/// the end).
-#[inline(always)]
-unsafe fn load_striped<W: Word, const I: usize>(src: *const W, start: u64, valid: u32) -> [W; I] {
-    let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
-    let mut out = [W::ZERO; I];
-    gpu::unroll::<I>(|k| {
-        let o = warp_striped(warp, k as u32, lane, I as u32);
-        if o < valid {
-            out[k] = unsafe { *src.add((start + o as u64) as usize) };
-        }
-    });
-    out
-}
+use crate::key::Word;
 
 /// Digit of warp-striped item `k`; items past `valid` get 255, above every real
 /// digit, so they rank after every key of the tile.
@@ -72,7 +35,7 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
     let ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
     let vs = unsafe { load_striped::<u32, I>(vals, start, valid) };
     let mut out = [W::ZERO; I];
-    gpu::unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | vs[k] as u64));
+    unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | vs[k] as u64));
     out
 }
 
@@ -102,14 +65,14 @@ unsafe fn look_back(status: *const u32, tile: u32, d: u32) -> u32 {
     let mut next = tile; // tiles next-1, next-2, ... remain to be read
     loop {
         let mut w = [0u32; LOOK_BACK_WINDOW];
-        gpu::unroll::<LOOK_BACK_WINDOW>(|j| {
+        unroll::<LOOK_BACK_WINDOW>(|j| {
             if (j as u32) < next {
                 w[j] = unsafe { gpu::ld_relaxed_u32(status.add(((next - 1 - j as u32) * DIGITS + d) as usize)) };
             }
         });
         let mut used = 0u32;
         let mut done = false;
-        gpu::unroll::<LOOK_BACK_WINDOW>(|j| {
+        unroll::<LOOK_BACK_WINDOW>(|j| {
             if !done && used == j as u32 && (j as u32) < next {
                 let flag = w[j] & FLAG_MASK;
                 if flag != 0 {
@@ -160,7 +123,7 @@ struct Pass<K, V> {
 /// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
 /// none carries the others' pointers and branches.
 #[inline(always)]
-unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
+unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
     let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
@@ -204,8 +167,8 @@ unsafe fn onesweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const PACKED: bo
 /// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass.
 #[inline(always)]
 unsafe fn sweep_tile<
-    K: SmemWord,
-    V: SmemWord,
+    K: Word,
+    V: Word,
     const PAIRS: bool,
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
@@ -244,7 +207,7 @@ unsafe fn sweep_tile<
                 gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
             },
             |k, r| {
-                K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                sts_at::<K>(base + s.keys + r * K::BYTES, ks[k]);
                 if PAIRS {
                     gpu::sts_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32), r);
                 }
@@ -267,10 +230,10 @@ unsafe fn sweep_tile<
         }
         gpu::sync_threads();
         let mut dig = [0u32; I];
-        gpu::unroll::<I>(|k| {
+        unroll::<I>(|k| {
             let i = block_striped(tid, k as u32, BLOCK);
             if i < valid {
-                let key = K::lds(base + s.keys + i * K::BYTES);
+                let key = lds_at::<K>(base + s.keys + i * K::BYTES);
                 let d = key.ordered(pos, neg).digit(shift, mask);
                 dig[k] = d;
                 let at = gpu::lds_u64(base + s.global_base + 8 * d).wrapping_add(i as u64);
@@ -287,15 +250,15 @@ unsafe fn sweep_tile<
             let (vsrc, vdst) = pick(from_b, p.vals_a, p.vals_b);
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
-            gpu::unroll::<I>(|k| {
+            unroll::<I>(|k| {
                 let r = gpu::lds_u16(base + s.ranks + 2 * warp_striped(warp, k as u32, lane, I as u32));
-                V::sts(base + s.vals + r * V::BYTES, vs[k]);
+                sts_at::<V>(base + s.vals + r * V::BYTES, vs[k]);
             });
             gpu::sync_threads();
-            gpu::unroll::<I>(|k| {
+            unroll::<I>(|k| {
                 let i = block_striped(tid, k as u32, BLOCK);
                 if i < valid {
-                    let v = V::lds(base + s.vals + i * V::BYTES);
+                    let v = lds_at::<V>(base + s.vals + i * V::BYTES);
                     let at = gpu::lds_u64(base + s.global_base + 8 * dig[k]).wrapping_add(i as u64);
                     *vdst.add(at as usize) = v;
                 }
@@ -310,7 +273,7 @@ unsafe fn sweep_tile<
 /// [`Smem::small`] layout); launched with [`BLOCK`] threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(
+pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
     keys: *mut K,
     vals: *mut V,
     n: u32,
@@ -333,23 +296,23 @@ pub(crate) unsafe fn small<K: SmemWord, V: SmemWord, const PAIRS: bool, const I:
                 rank_smem(base, &s),
                 |_, _| {},
                 |k, r| {
-                    K::sts(base + s.keys + r * K::BYTES, ks[k]);
+                    sts_at::<K>(base + s.keys + r * K::BYTES, ks[k]);
                     if PAIRS {
-                        V::sts(base + s.vals + r * V::BYTES, vs[k]);
+                        sts_at::<V>(base + s.vals + r * V::BYTES, vs[k]);
                     }
                 },
             );
             gpu::sync_threads();
-            gpu::unroll::<I>(|k| {
+            unroll::<I>(|k| {
                 let o = warp_striped(warp, k as u32, lane, I as u32);
-                ks[k] = K::lds(base + s.keys + o * K::BYTES);
+                ks[k] = lds_at::<K>(base + s.keys + o * K::BYTES);
                 if PAIRS {
-                    vs[k] = V::lds(base + s.vals + o * V::BYTES);
+                    vs[k] = lds_at::<V>(base + s.vals + o * V::BYTES);
                 }
             });
             gpu::sync_threads();
         }
-        gpu::unroll::<I>(|k| {
+        unroll::<I>(|k| {
             let o = warp_striped(warp, k as u32, lane, I as u32);
             if o < n {
                 *keys.add(o as usize) = ks[k];
@@ -385,13 +348,13 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     // which left the partial step short of registers (spills at 1024 threads).
     let valid = if FULL || first >= n { 0 } else { (n - first).div_ceil(bd as u64).min(I as u64) as usize };
     let mut ks = [K::ZERO; I];
-    gpu::unroll::<I>(|j| {
+    unroll::<I>(|j| {
         if FULL || j < valid {
             ks[j] = unsafe { *at.add(j * bd) }.ordered(pos, neg);
         }
     });
-    gpu::unroll::<NP>(|p| {
-        gpu::unroll::<I>(|j| {
+    unroll::<NP>(|p| {
+        unroll::<I>(|j| {
             if FULL || j < valid {
                 let counter = p as u32 * DIGITS + ks[j].digit(shifts[p], masks[p]);
                 unsafe { gpu::reds_add_u32(counters + 4 * hist::slot(counter, slots, lane), 1) };
@@ -428,7 +391,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
         gpu::sync_threads();
         let mut shifts = [0u32; NP];
         let mut masks = [0u32; NP];
-        gpu::unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
+        unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
         let per_step = bd as u64 * I as u64;
         let whole = n / per_step;
         let mut step = gpu::block_idx() as u64;
@@ -529,8 +492,7 @@ pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
         for p in 0..np {
             let c =
                 if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
-            let (excl, _) =
-                crate::block::block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
+            let (excl, _) = block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
             if tid < DIGITS {
                 *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
                 if c == n {
@@ -550,7 +512,7 @@ pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
 
 /// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn sweep<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
+pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
     let Sweep {
         keys_a,
         keys_b,
@@ -646,7 +608,7 @@ pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
 
 /// The one-block sort entry ([`Small`]), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn small_entry<K: SmemWord, V: SmemWord, const PAIRS: bool, const I: usize>(p: Small<K, V>) {
+pub(crate) unsafe fn small_entry<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Small<K, V>) {
     let Small { keys, vals, n, begin, end, pos, neg } = p;
     unsafe { small::<K, V, PAIRS, I>(keys.get(), vals.get(), n, begin, end, pos, neg) }
 }

@@ -1,11 +1,11 @@
 //! The radix kernels' entries ([`crate::params`]): the entries of each key and value
 //! width, and [`Widths`], the handles of one width that the host picks at run time.
-use super::Word;
 use super::params::*;
 #[cfg(target_arch = "nvptx64")]
 use super::{MID_ITEMS, SHORT_ITEMS, device, items};
 #[cfg(target_arch = "nvptx64")]
 use crate::gpu;
+use crate::key::Word;
 use crate::params::{EntryLayout, Kernel};
 
 /// The tile kernels of one key and value width: the digit pass on full and on short

@@ -15,7 +15,7 @@
 //!    block takes the next tile id from an atomic counter (so a block only ever waits
 //!    for tiles taken by blocks already running: no deadlock whatever the scheduling
 //!    order), ranks its tile's keys by digit in shared memory
-//!    (`block::rank_by_digit`), publishes its per-digit counts and finds the
+//!    (`block::rank::rank_by_digit`), publishes its per-digit counts and finds the
 //!    counts of all earlier tiles by a decoupled look-back over per-tile status words
 //!    (`FLAG_AGGREGATE`: this tile's count only; `FLAG_PREFIX`: inclusive of all
 //!    earlier tiles), then writes its keys (and values) from shared memory to their
@@ -484,73 +484,6 @@ pub mod hist {
         let needed = steps.div_ceil(MAX_KEYS_PER_BLOCK / step(kb));
         let grid = if grid < needed { needed } else { grid };
         if grid < 1 { 1 } else { grid }
-    }
-}
-
-/// A key or value word moved by the radix kernels.
-pub trait Word: Copy + 'static {
-    const BYTES: u32;
-    const ZERO: Self;
-    const MAX: Self;
-    fn from_u64(v: u64) -> Self;
-    /// Order bits from raw bits (see [`crate::key::ordered_u32`]).
-    fn ordered(self, pos: Self, neg: Self) -> Self;
-    /// Raw bits from order bits: the inverse of [`Word::ordered`].
-    fn raw(self, pos: Self, neg: Self) -> Self;
-    /// `(self >> shift) & mask`, `shift` below the width.
-    fn digit(self, shift: u32, mask: u32) -> u32;
-    fn to_u64(self) -> u64;
-}
-
-impl Word for u32 {
-    const BYTES: u32 = 4;
-    const ZERO: u32 = 0;
-    const MAX: u32 = u32::MAX;
-    #[inline(always)]
-    fn from_u64(v: u64) -> u32 {
-        v as u32
-    }
-    #[inline(always)]
-    fn ordered(self, pos: u32, neg: u32) -> u32 {
-        crate::key::ordered_u32(self, pos, neg)
-    }
-    #[inline(always)]
-    fn raw(self, pos: u32, neg: u32) -> u32 {
-        crate::key::raw_u32(self, pos, neg)
-    }
-    #[inline(always)]
-    fn digit(self, shift: u32, mask: u32) -> u32 {
-        (self >> shift) & mask
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self as u64
-    }
-}
-
-impl Word for u64 {
-    const BYTES: u32 = 8;
-    const ZERO: u64 = 0;
-    const MAX: u64 = u64::MAX;
-    #[inline(always)]
-    fn from_u64(v: u64) -> u64 {
-        v
-    }
-    #[inline(always)]
-    fn ordered(self, pos: u64, neg: u64) -> u64 {
-        crate::key::ordered_u64(self, pos, neg)
-    }
-    #[inline(always)]
-    fn raw(self, pos: u64, neg: u64) -> u64 {
-        crate::key::raw_u64(self, pos, neg)
-    }
-    #[inline(always)]
-    fn digit(self, shift: u32, mask: u32) -> u32 {
-        (self >> shift) as u32 & mask
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self
     }
 }
 

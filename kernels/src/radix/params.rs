@@ -5,7 +5,7 @@
 //! bits into order bits ([`crate::key::BitOrder::masks`], descending order included).
 use crate::params::DevPtr;
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The histogram kernel (`radix_hist`): digit counts of every pass over bits
     /// `begin..end`, then (last block) the digit offsets and the plan.
     pub struct Hist<K> {
@@ -27,7 +27,7 @@ crate::kernel_params! {
     entries hist_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// One digit pass over one portion of tiles (`radix_onesweep`): buffers A and B of
     /// the keys and of the values (the plan says which is read), the digit `(order bits
     /// >> shift) & mask`, and this launch's place among the sort's launches.
@@ -56,7 +56,7 @@ crate::kernel_params! {
     entries sweep_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The digit pass of a packed sort of `u32` keys with `u32` values
     /// ([`super::Packing`]): `packed_a` / `packed_b` are the packed scratch buffers A and
     /// B, `keys` / `vals` the caller's arrays; `shift` and the masks apply to the packed
@@ -85,7 +85,7 @@ crate::kernel_params! {
     entries packed_sweep_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The one-block sort of at most [`super::small_max`] keys (`radix_small`) over bits
     /// `begin..end`.
     pub struct Small<K, V> {
@@ -101,7 +101,7 @@ crate::kernel_params! {
     entries small_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// When the plan of a packed sort left the sorted pairs packed in scratch buffer B,
     /// unpacks them into the caller's arrays (`radix_unpack_back`); otherwise returns
     /// at once.
@@ -116,7 +116,7 @@ crate::kernel_params! {
     entries unpack_back_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// When the plan left the sorted keys (and values) in the scratch buffers, copies
     /// them to the caller's, as words (`radix_copy_back`); otherwise returns at once.
     pub struct CopyBack {

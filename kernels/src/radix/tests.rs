@@ -101,7 +101,7 @@ fn layouts_fit_and_counts_fit_status_words() {
         for s in [Smem::onesweep(kb, vb), Smem::small(kb, vb)] {
             assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
             assert_eq!(s.keys % 16, 0);
-            assert!(s.scan + crate::block::SCAN_SMEM <= s.digit_start);
+            assert!(s.scan + crate::block::scan::SCAN_SMEM <= s.digit_start);
             assert!(s.warp_digits + 4 * WARPS * DIGITS <= s.keys);
         }
     }

@@ -1,7 +1,9 @@
-//! The record kernels: key extraction, gather, iota (see the module docs).
+//! The record kernels: key extraction and gather (see the module docs; `iota_u32`'s
+//! one-line body is written in its entry).
 use super::{Gather, RecordKeys};
+use crate::block::unroll;
 use crate::gpu;
-use crate::radix::Word;
+use crate::key::Word;
 
 /// See [`RecordKeys`] and the module docs.
 #[inline(always)]
@@ -18,7 +20,7 @@ pub(super) unsafe fn record_keys<K: Word, const N: usize>(p: RecordKeys<K>) {
             *(at as *const K)
         } else {
             let mut b = [0u8; N];
-            gpu::unroll::<N>(|j| b[j] = *at.add(j));
+            unroll::<N>(|j| b[j] = *at.add(j));
             K::from_u64(super::le_word(b))
         };
         *bits.add(i as usize) = raw.ordered(pos, neg);

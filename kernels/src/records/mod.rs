@@ -10,6 +10,11 @@
 //!   record `idx[i]`, one thread per lane of [`lane_bytes`] bytes, so that consecutive
 //!   threads store consecutive lanes (coalesced) and wide records move in 16-byte
 //!   loads and stores.
+//! * `iota_u32`: `idx[i] = i`, the values of an argsort on the device (the radix
+//!   launcher's, `host::variants::radix`).
+//!
+//! The kernels' parameters and entries are declared here; the bodies of the key and
+//! gather kernels are in `device.rs`.
 
 /// Widest lane (1, 4, 8 or 16 bytes) that divides the record size and the alignment of
 /// both buffers: the gather moves records in lanes of that many bytes.
@@ -58,7 +63,7 @@ pub fn le_word_slice(bytes: &[u8]) -> u64 {
 
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `bits[i]` = order bits (by the masks `pos` / `neg`) of the key of `K` at byte
     /// `key_offset` of record `i` of `src`, `idx[i] = i` (`record_keys`). `aligned`:
     /// [`key_is_aligned`] (one branch for the whole launch).
@@ -77,7 +82,7 @@ crate::kernel_params! {
     entries record_keys_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `dst` record `i` = `src` record `idx[i]`, moved in `lanes` lanes of `L` per
     /// record (`gather`; `n` records).
     pub struct Gather<L> {
@@ -98,7 +103,7 @@ impl Gather<u8> {
     }
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `idx[i] = i` for `i < n` (`iota_u32`): the values of an argsort on the device.
     pub struct Iota {
         pub idx: DevPtr<u32>,
@@ -124,7 +129,7 @@ iota_entry!(
 );
 
 /// The key extraction of keys `K`.
-pub trait RecordKeysKernel: crate::radix::Word {
+pub trait RecordKeysKernel: crate::key::Word {
     const RECORD_KEYS: Kernel<RecordKeys<Self>>;
 }
 
@@ -151,36 +156,4 @@ pub const KERNELS: &[EntryLayout] = &[
 mod device;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lanes_are_the_widest_that_divide_size_and_both_addresses() {
-        assert_eq!(lane_bytes(32, 0, 256), 16);
-        assert_eq!(lane_bytes(20, 0, 256), 4);
-        assert_eq!(lane_bytes(24, 0, 256), 8);
-        assert_eq!(lane_bytes(32, 8, 256), 8);
-        assert_eq!(lane_bytes(32, 0, 4), 4);
-        assert_eq!(lane_bytes(7, 0, 0), 1);
-        assert_eq!(lane_bytes(6, 0, 0), 1);
-        assert_eq!(lane_bytes(16, 2, 0), 1);
-    }
-
-    #[test]
-    fn key_alignment_needs_size_offset_and_base() {
-        assert!(key_is_aligned(32, 4, 4, 256));
-        assert!(!key_is_aligned(32, 2, 4, 256));
-        assert!(!key_is_aligned(20, 8, 8, 256));
-        assert!(key_is_aligned(24, 16, 8, 256));
-        assert!(!key_is_aligned(24, 16, 8, 4));
-    }
-
-    #[test]
-    fn unaligned_keys_read_little_endian() {
-        assert_eq!(le_word([0x78, 0x56, 0x34, 0x12]), 0x1234_5678);
-        let x = -3.5f64;
-        assert_eq!(le_word(x.to_le_bytes()), x.to_bits());
-        assert_eq!(le_word_slice(&x.to_le_bytes()), x.to_bits());
-        assert_eq!(le_word_slice(&[1, 2]), 0x0201);
-    }
-}
+mod tests;

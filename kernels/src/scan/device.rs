@@ -1,6 +1,6 @@
 //! The scan kernels (see the module docs).
 use super::{ITEMS, Reduce, TILE, Tiles, tile_range};
-use crate::block::block_exclusive_sum_u64;
+use crate::block::scan::block_exclusive_sum_u64;
 use crate::gpu;
 
 /// This thread's values of tile `b` of `src[0..n]`: their first index, the tile's

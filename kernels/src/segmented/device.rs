@@ -1,42 +1,12 @@
 //! The segmented sort's kernels (see the module docs for the bins).
 use super::*;
 use crate::block::WARP;
+use crate::block::unroll;
+use crate::block::warp_sort::{NetItem, warp_bitonic};
 use crate::gpu;
-use crate::radix::device::{SmemWord, small};
-use crate::radix::{self, Word};
-
-/// An element of the warp network: compared as a whole, moved between lanes.
-pub(super) trait NetItem: Copy + Ord {
-    /// Above every real element: the padding past a segment's end.
-    const MAX: Self;
-    /// This element of lane `src` (every lane of the warp must call it).
-    fn shfl(self, src: u32) -> Self;
-}
-
-impl NetItem for u32 {
-    const MAX: u32 = u32::MAX;
-    #[inline(always)]
-    fn shfl(self, src: u32) -> u32 {
-        gpu::shfl_idx_u32(self, src)
-    }
-}
-
-impl NetItem for u64 {
-    const MAX: u64 = u64::MAX;
-    #[inline(always)]
-    fn shfl(self, src: u32) -> u64 {
-        gpu::shfl_idx_u64(self, src)
-    }
-}
-
-/// A 64-bit key's order bits and its position: tuples compare field by field.
-impl NetItem for (u64, u32) {
-    const MAX: (u64, u32) = (u64::MAX, u32::MAX);
-    #[inline(always)]
-    fn shfl(self, src: u32) -> (u64, u32) {
-        (gpu::shfl_idx_u64(self.0, src), gpu::shfl_idx_u32(self.1, src))
-    }
-}
+use crate::key::Word;
+use crate::radix;
+use crate::radix::device::small;
 
 /// A network element that tags a key's order bits with its position in the segment,
 /// for the stable sort of pairs.
@@ -79,75 +49,20 @@ impl Tag for (u64, u32) {
     }
 }
 
-/// Sorts the warp's `32 * I` order bits, element `k * 32 + lane` in `keys[k]` of
-/// `lane`, ascending: the steps of [`network`] (which the CPU model checks), written
-/// out so that every `(size, j)` is a constant. A stride known only at run time would
-/// make the partner of a register step a computed index and put `keys` in local
-/// memory; nested `unroll` closures this large are not inlined by LLVM.
-#[inline(always)]
-fn warp_bitonic<K: NetItem, const I: usize>(keys: &mut [K; I]) {
-    let lane = gpu::lane_id();
-    let log_n = (32 * I).trailing_zeros();
-    macro_rules! stage {
-        ($m:literal: $($t:literal)*) => {
-            if $m < log_n {
-                $( bitonic_step::<K, I>(keys, 2 << $m, 1 << ($m - $t), lane); )*
-            }
-        };
-    }
-    stage!(0: 0);
-    stage!(1: 0 1);
-    stage!(2: 0 1 2);
-    stage!(3: 0 1 2 3);
-    stage!(4: 0 1 2 3 4);
-    stage!(5: 0 1 2 3 4 5);
-    stage!(6: 0 1 2 3 4 5 6);
-    stage!(7: 0 1 2 3 4 5 6 7);
-    stage!(8: 0 1 2 3 4 5 6 7 8);
-    const { assert!(32 * I <= 1 << 9, "stages cover networks of up to 512 elements") };
-}
-
-/// One step of the network: pairs at stride `j` inside merges of `size`. Strides of a
-/// warp or more pair two items of the same lane; smaller ones pair lanes.
-#[inline(always)]
-fn bitonic_step<K: NetItem, const I: usize>(keys: &mut [K; I], size: u32, j: u32, lane: u32) {
-    if j >= WARP {
-        let jj = (j / WARP) as usize;
-        gpu::unroll::<I>(|k| {
-            if k & jj == 0 {
-                let (a, b) = (keys[k], keys[k | jj]);
-                let (lo, hi) = (core::cmp::min(a, b), core::cmp::max(a, b));
-                let min_first = keeps_min(k as u32 * WARP + lane, size, j);
-                (keys[k], keys[k | jj]) = if min_first { (lo, hi) } else { (hi, lo) };
-            }
-        });
-    } else {
-        gpu::unroll::<I>(|k| {
-            let other = keys[k].shfl(lane ^ j);
-            let mine = keys[k];
-            keys[k] = if keeps_min(k as u32 * WARP + lane, size, j) {
-                core::cmp::min(mine, other)
-            } else {
-                core::cmp::max(mine, other)
-            };
-        });
-    }
-}
-
 /// Loads `len <= 32 * I` keys at `keys` as order bits (striped, padded with
 /// [`NetItem::MAX`]), sorts them and stores them back as raw words.
 #[inline(always)]
 unsafe fn warp_sort<K: Word + NetItem, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
     let lane = gpu::lane_id();
     let mut ks = [<K as NetItem>::MAX; I];
-    gpu::unroll::<I>(|k| {
+    unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
             ks[k] = unsafe { *keys.add(o as usize) }.ordered(pos, neg);
         }
     });
     warp_bitonic::<K, I>(&mut ks);
-    gpu::unroll::<I>(|k| {
+    unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
             unsafe { *keys.add(o as usize) = ks[k].raw(pos, neg) };
@@ -169,7 +84,7 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
 ) {
     let lane = gpu::lane_id();
     let mut ts = [T::MAX; I];
-    gpu::unroll::<I>(|k| {
+    unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
             ts[k] = T::tag(unsafe { *keys.add(o as usize) }.ordered(pos, neg), o);
@@ -177,14 +92,14 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
     });
     warp_bitonic::<T, I>(&mut ts);
     let mut vs = [0u32; I];
-    gpu::unroll::<I>(|k| {
+    unroll::<I>(|k| {
         if k as u32 * WARP + lane < len {
             vs[k] = unsafe { *vals.add(ts[k].idx() as usize) };
         }
     });
     // Other lanes' stores below overwrite values this lane may still be reading.
     gpu::sync_warp();
-    gpu::unroll::<I>(|k| {
+    unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
             unsafe {
@@ -241,7 +156,7 @@ pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
 /// one-block limit) with the radix sort's one-block body on tiles of at most `FULL`
 /// items per thread.
 #[inline(always)]
-pub unsafe fn block_segments<K: SmemWord, const FULL: usize>(p: BlockSort<K>) {
+pub unsafe fn block_segments<K: Word, const FULL: usize>(p: BlockSort<K>) {
     let BlockSort { keys, descs, pos, neg } = p;
     let vals = core::ptr::null_mut::<u32>();
     unsafe { block_segment::<K, false, FULL>(keys.get(), vals, descs.get(), pos, neg) }
@@ -249,14 +164,14 @@ pub unsafe fn block_segments<K: SmemWord, const FULL: usize>(p: BlockSort<K>) {
 
 /// [`block_segments`] of keys with values.
 #[inline(always)]
-pub unsafe fn block_segments_pairs<K: SmemWord, const FULL: usize>(p: BlockSortPairs<K>) {
+pub unsafe fn block_segments_pairs<K: Word, const FULL: usize>(p: BlockSortPairs<K>) {
     let BlockSortPairs { keys, vals, descs, pos, neg } = p;
     unsafe { block_segment::<K, true, FULL>(keys.get(), vals.get(), descs.get(), pos, neg) }
 }
 
 /// The segment of block `b` (see [`block_segments`]), values too when `PAIRS`.
 #[inline(always)]
-unsafe fn block_segment<K: SmemWord, const PAIRS: bool, const FULL: usize>(
+unsafe fn block_segment<K: Word, const PAIRS: bool, const FULL: usize>(
     keys: *mut K,
     vals: *mut u32,
     descs: *const u64,

@@ -9,9 +9,9 @@
 //!   segment, [`WARPS`] segments per block. The warp holds its segment in registers,
 //!   [`warp_items`] keys per lane (a power of two, so the network is as short as the
 //!   segment allows), in *striped* order (element `k * 32 + lane`: coalesced loads and
-//!   stores), padded with the largest order bits, and sorts it by a bitonic network:
-//!   strides below 32 exchange across lanes by shuffles, larger strides swap inside a
-//!   lane's registers ([`keeps_min`] is the whole network's direction rule).
+//!   stores), padded with the largest order bits, and sorts it by the warp's bitonic
+//!   network ([`crate::block::warp_sort`]: strides below 32 exchange across lanes by
+//!   shuffles, larger strides swap inside a lane's registers).
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
 //!   one block per segment running the radix sort's one-block body
 //!   (`radix::device::small`) on the segment, on the smallest of its tiles that
@@ -40,10 +40,10 @@
 //! The entries are per key *word* ([`SegmentedKernels`]): `u32` for 32-bit keys, `u64`
 //! for 64-bit keys. A primitive key's word is its [`SortKey::Bits`](crate::SortKey::Bits),
 //! the unsigned integer of its width.
+use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
-use crate::radix::Word;
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_warp_sort`: warp `w` of the grid sorts the `w`-th of `count` warp-bin
     /// segments of `keys` in place.
     pub struct WarpSort<K> {
@@ -59,7 +59,7 @@ crate::kernel_params! {
     entries warp_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`WarpSort`] of keys with a `u32` value each (`vals`, moved along, stably).
     pub struct WarpSortPairs<K> {
         pub keys: DevPtr<K>,
@@ -73,7 +73,7 @@ crate::kernel_params! {
     entries warp_sort_pairs_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_block_sort`: block `b` sorts the block-bin segment `descs[b]` of
     /// `keys` in place with the radix sort's one-block body.
     pub struct BlockSort<K> {
@@ -86,7 +86,7 @@ crate::kernel_params! {
     entries block_sort_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// [`BlockSort`] of keys with a `u32` value each (`vals`, moved along, stably).
     pub struct BlockSortPairs<K> {
         pub keys: DevPtr<K>,
@@ -99,7 +99,7 @@ crate::kernel_params! {
     entries block_sort_pairs_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `segmented_gather` and `segmented_scatter`: thread `p` copies element `p` of the
     /// concatenation of the `count` large segments (`total` keys) from `keys` to
     /// `concat`, recording its segment index in `ids` (gather), or back (scatter).
@@ -263,22 +263,6 @@ pub const fn tag_u32(ord: u32, idx: u32) -> u64 {
 pub const fn warp_items(len: u32) -> u32 {
     let per_lane = len.div_ceil(32);
     if per_lane <= 1 { 1 } else { per_lane.next_power_of_two() }
-}
-
-/// The bitonic network's direction rule: in the step of merge size `size` (a power of
-/// two, 2..=N) and stride `j` (`size / 2` down to 1), element `e` and its partner
-/// `e ^ j` are ordered so that `e` ends with the smaller of the two exactly when this
-/// is true (ascending blocks of `size` where `e & size == 0`, descending otherwise;
-/// the lower index of a pair takes the block's first element). The last merge
-/// (`size == N`) is ascending everywhere.
-#[inline(always)]
-pub const fn keeps_min(e: u32, size: u32, j: u32) -> bool {
-    (e & size == 0) == (e & j == 0)
-}
-
-/// Steps `(size, j)` of the bitonic network over `2^log_n` elements, in order.
-pub fn network(log_n: u32) -> impl Iterator<Item = (u32, u32)> {
-    (0..log_n).flat_map(move |m| (0..=m).map(move |t| (2u32 << m, 1u32 << (m - t))))
 }
 
 #[cfg(target_arch = "nvptx64")]

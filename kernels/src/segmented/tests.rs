@@ -1,8 +1,8 @@
-//! The segmented sort's bins and descriptors, and a CPU model of the warp network in
-//! the kernel's own layout (lanes x striped items), built on [`network`] and
-//! [`keeps_min`].
+//! The segmented sort's bins and descriptors, and its tags through the CPU model of the
+//! warp network ([`crate::block::warp_sort`]).
 extern crate std;
 use super::*;
+use crate::block::warp_sort;
 use crate::radix;
 use std::vec::Vec;
 
@@ -50,73 +50,6 @@ fn warp_items_is_the_shortest_power_of_two_network() {
 }
 
 #[test]
-fn network_steps_are_the_bitonic_schedule() {
-    let steps: Vec<_> = network(3).collect();
-    assert_eq!(steps, [(2, 1), (4, 2), (4, 1), (8, 4), (8, 2), (8, 1)]);
-    assert_eq!(network(9).count(), 45);
-}
-
-/// The warp kernel on the CPU: `lanes[lane][k]` is element `k * 32 + lane`; strides
-/// of 32 and more pair items of one lane, smaller ones pair lanes (a shuffle reads the
-/// partner's value before anything is written).
-fn warp_sort_model(keys: &[u32], items: usize) -> Vec<u32> {
-    let n = 32 * items;
-    assert!(keys.len() <= n);
-    let mut lanes = [[u32::MAX; WARP_ITEMS_MAX as usize]; 32];
-    for (e, &k) in keys.iter().enumerate() {
-        lanes[e % 32][e / 32] = k;
-    }
-    for (size, j) in network(n.trailing_zeros()) {
-        if j >= 32 {
-            let jj = (j / 32) as usize;
-            for lane in 0..32u32 {
-                for k in (0..items).filter(|k| k & jj == 0) {
-                    let l = &mut lanes[lane as usize];
-                    let (lo, hi) = (l[k].min(l[k | jj]), l[k].max(l[k | jj]));
-                    let e = k as u32 * 32 + lane;
-                    (l[k], l[k | jj]) = if keeps_min(e, size, j) { (lo, hi) } else { (hi, lo) };
-                }
-            }
-        } else {
-            let before = lanes;
-            for lane in 0..32u32 {
-                for k in 0..items {
-                    let (mine, other) = (before[lane as usize][k], before[(lane ^ j) as usize][k]);
-                    let e = k as u32 * 32 + lane;
-                    lanes[lane as usize][k] = if keeps_min(e, size, j) { mine.min(other) } else { mine.max(other) };
-                }
-            }
-        }
-    }
-    (0..keys.len()).map(|e| lanes[e % 32][e / 32]).collect()
-}
-
-#[test]
-fn warp_network_sorts_every_length_and_item_count() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    for len in 2..=WARP_MAX as usize {
-        let items = warp_items(len as u32) as usize;
-        for modulus in [2u64, 17, 1 << 32] {
-            let keys: Vec<u32> = (0..len).map(|_| (next() % modulus) as u32).collect();
-            let mut want = keys.clone();
-            want.sort_unstable();
-            assert_eq!(warp_sort_model(&keys, items), want, "len {len} items {items} mod {modulus}");
-        }
-    }
-    // Padding is the largest value: keys equal to it still sort (they tie with it).
-    let keys: Vec<u32> = (0..100).map(|i| if i % 3 == 0 { u32::MAX } else { 100 - i }).collect();
-    let mut want = keys.clone();
-    want.sort_unstable();
-    assert_eq!(warp_sort_model(&keys, 4), want);
-}
-
-#[test]
 fn large_segments_are_found_and_batched() {
     let starts = [0u64, 8000, 8000 + 9000, 8000 + 9000 + 7681];
     let total = starts[3] + 10_000;
@@ -143,29 +76,8 @@ fn tags_sort_by_key_then_position() {
     // The warp network on tags is a stable sort of the keys.
     let keys: Vec<u32> = (0..300u32).map(|i| (i * 7) % 5).collect();
     let tags: Vec<u64> = keys.iter().enumerate().map(|(i, &k)| tag_u32(k, i as u32)).collect();
-    let sorted = warp_sort_model_u64(&tags, 16);
+    let sorted = warp_sort::tests::model(&tags, 16, u64::MAX);
     let mut want: Vec<usize> = (0..keys.len()).collect();
     want.sort_by_key(|&i| keys[i]);
     assert_eq!(sorted.iter().map(|t| (*t as u32) as usize).collect::<Vec<_>>(), want);
-}
-
-/// [`warp_sort_model`] on 64-bit elements (the tags).
-fn warp_sort_model_u64(keys: &[u64], items: usize) -> Vec<u64> {
-    let n = 32 * items;
-    let mut lanes = [[u64::MAX; WARP_ITEMS_MAX as usize]; 32];
-    for (e, &k) in keys.iter().enumerate() {
-        lanes[e % 32][e / 32] = k;
-    }
-    for (size, j) in network(n.trailing_zeros()) {
-        let before = lanes;
-        for lane in 0..32u32 {
-            for k in 0..items {
-                let e = k as u32 * 32 + lane;
-                let p = (e ^ j) as usize;
-                let (mine, other) = (before[lane as usize][k], before[p % 32][p / 32]);
-                lanes[lane as usize][k] = if keeps_min(e, size, j) { mine.min(other) } else { mine.max(other) };
-            }
-        }
-    }
-    (0..keys.len()).map(|e| lanes[e % 32][e / 32]).collect()
 }

@@ -29,7 +29,7 @@ use crate::naive::{MergePass, merge_pass_entry, pass_count};
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::{Index, count_before, count_less, count_less_eq};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The block sort: block `b` sorts its tile (`blockDim` elements from
     /// `b * blockDim`) of `src` into the same place of `dst` (`src != dst`), running
     /// every pass with chunks narrower than the block in shared memory
@@ -65,10 +65,10 @@ macro_rules! shared_entries {
         }
     };
 }
-crate::for_each_key_type!(shared_entries);
+crate::key::for_each_key_type!(shared_entries);
 
 /// Every `sm8`/`sm9`/`sm` entry.
-pub const KERNELS: &[EntryLayout] = crate::each_element_type!(|T| [
+pub const KERNELS: &[EntryLayout] = crate::key::each_element_type!(|T| [
     <T as SharedKernels>::BLOCK_SORT.layout(),
     <T as SharedKernels>::CHUNK_PASS.layout()
 ])

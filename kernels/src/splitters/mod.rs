@@ -52,7 +52,7 @@ pub const fn sample_count(n: u64, max: u64) -> u64 {
     if n < max { n } else { max }
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// The samples of one GPU's part of `n` keys (`splitter_samples_*` of a sorted part,
     /// `splitter_samples_jittered_*` of an unsorted one), one thread per sample.
     pub struct Samples<T> {
@@ -69,7 +69,7 @@ crate::kernel_params! {
     entries samples_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// How many keys of a sorted part of `n` keys are below, and not above, each of
     /// `count` splitters (`splitter_bounds_*`), one thread per splitter.
     pub struct Bounds<T> {
@@ -109,16 +109,16 @@ macro_rules! splitter_entries {
         }
     };
 }
-crate::for_each_key_type!(splitter_entries);
+crate::key::for_each_key_type!(splitter_entries);
 
 /// Every splitter entry.
 pub const KERNELS: &[EntryLayout] = &entry_list::<{ entry_count(ENTRIES) }>(ENTRIES);
 
 /// Each kind of entry of every element type.
 const ENTRIES: &[&[Option<EntryLayout>]] = &[
-    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES.layout())),
-    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES_JITTERED.layout())),
-    &crate::each_element_type!(|T| Some(<T as SplitterKernels>::BOUNDS.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as SplitterKernels>::SAMPLES_JITTERED.layout())),
+    &crate::key::each_element_type!(|T| Some(<T as SplitterKernels>::BOUNDS.layout())),
 ];
 
 #[cfg(target_arch = "nvptx64")]

@@ -1,8 +1,11 @@
 //! The top-k kernels (see the module docs for the passes).
 use super::*;
-use crate::block::{WARP, block_exclusive_sum_u32, warp_striped};
+use crate::block::WARP;
+use crate::block::scan::{block_exclusive_sum_u32, warp_sum_u32, warp_sum_u64};
+use crate::block::tile::{load_striped, warp_striped};
+use crate::block::unroll;
 use crate::gpu;
-use crate::radix::Word;
+use crate::key::Word;
 
 /// The select state as the select kernels left it.
 #[inline(always)]
@@ -48,14 +51,14 @@ pub unsafe fn histogram<K: Word>(p: Hist<K>) {
         while first < n {
             let mut ks = [K::ZERO; HIST_ITEMS];
             let mut valid = [false; HIST_ITEMS];
-            gpu::unroll::<HIST_ITEMS>(|j| {
+            unroll::<HIST_ITEMS>(|j| {
                 let i = first + (j as u64) * bd as u64;
                 if i < n {
                     ks[j] = *keys.add(i as usize);
                     valid[j] = true;
                 }
             });
-            gpu::unroll::<HIST_ITEMS>(|j| {
+            unroll::<HIST_ITEMS>(|j| {
                 let ord = ks[j].ordered(pos, neg);
                 if valid[j] && matches_prefix(ord.to_u64(), width, pass, prefix) {
                     let d = ord.digit(shift, (1 << bits) - 1);
@@ -93,7 +96,7 @@ pub unsafe fn select(p: Select) {
         let hist = (ctrl as *const u32).add((ctrl::HIST + pass * DIGITS) as usize);
         let mut c = [0u32; SELECT_BUCKETS as usize];
         let mut sum = 0u32;
-        gpu::unroll::<{ SELECT_BUCKETS as usize }>(|j| {
+        unroll::<{ SELECT_BUCKETS as usize }>(|j| {
             c[j] = *hist.add((tid * SELECT_BUCKETS + j as u32) as usize);
             sum += c[j];
         });
@@ -101,7 +104,7 @@ pub unsafe fn select(p: Select) {
         // before the one write below.
         let (excl, _) = block_exclusive_sum_u32(sum, gpu::smem_base());
         let mut below = excl as u64;
-        gpu::unroll::<{ SELECT_BUCKETS as usize }>(|j| {
+        unroll::<{ SELECT_BUCKETS as usize }>(|j| {
             let count = c[j] as u64;
             if s.holds_kth(k, below, count) {
                 let d = tid * SELECT_BUCKETS + j as u32;
@@ -117,12 +120,6 @@ pub unsafe fn select(p: Select) {
             below += count;
         });
     }
-}
-
-/// Sum of `v` over the warp, in every lane.
-#[inline(always)]
-fn warp_sum_u64(v: u64) -> u64 {
-    gpu::shfl_idx_u64(gpu::warp_inclusive_sum_u64(v), WARP - 1)
 }
 
 /// `(before, boundary)` keys of all tiles before `tile`, the boundary count capped at
@@ -183,19 +180,13 @@ pub unsafe fn compact<K: Word, const I: usize>(p: Compact<K>) {
         let start = tile as u64 * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         // Warp-striped: coalesced loads, and (warp, item, lane) is index order.
-        let mut ks = [K::ZERO; I];
-        let (mut is_before, mut is_equal) = (0u32, 0u32);
         // Every load is issued before any key is classified: the ballots below are
         // not moved across by the compiler, so a load-then-ballot loop waits out one
         // memory latency per item (ncu: 8 of 20 cycles per instruction stalled on
         // L1TEX, 17% of DRAM bandwidth).
-        gpu::unroll::<I>(|j| {
-            let o = warp_striped(warp, j as u32, lane, I as u32);
-            if o < valid {
-                ks[j] = *keys.add((start + o as u64) as usize);
-            }
-        });
-        gpu::unroll::<I>(|j| {
+        let ks = load_striped::<K, I>(keys, start, valid);
+        let (mut is_before, mut is_equal) = (0u32, 0u32);
+        unroll::<I>(|j| {
             let o = warp_striped(warp, j as u32, lane, I as u32);
             let mut c = core::cmp::Ordering::Greater;
             if o < valid {
@@ -206,8 +197,7 @@ pub unsafe fn compact<K: Word, const I: usize>(p: Compact<K>) {
         });
         // The warp's counts by one sum of the lanes' bit counts (both 16-bit halves of
         // one word: at most 32 x 16 each), not two ballots per item.
-        let both = gpu::warp_inclusive_sum_u32(is_equal.count_ones() << 16 | is_before.count_ones());
-        let both = gpu::shfl_idx_u32(both, WARP - 1);
+        let both = warp_sum_u32(is_equal.count_ones() << 16 | is_before.count_ones());
         let (warp_before, warp_equal) = (both & 0xffff, both >> 16);
         // Counts of a tile fit 16 bits: one scan carries both.
         let packed = if lane == 0 { warp_equal << 16 | warp_before } else { 0 };
@@ -243,7 +233,7 @@ pub unsafe fn compact<K: Word, const I: usize>(p: Compact<K>) {
         let (pb, pe) = (gpu::lds_u32(base + 4) as u64, gpu::lds_u32(base + 8) as u64);
         let below = gpu::lanemask_lt();
         let (mut rb, mut re) = ((warp_off & 0xffff) as u64, (warp_off >> 16) as u64);
-        gpu::unroll::<I>(|j| {
+        unroll::<I>(|j| {
             let (b, e) = (is_before >> j & 1 != 0, is_equal >> j & 1 != 0);
             let (mb, me) = (gpu::ballot(b), gpu::ballot(e));
             if b || e {

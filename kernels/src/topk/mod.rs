@@ -30,10 +30,10 @@
 //! The entries are per key *word* ([`TopkKernels`]): `u32` for 32-bit keys, `u64` for
 //! 64-bit keys (a primitive key's [`SortKey::Bits`](crate::SortKey::Bits)); the select
 //! kernel ([`SELECT`]) reads only the control block.
+use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
-use crate::radix::Word;
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_hist`: counts the digit of select pass `pass` of every key of `keys` whose
     /// decided bits equal the prefix, into that pass's histogram in `ctrl`
     /// (grid-stride); returns at once once selecting is done.
@@ -51,7 +51,7 @@ crate::kernel_params! {
     entries hist_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_select` (one block): finds the bucket of pass `pass` that holds the `k`-th
     /// key of `width`-bit keys and advances the state in `ctrl` ([`State::step`]).
     pub struct Select {
@@ -66,7 +66,7 @@ crate::kernel_params! {
     entries select_entry;
 }
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// `topk_compact`: writes `(key, index)` of every candidate of `keys` to
     /// `out_keys`/`out_idx` in index order, one tile per block (tiles taken from the
     /// counter in `ctrl`, earlier tiles' counts by a look-back over `status`).
@@ -137,7 +137,7 @@ pub const COMPACT_BLOCK: u32 = 512;
 pub const COMPACT_ITEMS: usize = 16;
 pub const COMPACT_TILE: u32 = COMPACT_BLOCK * COMPACT_ITEMS as u32;
 /// Shared memory of the compaction kernel: tile id, look-back result, block scan.
-pub const COMPACT_SMEM: u32 = 16 + crate::block::SCAN_SMEM;
+pub const COMPACT_SMEM: u32 = 16 + crate::block::scan::SCAN_SMEM;
 /// Largest number of select passes (64-bit keys).
 pub const MAX_PASSES: u32 = 6;
 /// Smallest candidate buffer: selecting stops as soon as the candidates fit it, and

@@ -3,6 +3,9 @@
 use super::pass::group_search;
 use super::tile::*;
 use super::*;
+use crate::block::smem::{lds, lds_cluster_at, sts};
+use crate::block::tile::store_blocked;
+use crate::block::unroll;
 use crate::params::Direction;
 
 /// Block sort: sorts each tile of `ITEMS * TB` elements (`TB` threads: [`BLOCK`], or a
@@ -154,9 +157,9 @@ pub(super) unsafe fn cluster_pair_round<T: Item, const N: usize, const TB: u32>(
             // alone); slots past `m` in a group read the last one again.
             const { assert!(N <= 3 * GROUP) };
             const GROUP: usize = 11;
-            gpu::unroll::<3>(|g| {
+            unroll::<3>(|g| {
                 if ((g * GROUP) as u32) * TB < m {
-                    gpu::unroll::<GROUP>(|j| {
+                    unroll::<GROUP>(|j| {
                         let k = g * GROUP + j;
                         if k < N {
                             let e = (k as u32 * TB + t).min(m - 1);
@@ -167,7 +170,7 @@ pub(super) unsafe fn cluster_pair_round<T: Item, const N: usize, const TB: u32>(
             });
             gpu::cluster_sync();
             let t = gpu::opaque_u32(t);
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 let e = k as u32 * TB + t;
                 if e < m {
                     sts(0, dst + e, v[k]);
@@ -206,7 +209,7 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
     let count = if FULL { TB * N as u32 } else { count };
     unsafe {
         let (src, vsrc) = (src.add(start as usize), vsrc.add(start).ptr());
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             let x = k as u32 * TB + t;
             if FULL || x < count {
                 sts(tile, x, (*src.add(x as usize)).enc(m));
@@ -221,7 +224,7 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
         let mut v = [lds(tile, first.min(count - 1)); N];
         let mut vals: [P::V; N] = [core::mem::zeroed(); N];
         let by_slot = P::ON && TB > BLOCK && size_of::<T::W>() == 4;
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             v[k] = lds(tile, (first + k as u32).min(count - 1));
             if P::ON && !by_slot {
                 vals[k] = lds::<P::V>(voff, (first + k as u32).min(count - 1));
@@ -237,22 +240,22 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
             // u32 + u32 pairs +0.3-0.9% from 2^22 up (the wide kernels), but -3.7% at
             // 2^20 in the 256-thread kernel, which keeps the transposition.
             let mut ks = [0u64; N];
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 let key: u32 = if k < valid { core::mem::transmute_copy(&v[k]) } else { u32::MAX };
                 ks[k] = ((key as u64) << 32) | k as u64;
             });
             network::sort_by_key(&mut ks, |w| w);
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 v[k] = core::mem::transmute_copy(&((ks[k] >> 32) as u32));
                 vals[k] = lds::<P::V>(voff, first + ks[k] as u32);
             });
         } else if P::ON {
-            sort_registers::<T, N>(&mut v, valid, desc, |k| vals.swap(k, k + 1));
+            network::transposition_sort(&mut v, valid, |w| T::key(w, desc), |k| vals.swap(k, k + 1));
         } else if gpu::carry_by_value::<T::W>() {
             // Primitive keys alone: equal keys are equal words, so the network's
             // instability cannot be seen. Slots past the data get the largest word,
             // which sorts last (those slots are never stored).
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 if k >= valid {
                     v[k] = T::sentinel();
                 }
@@ -262,9 +265,9 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
             // Records, whole rows with a constant count: the transposition unrolls
             // without tests. (The value kernels keep one copy: they are at their
             // register bound.)
-            sort_registers::<T, N>(&mut v, N, desc, |_| {});
+            network::transposition_sort(&mut v, N, |w| T::key(w, desc), |_| {});
         } else {
-            sort_registers::<T, N>(&mut v, valid, desc, |_| {});
+            network::transposition_sort(&mut v, valid, |w| T::key(w, desc), |_| {});
         }
         // Round r merges runs of N << r elements (runs of 2^r threads' outputs).
         let mut r = 0;
@@ -296,7 +299,7 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
                     merge_from_tile::<T, N, POS, DENSE>(tile, a0, a, b, d, desc, &mut v, &mut pos)
                 }));
                 if P::ON {
-                    gpu::unroll::<N>(|k| vals[k] = lds::<P::V>(voff, a0 + pos[k]));
+                    unroll::<N>(|k| vals[k] = lds::<P::V>(voff, a0 + pos[k]));
                 }
             }
             r += 1;

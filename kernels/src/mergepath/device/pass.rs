@@ -2,6 +2,8 @@
 //! memory, and the merge of a pass (or of two given runs) block by block.
 use super::tile::*;
 use super::*;
+use crate::block::smem::{lds, sts};
+use crate::block::unroll;
 use crate::mergepath::{PairPartition, Partition};
 use crate::params::Direction;
 
@@ -69,14 +71,14 @@ pub(super) unsafe fn chunk_co_rank<T: SortKey, const LANES: u32>(
     const { assert!(sample_stride::<T>() / LANES <= MAX_PER_LANE as u32, "a chunk's candidates per lane") };
     let lane = gpu::lane_id() % LANES;
     let mut before = [false; MAX_PER_LANE];
-    gpu::unroll::<MAX_PER_LANE>(|i| {
+    unroll::<MAX_PER_LANE>(|i| {
         let x = crate::mergepath::chunk_candidate(lo, lane, i as u32, LANES);
         if (i as u32) < per_lane && x < hi {
             before[i] = unsafe { a_before_partner(a, bb, k, x, desc) };
         }
     });
     let mut trues = 0;
-    gpu::unroll::<MAX_PER_LANE>(|i| {
+    unroll::<MAX_PER_LANE>(|i| {
         if (i as u32) < per_lane {
             trues += gpu::ballot_group::<LANES>(before[i]).count_ones() as u64;
         }
@@ -347,7 +349,7 @@ pub(super) unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const 
         // A's window then B's window, contiguous in the tile.
         let (a_src, b_src) = (a.add(i0 as usize), bb.add(j0 as usize));
         let (va_src, vb_src) = (va.add(i0).ptr(), vb.add(j0).ptr());
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             let x = k as u32 * BLOCK + t;
             if FULL || x < count {
                 // Select the address, not the element (a selected record goes
@@ -372,7 +374,7 @@ pub(super) unsafe fn merge_block_tile<T: Item, P: Values, const N: usize, const 
             with_const_bool!(P::ON, POS => merge_from_tile::<T, N, POS, false>(tile, 0, la, lb, first, desc, &mut v, &mut pos));
         }
         if P::ON {
-            gpu::unroll::<N>(|k| {
+            unroll::<N>(|k| {
                 if FULL || first + (k as u32) < count {
                     vals[k] = lds::<P::V>(voff, pos[k]);
                 }

@@ -1,81 +1,11 @@
-//! Shared-memory tile primitives of the mergepath kernels: element reads and writes by
-//! slot, the register sort, a thread's sequential merge from the tile, and the stores
-//! that take a sorted tile out to global memory.
+//! The mergepath kernels' work on a tile in shared memory: a thread's sequential merge
+//! from the tile, and the stores that take a sorted tile (with its samples) out to
+//! global memory. The element access by slot and the generic stores are the block
+//! primitives' ([`crate::block::smem`], [`crate::block::tile`]).
 use super::*;
-
-/// Reads element `x` of the shared-memory array of `T` that starts `tile` bytes into
-/// the dynamic shared memory (the key tile at 0, the values of the key-value kernels
-/// after it). 4- and 8-byte elements go through 32-bit shared addresses
-/// (`ld.shared`), wider records through the generic volatile path.
-#[inline(always)]
-pub(super) unsafe fn lds<T: Copy>(tile: u32, x: u32) -> T {
-    unsafe {
-        if gpu::carry_by_value::<T>() {
-            lds_at(gpu::smem_base() + tile + x * size_of::<T>() as u32)
-        } else {
-            gpu::load_shared_element(gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize))
-        }
-    }
-}
-
-/// Reads the 4- or 8-byte `T` at shared address `addr`.
-#[inline(always)]
-pub(super) unsafe fn lds_at<T: Copy>(addr: u32) -> T {
-    unsafe {
-        match size_of::<T>() {
-            4 => core::mem::transmute_copy(&gpu::lds_u32(addr)),
-            _ => core::mem::transmute_copy(&gpu::lds_u64(addr)),
-        }
-    }
-}
-
-/// Reads the 4- or 8-byte `T` at shared address `addr` of block `rank` of the cluster
-/// ([`gpu::lds_cluster_u32`]), as [`lds_at`] reads this block's.
-#[inline(always)]
-pub(super) unsafe fn lds_cluster_at<T: Copy>(addr: u32, rank: u32) -> T {
-    unsafe {
-        match size_of::<T>() {
-            4 => core::mem::transmute_copy(&gpu::lds_cluster_u32(addr, rank)),
-            _ => core::mem::transmute_copy(&gpu::lds_cluster_u64(addr, rank)),
-        }
-    }
-}
-
-/// Writes element `x` of the shared-memory array of `T` at byte `tile` (see [`lds`]),
-/// through 32-bit shared addresses for 4- and 8-byte elements.
-#[inline(always)]
-pub(super) unsafe fn sts<T: Copy>(tile: u32, x: u32, v: T) {
-    let addr = gpu::smem_base() + tile + x * size_of::<T>() as u32;
-    unsafe {
-        match size_of::<T>() {
-            4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
-            8 => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
-            _ => *gpu::dyn_smem::<u8>().add(tile as usize).cast::<T>().add(x as usize) = v,
-        }
-    }
-}
-
-/// Sorts `v[0..valid]` stably (records, and keys that carry values; primitive keys
-/// alone use [`network::sort_by_key`]) by odd-even transposition (`valid` rounds of adjacent
-/// compare-swaps, swapping only on strict `>`); `v[valid..]` is left alone.
-/// `swapped(k)` is called after each swap of `k` and `k + 1`, so that values can
-/// follow their keys.
-#[inline(always)]
-pub(super) fn sort_registers<T: Item, const N: usize>(
-    v: &mut [T::W; N],
-    valid: usize,
-    desc: bool,
-    mut swapped: impl FnMut(usize),
-) {
-    gpu::unroll::<N>(|round| {
-        gpu::unroll::<N>(|k| {
-            if k % 2 == round % 2 && k + 1 < N && k + 1 < valid && T::key(v[k + 1], desc) < T::key(v[k], desc) {
-                v.swap(k, k + 1);
-                swapped(k);
-            }
-        });
-    });
-}
+use crate::block::smem::{lds, lds_at, sts};
+use crate::block::tile::{copy_striped, store_blocked};
+use crate::block::unroll;
 
 /// Merges `N` outputs of the pair `A = tile[a0 .. a0 + a_len]`,
 /// `B = tile[a0 + a_len .. a0 + a_len + b_len]` (contiguous in shared memory) starting
@@ -111,7 +41,7 @@ pub(super) unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool, c
         let last = a_len + b_len - 1;
         let key_at = |x: u32| key(a0 + x.min(last));
         let (mut ak, mut bk) = (key_at(i), key_at(a_len + j));
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             let from_a = take_a(i, a_len, j, b_len, ak, bk);
             let at = if from_a { i } else { a_len + j };
             out[k] = unsafe { lds(tile, a0 + at.min(last)) };
@@ -137,7 +67,7 @@ pub(super) unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool, c
     unsafe {
         let mut ah: T::W = lds_at(pa);
         let mut bh: T::W = lds_at(pb);
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             let from_a = pa < a_end && (T::key(ah, desc) <= T::key(bh, desc) || (CHECK_B && pb >= b_end));
             out[k] = if from_a { ah } else { bh };
             let at = if from_a { pa } else { pb };
@@ -156,24 +86,6 @@ pub(super) unsafe fn merge_from_tile<T: Item, const N: usize, const POS: bool, c
             }
         });
     }
-}
-
-/// Writes this thread's `N` consecutive outputs (first one at position `first`, slot
-/// `first + shift`) to the tile, those at positions below `count` only (all of them
-/// with `FULL`, see [`block_sort`](fn@super::block_sort)).
-#[inline(always)]
-pub(super) unsafe fn store_blocked<W: Copy, const N: usize, const FULL: bool>(
-    tile: u32,
-    first: u32,
-    count: u32,
-    shift: u32,
-    v: &[W; N],
-) {
-    gpu::unroll::<N>(|k| {
-        if FULL || first + (k as u32) < count {
-            unsafe { sts(tile, first + shift + k as u32, v[k]) };
-        }
-    });
 }
 
 /// The sample stride of elements of type `T` ([`crate::mergepath::sample_stride`] of its size).
@@ -198,7 +110,7 @@ pub(super) unsafe fn store_striped<T: Item, const N: usize, const FULL: bool, co
     let t = gpu::thread_idx();
     unsafe {
         let out = dst.add(start as usize);
-        gpu::unroll::<N>(|k| {
+        unroll::<N>(|k| {
             let x = k as u32 * TB + t;
             if FULL || x < count {
                 *out.add(x as usize) = T::dec(lds(tile, x), m);
@@ -273,22 +185,4 @@ pub(super) unsafe fn store_tile<T: Item, P: Values, const N: usize, const FULL: 
             copy_striped::<P::V, N, FULL, TB>(voff, vdst.add(start).ptr(), count);
         }
     }
-}
-
-/// Copies `count` elements of the shared-memory array at byte `tile` to `dst` as they
-/// are, `TB` consecutive ones per step (coalesced): the values of the key-value
-/// kernels ([`store_striped`] does the keys).
-#[inline(always)]
-pub(super) unsafe fn copy_striped<V: Copy, const N: usize, const FULL: bool, const TB: u32>(
-    tile: u32,
-    dst: *mut V,
-    count: u32,
-) {
-    let t = gpu::thread_idx();
-    gpu::unroll::<N>(|k| {
-        let x = k as u32 * TB + t;
-        if FULL || x < count {
-            unsafe { *dst.add(x as usize) = lds::<V>(tile, x) };
-        }
-    });
 }

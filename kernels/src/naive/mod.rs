@@ -9,7 +9,7 @@ use crate::key::SortKey;
 use crate::params::{DevPtr, Direction, EntryLayout, Kernel};
 use crate::search::{Index, count_less, count_less_eq};
 
-crate::kernel_params! {
+crate::params::kernel_params! {
     /// One pass of the basic rank merge: every element of `src` moves to its place in
     /// `dst`, where the chunk pairs of width `1 << log_chunk` are merged.
     pub struct MergePass<T> {
@@ -38,10 +38,10 @@ macro_rules! naive_entries {
         }
     };
 }
-crate::for_each_key_type!(naive_entries);
+crate::key::for_each_key_type!(naive_entries);
 
 /// Every `naive` entry.
-pub const KERNELS: &[EntryLayout] = &crate::each_element_type!(|T| <T as NaiveKernels>::MERGE_PASS.layout());
+pub const KERNELS: &[EntryLayout] = &crate::key::each_element_type!(|T| <T as NaiveKernels>::MERGE_PASS.layout());
 
 /// Destination of element `i` in the pass that merges chunk pairs of width
 /// `1 << log_chunk` of the `n`-element array whose order bits are `at(0..n)`. Generic
@@ -80,75 +80,7 @@ pub fn pass_count(n: u64) -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-mod device {
-    use super::MergePass;
-    use crate::gpu;
-    use crate::key::SortKey;
-
-    /// One pass of the basic rank merge: every thread moves one element.
-    #[inline(always)]
-    pub unsafe fn merge_pass<T: SortKey>(p: MergePass<T>) {
-        let MergePass { src, dst, n, log_chunk, direction } = p;
-        let (src, dst) = (src.get(), dst.get());
-        let i = gpu::global_idx();
-        if i >= n {
-            return;
-        }
-        let desc = direction.is_descending();
-        unsafe {
-            let t = super::merge_target(i, n, log_chunk, |j| (*src.add(j as usize)).ord_bits(desc));
-            *dst.add(t as usize) = *src.add(i as usize);
-        }
-    }
-}
+mod device;
 
 #[cfg(test)]
-mod tests {
-    extern crate std;
-    use super::*;
-    use std::vec::Vec;
-
-    /// Runs every pass on the CPU with `merge_target`, as the GPU does.
-    fn simulate(mut v: Vec<(u32, usize)>) -> Vec<(u32, usize)> {
-        let n = v.len() as u64;
-        for log_chunk in 0..pass_count(n) {
-            let mut out = v.clone();
-            let mut written = std::vec![false; v.len()];
-            for i in 0..n {
-                let t = merge_target(i, n, log_chunk, |j| v[j as usize].0) as usize;
-                assert!(!written[t], "two elements sent to {t}");
-                written[t] = true;
-                out[t] = v[i as usize];
-            }
-            v = out;
-        }
-        v
-    }
-
-    #[test]
-    fn any_length_sorts_stably() {
-        let mut state = 7u64;
-        for n in (0..300usize).chain([511, 512, 513, 1000, 1023, 1025]) {
-            let input: Vec<(u32, usize)> = (0..n)
-                .map(|i| {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    (((state >> 40) % 17) as u32, i)
-                })
-                .collect();
-            let mut expect = input.clone();
-            expect.sort_by_key(|e| e.0);
-            assert_eq!(simulate(input), expect, "n = {n}");
-        }
-    }
-
-    #[test]
-    fn pass_counts() {
-        assert_eq!(pass_count(0), 0);
-        assert_eq!(pass_count(1), 0);
-        assert_eq!(pass_count(2), 1);
-        assert_eq!(pass_count(3), 2);
-        assert_eq!(pass_count(256), 8);
-        assert_eq!(pass_count(257), 9);
-        assert_eq!(pass_count(1 << 40), 40);
-    }
-}
+mod tests;
