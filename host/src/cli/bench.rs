@@ -30,7 +30,8 @@ pub struct BenchArgs {
     /// Element types (comma-separated).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
+    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M; K, M, G are powers
+    /// of two: 16M = 2^24).
     #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^16,2^20,2^24")]
     n: Vec<usize>,
     /// Input distributions (comma-separated).

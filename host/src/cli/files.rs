@@ -458,7 +458,8 @@ pub struct GenArgs {
     /// File to write.
     #[arg(long, short)]
     output: PathBuf,
-    /// Number of elements (like 1000, 2^30, 1<<20 or 16M).
+    /// Number of elements (like 1000, 2^30, 1<<20 or 16M; K, M, G are powers of two:
+    /// 16M = 2^24).
     #[arg(long, value_parser = parse_count)]
     n: usize,
     /// Element type.
