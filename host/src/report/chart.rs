@@ -122,8 +122,9 @@ fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
 
 /// Ticks (data values) of a logarithmic axis over `[lo, hi]` (data values, lo > 0).
 /// Whole decades when there are at least three of them (every other decade, or
-/// sparser, past a dozen); otherwise 1-2-5 in every decade, or every digit when that
-/// gives fewer than three ticks; a range narrower than that gets linear steps.
+/// sparser, past a dozen); otherwise 1-2-5, 1-2-3-5-7 or every digit in each decade,
+/// whichever is the sparsest with enough ticks; a range of less than a decade gets
+/// linear steps.
 fn log10_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let in_range = |v: f64| v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9);
     let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
@@ -132,10 +133,19 @@ fn log10_ticks(lo: f64, hi: f64) -> Vec<f64> {
         let step = decades.len().div_ceil(12);
         return decades.into_iter().step_by(step).collect();
     }
-    for mantissas in [&[1.0, 2.0, 5.0][..], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0][..]] {
+    if hi < lo * 10.0 {
+        // Less than a decade: digits alone would leave the upper part bare (4..9, 10,
+        // then nothing up to 18).
+        return linear_ticks(lo, hi, 10);
+    }
+    // The sparsest set that gives enough ticks: 1-2-5 needs five (a decade and a
+    // half), 1-2-3-5-7 four, every digit three.
+    let sets: [(&[f64], usize); 3] =
+        [(&[1.0, 2.0, 5.0], 5), (&[1.0, 2.0, 3.0, 5.0, 7.0], 4), (&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 3)];
+    for (mantissas, enough) in sets {
         let ticks: Vec<f64> =
             (d0..=d1).flat_map(|d| mantissas.iter().map(move |m| m * 10f64.powi(d))).filter(|&v| in_range(v)).collect();
-        if ticks.len() >= 3 {
+        if ticks.len() >= enough {
             return ticks;
         }
     }
@@ -425,8 +435,9 @@ mod tests {
     fn log_axes_label_decades_and_narrow_ranges() {
         assert_eq!(log10_ticks(0.5, 2000.0), [1.0, 10.0, 100.0, 1000.0]);
         assert_eq!(log10_ticks(1.5, 60.0), [2.0, 5.0, 10.0, 20.0, 50.0]);
-        assert_eq!(log10_ticks(12.0, 45.0), [20.0, 30.0, 40.0]);
-        // A range narrower than a digit step: plain steps.
+        assert_eq!(log10_ticks(5.0, 55.0), [5.0, 7.0, 10.0, 20.0, 30.0, 50.0]);
+        assert_eq!(log10_ticks(12.0, 45.0), [15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0]);
+        assert_eq!(log10_ticks(4.0, 19.0), [4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0]);
         assert_eq!(log10_ticks(41.0, 44.0), [41.0, 41.5, 42.0, 42.5, 43.0, 43.5, 44.0]);
         assert!(log10_ticks(1e-3, 1e30).len() <= 12);
         assert_eq!(log2_ticks(1000.0, 5000.0), [1024.0, 2048.0, 4096.0]);
