@@ -21,7 +21,8 @@
 # Writes OUT/log/*.txt (each command's output), OUT/*.csv (host bench --csv, host study,
 # docs/bench/collect.py for the printed tables, files.csv), OUT/svg/*.svg (charts by
 # host bench --chart-from), OUT/tables.md (docs/bench/tables.py), OUT/commands.csv and
-# OUT/run.csv (device, date). One H100: about 6 minutes. A failing command is logged
+# OUT/run.csv (device, date). Sized to finish within 8 minutes on one H100 (sizes up to
+# 2^28, 10 repeats; CUB compiles while our benchmarks run). A failing command is logged
 # in OUT/failures.txt and the run goes on. To put the results into the docs:
 #   cp OUT/*.csv OUT/svg/*.svg docs/results/h100/     (several GPUs: docs/results/multi/)
 #   python3 docs/bench/tables.py docs/results/h100 docs/results/multi \
@@ -147,6 +148,9 @@ device=$("$host" --n 1000 $probe 2>&1 | sed -n 's/^device: *//p' | head -1)
   echo "cpu,\"$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1) ($(nproc) threads)\""
 } > "$out/run.csv"
 echo "reproduce.sh ($mode) on $device: results in $out"
+if [ "$mode" = gpu ] && [ -z "$anchors" ]; then
+  echo "no anchors folder (--anchors): CUB and torch left out" | tee -a "$out/failures.txt"
+fi
 
 r=$repeat
 case $mode in
