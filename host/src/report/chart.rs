@@ -153,11 +153,13 @@ fn log10_ticks(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// Ticks (data values) of a base-2 axis: powers of two, every one while there are at
-/// most a dozen, else every second, third, ...
+/// most a dozen, else every second, third, ...; a range with fewer than three gets the
+/// ticks of a narrow logarithmic range instead.
 fn log2_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let (a, b) = (lo.log2().ceil() as i32, (hi.log2() + 1e-9).floor() as i32);
-    if b < a {
-        return linear_ticks(lo, hi, 6);
+    if b - a < 2 {
+        // Fewer than three powers of two in range: the decimal ticks of a narrow range.
+        return log10_ticks(lo, hi);
     }
     let step = (((b - a) as usize + 1).div_ceil(12)).max(1);
     (a..=b).step_by(step).map(|e| 2f64.powi(e)).collect()
@@ -194,7 +196,7 @@ fn number(v: f64, all: &[f64]) -> String {
     }
     // Enough decimals that neighbouring ticks differ, and no more than the value has.
     let gap = all.windows(2).map(|w| (w[1] - w[0]).abs()).filter(|g| *g > 0.0).fold(f64::INFINITY, f64::min);
-    let mut decimals = if gap.is_finite() { (-gap.log10().floor()).max(0.0) as usize } else { 0 };
+    let mut decimals = if gap.is_finite() { (-(gap.log10() + 1e-6).floor()).max(0.0) as usize } else { 0 };
     while decimals < 6 && (v * 10f64.powi(decimals as i32) - (v * 10f64.powi(decimals as i32)).round()).abs() > 1e-6 {
         decimals += 1;
     }
@@ -442,6 +444,9 @@ mod tests {
         assert!(log10_ticks(1e-3, 1e30).len() <= 12);
         assert_eq!(log2_ticks(1000.0, 5000.0), [1024.0, 2048.0, 4096.0]);
         assert_eq!(log2_ticks(1.0, 16.0), [1.0, 2.0, 4.0, 8.0, 16.0]);
+        let narrow = log2_ticks(0.29, 1.5);
+        let labels: Vec<String> = narrow.iter().map(|&t| tick_label(Scale::Log2, t, &narrow)).collect();
+        assert_eq!(labels, ["0.4", "0.6", "0.8", "1.0", "1.2", "1.4"]);
         assert_eq!(log2_ticks(1.0, (1u64 << 40) as f64).len(), 11);
         assert_eq!(linear_ticks(0.0, 50.0, 8), [0.0, 10.0, 20.0, 30.0, 40.0, 50.0]);
         assert_eq!(nice_floor(13.4), 10.0);
@@ -458,6 +463,9 @@ mod tests {
         let half_steps = [41.0, 41.5, 42.0];
         assert_eq!(tick_label(Scale::Linear, 42.0, &half_steps), "42.0");
         assert_eq!(tick_label(Scale::Linear, 20.0, &[10.0, 20.0]), "20");
+        // Steps of 0.1 that floating point makes 0.09999...: one decimal, not two.
+        let tenths = [1.2000000000000002, 1.3000000000000003, 1.4000000000000004];
+        assert_eq!(tick_label(Scale::Linear, tenths[1], &tenths), "1.3");
     }
 
     #[test]
