@@ -93,7 +93,8 @@ file_row() {
 
 # The file sorts: wall clock of whole commands, page cache warm, `sync` before each.
 files() {
-  local w=$out/files-work big=2^28 text=10M u64=2^27 budget=256M req=--require-gpu
+  # The 1-2 GiB work files stay out of OUT (which may be copied back whole).
+  local w=${TMPDIR:-/tmp}/reproduce-files.$$ big=2^28 text=10M u64=2^27 budget=256M req=--require-gpu
   [ "$mode" = cpu ] && { big=2^20; text=100K; u64=2^18; budget=1M; req=""; }
   mkdir -p "$w"
   printf 'what,seconds,note\n' > "$out/files.csv"
