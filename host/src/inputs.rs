@@ -187,7 +187,7 @@ impl Random for Entity {
 /// 0 to `n`), reproducible from `seed`: each length uniform in `0..=2 * n / segments`
 /// (mean `n / segments`; the modulo's bias is below `span / 2^64`), clipped at `n`, the
 /// last segment taking what is left. Length `i` (from 1) is the `i`-th `u64` of the
-/// [`SEGMENTS`] stream.
+/// `SEGMENTS` stream.
 pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
     let mut offsets = Vec::with_capacity(segments + 1);
     offsets.push(0);

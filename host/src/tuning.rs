@@ -3,7 +3,7 @@
 //! launched, how the file sort stages and writes), held in one value that the device
 //! handle carries to every launcher. The library never reads its environment for
 //! them: the `host` program reads the `SORT_*` variables once ([`Tuning::from_env`];
-//! the README's "Environment variables" lists them) and opens its devices with the
+//! docs/design.md, "Environment variables", lists them) and opens its devices with the
 //! result. None is needed: [`Tuning::default`] is what was measured best.
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
@@ -36,13 +36,13 @@ pub struct Tuning {
     /// ([`kernels::radix::onesweep_tile`]); 0 turns them off. Default
     /// [`kernels::radix::SHORT_ONESWEEP_MAX`] (2^18): with few tiles a pass costs one
     /// tile's ranking, done by one block, so smaller tiles spread it over more SMs
-    /// (docs/PERFLOG.md, fifth session). `SORT_RADIX_SHORT_ONESWEEP_MAX`.
+    /// (docs/history.md, 2026-11-23). `SORT_RADIX_SHORT_ONESWEEP_MAX`.
     pub radix_short_onesweep_max: u64,
     /// Smallest radix sort of `u32` keys with `u32` values whose pairs travel packed
     /// ([`Packing::Through`]). Default 2^23: below it a pass has few tiles per SM, and
     /// a packed tile (one 64-bit item per pair) takes one block longer to rank than a
     /// split one, so the split pass wins; above it the packed pass's single load,
-    /// staging and scatter per pair win (H100, docs/PERFLOG.md, ninth session).
+    /// staging and scatter per pair win (H100, docs/history.md, 2026-11-24).
     /// `SORT_RADIX_PACKED_MIN`.
     pub radix_packed_min: u64,
     /// How `u32` + `u32` pairs move through the radix passes whenever they may be
@@ -116,13 +116,13 @@ pub struct Tuning {
     /// Launch the kernels of [`crate::device::PDL_KERNELS`] as programmatic dependents
     /// where the sm_90 cubin is loaded (only it has their dependency waits); `false`
     /// launches every kernel plainly, to measure them. Default on: the next kernel's
-    /// launch overlaps the previous one's tail (the README's radix and mergepath
+    /// launch overlaps the previous one's tail (docs/performance.md's radix and mergepath
     /// numbers). `SORT_PDL=0`.
     pub pdl: bool,
     /// How the file sort writes its output; `None` (default): binary outputs mapped
     /// (1 GiB written in ~0.06 s of busy time against ~0.35 s positioned), text
     /// positioned, block by block, where mapping each block measured slower
-    /// (docs/PERFLOG.md, tenth session). `SORT_FILE_WRITE=mapped|positioned`.
+    /// (docs/history.md, 2026-11-24). `SORT_FILE_WRITE=mapped|positioned`.
     pub file_write: Option<WriteMode>,
     /// Threads faulting a mapped output's pages in while the input is read and sorted
     /// (0: none, the copies then take the faults themselves). Default 4.
@@ -132,8 +132,8 @@ pub struct Tuning {
     /// elements, at least one). Default 16 MiB: pinning host memory costs ~0.5 ms per
     /// MiB (and unpinning more at exit), so the buffers are only as large as keeps the
     /// copies and the I/O overlapped: 4 x 16 MiB took 24 ms to allocate where 3 x 64
-    /// MiB took 75-105 ms, with the same streaming rate (H100 machine, docs/PERFLOG.md,
-    /// ninth session). `SORT_FILE_STAGE_BYTES`.
+    /// MiB took 75-105 ms, with the same streaming rate (H100 machine, docs/history.md,
+    /// 2026-11-24). `SORT_FILE_STAGE_BYTES`.
     pub file_stage_bytes: usize,
     /// Staging buffers of the file pipeline in flight (at least one). Default 4, as
     /// [`Tuning::file_stage_bytes`]. `SORT_FILE_STAGES`.

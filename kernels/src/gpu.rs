@@ -421,8 +421,7 @@ pub fn match_low8(v: u32) -> u32 {
 /// PTX, and the host launches as dependents only entries that have it.
 ///
 /// No kernel triggers its dependents early (`griddepcontrol.launch_dependents`): they
-/// then launch as its last blocks exit. Measured on an H100 (docs/PERFLOG.md, twelfth
-/// session): an early trigger at the start of every block gained up to 3% at 2^22 keys
+/// then launch as its last blocks exit. Measured on an H100 (docs/history.md, 2026-11-25): an early trigger at the start of every block gained up to 3% at 2^22 keys
 /// but lost up to 20% where a grid is smaller than the GPU (2^20 keys), because the
 /// dependents' blocks were placed on the SMs left free at that moment, packed several
 /// to an SM.

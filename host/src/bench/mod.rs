@@ -370,7 +370,7 @@ impl BenchReport {
                 let eff = r.effective_gb_per_s();
                 vec![
                     ("backend", (if self.on_gpu { "gpu" } else { "cpu" }).into()),
-                    ("device", self.device.clone().into()),
+                    ("device", self.device_name().into()),
                     ("variant", r.label().into()),
                     ("stable", r.stable().into()),
                     ("type", r.key_type.name().into()),
@@ -421,57 +421,151 @@ impl BenchReport {
         crate::report::records::to_json(&meta, "results", &self.records())
     }
 
+    /// The device's name for tables, CSV rows and charts: the GPU, or `CPU backend`
+    /// (why the CPU was used is said once, in the command's header and the JSON).
+    pub fn device_name(&self) -> String {
+        if self.on_gpu { self.device.clone() } else { CPU_BACKEND.to_string() }
+    }
+
     /// One chart of Gkeys/s against n per key type and distribution, a line per
     /// variant (and block size, when several were run).
     pub fn charts(&self) -> Vec<(String, Chart)> {
         let many_blocks = self.plan.block_sizes.len() > 1 && self.on_gpu;
-        let mut charts: Vec<(String, Chart)> = Vec::new();
-        for &kt in &self.plan.key_types {
-            for &dist in &self.plan.dists {
-                let mut series: Vec<Series> = Vec::new();
-                for r in self.rows.iter().filter(|r| r.key_type == kt && r.dist == dist) {
-                    let name = match (many_blocks, r.block_size) {
-                        (true, Some(b)) => format!("{} /{b}", r.label()),
-                        _ => r.label().to_string(),
-                    };
-                    let idx = match series.iter().position(|s| s.name == name) {
-                        Some(i) => i,
-                        None => {
-                            series.push(Series { name, points: Vec::new() });
-                            series.len() - 1
-                        }
-                    };
-                    if let Some(g) = r.gkeys_per_s() {
-                        series[idx].points.push((r.n as f64, g));
-                    }
-                }
-                let chart = Chart {
-                    title: format!("Sort throughput: {kt}, {dist}, {}", self.device),
-                    x_label: "n (elements)".into(),
-                    y_label: "Gkeys/s (median)".into(),
-                    x_scale: Scale::Log2,
-                    y_scale: Scale::Log10,
-                    series,
-                };
-                charts.push((format!("{kt}-{dist}"), chart));
-            }
-        }
-        charts
+        let points = self.rows.iter().filter_map(|r| {
+            let name = match (many_blocks, r.block_size) {
+                (true, Some(b)) => format!("{} /{b}", r.label()),
+                _ => r.label().to_string(),
+            };
+            r.gkeys_per_s().map(|g| Point {
+                series: name,
+                key_type: r.key_type.name().into(),
+                dist: r.dist.name().into(),
+                n: r.n,
+                gkeys_per_s: g,
+            })
+        });
+        let order = |kt: &String, d: &String| {
+            let t = self.plan.key_types.iter().position(|k| k.name() == kt);
+            let d = self.plan.dists.iter().position(|x| x.name() == d);
+            (t, d)
+        };
+        let mut charts = throughput_charts(points, &self.device_name());
+        charts.sort_by_key(|(_, key, _)| order(&key.0, &key.1));
+        charts.into_iter().map(|(name, _, chart)| (name, chart)).collect()
     }
 
     /// Writes the charts: to `path` itself when there is one chart, otherwise to
     /// `<stem>-<type>-<dist>.<ext>` beside it. Returns the files written.
     pub fn write_charts(&self, path: &Path) -> Result<Vec<PathBuf>> {
-        let charts = self.charts();
-        let single = charts.len() == 1;
-        let mut written = Vec::new();
-        for (group, chart) in charts {
-            let p = if single { path.to_path_buf() } else { suffixed(path, &group) };
-            crate::atomic_file::write_atomic(&p, chart.to_svg().as_bytes())?;
-            written.push(p);
-        }
-        Ok(written)
+        write_charts(self.charts(), path)
     }
+}
+
+/// What the CSV rows and charts call the CPU backend.
+pub const CPU_BACKEND: &str = "CPU backend";
+
+/// One measured throughput, from a run or from a saved CSV.
+#[derive(Clone, Debug)]
+struct Point {
+    series: String,
+    key_type: String,
+    dist: String,
+    n: usize,
+    gkeys_per_s: f64,
+}
+
+/// Charts of Gkeys/s against n, one per (type, distribution) in order of first
+/// appearance, a line per series; each with its group key.
+fn throughput_charts(points: impl Iterator<Item = Point>, subtitle: &str) -> Vec<(String, (String, String), Chart)> {
+    let mut charts: Vec<(String, (String, String), Chart)> = Vec::new();
+    for p in points {
+        let key = (p.key_type.clone(), p.dist.clone());
+        let at = match charts.iter().position(|(_, k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let chart = Chart {
+                    title: format!("Sort throughput: {} keys, {} input", p.key_type, p.dist),
+                    subtitle: subtitle.to_string(),
+                    x_label: "n (elements)".into(),
+                    y_label: "Gkeys/s (median)".into(),
+                    x_scale: Scale::Log2,
+                    y_scale: Scale::Log10,
+                    series: Vec::new(),
+                };
+                charts.push((format!("{}-{}", p.key_type, p.dist), key, chart));
+                charts.len() - 1
+            }
+        };
+        let series = &mut charts[at].2.series;
+        match series.iter_mut().find(|s| s.name == p.series) {
+            Some(s) => s.points.push((p.n as f64, p.gkeys_per_s)),
+            None => series.push(Series { name: p.series, points: vec![(p.n as f64, p.gkeys_per_s)] }),
+        }
+    }
+    charts
+}
+
+/// Writes `charts`: to `path` itself when there is one, otherwise to
+/// `<stem>-<group>.<ext>` beside it. Returns the files written.
+fn write_charts(charts: Vec<(String, Chart)>, path: &Path) -> Result<Vec<PathBuf>> {
+    let single = charts.len() == 1;
+    let mut written = Vec::new();
+    for (group, chart) in charts {
+        let p = if single { path.to_path_buf() } else { suffixed(path, &group) };
+        chart.write(&p)?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+/// The charts of saved results: CSV files with a header naming the columns `n`,
+/// `gkeys_per_s` and `variant` or `series` (the line's name), and optionally `type`
+/// (default `u32`), `dist` (default `uniform`), `device` and `date`, which go into the
+/// subtitle. `host bench --csv` writes such files, and so does the reproduction
+/// script for the anchors (CUB, torch). Only rows of the given types and
+/// distributions are drawn; rows without a throughput (failed or skipped) are left
+/// out. Writes like [`BenchReport::write_charts`].
+pub fn chart_saved(csvs: &[PathBuf], types: &[KeyType], dists: &[Distribution], path: &Path) -> Result<Vec<PathBuf>> {
+    let mut points = Vec::new();
+    let (mut devices, mut dates): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for file in csvs {
+        let bad = |what: String| Error::BadInput(format!("{}: {what}", file.display()));
+        let mut reader = csv::Reader::from_path(file).map_err(|e| bad(e.to_string()))?;
+        let header = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
+        let column = |name: &str| header.iter().position(|h| h == name);
+        let need = |name: &str| column(name).ok_or_else(|| bad(format!("no `{name}` column")));
+        let (n_at, g_at) = (need("n")?, need("gkeys_per_s")?);
+        let name_at =
+            column("series").or(column("variant")).ok_or_else(|| bad("no `series` or `variant` column".into()))?;
+        let (type_at, dist_at, device_at, date_at) = (column("type"), column("dist"), column("device"), column("date"));
+        for (line, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| bad(e.to_string()))?;
+            let field =
+                |at: Option<usize>, default: &str| at.and_then(|i| record.get(i)).unwrap_or(default).trim().to_string();
+            let (key_type, dist) = (field(type_at, "u32"), field(dist_at, "uniform"));
+            if !types.iter().any(|t| t.name() == key_type) || !dists.iter().any(|d| d.name() == dist) {
+                continue;
+            }
+            let Ok(gkeys_per_s) = field(Some(g_at), "").parse::<f64>() else { continue };
+            let n = field(Some(n_at), "")
+                .parse::<usize>()
+                .map_err(|_| bad(format!("row {}: `n` is not a count", line + 2)))?;
+            for (list, value) in [(&mut devices, field(device_at, "")), (&mut dates, field(date_at, ""))] {
+                if !value.is_empty() && !list.contains(&value) {
+                    list.push(value);
+                }
+            }
+            points.push(Point { series: field(Some(name_at), ""), key_type, dist, n, gkeys_per_s });
+        }
+    }
+    if points.is_empty() {
+        return Err(Error::BadInput("no rows of the chosen types and distributions with a throughput".into()));
+    }
+    let subtitle =
+        [devices.join("; "), dates.join(", ")].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ");
+    let charts =
+        throughput_charts(points.into_iter(), &subtitle).into_iter().map(|(name, _, chart)| (name, chart)).collect();
+    write_charts(charts, path)
 }
 
 /// `dir/name.svg` + `u32-uniform` -> `dir/name-u32-uniform.svg`.
@@ -582,6 +676,39 @@ mod tests {
         let mut p = plan();
         p.variants.clear();
         assert!(matches!(p.baseline(), Err(Error::BadArgument(_))));
+    }
+
+    #[test]
+    fn saved_results_are_charted_by_type_and_distribution() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("saved.csv");
+        std::fs::write(
+            &csv,
+            "series,type,n,gkeys_per_s,device,date\n\
+             radix,u32,1048576,17.1,H100,2026-11-25\n\
+             radix,u32,16777216,43.4,H100,2026-11-25\n\
+             CUB radix sort,u32,16777216,35.7,H100,2026-11-27\n\
+             radix,u64,16777216,15.4,H100,2026-11-25\n\
+             radix,u32,268435456,,H100,2026-11-25\n",
+        )
+        .unwrap();
+        let svg = dir.path().join("chart.svg");
+        let written = chart_saved(std::slice::from_ref(&csv), &[KeyType::U32], &[Distribution::Uniform], &svg).unwrap();
+        assert_eq!(written, std::slice::from_ref(&svg));
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("u32 keys") && text.contains("CUB radix sort") && !text.contains("u64"), "{text}");
+        assert!(text.contains("H100, 2026-11-25, 2026-11-27"), "{text}");
+        // Both types: one file each.
+        let written =
+            chart_saved(std::slice::from_ref(&csv), &[KeyType::U32, KeyType::U64], &[Distribution::Uniform], &svg)
+                .unwrap();
+        assert_eq!(written.len(), 2);
+        // No rows of that type, or no throughput column: errors, no file.
+        assert!(chart_saved(&[csv], &[KeyType::F64], &[Distribution::Uniform], &svg).is_err());
+        let bad = dir.path().join("bad.csv");
+        std::fs::write(&bad, "variant,n\nradix,1024\n").unwrap();
+        let e = chart_saved(&[bad], &[KeyType::U32], &[Distribution::Uniform], &svg).unwrap_err();
+        assert!(e.to_string().contains("gkeys_per_s"), "{e}");
     }
 
     #[test]

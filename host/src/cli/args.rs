@@ -30,6 +30,32 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     digits.parse::<usize>().ok().and_then(|d| d.checked_mul(mult)).ok_or_else(bad)
 }
 
+/// The program's command line as clap derives it, with the value lists shortened:
+/// where clap would describe each possible value on a line of its own (variants,
+/// element types, input distributions, in every subcommand's help), the help names
+/// the values on one line and points to `host list`, which describes them once.
+pub fn short_value_lists(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|arg| {
+        let values = arg.get_possible_values();
+        if !values.iter().any(|v| v.get_help().is_some()) {
+            return arg;
+        }
+        let names: Vec<&str> = values.iter().filter(|v| !v.is_hide_set()).map(|v| v.get_name()).collect();
+        let list = format!("[possible values: {}; `host list` describes them]", names.join(", "));
+        let with_list = |help: Option<&clap::builder::StyledStr>| match help {
+            Some(h) => format!("{h}\n{list}"),
+            None => list.clone(),
+        };
+        let arg = match arg.get_long_help().map(|h| with_list(Some(h))) {
+            Some(long) => arg.long_help(long),
+            None => arg,
+        };
+        let help = with_list(arg.get_help());
+        arg.hide_possible_values(true).help(help)
+    })
+    .mut_subcommands(short_value_lists)
+}
+
 /// [`parse_count`] within `range`, or a message naming the range.
 fn count_in(s: &str, range: std::ops::RangeInclusive<usize>, what: &str) -> Result<usize, String> {
     let n = parse_count(s)?;
@@ -246,6 +272,25 @@ mod tests {
         for bad in ["0", "-1", "NaN", "inf", "x"] {
             assert!(parse_millis(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Every subcommand's help names the variants once, without their descriptions.
+    #[test]
+    fn value_lists_are_one_line_pointing_to_list() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[arg(long, value_enum, default_value_t = crate::Variant::default())]
+            variant: crate::Variant,
+            #[arg(long, value_enum, default_value_t = crate::Order::Ascending)]
+            order: crate::Order,
+        }
+        let mut cmd = short_value_lists(<Cli as clap::CommandFactory>::command());
+        let help = cmd.render_long_help().to_string();
+        assert!(help.contains("[possible values: radix, mergepath, naive,"), "{help}");
+        assert!(help.contains("`host list` describes them]"), "{help}");
+        assert!(!help.contains("Onesweep"), "{help}");
+        // Values without descriptions keep clap's own short list.
+        assert!(help.contains("[possible values: asc, desc]"), "{help}");
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub struct BenchArgs {
     /// Element types (comma-separated).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M).
+    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M; K, M, G are powers
+    /// of two: 16M = 2^24).
     #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "2^16,2^20,2^24")]
     n: Vec<usize>,
     /// Input distributions (comma-separated).
@@ -76,6 +77,12 @@ pub struct BenchArgs {
     /// several types or distributions, one file per pair, named `FILE-<type>-<dist>.svg`.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Draw the `--svg` charts from saved CSV files (comma-separated) instead of
+    /// timing anything: `host bench --csv` output, or any CSV with the columns n,
+    /// gkeys_per_s and variant or series (optional: type, dist, device, date).
+    /// `--type` and `--dist` choose the charts.
+    #[arg(long, value_name = "CSV", value_delimiter = ',', requires = "svg")]
+    chart_from: Vec<PathBuf>,
     /// Time the CPU backend even if a GPU is present.
     #[arg(long)]
     cpu: bool,
@@ -98,6 +105,12 @@ pub struct BenchArgs {
 
 /// Returns Ok(false) when a configuration failed.
 pub fn bench(args: &BenchArgs) -> crate::Result<bool> {
+    if let (false, Some(svg)) = (args.chart_from.is_empty(), &args.svg) {
+        for f in bench::chart_saved(&args.chart_from, &args.key_types, &args.dist, svg)? {
+            println!("wrote {}", f.display());
+        }
+        return Ok(true);
+    }
     if !args.gpus.is_empty() {
         // The input and the gathered output of the largest size, on the host.
         check_host_memory(&args.key_types, &args.n, 2)?;

@@ -161,9 +161,10 @@ pub fn sort(args: &SortArgs) -> crate::Result<bool> {
         max_temp_bytes: args.limits.max_temp_bytes.map(|b| b as u64),
         ..FileSortOptions::new(args.key_type, format)
     };
+    // Without a GPU, why is said once, by the file sort's first progress message.
     match sorter.gpu() {
         Some(_) => eprintln!("sorting on {} with variant {}", sorter.backend(), args.variant),
-        None => eprintln!("sorting on {} with its stable sort", sorter.backend()),
+        None => eprintln!("sorting on the CPU with its stable sort"),
     }
     let mut progress = ProgressReport::new();
     let r = file_sort::sort_stream(&sorter, &input, &output, &opts, &mut progress);
@@ -195,7 +196,14 @@ pub fn sort(args: &SortArgs) -> crate::Result<bool> {
         &output,
         &format!(
             "sorted {} {} ({format}, {}) into {output} on {}: {steps}, total {:.3} s",
-            r.elements, args.key_type, args.order, r.backend, r.total_s
+            r.elements,
+            args.key_type,
+            args.order,
+            match &r.backend {
+                crate::Backend::Cuda(name) => format!("GPU ({name})"),
+                crate::Backend::Cpu(_) => "CPU".to_string(),
+            },
+            r.total_s
         ),
     );
     Ok(true)
@@ -458,7 +466,8 @@ pub struct GenArgs {
     /// File to write.
     #[arg(long, short)]
     output: PathBuf,
-    /// Number of elements (like 1000, 2^30, 1<<20 or 16M).
+    /// Number of elements (like 1000, 2^30, 1<<20 or 16M; K, M, G are powers of two:
+    /// 16M = 2^24).
     #[arg(long, value_parser = parse_count)]
     n: usize,
     /// Element type.

@@ -19,7 +19,7 @@ use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, time_sort};
 use crate::study::{self, StudyConfig, StudyKind};
 use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Sort random data on the GPU with a chosen algorithm, time it and check it.
 ///
@@ -97,7 +97,8 @@ struct RunArgs {
     /// Sorting algorithm.
     #[arg(long, value_enum, default_value_t = Variant::default())]
     variant: Variant,
-    /// Number of elements (any n >= 0; no power of two needed).
+    /// Number of elements: any n >= 0, like 1000, 2^24, 1<<24 or 16M (K, M, G are
+    /// powers of two: 16M = 2^24).
     #[arg(long, default_value_t = 1 << 24, value_parser = parse_count)]
     n: usize,
     /// Element type.
@@ -136,7 +137,7 @@ struct RunArgs {
 }
 
 /// The program's tuning: the `SORT_*` variables of its environment, read once
-/// ([`Tuning::from_env`]; the README's "Environment variables"). Every device and
+/// ([`Tuning::from_env`]; docs/design.md, "Environment variables"). Every device and
 /// sorter a command opens is opened with it.
 pub(crate) fn tuning() -> &'static Tuning {
     static TUNING: OnceLock<Tuning> = OnceLock::new();
@@ -146,7 +147,8 @@ pub(crate) fn tuning() -> &'static Tuning {
 /// The `host` program: parses the command line, runs the command, reports errors.
 pub fn main() -> ExitCode {
     crate::trace::mark("main");
-    let cli = Cli::parse();
+    let matches = args::short_value_lists(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Some(Command::List { names }) => {
             list(names);
@@ -208,14 +210,24 @@ fn list(names_only: bool) {
         Variant::ALL.iter().for_each(|v| println!("{v}"));
         return;
     }
-    println!("variants:");
+    // The descriptions are the values' documentation, as clap knows it.
+    let describe = |p: Option<clap::builder::PossibleValue>| {
+        p.and_then(|p| p.get_help().map(|h| format!("  {:<12} {h}", p.get_name()))).unwrap_or_default()
+    };
+    println!("variants (--variant, --variants; stable: equal keys keep their input order):");
     for v in Variant::ALL {
-        println!("  {:<12} {}", v.name(), if v.is_stable() { "stable" } else { "unstable" });
+        println!("{}", describe(v.to_possible_value()));
     }
     let types: Vec<_> = KeyType::ALL.iter().map(|k| k.name()).collect();
-    println!("types: {}", types.join(", "));
-    let dists: Vec<_> = Distribution::ALL.iter().map(|d| d.name()).collect();
-    println!("distributions: {}", dists.join(", "));
+    println!("\ntypes (--type): {}; floats sort by IEEE 754 total order", types.join(", "));
+    for k in KeyType::ALL.iter().filter(|k| k.to_possible_value().is_some_and(|p| p.get_help().is_some())) {
+        println!("{}", describe(k.to_possible_value()));
+    }
+    println!("\ndistributions (--dist):");
+    for d in Distribution::ALL {
+        let line = describe(d.to_possible_value());
+        println!("{}", if line.is_empty() { format!("  {}", d.name()) } else { line });
+    }
 }
 
 pub(crate) fn open_sorter(cpu: bool, require_gpu: bool) -> crate::Result<Sorter> {

@@ -35,7 +35,7 @@ pub struct PairsArgs {
     /// The pair sort: radix or mergepath.
     #[arg(long, value_enum, default_value_t = Variant::Radix)]
     variant: Variant,
-    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M; at most 2^32 - 1,
+    /// Sizes (comma-separated; each like 1000, 2^24, 1<<20 or 16M = 2^24; at most 2^32 - 1,
     /// the values are u32 indices).
     #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^20,2^24")]
     n: Vec<usize>,

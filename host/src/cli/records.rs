@@ -24,7 +24,7 @@ pub struct RecordsArgs {
     /// Type of the key field (primitive types only).
     #[arg(long, value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
-    /// Record counts (comma-separated; each like 1000, 2^24, 1<<20 or 16M; at most
+    /// Record counts (comma-separated; each like 1000, 2^24, 1<<20 or 16M = 2^24; at most
     /// 2^32 - 1, records are sorted through u32 indices).
     #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^20,2^24")]
     n: Vec<usize>,

@@ -19,7 +19,7 @@ pub struct SegmentsArgs {
     /// Key types (comma-separated; primitive types only).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Keys in all (like 1000, 2^24, 1<<20 or 16M; at most 2^32 - 1, the values of
+    /// Keys in all (like 1000, 2^24, 1<<20 or 16M = 2^24; at most 2^32 - 1, the values of
     /// `--pairs` are u32 indices).
     #[arg(long, value_parser = parse_index_count, default_value = "2^24")]
     n: usize,

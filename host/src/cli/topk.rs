@@ -21,7 +21,7 @@ pub struct TopkArgs {
     /// Key types (comma-separated; primitive types only).
     #[arg(long = "type", value_enum, value_delimiter = ',', default_value = "u32")]
     key_types: Vec<KeyType>,
-    /// Sizes (comma-separated; each like 1000, 2^26, 1<<20 or 64M; at most 2^32 - 1,
+    /// Sizes (comma-separated; each like 1000, 2^26, 1<<20 or 64M = 2^26; at most 2^32 - 1,
     /// top-k returns u32 indices).
     #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^26")]
     n: Vec<usize>,

@@ -66,7 +66,7 @@ struct Mapping {
 impl Mapping {
     fn new(file: &File, start: u64, len: usize) -> std::io::Result<Mapping> {
         // SAFETY: a fresh mapping of a file we hold open; nothing else maps it. (Aligned
-        // to 2 MiB with `MADV_HUGEPAGE` it was slower: docs/PERFLOG.md, tenth session.)
+        // to 2 MiB with `MADV_HUGEPAGE` it was slower: 2026-11-24; docs/history.md, "File sort".)
         let addr = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),

@@ -32,7 +32,7 @@
 //! hosts would use the same steps with one process per GPU: rank 0 creates an NCCL
 //! unique id ([`cudarc::nccl::Id`]), a launcher (MPI, a TCP rendezvous) passes it to
 //! the others, each calls `Comm::from_rank`, and the host-side splitter choice becomes
-//! an all-gather of the samples and the partition totals; see the README.
+//! an all-gather of the samples and the partition totals; see docs/algorithms.md, "Beyond one sort".
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

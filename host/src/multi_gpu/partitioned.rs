@@ -1,8 +1,8 @@
 //! The partition-first pipeline (asked for by [`super::Pipeline::PartitionFirst`]):
 //! the exchange runs while the GPUs sort. The textbook sample sort's order of steps;
 //! on two H200s it is slower than sorting first (the exchange slows the sort it runs
-//! beside, and the partition pass costs more than the overlap saves: `docs/PERFLOG.md`,
-//! sixth session), so it is not the default.
+//! beside, and the partition pass costs more than the overlap saves: docs/history.md,
+//! 2026-11-23), so it is not the default.
 //!
 //! 1. **Splitters** from samples of the *unsorted* parts, one key from each of equal
 //!    slices at a pseudo-random place inside it

@@ -1,7 +1,16 @@
-//! A small, dependency-free SVG line chart: a few series of (x, y) points, linear or
-//! logarithmic axes, a legend. Enough for throughput-vs-n and speed-up-vs-threads
-//! plots that open in any browser.
-use std::fmt::Write as _;
+//! Line charts of measurements (throughput against n, speed-up against threads) as
+//! SVG, drawn by `plotters`. This module decides what a reader needs: a title and a
+//! subtitle (the device) that always fit, a legend beside the plot that never covers
+//! a line, and ticks that label every axis whatever its range: sizes as `2^k`,
+//! logarithmic axes by decades with 2 and 5 (or every digit) between them when the
+//! range is narrow, and plain steps when it spans less than a factor of two.
+use std::ops::Range;
+
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::error::{Error, Result};
 
 /// One line of the chart.
 #[derive(Clone, Debug)]
@@ -14,9 +23,10 @@ pub struct Series {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
     Linear,
-    /// Base-2 logarithmic: ticks at powers of two (sizes, thread counts).
+    /// Base-2 logarithmic: ticks at powers of two labelled `2^k` (sizes, thread
+    /// counts below 2^10 are labelled as plain numbers).
     Log2,
-    /// Base-10 logarithmic.
+    /// Base-10 logarithmic: decades, with intermediate ticks on narrow ranges.
     Log10,
 }
 
@@ -24,6 +34,8 @@ pub enum Scale {
 #[derive(Clone, Debug)]
 pub struct Chart {
     pub title: String,
+    /// The second line under the title: what it was measured on (device, date).
+    pub subtitle: String,
     pub x_label: String,
     pub y_label: String,
     pub x_scale: Scale,
@@ -31,14 +43,50 @@ pub struct Chart {
     pub series: Vec<Series>,
 }
 
-const W: f64 = 900.0;
-const H: f64 = 560.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 220.0;
-const TOP: f64 = 50.0;
-const BOTTOM: f64 = 60.0;
-const COLORS: [&str; 10] =
-    ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 540;
+/// plotters writes `font-size` as its size / 1.24: the sizes below are in its units.
+const PX_PER_SIZE: f64 = 1.0 / 1.24;
+/// Average advance of a sans-serif character in ems: a little wider than the usual
+/// ~0.55 so that estimated widths err on the side of room.
+const EM_PER_CHAR: f64 = 0.62;
+const TITLE_SIZE: f64 = 24.0;
+const SUBTITLE_SIZE: f64 = 17.0;
+const TEXT_SIZE: f64 = 16.0;
+const MIN_SIZE: f64 = 13.0;
+const COLORS: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// Estimated width in pixels of `text` at plotters size `size`.
+fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * PX_PER_SIZE * EM_PER_CHAR
+}
+
+/// The largest size from `size` down to [`MIN_SIZE`] at which `text` fits `width`,
+/// and the text itself, shortened with an ellipsis if even the smallest size is too
+/// wide.
+fn fit(text: &str, size: f64, width: f64) -> (String, f64) {
+    let mut s = size;
+    while s > MIN_SIZE && text_width(text, s) > width {
+        s -= 1.0;
+    }
+    if text_width(text, s) <= width {
+        return (text.to_string(), s);
+    }
+    let keep = (width / (s * PX_PER_SIZE * EM_PER_CHAR)) as usize;
+    let short: String = text.chars().take(keep.saturating_sub(1)).collect();
+    (format!("{}…", short.trim_end()), s)
+}
 
 fn forward(scale: Scale, v: f64) -> f64 {
     match scale {
@@ -48,172 +96,290 @@ fn forward(scale: Scale, v: f64) -> f64 {
     }
 }
 
+fn inverse(scale: Scale, v: f64) -> f64 {
+    match scale {
+        Scale::Linear => v,
+        Scale::Log2 => v.exp2(),
+        Scale::Log10 => 10f64.powf(v),
+    }
+}
+
 fn usable(scale: Scale, v: f64) -> bool {
     v.is_finite() && (scale == Scale::Linear || v > 0.0)
 }
 
-/// Tick positions (in data units) covering `[lo, hi]` (transformed range).
+/// Steps of 1, 2 or 5 times a power of ten covering `[lo, hi]` with at most `max`
+/// ticks (and at least two where the range allows).
+fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
+    let span = (hi - lo).max(f64::MIN_POSITIVE);
+    let raw = span / max.max(2) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// Ticks (data values) of a logarithmic axis over `[lo, hi]` (data values, lo > 0).
+/// Whole decades when there are at least three of them (every other decade, or
+/// sparser, past a dozen); otherwise 1-2-5, 1-2-3-5-7 or every digit in each decade,
+/// whichever is the sparsest with enough ticks; a range of less than a decade gets
+/// linear steps.
+fn log10_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let in_range = |v: f64| v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9);
+    let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let decades: Vec<f64> = (d0..=d1).map(|d| 10f64.powi(d)).filter(|&v| in_range(v)).collect();
+    if decades.len() >= 3 {
+        let step = decades.len().div_ceil(12);
+        return decades.into_iter().step_by(step).collect();
+    }
+    if hi < lo * 10.0 {
+        // Less than a decade: digits alone would leave the upper part bare (4..9, 10,
+        // then nothing up to 18).
+        return linear_ticks(lo, hi, 10);
+    }
+    // The sparsest set that gives enough ticks: 1-2-5 needs five (a decade and a
+    // half), 1-2-3-5-7 four, every digit three.
+    let sets: [(&[f64], usize); 3] =
+        [(&[1.0, 2.0, 5.0], 5), (&[1.0, 2.0, 3.0, 5.0, 7.0], 4), (&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 3)];
+    for (mantissas, enough) in sets {
+        let ticks: Vec<f64> =
+            (d0..=d1).flat_map(|d| mantissas.iter().map(move |m| m * 10f64.powi(d))).filter(|&v| in_range(v)).collect();
+        if ticks.len() >= enough {
+            return ticks;
+        }
+    }
+    linear_ticks(lo, hi, 6)
+}
+
+/// Ticks (data values) of a base-2 axis: powers of two, every one while there are at
+/// most a dozen, else every second, third, ...; a range with fewer than three gets the
+/// ticks of a narrow logarithmic range instead.
+fn log2_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log2().ceil() as i32, (hi.log2() + 1e-9).floor() as i32);
+    if b - a < 2 {
+        // Fewer than three powers of two in range: the decimal ticks of a narrow range.
+        return log10_ticks(lo, hi);
+    }
+    let step = (((b - a) as usize + 1).div_ceil(12)).max(1);
+    (a..=b).step_by(step).map(|e| 2f64.powi(e)).collect()
+}
+
 fn ticks(scale: Scale, lo: f64, hi: f64) -> Vec<f64> {
     match scale {
-        Scale::Log2 | Scale::Log10 => {
-            let base = if scale == Scale::Log2 { 2f64 } else { 10f64 };
-            let (a, b) = (lo.floor() as i32, hi.ceil() as i32);
-            let step = ((b - a) / 10).max(1);
-            (a..=b).step_by(step as usize).map(|e| base.powi(e)).collect()
-        }
-        Scale::Linear => {
-            let span = (hi - lo).max(f64::MIN_POSITIVE);
-            let raw = span / 8.0;
-            let mag = 10f64.powf(raw.log10().floor());
-            let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
-            let mut t = (lo / step).ceil() * step;
-            let mut out = Vec::new();
-            while t <= hi + step * 1e-9 {
-                out.push(t);
-                t += step;
-            }
-            out
-        }
+        Scale::Linear => linear_ticks(lo, hi, 8),
+        Scale::Log2 => log2_ticks(lo, hi),
+        Scale::Log10 => log10_ticks(lo, hi),
     }
 }
 
-fn label(v: f64) -> String {
+/// A tick's label: `2^k` for powers of two from 2^10 on a base-2 axis; otherwise the
+/// shortest plain number that tells the axis's ticks apart (`0.5`, `12`, `2.25`),
+/// and `1e6`-style past 10^5 or below 10^-3.
+fn tick_label(scale: Scale, v: f64, all: &[f64]) -> String {
+    if scale == Scale::Log2 && v >= 1024.0 && (v.log2() - v.log2().round()).abs() < 1e-9 {
+        return format!("2^{}", v.log2().round() as i64);
+    }
+    number(v, all)
+}
+
+fn number(v: f64, all: &[f64]) -> String {
     let a = v.abs();
-    if a != 0.0 && (a >= 1e6 || a < 1e-2) {
-        let exp = a.log2();
-        if (exp - exp.round()).abs() < 1e-9 && a >= 1024.0 {
-            return format!("2^{}", exp.round() as i64);
-        }
-        format!("{v:.2e}")
-    } else if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
-    } else {
-        format!("{v:.2}")
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        let e = a.log10().floor();
+        let m = v / 10f64.powf(e);
+        return if (m - m.round()).abs() < 1e-6 {
+            format!("{}e{}", m.round() as i64, e as i64)
+        } else {
+            format!("{m:.1}e{}", e as i64)
+        };
     }
+    // Enough decimals that neighbouring ticks differ, and no more than the value has.
+    let gap = all.windows(2).map(|w| (w[1] - w[0]).abs()).filter(|g| *g > 0.0).fold(f64::INFINITY, f64::min);
+    let mut decimals = if gap.is_finite() { (-(gap.log10() + 1e-6).floor()).max(0.0) as usize } else { 0 };
+    while decimals < 6 && (v * 10f64.powi(decimals as i32) - (v * 10f64.powi(decimals as i32)).round()).abs() > 1e-6 {
+        decimals += 1;
+    }
+    format!("{v:.decimals$}")
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+/// The largest `m * 10^d` (`m` a digit 1..9) not above `v > 0`.
+fn nice_floor(v: f64) -> f64 {
+    let d = 10f64.powf(v.log10().floor());
+    ((v / d + 1e-9).floor()).clamp(1.0, 9.0) * d
+}
+
+/// The range `[lo, hi]` (transformed units) that the axis shows: the data with a
+/// margin, from zero on a linear y axis, and never empty.
+fn padded(scale: Scale, lo: f64, hi: f64, from_zero: bool) -> (f64, f64) {
+    let (mut lo, hi) = (lo, hi);
+    if from_zero && scale == Scale::Linear {
+        lo = lo.min(0.0);
+    }
+    if hi - lo < 1e-12 {
+        let pad = if scale == Scale::Linear { lo.abs().max(1.0) * 0.5 } else { 0.25 };
+        return (lo - pad, hi + pad);
+    }
+    let pad = (hi - lo) * 0.06;
+    let lo = if from_zero && scale == Scale::Linear && lo >= 0.0 { lo } else { lo - pad };
+    (lo, hi + pad)
+}
+
+/// A linear axis in transformed units (log2 or log10 of the data for logarithmic
+/// scales) whose ticks are exactly the given ones: plotters' own key points would
+/// leave a narrow logarithmic range without labels.
+struct Axis {
+    range: Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Axis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let share = (value - self.range.start) / (self.range.end - self.range.start);
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.range.clone()
+    }
 }
 
 impl Chart {
-    /// Renders the chart. Points that can't be drawn on the chosen scales (NaN,
-    /// non-positive on a log axis) are skipped.
-    pub fn to_svg(&self) -> String {
-        let pts: Vec<(f64, f64)> = self
-            .series
+    /// The points of every series that the scales can show (finite, positive on a
+    /// logarithmic axis), in transformed units.
+    fn drawable(&self) -> Vec<Vec<(f64, f64)>> {
+        self.series
             .iter()
-            .flat_map(|s| s.points.iter().copied())
-            .filter(|&(x, y)| usable(self.x_scale, x) && usable(self.y_scale, y))
-            .map(|(x, y)| (forward(self.x_scale, x), forward(self.y_scale, y)))
-            .collect();
-        let (mut x0, mut x1, mut y0, mut y1) = pts
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY), |(a, b, c, d), &(x, y)| {
-                (a.min(x), b.max(x), c.min(y), d.max(y))
-            });
-        if pts.is_empty() {
-            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-        }
-        if self.y_scale == Scale::Linear {
-            y0 = y0.min(0.0);
-        }
-        if x1 - x0 < 1e-12 {
-            x1 = x0 + 1.0;
-        }
-        if y1 - y0 < 1e-12 {
-            y1 = y0 + 1.0;
-        }
-        y1 += (y1 - y0) * 0.05;
-        let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-        let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
-        let sy = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
-
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="28" text-anchor="middle" font-size="16">{}</text>"#,
-            LEFT + pw / 2.0,
-            escape(&self.title)
-        );
-        for t in ticks(self.x_scale, x0, x1) {
-            let x = sx(forward(self.x_scale, t));
-            if !(LEFT - 0.5..=LEFT + pw + 0.5).contains(&x) {
-                continue;
-            }
-            let _ = writeln!(
-                s,
-                r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#e0e0e0"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
-                TOP + ph,
-                TOP + ph + 18.0,
-                label(t)
-            );
-        }
-        for t in ticks(self.y_scale, y0, y1) {
-            let y = sy(forward(self.y_scale, t));
-            if !(TOP - 0.5..=TOP + ph + 0.5).contains(&y) {
-                continue;
-            }
-            let _ = writeln!(
-                s,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-                LEFT + pw,
-                LEFT - 6.0,
-                y + 4.0,
-                label(t)
-            );
-        }
-        let _ = writeln!(s, r#"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            LEFT + pw / 2.0,
-            H - 15.0,
-            escape(&self.x_label)
-        );
-        let _ = writeln!(
-            s,
-            r#"<text transform="translate(20 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-            TOP + ph / 2.0,
-            escape(&self.y_label)
-        );
-        for (i, series) in self.series.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            let path: Vec<String> = series
-                .points
-                .iter()
-                .filter(|&&(x, y)| usable(self.x_scale, x) && usable(self.y_scale, y))
-                .map(|&(x, y)| format!("{:.1},{:.1}", sx(forward(self.x_scale, x)), sy(forward(self.y_scale, y))))
-                .collect();
-            let _ =
-                writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#, path.join(" "));
-            for p in &path {
-                let (x, y) = p.split_once(',').unwrap();
-                let _ = writeln!(s, r#"<circle cx="{x}" cy="{y}" r="3" fill="{color}"/>"#);
-            }
-            let ly = TOP + 10.0 + i as f64 * 20.0;
-            let lx = LEFT + pw + 15.0;
-            let _ = writeln!(
-                s,
-                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
-                lx + 20.0,
-                lx + 26.0,
-                ly + 4.0,
-                escape(&series.name)
-            );
-        }
-        s.push_str("</svg>\n");
-        s
+            .map(|s| {
+                s.points
+                    .iter()
+                    .filter(|&&(x, y)| usable(self.x_scale, x) && usable(self.y_scale, y))
+                    .map(|&(x, y)| (forward(self.x_scale, x), forward(self.y_scale, y)))
+                    .collect()
+            })
+            .collect()
     }
 
-    /// Writes the SVG to `path`.
-    pub fn write(&self, path: &std::path::Path) -> std::io::Result<()> {
-        std::fs::write(path, self.to_svg())
+    /// Renders the chart as SVG. Points that can't be drawn on the chosen scales (NaN,
+    /// non-positive on a log axis) are left out.
+    pub fn to_svg(&self) -> Result<String> {
+        let mut svg = String::new();
+        self.draw(&mut svg).map_err(|e| Error::Io {
+            context: format!("drawing the chart `{}`", self.title),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        Ok(svg)
+    }
+
+    fn draw(&self, svg: &mut String) -> std::result::Result<(), Box<dyn std::error::Error + '_>> {
+        let series = self.drawable();
+        let all: Vec<(f64, f64)> = series.iter().flatten().copied().collect();
+        let bounds = |f: fn(&(f64, f64)) -> f64| {
+            all.iter().map(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)))
+        };
+        let ((x0, x1), (y0, y1)) =
+            if all.is_empty() { ((0.0, 1.0), (0.0, 1.0)) } else { (bounds(|p| p.0), bounds(|p| p.1)) };
+        let (x0, x1) = padded(self.x_scale, x0, x1, false);
+        let (mut y0, y1) = padded(self.y_scale, y0, y1, true);
+        if self.y_scale == Scale::Log10 && !all.is_empty() && y1 - y0 < 2.0 {
+            // Down to a labelled value below the data (10 under 13.4, 0.002 under
+            // 0.0021), so that the lowest points have a tick near them.
+            y0 = y0.min(nice_floor(10f64.powf(bounds(|p| p.1).0)).log10());
+        }
+        let x_ticks = ticks(self.x_scale, inverse(self.x_scale, x0), inverse(self.x_scale, x1));
+        let y_ticks = ticks(self.y_scale, inverse(self.y_scale, y0), inverse(self.y_scale, y1));
+        let x_labels: Vec<String> = x_ticks.iter().map(|&t| tick_label(self.x_scale, t, &x_ticks)).collect();
+        let y_labels: Vec<String> = y_ticks.iter().map(|&t| tick_label(self.y_scale, t, &y_ticks)).collect();
+
+        let w = f64::from(WIDTH);
+        let legend_text = TEXT_SIZE - 1.0;
+        let legend_w =
+            self.series.iter().map(|s| text_width(&s.name, legend_text)).fold(0.0, f64::max).min(w * 0.4) + 56.0;
+        let root = SVGBackend::with_string(svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (title, title_size) = fit(&self.title, TITLE_SIZE, w - 24.0);
+        let (subtitle, subtitle_size) = fit(&self.subtitle, SUBTITLE_SIZE, w - 24.0);
+        let centred = Pos::new(HPos::Center, VPos::Top);
+        root.draw(&Text::new(
+            title,
+            ((w / 2.0) as i32, 10),
+            ("sans-serif", title_size).into_font().style(FontStyle::Bold).color(&BLACK).pos(centred),
+        ))?;
+        let header = if subtitle.is_empty() {
+            (18.0 + title_size * PX_PER_SIZE) as u32
+        } else {
+            root.draw(&Text::new(
+                subtitle,
+                ((w / 2.0) as i32, (16.0 + title_size * PX_PER_SIZE) as i32),
+                ("sans-serif", subtitle_size).into_font().color(&RGBColor(0x44, 0x44, 0x44)).pos(centred),
+            ))?;
+            (26.0 + (title_size + subtitle_size) * PX_PER_SIZE) as u32
+        };
+        let (_, body) = root.split_vertically(header);
+        let (plot, legend) = body.split_horizontally((w - legend_w) as u32);
+
+        let y_label_w = y_labels.iter().map(|l| text_width(l, TEXT_SIZE)).fold(0.0, f64::max) + 12.0;
+        let x_axis = Axis { range: x0..x1, ticks: x_ticks.iter().map(|&t| forward(self.x_scale, t)).collect() };
+        let y_axis = Axis { range: y0..y1, ticks: y_ticks.iter().map(|&t| forward(self.y_scale, t)).collect() };
+        let mut chart = ChartBuilder::on(&plot)
+            .margin_left(8)
+            .margin_right(12)
+            .margin_top(6)
+            .margin_bottom(6)
+            .x_label_area_size((TEXT_SIZE * PX_PER_SIZE * 2.0 + 22.0) as u32)
+            .y_label_area_size((y_label_w + TEXT_SIZE * PX_PER_SIZE + 14.0) as u32)
+            .build_cartesian_2d(x_axis, y_axis)?;
+        let label_of = |scale: Scale, ticks: &[f64], labels: &[String], v: f64| -> String {
+            ticks
+                .iter()
+                .position(|&t| (forward(scale, t) - v).abs() < 1e-6)
+                .map_or_else(|| number(inverse(scale, v), ticks), |i| labels[i].clone())
+        };
+        let x_fmt = |v: &f64| label_of(self.x_scale, &x_ticks, &x_labels, *v);
+        let y_fmt = |v: &f64| label_of(self.y_scale, &y_ticks, &y_labels, *v);
+        chart
+            .configure_mesh()
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .light_line_style(WHITE)
+            .axis_style(BLACK)
+            .label_style(("sans-serif", TEXT_SIZE))
+            .axis_desc_style(("sans-serif", TEXT_SIZE))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .draw()?;
+        for (i, points) in series.iter().enumerate() {
+            let color = COLORS[i % COLORS.len()];
+            chart.draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))?;
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
+        for (i, s) in self.series.iter().enumerate() {
+            let color = COLORS[i % COLORS.len()];
+            let y = 24 + i as i32 * 24;
+            legend.draw(&PathElement::new(vec![(8, y), (36, y)], color.stroke_width(3)))?;
+            legend.draw(&Circle::new((22, y), 3, color.filled()))?;
+            let (name, size) = fit(&s.name, legend_text, legend_w - 52.0);
+            legend.draw(&Text::new(
+                name,
+                (44, y),
+                ("sans-serif", size).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+        }
+        root.present()?;
+        Ok(())
+    }
+
+    /// Writes the SVG to `path` atomically.
+    pub fn write(&self, path: &std::path::Path) -> Result<()> {
+        crate::atomic_file::write_atomic(path, self.to_svg()?.as_bytes())
     }
 }
 
@@ -221,39 +387,108 @@ impl Chart {
 mod tests {
     use super::*;
 
-    #[test]
-    fn renders_series_legend_and_skips_unplottable_points() {
-        let chart = Chart {
+    fn chart(series: Vec<Series>, x_scale: Scale, y_scale: Scale) -> Chart {
+        Chart {
             title: "Throughput <u32>".into(),
+            subtitle: "NVIDIA H100 80GB HBM3".into(),
             x_label: "n".into(),
             y_label: "Gkeys/s".into(),
-            x_scale: Scale::Log2,
-            y_scale: Scale::Linear,
-            series: vec![
+            x_scale,
+            y_scale,
+            series,
+        }
+    }
+
+    /// The text of every `<text>` element.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn renders_series_legend_subtitle_and_skips_unplottable_points() {
+        let c = chart(
+            vec![
                 Series { name: "naive".into(), points: vec![(1024.0, 1.0), (1048576.0, 2.5), (0.0, 3.0)] },
                 Series { name: "sm".into(), points: vec![(1024.0, 2.0), (1048576.0, f64::NAN)] },
             ],
-        };
-        let svg = chart.to_svg();
+            Scale::Log2,
+            Scale::Linear,
+        );
+        let svg = c.to_svg().unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-        assert!(svg.contains("Throughput &lt;u32&gt;"));
-        assert_eq!(svg.matches("<polyline").count(), 2);
-        // (0, 3) can't sit on a log axis and the NaN point is dropped: 3 circles.
-        assert_eq!(svg.matches("<circle").count(), 3);
-        assert!(svg.contains(">naive<") && svg.contains(">sm<"));
-        assert!(svg.contains(">2^20<"));
+        let t = texts(&svg);
+        for want in ["Throughput &lt;u32&gt;", "NVIDIA H100 80GB HBM3", "naive", "sm", "2^10", "2^20", "Gkeys/s"] {
+            assert!(t.iter().any(|s| s == want), "{want} not in {t:?}");
+        }
+        // (0, 3) can't sit on a log axis and the NaN point is dropped: 3 markers.
+        assert_eq!(svg.matches("<circle").count(), 3 + 2, "{svg}");
     }
 
     #[test]
     fn empty_chart_is_still_valid() {
-        let chart = Chart {
-            title: "t".into(),
-            x_label: "x".into(),
-            y_label: "y".into(),
-            x_scale: Scale::Linear,
-            y_scale: Scale::Log10,
-            series: vec![],
-        };
-        assert!(chart.to_svg().contains("</svg>"));
+        let svg = chart(vec![], Scale::Linear, Scale::Log10).to_svg().unwrap();
+        assert!(svg.contains("</svg>"));
+    }
+
+    #[test]
+    fn log_axes_label_decades_and_narrow_ranges() {
+        assert_eq!(log10_ticks(0.5, 2000.0), [1.0, 10.0, 100.0, 1000.0]);
+        assert_eq!(log10_ticks(1.5, 60.0), [2.0, 5.0, 10.0, 20.0, 50.0]);
+        assert_eq!(log10_ticks(5.0, 55.0), [5.0, 7.0, 10.0, 20.0, 30.0, 50.0]);
+        assert_eq!(log10_ticks(12.0, 45.0), [15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0]);
+        assert_eq!(log10_ticks(4.0, 19.0), [4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 18.0]);
+        assert_eq!(log10_ticks(41.0, 44.0), [41.0, 41.5, 42.0, 42.5, 43.0, 43.5, 44.0]);
+        assert!(log10_ticks(1e-3, 1e30).len() <= 12);
+        assert_eq!(log2_ticks(1000.0, 5000.0), [1024.0, 2048.0, 4096.0]);
+        assert_eq!(log2_ticks(1.0, 16.0), [1.0, 2.0, 4.0, 8.0, 16.0]);
+        let narrow = log2_ticks(0.29, 1.5);
+        let labels: Vec<String> = narrow.iter().map(|&t| tick_label(Scale::Log2, t, &narrow)).collect();
+        assert_eq!(labels, ["0.4", "0.6", "0.8", "1.0", "1.2", "1.4"]);
+        assert_eq!(log2_ticks(1.0, (1u64 << 40) as f64).len(), 11);
+        assert_eq!(linear_ticks(0.0, 50.0, 8), [0.0, 10.0, 20.0, 30.0, 40.0, 50.0]);
+        assert_eq!(nice_floor(13.4), 10.0);
+        assert_eq!(nice_floor(0.0021), 0.002);
+        assert_eq!(nice_floor(50.0), 50.0);
+    }
+
+    #[test]
+    fn labels_are_consistent() {
+        assert_eq!(tick_label(Scale::Log2, 1048576.0, &[]), "2^20");
+        assert_eq!(tick_label(Scale::Log2, 16.0, &[]), "16");
+        assert_eq!(tick_label(Scale::Log10, 1e6, &[]), "1e6");
+        assert_eq!(tick_label(Scale::Log10, 0.5, &[0.5, 1.0]), "0.5");
+        let half_steps = [41.0, 41.5, 42.0];
+        assert_eq!(tick_label(Scale::Linear, 42.0, &half_steps), "42.0");
+        assert_eq!(tick_label(Scale::Linear, 20.0, &[10.0, 20.0]), "20");
+        // Steps of 0.1 that floating point makes 0.09999...: one decimal, not two.
+        let tenths = [1.2000000000000002, 1.3000000000000003, 1.4000000000000004];
+        assert_eq!(tick_label(Scale::Linear, tenths[1], &tenths), "1.3");
+    }
+
+    #[test]
+    fn narrow_log_range_has_labelled_y_ticks() {
+        let c = chart(
+            vec![Series { name: "radix".into(), points: vec![(1048576.0, 41.0), (16777216.0, 44.0)] }],
+            Scale::Log2,
+            Scale::Log10,
+        );
+        let t = texts(&c.to_svg().unwrap());
+        let numeric = t.iter().filter(|s| s.parse::<f64>().is_ok()).count();
+        assert!(numeric >= 3, "{t:?}");
+    }
+
+    #[test]
+    fn long_titles_shrink_or_shorten_to_fit() {
+        let (text, size) = fit("short", TITLE_SIZE, 900.0);
+        assert_eq!((text.as_str(), size), ("short", TITLE_SIZE));
+        let long = "x".repeat(80);
+        let (text, size) = fit(&long, TITLE_SIZE, 900.0);
+        assert!(size < TITLE_SIZE && text_width(&text, size) <= 900.0);
+        let very_long = "x".repeat(400);
+        let (text, size) = fit(&very_long, TITLE_SIZE, 900.0);
+        assert!(text.ends_with('…') && size == MIN_SIZE && text_width(&text, size) <= 900.0);
     }
 }

@@ -97,8 +97,12 @@ pub fn study<T: Random + Element>(sorter: &Sorter, cfg: &StudyConfig) -> Result<
     let what = format!("random {}", T::NAME);
     let cpu = format!("CPU: {} on {} threads", cpu_name(), cfg.max_threads);
     let chart = Chart {
-        title: format!("GPU speed-up over CPU parallel merge sort vs n: {what}"),
-        x_label: format!("n (elements; {cpu})"),
+        title: format!("GPU speed-up over the CPU's parallel merge sort, {what}"),
+        subtitle: match sorter.gpu() {
+            Some(gpu) => format!("{}; {cpu}", gpu.info()),
+            None => cpu.clone(),
+        },
+        x_label: "n (elements)".into(),
         y_label: "speed-up (CPU time / GPU time)".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log10,

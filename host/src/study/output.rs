@@ -49,7 +49,7 @@ impl Report {
         std::fs::write(&written[0], self.csv()).map_err(io(&written[0]))?;
         for (stem, chart) in &self.charts {
             let path = dir.join(format!("{stem}.svg"));
-            chart.write(&path).map_err(io(&path))?;
+            chart.write(&path)?;
             written.push(path);
         }
         Ok(written)

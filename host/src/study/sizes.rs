@@ -46,8 +46,9 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
     }
     let what = format!("random {}", T::NAME);
     let chart = Chart {
-        title: format!("Speed-up over 1 thread vs n: {what}"),
-        x_label: format!("n (elements; {})", cpu_name()),
+        title: format!("CPU sorts: speed-up over 1 thread against n, {what}"),
+        subtitle: format!("{}, {} threads", cpu_name(), cfg.max_threads),
+        x_label: "n (elements)".into(),
         y_label: "speed-up over parallel-merge on 1 thread".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log2,

@@ -68,16 +68,18 @@ pub fn study<T: Random + Element>(cfg: &StudyConfig) -> Result<Report> {
             .collect()
     };
     let speedup = Chart {
-        title: format!("Speed-up over std sort (1 thread) vs threads: {what}"),
-        x_label: format!("threads ({})", cpu_name()),
+        title: format!("CPU sorts: speed-up over std sort on 1 thread, {what}"),
+        subtitle: cpu_name(),
+        x_label: "threads".into(),
         y_label: "speed-up over std sort".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Linear,
         series: series(&|p| std_ms / p.median_ms),
     };
     let time = Chart {
-        title: format!("Sort time vs threads: {what}"),
-        x_label: format!("threads ({})", cpu_name()),
+        title: format!("CPU sorts: time against threads, {what}"),
+        subtitle: cpu_name(),
+        x_label: "threads".into(),
         y_label: "median time (ms)".into(),
         x_scale: Scale::Log2,
         y_scale: Scale::Log10,

@@ -39,7 +39,7 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
 /// Whether the `mergepath` variant sorts `n` elements of `T` as (key bits, index) pairs
 /// by this sort and then gathers them (`variants/records.rs`): records (`Entity`)
 /// longer than one tile. Moving 8 bytes per element through every pass instead of 20
-/// measured 3x faster at 2^24 (docs/PERFLOG.md). A single tile is sorted whole in one
+/// measured 3x faster at 2^24 (H100, 2026-11-23; docs/history.md, mergepath: "Sentinels, whole-tile bodies, co-ranks in the merge"). A single tile is sorted whole in one
 /// launch.
 pub(crate) fn sorts_by_key<T: Element>(n: usize) -> bool {
     T::RECORD_KEY.is_some() && n as u64 > mp::tile(size_of::<T>() as u32) as u64

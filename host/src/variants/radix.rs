@@ -454,7 +454,7 @@ impl Job {
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
-        // the kernel spill and the passes 9% slower; docs/PERFLOG.md).
+        // the kernel spill and the passes 9% slower; H100, 2026-11-24; docs/history.md, radix: "Pairs: staging, histogram, packing").
         let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
         let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
         let (n, (begin, end)) = (self.n, self.bits);

@@ -10,8 +10,8 @@ pub const PARTITION_BLOCK: u32 = 256;
 /// most [`PARTITION_WARP_TILES_PER_SM`] per SM (about one wave of partition warps:
 /// each search is then a chain of dependent rounds, and 32 probes a round take the
 /// fewest), 8 lanes beyond that (four searches a warp; more rounds each, but a quarter
-/// of the warps and fewer loads per search). Measured on an H200 (docs/PERFLOG.md,
-/// seventeenth session), partition kernels per 2^28 sort at 32 / 16 / 8 lanes: u32
+/// of the warps and fewer loads per search). Measured on an H200 (docs/history.md,
+/// 2026-11-25), partition kernels per 2^28 sort at 32 / 16 / 8 lanes: u32
 /// 430 / 331 / 260 us, u64 765 / 593 / 443 us (ncu); sorts at 2^28 +0.9% (u32 25.84 ->
 /// 26.07 Gkeys/s, u64 12.56 -> 12.67, u32 + u32 pairs 12.97 -> 13.07), at 2^26 u64 +0.6%;
 /// but where co-ranks are few, 8 lanes lose: u64 2^22 14.53 -> 13.93, u32 2^24 28.54 ->
@@ -45,8 +45,8 @@ pub const fn partition_threads(tiles: u64, lanes: u32) -> u64 {
 /// coarse probe `a[stride * c]` at a chunk's first element and its partner
 /// `b[k - 1 - stride * c]` at a chunk's last.
 ///
-/// 128 for 4-byte keys, 64 for wider ones. Measured on an H100 (docs/PERFLOG.md,
-/// seventeenth session, runs 7-8): 64 against 32 halved the sample bytes a pass writes
+/// 128 for 4-byte keys, 64 for wider ones. Measured on an H100 (docs/history.md,
+/// 2026-11-25): 64 against 32 halved the sample bytes a pass writes
 /// (3% of its traffic at 32) and with the chunk searched in one round cost no round
 /// (u32 +1.3-3.2%, u64 +0.4-2.3%); 128 against 64 gained u32 0.9-3% more (its kernels
 /// stop spilling) but cost u64 0.7-1.6% (16 candidates a lane for 8-byte keys in the
@@ -101,7 +101,7 @@ pub const GUESS_MIN_CHUNKS: u64 = 64;
 /// where `m = min(k, a_len + b_len - k)`; the guess spans `2^ceil(bits(m) / 2)` (2 to 4
 /// `s`) each side, and a chunk more for rounding. (A power of two: with `u64::isqrt`
 /// the partition kernels took 46-48 registers instead of 40 and the 2^24 ones were 10%
-/// slower, sixteenth session run 3.) On random keys that leaves at most ~`4 sqrt(k) /
+/// slower, H100, 2026-11-25; docs/history.md, mergepath: "Look-ahead co-ranks, a guided search, 19 keys for 8-byte keys".) On random keys that leaves at most ~`4 sqrt(k) /
 /// 29` candidates after the first round where the plain search leaves `(c1 - c0) /
 /// 33`: at 2^27 a coarse search of 3 rounds instead of 5. Runs of other shapes cost at
 /// most one round more, and sorted or reversed runs (the answer at an end) take one
@@ -122,7 +122,7 @@ pub fn coarse_guess(k: u64, a_len: u64, b_len: u64, (c0, c1): (u64, u64), stride
 
 /// Whether the blocks of a global-pass merge over `tiles` tiles find their co-ranks
 /// themselves (no partition kernel), on a GPU of `sms` SMs. Measured on an H100
-/// (docs/PERFLOG.md, 2026-11-23 fourth session): it saves a launch and the partition
+/// (2026-11-23; docs/history.md, mergepath: "Sentinels, whole-tile bodies, co-ranks in the merge"): it saves a launch and the partition
 /// kernel's latency per pass when the merge runs in one or two waves (u32 keys: 2^20
 /// 11.0 -> 14.0 Gkeys/s, 2^22 19.0 -> 20.9), but in the many-wave merges of large
 /// inputs a block's search delays its loads more than the separate kernel costs (u32
@@ -134,11 +134,11 @@ pub const fn co_ranks_in_merge(tiles: u64, sms: u32, tiles_per_sm: u32) -> bool 
 /// The default `tiles_per_sm` of [`co_ranks_in_merge`] for keys of `key_bytes` with
 /// values of `value_bytes` (0: keys alone). Pairs: 8, from the sweep above (2, 4, 8 and
 /// 16 tried at 2^21..2^23, tiles of 4,864 and 3,328). 8-byte keys alone: 4 since their
-/// tiles grew to 4,352 (fourteenth session, H100: 4 / 8 / 16 tiles per SM gave u64
-/// 2^22 12.10 / 11.38 / 11.40 Gkeys/s; the tiles are 4,864 since the sixteenth
-/// session, not swept again). 4-byte keys alone: 8, two waves of their
+/// tiles grew to 4,352 (H100, 2026-11-25: 4 / 8 / 16 tiles per SM gave u64
+/// 2^22 12.10 / 11.38 / 11.40 Gkeys/s; the tiles are 4,864 since
+/// 2026-11-25, not swept again). 4-byte keys alone: 8, two waves of their
 /// merge blocks (4 per SM): 4 was best before the passes reused L2 (u32 2^23 22.25 /
-/// 21.98 / 21.87 at 4 / 8 / 16), 8 since (fifteenth session: u32 2^23 25.87 against
+/// 21.98 / 21.87 at 4 / 8 / 16), 8 since (2026-11-25: u32 2^23 25.87 against
 /// 24.85; 2^22 and 2^24 take the same path either way).
 pub const fn co_ranks_in_merge_per_sm(key_bytes: u32, value_bytes: u32) -> u32 {
     match (key_bytes, value_bytes) {

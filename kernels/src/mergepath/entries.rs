@@ -397,12 +397,12 @@ const fn per_sm(blocks_of_256: u32) -> u32 {
     if b == 0 { 1 } else { b }
 }
 
-/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]), chosen by measurement (docs/PERFLOG.md,
+/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]), chosen by measurement (docs/history.md,
 /// 2026-11-23): 4 blocks per SM for the key-only kernels of 4-byte keys (at most 64
 /// registers), 3 for 8-byte keys and for the key-value kernels (at most 80; the
 /// 4-byte-key value merges spill 12-20 bytes there and are still faster than at 2
 /// blocks per SM), 2 for records. The global-pass merges of u32 and i32 keys with
-/// 4-byte values run 4 (fifteenth session, H100, at 4 against 3: u32 and u32 pairs
+/// 4-byte values run 4 (H100, 2026-11-25, docs/history.md, mergepath: "Pairs by slot, value merges at 4 blocks per SM"; at 4 against 3: u32 and u32 pairs
 /// 2^22 14.05 against 13.23 Gkeys/s, 2^24 12.10 against 11.93, 2^28 9.98 against 9.93;
 /// i32 and u32 2^24 12.11 against 11.91; ptxas reports 136 bytes of spill stores over
 /// the kernel's four bodies, 68 at 3); f32 keys, whose merge spills more (104 bytes),

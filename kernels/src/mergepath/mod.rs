@@ -84,10 +84,10 @@ pub const BLOCK: u32 = 256;
 /// ([`crate::block::network`]), cheaper per key at 33 than odd-even transposition at
 /// 19. 8-byte keys: 19 (a wide run of 19,456 keys; 17 gave one pass fewer than 13 at
 /// 17,408, and 19 against 17 was +1.1-2.5% from 2^24 up, -2.5% at 2^20 and -0.9% at 2^23
-/// on an H100, sixteenth session run 6: fewer tiles, so fewer co-ranks, and each
+/// on an H100, 2026-11-25 (docs/history.md, mergepath: "Look-ahead co-ranks, a guided search, 19 keys for 8-byte keys"): fewer tiles, so fewer co-ranks, and each
 /// thread's search serves more keys; the wide block sort spills nothing at 19 where
-/// it spilled 12 bytes at 17). Earlier steps were measured (docs/PERFLOG.md,
-/// 2026-11-23 fourth session): 19 against 15 for 4-byte keys was +8% at 2^24 (one pass
+/// it spilled 12 bytes at 17). Earlier steps were measured (docs/history.md,
+/// 2026-11-23): 19 against 15 for 4-byte keys was +8% at 2^24 (one pass
 /// fewer); 13 against 11 for 8-byte keys +2-3% from 2^24 up, -4% at 2^20. The key-value
 /// kernels keep [`kv_items`].
 pub const fn items(bytes: u32) -> u32 {
@@ -180,8 +180,8 @@ pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
 /// one run (`log2(w)` more shared-memory rounds), so the global passes start at runs
 /// of `w` tiles and `log2(w)` of them fall away. A shared-memory round costs about half
 /// a global pass at 256 threads, but more in the wider blocks (one or two per SM hide
-/// less latency), so the gain is small. Measured on an H100 (docs/PERFLOG.md,
-/// thirteenth session; widths 1 / 2 / 4 at 2^24 and 2^28): u32 keys 20.5 / 20.9 / 20.7
+/// less latency), so the gain is small. Measured on an H100 (docs/history.md,
+/// 2026-11-25; widths 1 / 2 / 4 at 2^24 and 2^28): u32 keys 20.5 / 20.9 / 20.7
 /// and 17.6 / 17.9 / 17.9 Gkeys/s, u64 keys 10.4 / 10.2 / 10.7 and 8.6 / 8.5 / 8.9,
 /// pairs of u32 keys and values 11.1 / 10.9 / 11.4 and 9.2 / 9.2 / 9.7. So 4 for 8-byte
 /// keys and for pairs, and 1 (the 256-thread kernels) for records and where the wide
@@ -189,16 +189,16 @@ pub const SMEM_OPTIN_SM90: u32 = 227 * 1024;
 /// alone took 2 until their tiles grew to 8,448 keys; at width 4 (runs of 33,792) they
 /// need a pass fewer at 2^24 and 2^28 (9 and 13), and with the warp-local early rounds
 /// ([`warp_local_round`]) width 4 measured u32 24.53 / 22.78 / 20.64 Gkeys/s at 2^24 /
-/// 2^26 / 2^28 against 24.05 / 22.32 / 20.13 at width 2 (seventeenth session, H100); they
+/// 2^26 / 2^28 against 24.05 / 22.32 / 20.13 at width 2 (H100, 2026-11-25); they
 /// fall back to 2 ([`narrower_sort_width`]) below 1.75 waves of width-4 blocks.
-/// Since the eighteenth session 4-byte keys alone take 8: clusters of two width-4
+/// Since 2026-11-26 4-byte keys alone take 8: clusters of two width-4
 /// blocks ([`cluster_ctas`]), runs of 67,584 keys, a pass fewer again (12 at 2^28).
-/// Measured on an H100 (docs/PERFLOG.md, eighteenth session, run 6, against width 4
+/// Measured on an H100 (2026-11-26, docs/history.md, mergepath: "Cluster block sort"; against width 4
 /// in the same call, u32 2^23 .. 2^28): +0.7-2.3% (2^28 21.45 / 21.50 against 21.20 /
 /// 21.20 Gkeys/s). In ncu (base clocks, kernels one at a time) the cluster round costs
 /// about what the pass and partition it saves do at 2^28 (0.74 against 0.75 ms); at
 /// full clocks, with two launches fewer, the sort gains 1.2-1.4% there. Width 16 (clusters
-/// of four) lost 4-13% (run 3): an H100 runs only 30 such clusters at once (120 of its
+/// of four) lost 4-13% (2026-11-26): an H100 runs only 30 such clusters at once (120 of its
 /// 132 SMs), and the second cluster round cost twice the first.
 /// Every width above 1 has its kernels, `mergepath_block_sort_x<w>_<key>` and
 /// `mergepath_block_sort_kv_x<w>_<key>_v<bits>`.
@@ -225,13 +225,13 @@ pub const fn narrower_sort_width(key_bytes: u32, value_bytes: u32, w: u32) -> u3
 /// Blocks of width `w` (one per SM at widths 4 and 8, two at width 2) an input needs,
 /// in quarters of the SM count, before its block sort takes that width: one wave, but
 /// for 4-byte keys alone, whose fallbacks are close, 1.75 waves at width 8 and 1.5 at
-/// width 4. Measured on an H100 (eighteenth session, runs 8-9, widths forced), u32 keys
+/// width 4. Measured on an H100 (2026-11-26, widths forced), u32 keys
 /// at widths 2 / 4 / 8: 6,500,000 keys (1.46 waves of width-4 blocks) 25.11-25.19 /
 /// 24.06-24.08 / 24.09-24.13 Gkeys/s, 6,700,000 (1.50) 26.25-26.28 / 26.37-26.38 /
 /// 26.13-26.15, 7,100,000 (1.60) 26.54-26.56 / 26.69-26.72 / 26.68-26.70, 7,500,000
 /// (1.68) 26.90-26.95 / 27.37-27.41 / 27.06-27.16, 2^23 (1.88) 28.13-28.21 / 28.40 /
-/// 28.63-28.68; f32 alike, with width 8 ahead from 7.1 M. (The seventeenth session, on
-/// an H200, widths 2 / 4: 4.6 M 23.37 / 21.57, 6.0 M 26.01 / 24.67.)
+/// 28.63-28.68; f32 alike, with width 8 ahead from 7.1 M. (On an H200, 2026-11-25:
+/// widths 2 / 4: 4.6 M 23.37 / 21.57, 6.0 M 26.01 / 24.67.)
 pub const fn sort_width_min_quarter_waves(key_bytes: u32, value_bytes: u32, w: u32) -> u64 {
     match (key_bytes, value_bytes, w) {
         (0..=4, 0, 8) => 7,
@@ -296,7 +296,7 @@ pub const PASS_STREAMING: u32 = 2;
 
 /// Whether the passes of a sort whose buffer holds `bytes` (keys and values) run every
 /// other pass reversed and load streaming, `(reversed, streaming)`, on a GPU with `l2`
-/// bytes of L2. Measured on an H100 (50 MB of L2; docs/PERFLOG.md, fifteenth session,
+/// bytes of L2. Measured on an H100 (50 MB of L2; 2026-11-25, docs/history.md, mergepath: "L2 reuse between passes";
 /// Gkeys/s, forward / reversed / reversed and streaming): u32 keys 2^23 22.86 / 23.28 /
 /// 24.85, 2^24 22.81 / 23.25 / 23.51, 2^25 22.60 / 22.80 / 22.44, 2^28 19.69 / 19.69 /
 /// 19.27; u64 2^22 12.16 / 12.06 / 12.94, 2^24 11.64 / 11.67 / 11.64; u32 + u32 pairs

@@ -74,7 +74,7 @@ unsafe fn parts_of<K: SortKey>(ks: &[K; N], tile: u64, n: u64, parts: u32, desc:
 /// with the next tile's keys loaded before the current one is processed, so that a
 /// block's next loads are in flight while it waits at a tile's barriers. (Measured
 /// no faster than one tile per block on an H200: both kernels are bound by their
-/// instructions per key, not by memory; `docs/PERFLOG.md`, sixth session.)
+/// instructions per key, not by memory; 2026-11-23, docs/history.md, "Several GPUs".)
 #[inline(always)]
 unsafe fn for_each_tile<K: SortKey>(keys: *const K, n: u64, tiles: u64, mut body: impl FnMut(u64, &[K; N])) {
     let step = gpu::grid_dim() as u64;

@@ -38,7 +38,7 @@ pub const BLOCK: u32 = 384;
 pub const WARPS: u32 = BLOCK / 32;
 /// Bits per digit and digits per pass. The `digit-bits-7` and `digit-bits-6`
 /// experiments (32-bit keys only: 64-bit keys would need more than [`MAX_PASSES`])
-/// measure narrower digits (docs/PERFLOG.md, tenth session).
+/// measure narrower digits (docs/history.md, 2026-11-24).
 #[cfg(not(any(feature = "digit-bits-7", feature = "digit-bits-6")))]
 pub const DIGIT_BITS: u32 = 8;
 #[cfg(feature = "digit-bits-7")]
@@ -115,7 +115,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
 /// Keys per thread for keys of `kb` bytes with values of `vb` bytes (0: keys only).
 /// Registers hold the keys, their digits and ranks, so wider items mean fewer of them.
 pub const fn items(kb: u32, vb: u32) -> u32 {
-    // Measured on an H100 (docs/PERFLOG.md): these sizes (CUB's for SM90) beat
+    // Measured on an H100 (docs/history.md): these sizes (CUB's for SM90) beat
     // 15 / 12 / 10 items for pairs and 64-bit keys by 10-20% from 2^24 keys on.
     match (kb, vb) {
         (4, 0) => 20,
@@ -130,7 +130,7 @@ pub const fn items(kb: u32, vb: u32) -> u32 {
 /// Items per thread of the packed pair pass ([`Packing`]) and its blocks per SM: the
 /// 64-bit key tile (24 x 8 bytes a thread, two blocks an SM). Measured against 16
 /// items at three blocks an SM (56 registers, no spills): 1% slower at 2^24 pairs, 6%
-/// at 2^28 (docs/PERFLOG.md, tenth session).
+/// at 2^28 (docs/history.md, 2026-11-24).
 pub const PACKED_ITEMS: u32 = items(8, 0);
 pub const PACKED_BLOCKS_PER_SM: u32 = 2;
 
@@ -185,7 +185,7 @@ pub const fn small_items(n: u64, kb: u32, vb: u32) -> u32 {
 /// Largest input whose digit passes run on short tiles ([`SHORT_ITEMS`] per thread,
 /// `radix_onesweep_short`): with few tiles a pass costs one tile's ranking, done by
 /// one block, so smaller tiles spread it over more SMs. Chosen by measurement
-/// (docs/PERFLOG.md, 2026-11-23 fifth session).
+/// (2026-11-23; docs/history.md, radix: "Small inputs").
 pub const SHORT_ONESWEEP_MAX: u64 = 1 << 18;
 
 /// Keys per tile of the digit passes of a sort of `n` keys: short tiles up to
@@ -411,8 +411,7 @@ impl Smem {
 /// lane `l` of every warp adds to word `l % slots`. With one word per counter, a warp's
 /// 32 adds of random digits meet 3-4 to a bank (word % 32), and on one word whenever
 /// two lanes share a digit, and such adds serialise: our explanation of the kernel's
-/// 48.5 us for 2^24 u32 keys against a ~22 us memory floor (docs/PERFLOG.md, eighth
-/// session).
+/// 48.5 us for 2^24 u32 keys against a ~22 us memory floor (docs/history.md, 2026-11-24).
 pub mod hist {
     use super::{DIGITS, HIST_BLOCK};
     use crate::block::WARP;

@@ -151,7 +151,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u64 as TopkKernels>::HIST.name(), HIST_BLOCK, 2),
     (<u32 as TopkKernels>::COMPACT.name(), COMPACT_BLOCK, 2),
     // Unbounded it takes 71 registers (one block per SM); bounded it spills 8 bytes
-    // and is faster: 2^26 u64, k = 100: 0.72 -> 0.62 ms (H100, docs/PERFLOG.md).
+    // and is faster: 2^26 u64, k = 100: 0.72 -> 0.62 ms (H100, 2026-11-23; docs/history.md, "top-k").
     (<u64 as TopkKernels>::COMPACT.name(), COMPACT_BLOCK, 2),
 ];
 

@@ -236,7 +236,7 @@ pub(super) unsafe fn sort_tile<T: Item, P: Values, const N: usize, const FULL: b
             // (equal keys by slot), then gather each value from the shared slot its
             // key came from (98 comparators for 19 instead of 171 compare-swaps that
             // also swap values). Slots past the data get the largest key, after every
-            // valid one. Measured on an H100 (docs/PERFLOG.md, fifteenth session):
+            // valid one. Measured on an H100 (2026-11-25; docs/history.md, mergepath: "Pairs by slot, value merges at 4 blocks per SM"):
             // u32 + u32 pairs +0.3-0.9% from 2^22 up (the wide kernels), but -3.7% at
             // 2^20 in the 256-thread kernel, which keeps the transposition.
             let mut ks = [0u64; N];

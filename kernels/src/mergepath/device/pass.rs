@@ -14,7 +14,7 @@ use crate::params::Direction;
 /// kernels) the coarse search starts with a round around the likely answer
 /// ([`crate::mergepath::coarse_guess`]); the in-merge searches keep plain rounds, since the guided
 /// round's code in the merge kernels cost the key-value merges registers and 1-6% at
-/// every size (docs/PERFLOG.md, sixteenth session).
+/// every size (2026-11-25; docs/history.md, mergepath: "Look-ahead co-ranks, a guided search, 19 keys for 8-byte keys").
 #[inline(always)]
 pub(super) unsafe fn pass_co_rank<T: SortKey, const GUIDED: bool, const LANES: u32>(
     src: *const T,
@@ -93,7 +93,7 @@ pub(super) unsafe fn chunk_co_rank<T: SortKey, const LANES: u32>(
 /// replaces a partition kernel per pass: the searches of one block overlap the merging
 /// of the others on the SM, and a pass is one launch. Inlined, it makes
 /// `mergepath_merge_kv_u32_*` spill 32 bytes; not inlined (a call in the kernel), every
-/// merge measured 2-5% slower, so it stays inlined (docs/PERFLOG.md).
+/// merge measured 2-5% slower, so it stays inlined (2026-11-23; docs/history.md, mergepath: "Sentinels, whole-tile bodies, co-ranks in the merge").
 #[inline(always)]
 pub(super) unsafe fn pass_co_ranks<T: SortKey>(
     src: *const T,
