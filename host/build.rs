@@ -127,7 +127,9 @@ fn write_cubins_rs(out_dir: &Path, cubins: &[((u32, u32), PathBuf)], pdl: &[Stri
         .map(|((major, minor), path)| format!("({major}, {minor}, include_bytes!({:?})),", path.display().to_string()))
         .collect();
     let code = format!(
-        "pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n\
+        "/// The kernels as machine code, `(major, minor, cubin)` per architecture (none with\n\
+         /// SORT_CUBINS=0, or in a from-source build without ptxas).\n\
+         pub const CUBINS: &[(u32, u32, &[u8])] = &[\n{}\n];\n\
          /// Entries of the sm_90 cubin that wait for the previous grid first (sorted).\n\
          pub const PDL_KERNELS: &[&str] = &{pdl:?};\n",
         entries.join("\n")

@@ -12,6 +12,8 @@ use kernels::SortKey;
 pub trait RecordKey: Copy + Send + Sync {
     /// `u32` or `u64`.
     type Bits: crate::element::Key + Ord;
+    /// The order bits of this key: comparing them as unsigned integers orders the keys
+    /// ascending, or descending with `descending`.
     fn order_bits(&self, descending: bool) -> Self::Bits;
 }
 

@@ -23,32 +23,71 @@ pub enum Error {
     NoDevice(String),
     /// The device has too little free memory for the request.
     #[error("out of device memory: needed {} but only {} free", Bytes(*needed), Bytes(*free))]
-    OutOfMemory { needed: u64, free: u64 },
+    OutOfMemory {
+        /// Bytes of device memory the request needs.
+        needed: u64,
+        /// Bytes of device memory free when it was asked for.
+        free: u64,
+    },
     /// Keys and values (or other slices that go together) differ in length.
     #[error("{keys} keys but {values} values")]
-    LengthMismatch { keys: usize, values: usize },
+    LengthMismatch {
+        /// Length of the keys (or of the first slice).
+        keys: usize,
+        /// Length of the values (or of the slice that should match it).
+        values: usize,
+    },
     /// More elements than the operation takes: `what` names it (argsort and top-k
     /// return `u32` indices, so they take at most 2^32 - 1 keys; a variant's limit).
     #[error("{what} takes at most {max} elements; got {len}")]
-    TooManyElements { what: String, max: u64, len: u64 },
+    TooManyElements {
+        /// The operation or variant, as printed (`"argsort (u32 indices)"`).
+        what: String,
+        /// The most elements it takes.
+        max: u64,
+        /// How many it was given.
+        len: u64,
+    },
     /// An option the operation or variant does not offer: `option` names it (`"key
     /// bits"`, `"pairs"`, `"argsort"`), `by` what was asked (`"variant sm9"`,
     /// `"top-k"`), and `hint` what offers it.
     #[error("{by} does not offer {option}: {hint}")]
-    Unsupported { option: &'static str, by: String, hint: &'static str },
+    Unsupported {
+        /// The option that was asked for (`"key bits"`, `"pairs"`, ...).
+        option: &'static str,
+        /// What was asked to offer it (`"variant sm9"`, `"top-k"`, ...).
+        by: String,
+        /// What offers it instead, for the message.
+        hint: &'static str,
+    },
     /// Any other argument that can't be honoured (a bad block size, bad segment
     /// offsets, a record size the key does not fit, ...); the message says which.
     #[error("bad argument: {0}")]
     BadArgument(String),
     /// A kernel launch failed or a launched kernel faulted.
     #[error("kernel `{kernel}` failed: {source}")]
-    Launch { kernel: String, source: cudarc::driver::DriverError },
+    Launch {
+        /// Name of the kernel's entry.
+        kernel: String,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
+    },
     /// Any other CUDA driver call failed.
     #[error("CUDA driver call `{call}` failed: {source}")]
-    Driver { call: &'static str, source: cudarc::driver::DriverError },
+    Driver {
+        /// The driver function called (`"cuMemcpyPeerAsync"`).
+        call: &'static str,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
+    },
     /// Reading or writing a file (the CLI's `sort`).
     #[error("{context}: {source}")]
-    Io { context: String, source: std::io::Error },
+    Io {
+        /// What was being done, with the path (`"cannot write output out.bin"`).
+        context: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
     /// The multi-GPU sort's communication (NCCL) is missing or failed: no library,
     /// a failed call, or an exchange that did not finish in time.
     #[error("multi-GPU communication: {0}")]
@@ -60,13 +99,19 @@ pub enum Error {
     /// budget or the allocator refused it (`available`: the budget, or what was
     /// asked for when the allocator refused).
     #[error("out of host memory: needed {} but only {} available", Bytes(*needed), Bytes(*available))]
-    HostOutOfMemory { needed: u64, available: u64 },
+    HostOutOfMemory {
+        /// Bytes the buffer needed.
+        needed: u64,
+        /// Bytes available: the budget's room, or the request the allocator refused.
+        available: u64,
+    },
     /// The input does not fit the host memory and temporary disk space the work may
     /// use (the message says how much was read and what the limits are).
     #[error("{0}")]
     TooLarge(String),
 }
 
+/// The result of this crate's fallible functions: [`Error`] unless `E` says otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

@@ -58,6 +58,7 @@ pub enum Distribution {
 }
 
 impl Distribution {
+    /// Every distribution, in command-line and table order.
     pub const ALL: &'static [Distribution] = &[
         Distribution::Uniform,
         Distribution::Sorted,
@@ -68,6 +69,7 @@ impl Distribution {
         Distribution::FewUnique,
     ];
 
+    /// The command-line name (`"uniform"`, `"two-values"`, ...), as [`Display`](std::fmt::Display) prints it.
     pub fn name(self) -> &'static str {
         match self {
             Distribution::Uniform => "uniform",

@@ -4,21 +4,37 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum KeyType {
+    // `host list` describes the values that have a help text: `help = None` keeps these
+    // doc comments out of it (the line above the list names them).
+    /// `u32`.
     #[default]
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     U32,
+    /// `i32`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     I32,
+    /// `f32`, by IEEE 754 total order.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     F32,
+    /// `u64`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     U64,
+    /// `i64`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     I64,
+    /// `f64`, by IEEE 754 total order.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     F64,
     /// The Catania report's game entity (20 bytes), sorted by `distance_from_player`.
     Entity,
 }
 
 impl KeyType {
+    /// Every type, in command-line and table order.
     pub const ALL: &'static [KeyType] =
         &[KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64, KeyType::I64, KeyType::F64, KeyType::Entity];
 
+    /// The command-line name (`"u32"`, ..., `"entity"`), as [`Display`](std::fmt::Display) prints it.
     pub fn name(self) -> &'static str {
         match self {
             KeyType::U32 => "u32",

@@ -158,6 +158,7 @@
 //! `cli` (default): the `host` command-line program with its benchmarks, studies,
 //! tables and charts (clap, indicatif). A library user writes
 //! `host = { ..., default-features = false }` and compiles none of it.
+#![warn(missing_docs)]
 mod atomic_file;
 #[cfg(feature = "cli")]
 mod bench;

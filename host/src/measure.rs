@@ -9,19 +9,24 @@ use crate::{Element, SortOptions, Sorter, cpu};
 
 /// Times of the repeats (milliseconds) and the output of the last one.
 pub struct Timing<T> {
+    /// Milliseconds of each timed repeat, in run order.
     pub times_ms: Vec<f64>,
+    /// The last repeat's sorted output, for verification.
     pub output: Vec<T>,
 }
 
 impl<T> Timing<T> {
+    /// Median of [`times_ms`](Self::times_ms).
     pub fn median_ms(&self) -> f64 {
         median(&self.times_ms)
     }
 
+    /// Fastest repeat (infinity when there were none).
     pub fn min_ms(&self) -> f64 {
         self.times_ms.iter().copied().fold(f64::INFINITY, f64::min)
     }
 
+    /// Slowest repeat (0 when there were none).
     pub fn max_ms(&self) -> f64 {
         self.times_ms.iter().copied().fold(0.0, f64::max)
     }
@@ -44,12 +49,16 @@ pub fn median(xs: &[f64]) -> f64 {
 /// Median, minimum and maximum of a sample, in milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stats {
+    /// Median (NaN for an empty sample).
     pub median_ms: f64,
+    /// Fastest (infinity for an empty sample).
     pub min_ms: f64,
+    /// Slowest (minus infinity for an empty sample).
     pub max_ms: f64,
 }
 
 impl Stats {
+    /// The statistics of `times_ms`.
     pub fn of(times_ms: &[f64]) -> Stats {
         Stats {
             median_ms: median(times_ms),
@@ -59,7 +68,6 @@ impl Stats {
     }
 }
 
-/// Billions of keys per second.
 /// Runs `round` (which restores its input untimed, then returns the milliseconds of
 /// the timed work) once to warm up and then `repeats` times (at least once), and
 /// summarises the timed rounds: the loop of the `bench-*` commands.
@@ -69,6 +77,7 @@ pub fn time_rounds(repeats: usize, mut round: impl FnMut() -> Result<f64>) -> Re
     Ok(Stats::of(&times))
 }
 
+/// Throughput in billions of keys per second: `n` keys sorted in `ms` milliseconds.
 pub fn gkeys_per_s(n: usize, ms: f64) -> f64 {
     n as f64 / (ms * 1e-3) / 1e9
 }

@@ -9,14 +9,19 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Order {
+    // `--help` lists `asc, desc` without descriptions: `help = None` keeps these doc
+    // comments out of it.
+    /// Smallest first (the default).
     #[default]
-    #[cfg_attr(feature = "cli", value(name = "asc", alias = "ascending"))]
+    #[cfg_attr(feature = "cli", value(name = "asc", alias = "ascending", help = None::<&str>))]
     Ascending,
-    #[cfg_attr(feature = "cli", value(name = "desc", alias = "descending"))]
+    /// Largest first.
+    #[cfg_attr(feature = "cli", value(name = "desc", alias = "descending", help = None::<&str>))]
     Descending,
 }
 
 impl Order {
+    /// Whether this is [`Order::Descending`].
     pub fn is_descending(self) -> bool {
         self == Order::Descending
     }
@@ -38,7 +43,9 @@ impl fmt::Display for Order {
 /// How to sort: which algorithm, which direction, which block size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SortOptions {
+    /// The algorithm.
     pub variant: Variant,
+    /// Ascending (the default) or descending.
     pub order: Order,
     /// Threads per block for the variants that take one (power of two, 32..=1024).
     pub block_size: u32,
@@ -48,15 +55,19 @@ pub struct SortOptions {
 }
 
 impl SortOptions {
+    /// `variant`, ascending, 256 threads per block, the whole key.
     pub fn new(variant: Variant) -> Self {
         SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
     }
 
+    /// Sets the direction.
     pub fn order(mut self, order: Order) -> Self {
         self.order = order;
         self
     }
 
+    /// Sets the threads per block (power of two, 32..=1024) for the variants that take
+    /// one; the others ignore it.
     pub fn block_size(mut self, block_size: u32) -> Self {
         self.block_size = block_size;
         self

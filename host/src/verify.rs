@@ -18,6 +18,7 @@ impl std::error::Error for Mismatch {}
 /// What [`check`] verified, for printing.
 #[derive(Debug, Clone, Copy)]
 pub struct Checked {
+    /// Whether stability was checked too (equal keys in input order).
     pub stable: bool,
 }
 
@@ -75,12 +76,15 @@ pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) 
 /// to sort a reference copy of.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Fingerprint {
+    /// Number of elements.
     pub len: u64,
     sum: u64,
     xor: u64,
 }
 
 impl Fingerprint {
+    /// The fingerprint of `data` (each element's bytes hashed; computed on all
+    /// cores).
     pub fn of<T: Element>(data: &[T]) -> Fingerprint {
         use rayon::prelude::*;
         let (sum, xor) = data

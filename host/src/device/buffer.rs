@@ -46,10 +46,12 @@ pub struct DeviceBuffer<T> {
 }
 
 impl<T: bytemuck::Pod> DeviceBuffer<T> {
+    /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it holds no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -115,6 +117,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         self.ptr() + (i * size_of::<T>()) as u64
     }
 
+    /// Copies `data` into the buffer, in order on `gpu`'s stream. `data` must have exactly
+    /// [`len`](Self::len) elements ([`Error::BadArgument`] otherwise).
     pub fn copy_from_host(&mut self, gpu: &Gpu, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::BadArgument(format!(
@@ -131,6 +135,9 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         Ok(())
     }
 
+    /// Copies the buffer into `out` and waits for the copy (and all work queued before
+    /// it). `out` must have exactly [`len`](Self::len) elements ([`Error::BadArgument`]
+    /// otherwise).
     pub fn copy_to_host(&self, gpu: &Gpu, out: &mut [T]) -> Result<()> {
         if out.len() != self.len {
             return Err(Error::BadArgument(format!(
@@ -147,6 +154,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         gpu.synchronize("device-to-host copy")
     }
 
+    /// The buffer's elements in a new `Vec`, after all work queued before the copy
+    /// ([`DeviceBuffer::copy_to_host`]).
     pub fn to_vec(&self, gpu: &Gpu) -> Result<Vec<T>> {
         let mut v = vec![T::zeroed(); self.len];
         self.copy_to_host(gpu, &mut v)?;

@@ -45,16 +45,23 @@ use module::{dependent_launches, load_kernels};
 /// What the library needs to know about the device to configure launches.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
+    /// The driver's device name (`"NVIDIA H100 80GB HBM3"`).
     pub name: String,
+    /// The CUDA device number (0-based, as `CUDA_VISIBLE_DEVICES` leaves them).
     pub ordinal: usize,
+    /// `(major, minor)`: `(9, 0)` is sm_90 (Hopper).
     pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors (SMs); grids are sized by it.
     pub multiprocessors: u32,
     /// Shared memory a block gets without opting in (48 KiB on every current GPU).
     pub shared_mem_per_block: u32,
     /// Shared memory a block can get after raising its limit (227 KiB on Hopper).
     pub shared_mem_per_block_optin: u32,
+    /// Device memory in bytes.
     pub total_mem: u64,
+    /// L2 cache in bytes.
     pub l2_bytes: u32,
+    /// The most threads a block may have (1024 on every current GPU).
     pub max_threads_per_block: u32,
 }
 
@@ -215,10 +222,13 @@ impl Gpu {
         self.ctx.cu_ctx()
     }
 
+    /// What the device is (name, compute capability, sizes).
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
 
+    /// The stream every operation of this `Gpu` is queued on, in order; wait on it
+    /// (or synchronize it) before touching the results from another stream.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }

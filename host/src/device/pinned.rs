@@ -34,10 +34,12 @@ impl PinnedBuffer {
         Ok(PinnedBuffer { ptr, len, event, ctx: gpu.ctx.clone() })
     }
 
+    /// Size in bytes.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it holds no bytes.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

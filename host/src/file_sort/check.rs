@@ -15,7 +15,9 @@ use crate::{KeyType, Order};
 /// A successful check.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckReport {
+    /// Fingerprint of the checked file's elements (equal to the input's).
     pub fingerprint: Fingerprint,
+    /// The order the elements were found in.
     pub order: Order,
 }
 

@@ -62,8 +62,11 @@ const WRITE_BLOCK: usize = 256 << 20;
 /// What to sort and how.
 #[derive(Clone, Debug)]
 pub struct FileSortOptions {
+    /// Element type of the input (and output).
     pub key_type: KeyType,
+    /// How the input is read and the output written (binary or text).
     pub format: Format,
+    /// Variant, order, block size and key bits of each sort.
     pub sort: SortOptions,
     /// Refuse a GPU variant that does not keep equal keys in input order.
     pub stable: bool,
@@ -88,6 +91,8 @@ pub struct FileSortOptions {
 }
 
 impl FileSortOptions {
+    /// Sorts `key_type` elements in `format` with the default [`SortOptions`], no
+    /// stability required, and the default memory, disk and durability limits.
     pub fn new(key_type: KeyType, format: Format) -> Self {
         FileSortOptions {
             key_type,
@@ -111,9 +116,11 @@ impl FileSortOptions {
 /// What [`sort_file`] did.
 #[derive(Clone, Debug)]
 pub struct FileSortReport {
+    /// Elements sorted.
     pub elements: usize,
     /// Sorted chunks merged (1: sorted in one piece).
     pub chunks: usize,
+    /// Where the sorts ran.
     pub backend: Backend,
     /// Whether the file streamed through the device (pinned buffers, one sort): then every time
     /// below is one step's busy time, the steps overlapping (read with upload,
@@ -131,7 +138,9 @@ pub struct FileSortReport {
     /// Seconds merging sorted chunks; for binary output this includes writing the
     /// merged parts into the file (the two overlap), and `write_s` is the commit.
     pub merge_s: f64,
+    /// Seconds writing the output, beyond what `merge_s` includes.
     pub write_s: f64,
+    /// Seconds of the whole sort, by the wall clock.
     pub total_s: f64,
     /// Sorted chunks written to temporary run files (0: everything stayed in memory).
     pub spilled_runs: usize,
@@ -550,7 +559,10 @@ pub struct GenOptions {
     /// Host memory for the distributions that are sorted (`sorted`, `reverse`,
     /// `organ-pipe`); default as [`FileSortOptions::memory`].
     pub memory: Option<u64>,
+    /// Directory of the temporary run files; default as [`FileSortOptions::temp_dir`].
     pub temp_dir: Option<PathBuf>,
+    /// Temporary disk space the run files may take; default as
+    /// [`FileSortOptions::max_temp_bytes`].
     pub max_temp_bytes: Option<u64>,
     /// How the file is written ([`crate::Tuning::file_write`] and the other `file_`
     /// knobs).

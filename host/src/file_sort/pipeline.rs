@@ -22,10 +22,15 @@ use crate::{Element, SortOptions, Sorter};
 /// Busy times of each step (seconds), besides the wall time of the whole sort.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PipelineTimes {
+    /// Reading the input into the pinned buffers.
     pub read_s: f64,
+    /// Copying to the device.
     pub upload_s: f64,
+    /// The device sort.
     pub sort_s: f64,
+    /// Copying back from the device.
     pub download_s: f64,
+    /// Writing the output from the pinned buffers.
     pub write_s: f64,
 }
 

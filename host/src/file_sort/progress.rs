@@ -18,6 +18,7 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The name the progress bar shows (`"read"`, `"sort"`, `"merge"`, `"write"`).
     pub fn name(self) -> &'static str {
         match self {
             Phase::Read => "read",

@@ -57,6 +57,7 @@ impl Output {
         if arg.as_os_str() == "-" { Output::Stdout } else { Output::Path(arg.to_path_buf()) }
     }
 
+    /// The path, if it is one.
     pub fn path(&self) -> Option<&Path> {
         match self {
             Output::Path(p) => Some(p),

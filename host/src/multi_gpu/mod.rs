@@ -87,6 +87,7 @@ pub enum Pipeline {
 }
 
 impl Pipeline {
+    /// The name [`Pipeline::parse`] takes (`"auto"`, `"sort-first"`, `"partition-first"`).
     pub fn name(self) -> &'static str {
         match self {
             Pipeline::Auto => "auto",
@@ -107,6 +108,7 @@ impl Pipeline {
 /// beyond it counts in the merge), each is the slowest GPU's, timed by events.
 #[derive(Clone, Debug, Default)]
 pub struct MultiGpuReport {
+    /// Number of GPUs that took part.
     pub gpus: usize,
     /// The pipeline that ran ([`Pipeline::SortFirst`] or [`Pipeline::PartitionFirst`];
     /// [`Pipeline::Auto`] with one GPU, where only the local sort runs).
@@ -114,11 +116,16 @@ pub struct MultiGpuReport {
     /// Partition first only: the splitters were rejected and the sort ran again sorting
     /// first.
     pub fell_back: bool,
+    /// Sampling the keys and choosing the splitters that divide them between the GPUs
+    /// (with sort first, also finding each split in the sorted parts).
     pub splitters_s: f64,
     /// Partition first only.
     pub partition_s: f64,
+    /// Each GPU sorting its part (the only phase with one GPU).
     pub local_sort_s: f64,
+    /// Moving the pieces between the GPUs.
     pub exchange_s: f64,
+    /// Each GPU merging the pieces it received.
     pub merge_s: f64,
     /// The whole sort, by the wall clock.
     pub wall_s: f64,
@@ -228,6 +235,7 @@ impl MultiGpuSorter {
         Ok(n.max(0) as usize)
     }
 
+    /// The GPUs, in the order they were given.
     pub fn gpus(&self) -> &[Gpu] {
         &self.gpus
     }
@@ -237,10 +245,12 @@ impl MultiGpuSorter {
         self.gpus[0].tuning()
     }
 
+    /// Number of GPUs.
     pub fn len(&self) -> usize {
         self.gpus.len()
     }
 
+    /// Whether there are no GPUs.
     pub fn is_empty(&self) -> bool {
         self.gpus.is_empty()
     }

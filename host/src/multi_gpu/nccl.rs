@@ -47,25 +47,37 @@ pub fn communicators(streams: &[Arc<CudaStream>]) -> Result<Vec<Comm>> {
 /// buffer to element `at` of GPU `dst`'s receive buffer.
 #[derive(Clone, Copy, Debug)]
 pub struct Piece {
+    /// Sending GPU (its index among the sorter's GPUs, the NCCL rank).
     pub src: usize,
+    /// Receiving GPU (index, rank).
     pub dst: usize,
+    /// First element in `src`'s send buffer.
     pub from: usize,
+    /// First element in `dst`'s receive buffer.
     pub at: usize,
+    /// Number of elements.
     pub len: usize,
 }
 
 /// What one exchange moves: for each GPU a send buffer and a receive buffer of one
 /// element type (keys, or values). Several lanes share the pieces and one NCCL group.
 pub struct Lane<'a, T> {
+    /// Each GPU's send buffer, by GPU index.
     pub send: &'a [DeviceBuffer<T>],
+    /// Each GPU's receive buffer, by GPU index.
     pub recv: &'a mut [DeviceBuffer<T>],
 }
 
 /// A [`Lane`] with its element type erased, so keys and values of different types go in
 /// one group.
 pub trait ErasedLane {
+    /// Queues piece `p` (with `src == dst`) as a device copy on `gpu`'s stream.
     fn copy_local(&mut self, gpu: &Gpu, p: &Piece) -> Result<()>;
+    /// Queues the send of piece `p` on `comm` (the source's communicator), inside
+    /// the caller's NCCL group.
     fn send(&self, comm: &Comm, p: &Piece) -> std::result::Result<(), cudarc::nccl::result::NcclError>;
+    /// Queues the receive of piece `p` on `comm` (the destination's communicator),
+    /// inside the caller's NCCL group.
     fn recv(&mut self, comm: &Comm, p: &Piece) -> std::result::Result<(), cudarc::nccl::result::NcclError>;
 }
 

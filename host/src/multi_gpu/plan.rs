@@ -153,12 +153,19 @@ pub fn balanced_enough(received: &[u64], lens: &[u64], samples: &[u64]) -> bool 
 /// `with_own`, a GPU's own piece gets no room in its receive buffer (the merge reads it
 /// where it is).
 pub struct Layout {
+    /// `send_offsets[i][j]`: where the piece GPU `i` sends to GPU `j` starts in `i`'s
+    /// sorted part.
     pub send_offsets: Vec<Vec<u64>>,
+    /// `recv_offsets[j][i]`: where the piece from GPU `i` lands in GPU `j`'s receive
+    /// buffer.
     pub recv_offsets: Vec<Vec<u64>>,
+    /// Elements each GPU's receive buffer holds.
     pub received: Vec<u64>,
 }
 
 impl Layout {
+    /// The layout of `counts[i][j]` elements going from GPU `i` to GPU `j`; `with_own`
+    /// gives each GPU's own piece room in its receive buffer too.
     pub fn new(counts: &[Vec<u64>], with_own: bool) -> Layout {
         let p = counts.len();
         let send_offsets = counts

@@ -9,6 +9,8 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::options::SortOptions;
 
+/// Sorts `buf` in `opts.order`, in place: tiles of `opts.block_size` threads in shared
+/// memory, then one launch per larger stride.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     let n = buf.len() as u64;
     let direction = opts.order.into();

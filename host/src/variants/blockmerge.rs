@@ -15,6 +15,9 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::options::SortOptions;
 
+/// Sorts `buf` in `opts.order`: blocks of `opts.block_size` threads sort the tiles in
+/// shared memory, then one launch per run width merges across blocks, ping-ponging with a
+/// scratch buffer of `buf.len()` elements.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     let n = buf.len() as u64;
     let direction = opts.order.into();

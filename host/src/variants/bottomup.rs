@@ -14,6 +14,9 @@ use crate::options::SortOptions;
 /// sized to its T4; with more slices than that, threads take several each.
 const THREADS_PER_SM: u64 = 2048;
 
+/// Sorts `buf` in `opts.order`: one launch per pass (blocks of `opts.block_size`
+/// threads, at most one full wave), ping-ponging with a scratch buffer of `buf.len()`
+/// elements.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     let n = buf.len() as u64;
     let scratch = gpu.alloc::<T>(buf.len())?;

@@ -318,7 +318,9 @@ fn in_merge_tiles_per_sm(tuning: &Tuning, key_bytes: u32, value_bytes: u32) -> u
 /// elements.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
+    /// Device address of the run's first element.
     pub ptr: u64,
+    /// Elements in the run.
     pub len: u64,
 }
 

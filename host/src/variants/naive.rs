@@ -9,6 +9,8 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::options::SortOptions;
 
+/// Sorts `buf` in `opts.order`: one launch per pass, one thread per element in blocks of
+/// `opts.block_size`, through a scratch buffer of `buf.len()` elements.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     let n = buf.len() as u64;
     let scratch = gpu.alloc::<T>(buf.len())?;

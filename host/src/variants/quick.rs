@@ -30,8 +30,11 @@ const PARTITION_SMEM: u32 = 8 + scan::SMEM_BYTES;
 /// Sizes of the three parts written by [`partition`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PartitionCounts {
+    /// Elements that sort before the pivot.
     pub less: usize,
+    /// Elements whose key equals the pivot's.
     pub equal: usize,
+    /// Elements that sort after the pivot.
     pub greater: usize,
 }
 

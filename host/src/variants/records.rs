@@ -25,11 +25,14 @@ use crate::options::{Order, SortOptions};
 /// (little-endian, as Rust lays out its fields; any alignment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyField {
+    /// Byte offset of the key within the record.
     pub offset: usize,
+    /// The key's type: a primitive one ([`KeyType::Entity`] is refused).
     pub key_type: KeyType,
 }
 
 impl KeyField {
+    /// The key of `key_type` at byte `offset` of each record.
     pub fn new(offset: usize, key_type: KeyType) -> KeyField {
         KeyField { offset, key_type }
     }

@@ -52,6 +52,8 @@ pub fn plan<T: Element>(gpu: &Gpu, n: u64, block: u32, strategy: Strategy) -> Re
     Ok(Plan::new(n, log_block, chunk_pass_end))
 }
 
+/// Sorts `buf` in `opts.order` with the passes of `strategy` ([`plan`]), blocks of
+/// `opts.block_size` threads, ping-ponging with a scratch buffer of `buf.len()` elements.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions, strategy: Strategy) -> Result<()> {
     let n = buf.len() as u64;
     let block = opts.block_size;

@@ -104,6 +104,8 @@ pub struct BinaryReader<T> {
 }
 
 impl<T: Element> BinaryReader<T> {
+    /// Opens `path` for pieces of at most `piece` elements (at least 1); a file whose
+    /// length is not a whole number of elements is [`Error::BadInput`].
     pub fn open(path: &Path, piece: usize) -> Result<BinaryReader<T>> {
         let left = binary_len::<T>(path)?;
         Ok(BinaryReader {

@@ -46,6 +46,7 @@ pub struct TextLosses {
 }
 
 impl TextLosses {
+    /// Whether nothing was lost.
     pub fn is_empty(&self) -> bool {
         *self == TextLosses::default()
     }
