@@ -10,33 +10,16 @@ use host::testing::file_format as format;
 use host::testing::inputs::generate;
 use host::{Distribution, Entity, Order, Sorter};
 
-fn host_bin() -> PathBuf {
-    std::env::var_os("HOST_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_host")), PathBuf::from)
-}
+mod program;
+use program::{host_bin, ok, s, text};
 
 fn host(args: &[&str]) -> Output {
     Command::new(host_bin()).args(args).output().expect("running the host binary")
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A fresh scratch directory per test.
 fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("host-cli-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
-    text(&out.stdout)
+    program::scratch_dir("cli", test)
 }
 
 /// A failed command: non-zero exit and exactly one `error: ...` line on stderr.
