@@ -68,36 +68,10 @@ impl std::fmt::Display for KeyType {
 #[macro_export]
 macro_rules! with_key_type {
     ($kt:expr, $T:ident => $body:expr) => {
-        match $kt {
-            $crate::KeyType::U32 => {
-                type $T = u32;
-                $body
-            }
-            $crate::KeyType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::KeyType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::KeyType::U64 => {
-                type $T = u64;
-                $body
-            }
-            $crate::KeyType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::KeyType::F64 => {
-                type $T = f64;
-                $body
-            }
-            $crate::KeyType::Entity => {
-                type $T = $crate::Entity;
-                $body
-            }
-        }
+        $crate::with_key!($kt, $T => $body, else {
+            type $T = $crate::Entity;
+            $body
+        })
     };
 }
 
