@@ -4,6 +4,12 @@
 //! refused only later on a GPU.
 use crate::{KeyType, with_key_type};
 
+/// The error of a command that sorts primitive keys ([`crate::Key`]: pairs, argsort,
+/// top-k, segments, several GPUs) asked for a record type; `what` names the command.
+pub fn records_refused(what: &str, kt: KeyType) -> crate::Error {
+    crate::Error::BadArgument(format!("{what}: primitive keys only (u32, i32, f32, u64, i64, f64), not {kt} records"))
+}
+
 /// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
 pub fn parse_count(s: &str) -> Result<usize, String> {
     let t = s.trim().replace('_', "");

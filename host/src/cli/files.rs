@@ -140,16 +140,14 @@ pub fn sort(args: &SortArgs) -> crate::Result<bool> {
     if let Some(gpus) = args.gpus {
         return crate::with_key!(args.key_type, T => crate::cli::multi::sort_file::<T>(
             gpus, &input, &output, format, args.order, args.limits.memory()
-        ), else Err(crate::cli::multi::records_refused(args.key_type)));
+        ), else Err(crate::cli::args::records_refused("several GPUs", args.key_type)));
     }
     let sorter = crate::cli::open_sorter(args.cpu, args.require_gpu)?;
     if let Some(record_size) = args.record_size {
         return sort_records(&sorter, args, record_size);
     }
     if args.argsort {
-        return crate::with_key!(args.key_type, T => argsort_file::<T>(&sorter, args), else Err(crate::Error::BadArgument(
-            "--argsort takes a primitive key type (u32, i32, f32, u64, i64, f64), not entity".into()
-        )));
+        return crate::with_key!(args.key_type, T => argsort_file::<T>(&sorter, args), else Err(crate::cli::args::records_refused("--argsort", args.key_type)));
     }
     let opts = FileSortOptions {
         sort: SortOptions::new(args.variant).order(args.order).block_size(args.block_size),

@@ -14,7 +14,7 @@ pub mod topk;
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads};
+use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads, records_refused};
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, time_sort};
 use crate::study::{self, StudyConfig, StudyKind};
@@ -245,7 +245,7 @@ fn run(args: &RunArgs) -> crate::Result<bool> {
     if let Some(gpus) = args.gpus {
         return crate::with_key!(args.key_type, T => multi::run::<T>(
             gpus, args.n, args.key_type, args.order, args.dist, args.seed, args.repeat, args.check
-        ), else Err(multi::records_refused(args.key_type)));
+        ), else Err(records_refused("several GPUs", args.key_type)));
     }
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
     match sorter.gpu() {

@@ -43,13 +43,6 @@ impl Gpus {
 }
 
 /// Parses `--gpus`: `all` or a count of at least 1.
-/// Several GPUs sort primitive keys ([`Key`]); records are refused before anything runs.
-pub fn records_refused(kt: KeyType) -> crate::Error {
-    crate::Error::BadArgument(format!(
-        "several GPUs sort primitive keys (u32, i32, f32, u64, i64, f64), not {kt} records"
-    ))
-}
-
 pub fn parse_gpus(s: &str) -> Result<Gpus, String> {
     match s.trim() {
         "all" => Ok(Gpus::All),
@@ -289,7 +282,7 @@ pub fn bench(
     for &kt in types {
         for &dist in dists {
             for &n in sizes {
-                ok &= crate::with_key!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result), else Err(records_refused(kt)))?;
+                ok &= crate::with_key!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result), else Err(crate::cli::args::records_refused("several GPUs", kt)))?;
             }
         }
     }

@@ -6,7 +6,7 @@ use crate::variants::{mergepath, radix};
 use crate::{Distribution, Element, Error, Key, KeyType, Order, Sorter, Variant, with_key};
 use clap::{Args, ValueEnum};
 
-use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat};
+use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, records_refused};
 
 /// The value carried with each key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -71,7 +71,7 @@ pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
             let r = with_key!(kt, K => match args.values {
                 ValueKind::U32 => one::<K, u32>(&sorter, n, args),
                 ValueKind::U64 => one::<K, u64>(&sorter, n, args),
-            }, else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))));
+            }, else Err(records_refused("pairs", kt)));
             match r {
                 Ok((stats, check)) => {
                     ok &= check != "FAILED";
@@ -85,7 +85,7 @@ pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
                         gkeys_per_s(n, stats.median_ms)
                     );
                     if args.argsort {
-                        match with_key!(kt, K => time_argsort::<K>(&sorter, n, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
+                        match with_key!(kt, K => time_argsort::<K>(&sorter, n, args), else Err(records_refused("argsort", kt)))
                         {
                             Ok((a, check)) => {
                                 ok &= check != "FAILED";

@@ -6,7 +6,7 @@ use crate::variants::segmented;
 use crate::{Distribution, Error, Key, KeyType, Order, Sorter, cpu, with_key};
 use clap::Args;
 
-use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, parse_segments};
+use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, parse_segments, records_refused};
 
 /// Time the segmented sort on the GPU: `n` keys in `segments` segments whose lengths
 /// are uniform in 0..=2n/segments (the last one takes the rest), median of the
@@ -68,8 +68,7 @@ pub fn bench_segments(args: &SegmentsArgs) -> crate::Result<bool> {
         for &segments in &args.segments {
             let offsets = segment_offsets(args.n, segments, args.seed);
             let bins = segmented::bin_counts(&offsets, kt.size(), if args.pairs { 4 } else { 0 });
-            match with_key!(kt, K => one::<K>(&sorter, &offsets, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
-            {
+            match with_key!(kt, K => one::<K>(&sorter, &offsets, args), else Err(records_refused("segments", kt))) {
                 Ok((stats, check)) => {
                     ok &= check != "FAILED";
                     println!(

@@ -4,10 +4,10 @@ use crate::inputs::{Random, generate};
 use crate::measure::Stats;
 use crate::sorter::cpu_top_k;
 use crate::variants::{radix, topk};
-use crate::{Distribution, Error, Gpu, Key, KeyType, Order, SortOptions, Sorter, with_key};
+use crate::{Distribution, Gpu, Key, KeyType, Order, SortOptions, Sorter, with_key};
 use clap::Args;
 
-use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_repeat};
+use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_repeat, records_refused};
 
 /// Time top-k on the GPU (keys already on the device; the result left there, as
 /// `variants::topk::top_k` returns it) and, in the same run, the radix sort of the same
@@ -56,8 +56,7 @@ pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
     for &kt in &args.key_types {
         for &n in &args.n {
             for &k in &args.k {
-                match with_key!(kt, K => one::<K>(gpu, n, k, args), else Err(Error::BadArgument(format!("{kt} is not a primitive key type"))))
-                {
+                match with_key!(kt, K => one::<K>(gpu, n, k, args), else Err(records_refused("top-k", kt))) {
                     Ok(r) => {
                         ok &= r.check != "FAILED";
                         println!(
