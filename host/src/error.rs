@@ -115,10 +115,27 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// The error of an operation that returns (or sorts by) `u32` indices, given `n`
-    /// elements: at most `u32::MAX` of them.
-    pub(crate) fn u32_indices(what: &str, n: usize) -> Error {
-        Error::TooManyElements { what: format!("{what} (u32 indices)"), max: u32::MAX as u64, len: n as u64 }
+    /// Operations that return (or sort by) `u32` indices take at most `u32::MAX`
+    /// elements: `Ok` for `n` within that, else [`Error::TooManyElements`] naming `what`.
+    pub(crate) fn check_u32_indices(what: &str, n: usize) -> Result<()> {
+        if n > u32::MAX as usize {
+            return Err(Error::TooManyElements {
+                what: format!("{what} (u32 indices)"),
+                max: u32::MAX as u64,
+                len: n as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// The error of key bits ([`crate::SortOptions::key_bits`]) asked of a record type
+    /// named `record`: they select bits of primitive keys.
+    pub(crate) fn key_bits_of_record(record: &str) -> Error {
+        Error::Unsupported {
+            option: "key bits",
+            by: format!("{record} records"),
+            hint: "key bits apply to primitive keys",
+        }
     }
 }
 

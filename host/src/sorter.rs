@@ -268,9 +268,7 @@ impl Sorter {
     /// # Ok::<(), host::Error>(())
     /// ```
     pub fn argsort<K: Key>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
-        if keys.len() > u32::MAX as usize {
-            return Err(Error::u32_indices("argsort", keys.len()));
-        }
+        Error::check_u32_indices("argsort", keys.len())?;
         match &self.gpu {
             Some(gpu) => {
                 if opts.variant != Variant::Radix {
@@ -320,7 +318,7 @@ impl Sorter {
         F: Fn(&T) -> K + Sync + Send,
     {
         use rayon::prelude::*;
-        check_index_range(records.len())?;
+        Error::check_u32_indices("a sort by key", records.len())?;
         let desc = opts.order.is_descending();
         let bits: Vec<K::Bits> = records.par_iter().map(|r| key(r).order_bits(desc)).collect();
         let perm = self.argsort(&bits, &SortOptions::new(Variant::Radix))?;
@@ -364,7 +362,7 @@ impl Sorter {
             )));
         }
         let n = bytes.len() / record_bytes;
-        check_index_range(n)?;
+        Error::check_u32_indices("a sort by key", n)?;
         match &self.gpu {
             Some(gpu) => {
                 let mut buf = gpu.upload(bytes)?;
@@ -422,9 +420,7 @@ impl Sorter {
                 hint: "top-k compares whole keys; key bits are a radix sort option",
             });
         }
-        if keys.len() > u32::MAX as usize {
-            return Err(Error::u32_indices("top-k", keys.len()));
-        }
+        Error::check_u32_indices("top-k", keys.len())?;
         match &self.gpu {
             Some(gpu) => {
                 let buf = gpu.upload(keys)?;
@@ -447,14 +443,6 @@ impl Sorter {
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.require_gpu()?.upload(data)
     }
-}
-
-/// Sorting by (key, u32 index) needs every index to fit.
-fn check_index_range(n: usize) -> Result<()> {
-    if n > u32::MAX as usize {
-        return Err(Error::u32_indices("a sort by key", n));
-    }
-    Ok(())
 }
 
 /// `data[i] = old data[perm[i]]`, in parallel.
@@ -498,19 +486,11 @@ pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: Order) -> (Vec<K>, Vec
 /// Stable sorting permutation on the CPU, by the order bits (or the chosen bit range).
 fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
     use rayon::prelude::*;
-    if keys.len() > u32::MAX as usize {
-        return Err(Error::u32_indices("argsort", keys.len()));
-    }
+    Error::check_u32_indices("argsort", keys.len())?;
     let width = 8 * size_of::<K::Bits>() as u32;
     let (begin, end) = match opts.key_bits {
         Some(b) if K::BIT_ORDER.is_some() => variants::radix::check_bits::<K>(Some(b), width)?,
-        Some(_) => {
-            return Err(Error::Unsupported {
-                option: "key bits",
-                by: format!("{} records", K::NAME),
-                hint: "key bits apply to primitive keys",
-            });
-        }
+        Some(_) => return Err(Error::key_bits_of_record(K::NAME)),
         None => (0, width),
     };
     let desc = opts.order.is_descending();

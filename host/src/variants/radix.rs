@@ -151,9 +151,7 @@ pub fn argsort<K: Key>(
     key_bits: Option<(u32, u32)>,
 ) -> Result<DeviceBuffer<u32>> {
     let n = keys.len();
-    if n > u32::MAX as usize {
-        return Err(Error::u32_indices("argsort", n));
-    }
+    Error::check_u32_indices("argsort", n)?;
     let mut k = gpu.alloc::<K>(n)?;
     k.copy_from_device(gpu, keys)?;
     let mut idx = gpu.alloc::<u32>(n)?;

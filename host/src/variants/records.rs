@@ -117,11 +117,7 @@ pub(crate) fn sort_by_own_key<T: Element>(
     pairs: PairSort,
 ) -> Result<()> {
     if opts.key_bits.is_some() {
-        return Err(Error::Unsupported {
-            option: "key bits",
-            by: format!("{} records", T::NAME),
-            hint: "key bits apply to primitive keys",
-        });
+        return Err(Error::key_bits_of_record(T::NAME));
     }
     let Some(field) = record_field::<T>() else {
         return Err(Error::BadArgument(format!("{} records have no key field to sort by", T::NAME)));
@@ -254,9 +250,7 @@ fn sort_raw(
     alloc_out: &mut dyn FnMut(usize) -> Result<u64>,
 ) -> Result<()> {
     let (key_bytes, bit_order) = field.encoding()?;
-    if n > u32::MAX as usize {
-        return Err(Error::u32_indices("a sort by key", n));
-    }
+    Error::check_u32_indices("a sort by key", n)?;
     let bytes = n * record_bytes;
     let needed = (n * (key_bytes + 4) + bytes) as u64 + pairs.scratch_bytes(gpu.tuning(), n, key_bytes as u32);
     check_free(gpu, needed)?;

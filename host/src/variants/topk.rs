@@ -45,9 +45,7 @@ pub fn top_k<K: Key>(
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let bit_order = K::KEY_ORDER;
     let n = keys.len();
-    if n > u32::MAX as usize {
-        return Err(Error::u32_indices("top-k", n));
-    }
+    Error::check_u32_indices("top-k", n)?;
     let kk = k.min(n);
     if kk == 0 {
         return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
