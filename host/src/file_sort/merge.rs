@@ -230,13 +230,19 @@ mod tests {
     use crate::inputs::generate;
     use crate::{Distribution, Entity, Order, cpu};
 
-    /// Sorted runs of `input` cut at `cuts`, merged, must equal the stable sort.
-    fn check(input: &[Entity], run_len: usize, desc: bool) {
-        let order = if desc { Order::Descending } else { Order::Ascending };
-        let mut runs: Vec<Vec<Entity>> = input.chunks(run_len.max(1)).map(|c| c.to_vec()).collect();
+    /// `input` cut into runs of `run_len`, each sorted in `order` (the input of a merge).
+    fn sorted_runs(input: &[Entity], run_len: usize, order: Order) -> Vec<Vec<Entity>> {
+        let mut runs: Vec<Vec<Entity>> = input.chunks(run_len).map(|c| c.to_vec()).collect();
         for r in &mut runs {
             cpu::reference_sort(r, order);
         }
+        runs
+    }
+
+    /// Sorted runs of `input` cut every `run_len`, merged, must equal the stable sort.
+    fn check(input: &[Entity], run_len: usize, desc: bool) {
+        let order = if desc { Order::Descending } else { Order::Ascending };
+        let runs = sorted_runs(input, run_len.max(1), order);
         let refs: Vec<&[Entity]> = runs.iter().map(|r| r.as_slice()).collect();
         let mut out = vec![Entity::default(); input.len()];
         merge_runs(&refs, desc, &mut out);
@@ -254,10 +260,7 @@ mod tests {
             for (run_len, part_bytes) in [(100_000, 1 << 16), (30_011, 1 << 20), (1 << 20, 1 << 12), (7, 1 << 30)] {
                 for desc in [false, true] {
                     let order = if desc { Order::Descending } else { Order::Ascending };
-                    let mut runs: Vec<Vec<Entity>> = input.chunks(run_len).map(|c| c.to_vec()).collect();
-                    for r in &mut runs {
-                        cpu::reference_sort(r, order);
-                    }
+                    let runs = sorted_runs(&input, run_len, order);
                     let refs: Vec<&[Entity]> = runs.iter().map(|r| r.as_slice()).collect();
                     let out = std::sync::Mutex::new(vec![None; input.len()]);
                     merge_runs_into(&refs, desc, part_bytes, |at, piece| {
@@ -293,10 +296,7 @@ mod tests {
             for (run_len, part_bytes) in [(50_000, 1 << 14), (70_001, 1 << 20), (1 << 20, 1 << 12), (7, 1 << 16)] {
                 for desc in [false, true] {
                     let order = if desc { Order::Descending } else { Order::Ascending };
-                    let mut runs: Vec<Vec<Entity>> = input.chunks(run_len).map(|c| c.to_vec()).collect();
-                    for r in &mut runs {
-                        cpu::reference_sort(r, order);
-                    }
+                    let runs = sorted_runs(&input, run_len, order);
                     let refs: Vec<&[Entity]> = runs.iter().map(|r| r.as_slice()).collect();
                     let mut out = Vec::new();
                     let mut largest = 0;
