@@ -17,6 +17,10 @@ use super::format::{Format, TextElement, looks_like_text, parse_text};
 use super::progress::Counter;
 use crate::error::{Error, Result};
 
+/// Bytes per read-ahead advice ([`Input::read_ahead`]): within the smallest common
+/// read-ahead window, so that no part of the file is skipped.
+const READ_AHEAD_STEP: u64 = 64 << 10;
+
 /// What a file sort reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -73,9 +77,25 @@ impl Input {
             if !meta.is_file() {
                 return;
             }
-            let len = meta.len().min(max_bytes).min(libc::off_t::MAX as u64) as libc::off_t;
-            // SAFETY: a valid descriptor, owned by `file` for the whole call.
-            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, len, libc::POSIX_FADV_WILLNEED) };
+            // One advice reads at most the device's read-ahead window (128 KiB by
+            // default; Linux caps each WILLNEED there), so the file is advised a window
+            // at a time: each call queues its reads and returns, paced by the disk.
+            let len = meta.len().min(max_bytes);
+            for at in (0..len).step_by(READ_AHEAD_STEP as usize) {
+                let Ok(off) = libc::off_t::try_from(at) else { return };
+                // SAFETY: a valid descriptor, owned by `file` for the whole call.
+                let r = unsafe {
+                    libc::posix_fadvise(
+                        file.as_raw_fd(),
+                        off,
+                        READ_AHEAD_STEP as libc::off_t,
+                        libc::POSIX_FADV_WILLNEED,
+                    )
+                };
+                if r != 0 {
+                    return;
+                }
+            }
         });
         // Without a thread there is no read-ahead, and nothing else changes.
         drop(spawned);
