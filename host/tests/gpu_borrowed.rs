@@ -1,6 +1,7 @@
 //! Device memory another library owns, lent to the library (`Gpu::borrow_device_memory`,
 //! as the Python bindings lend a tensor's): sorted in place at the caller's address,
-//! also by a sort that swaps in storage of its own (records), never freed, on success
+//! also by a sort that swaps in storage of its own (records), read by argsort and
+//! top-k, never freed, on success
 //! or on error; bad addresses and lengths are refused. Skips without a device (see
 //! `common::gpu_sorter`).
 mod common;
@@ -51,6 +52,25 @@ fn borrowed_memory_sorts_in_place_and_stays_the_callers() {
         assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "n={n}");
         free_caller_memory(gpu, ptr);
     }
+
+    // Argsort and top-k read the lent keys and leave them as they were.
+    let n = 200_003;
+    let keys: Vec<i64> = generate(n, Distribution::FewUnique, 7);
+    let ptr = caller_memory(gpu, &keys);
+    {
+        let view = unsafe { gpu.borrow_device_memory::<i64>(ptr, n) }.unwrap();
+        let perm = view.argsort(sorter, Order::Descending).unwrap().to_vec(gpu).unwrap();
+        let mut want: Vec<u32> = (0..n as u32).collect();
+        want.sort_by(|&a, &b| keys[b as usize].cmp(&keys[a as usize])); // stable
+        assert_eq!(perm, want);
+        let (top, at) = view.top_k(sorter, 100, Order::Ascending).unwrap();
+        let mut up: Vec<u32> = (0..n as u32).collect();
+        up.sort_by_key(|&i| keys[i as usize]);
+        assert_eq!(at.to_vec(gpu).unwrap(), up[..100]);
+        assert_eq!(top.to_vec(gpu).unwrap(), up[..100].iter().map(|&i| keys[i as usize]).collect::<Vec<_>>());
+    }
+    assert_eq!(read_back::<i64>(gpu, ptr, n), keys);
+    free_caller_memory(gpu, ptr);
 
     // Records sort by a gather into new memory that replaces the buffer's storage: the
     // result must come back to the caller's address.

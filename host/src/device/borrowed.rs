@@ -7,17 +7,19 @@ use std::mem::ManuallyDrop;
 use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointerGetAttribute};
 
 use super::{DeviceBuffer, Gpu};
-use crate::element::Element;
+use crate::element::{Element, Key};
 use crate::error::{DriverContext, Error, Result};
-use crate::options::SortOptions;
+use crate::options::{Order, SortOptions};
 use crate::sorter::Sorter;
+use crate::variants;
 
 /// `len` elements of `T` at a device address the caller owns, seen as a
 /// [`DeviceBuffer`] that is never freed by the library (made by
 /// [`Gpu::borrow_device_memory`]). Only a shared view of the buffer is handed out
 /// ([`BorrowedBuffer::buffer`]), so the lent memory cannot leave this value; the
 /// operations that write it ([`BorrowedBuffer::sort`], [`BorrowedBuffer::copy_from`])
-/// leave their result at the caller's address.
+/// leave their result at the caller's address; [`BorrowedBuffer::argsort`] and
+/// [`BorrowedBuffer::top_k`] read it.
 pub struct BorrowedBuffer<'a, T: bytemuck::Pod> {
     gpu: &'a Gpu,
     /// The caller's address: where results must end up.
@@ -125,19 +127,44 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     where
         T: Element,
     {
-        match sorter.gpu() {
-            Some(gpu) if self.buf.belongs_to(gpu) => {}
-            _ => {
-                return Err(Error::BadArgument(format!(
-                    "the sorter ({}) is not on the device of the borrowed memory (device {})",
-                    sorter.backend(),
-                    self.gpu.info.ordinal
-                )));
-            }
-        }
+        self.check_sorter(sorter)?;
         let sorted = sorter.sort_device(&mut self.buf, opts);
         let restored = self.restore();
         sorted.and(restored)
+    }
+
+    /// The stable sorting permutation of the lent keys (as [`Sorter::argsort`], the
+    /// radix sort) in a new device buffer; queued, not waited for. At most 2^32 - 1 keys.
+    pub fn argsort(&self, sorter: &Sorter, order: Order) -> Result<DeviceBuffer<u32>>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        Error::check_u32_indices("argsort", self.buf.len())?;
+        variants::radix::argsort(gpu, &self.buf, order, None)
+    }
+
+    /// The first `min(k, n)` keys of the stable sort in `order` and their indices (as
+    /// [`Sorter::top_k`]), in new device buffers; queued, not waited for.
+    pub fn top_k(&self, sorter: &Sorter, k: usize, order: Order) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        Error::check_u32_indices("top-k", self.buf.len())?;
+        variants::topk::top_k(gpu, &self.buf, k, order)
+    }
+
+    /// `sorter`'s device, if it is this buffer's.
+    fn check_sorter<'s>(&self, sorter: &'s Sorter) -> Result<&'s Gpu> {
+        match sorter.gpu() {
+            Some(gpu) if self.buf.belongs_to(gpu) => Ok(gpu),
+            _ => Err(Error::BadArgument(format!(
+                "the sorter ({}) is not on the device of the borrowed memory (device {})",
+                sorter.backend(),
+                self.gpu.info.ordinal
+            ))),
+        }
     }
 
     /// Brings the result back to the caller's address if a sort replaced the buffer's
