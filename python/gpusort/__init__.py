@@ -96,6 +96,19 @@ def _widen(indices, n):
     return wide
 
 
+def _gather(x, perm):
+    """``x[perm]`` on the device. PyTorch does not index uint32 and uint64 tensors on
+    CUDA, so those are gathered as the signed integers of the same width (the same
+    bits)."""
+    if _library(x) == "torch":
+        import torch
+
+        same_width = {torch.uint32: torch.int32, torch.uint64: torch.int64}.get(x.dtype)
+        if same_width is not None:
+            return x.view(same_width)[perm].view(x.dtype)
+    return x[perm]
+
+
 def sort(a, *, descending=False, out=None):
     """``a`` sorted (ascending unless ``descending``), stably.
 
@@ -150,7 +163,7 @@ def sort_pairs(keys, values, *, descending=False):
         if _device_len(keys) != _device_len(values):
             raise ValueError(f"sort_pairs: {_device_len(keys)} keys but {_device_len(values)} values")
         perm = argsort(keys, descending=descending)
-        return keys[perm], values[perm]
+        return _gather(keys, perm), _gather(values, perm)
     return _gpusort.sort_pairs_host(_host(keys), _host(values), descending)
 
 

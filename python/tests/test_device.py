@@ -76,9 +76,10 @@ def test_argsort_sort_pairs_and_topk_on_the_device(torch, dtype, descending):
     assert perm.dtype == torch.int64 and perm.device == t.device
     want = stable_argsort(a, descending)
     assert np.array_equal(to_host(perm), want)
-    values = on_device(torch, np.arange(n, dtype=np.int64))
-    k, v = gpusort.sort_pairs(t, values, descending=descending)
-    assert same_bits(to_host(k), a[want]) and np.array_equal(to_host(v), want)
+    for vtype in (np.int64, np.uint32, np.float32):
+        values = on_device(torch, np.arange(n).astype(vtype))
+        k, v = gpusort.sort_pairs(t, values, descending=descending)
+        assert same_bits(to_host(k), a[want]) and same_bits(to_host(v), np.arange(n).astype(vtype)[want])
     top, at = gpusort.topk(t, 100, largest=descending)
     assert np.array_equal(to_host(at), want[:100])
     assert same_bits(to_host(top), a[want[:100]])
