@@ -87,7 +87,9 @@
 //! Programs that already use [cudarc] keep their own stream and buffers:
 //! [`Gpu::with_stream`] queues every operation on the caller's stream, and
 //! [`DeviceBuffer::from_cuda_slice`] / [`DeviceBuffer::into_cuda_slice`] move a
-//! `CudaSlice` in and out without copying. Scratch memory is kept per device between
+//! `CudaSlice` in and out without copying; [`Gpu::borrow_device_memory`] lends memory
+//! that another library owns and keeps (a PyTorch tensor's) for an in-place sort
+//! ([`BorrowedBuffer`]), and never frees it. Scratch memory is kept per device between
 //! sorts ([`Gpu::scratch_kept_bytes`], [`Gpu::release_scratch`]); no sort waits for the
 //! device unless memory runs short.
 //!
@@ -193,7 +195,7 @@ pub use by_key::{Key32, RecordKey};
 /// The cudarc this crate is built on, for [`Gpu::with_stream`] and
 /// [`DeviceBuffer::from_cuda_slice`] (same version, so its types match).
 pub use cudarc;
-pub use device::{DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
+pub use device::{BorrowedBuffer, DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use element::{Element, Key};
 pub use error::{Bytes, Error, Result};
 pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};

@@ -2,6 +2,7 @@
 //! launcher works on) and [`PlainAlloc`] (a `cuMemAlloc` allocation that peers can
 //! reach).
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 use kernels::params::DevPtr;
@@ -40,9 +41,37 @@ impl Drop for PlainAlloc<'_> {
 /// Elements of type `T` in device memory, owned. Kernels receive its address as a
 /// plain `u64` ([`DeviceBuffer::ptr`]).
 pub struct DeviceBuffer<T> {
-    pub(super) raw: CudaSlice<u8>,
+    /// Taken in `drop` (freed, or leaked when not `owned`) and in `into_cuda_slice`.
+    pub(super) raw: ManuallyDrop<CudaSlice<u8>>,
     pub(super) len: usize,
+    /// Whether dropping the buffer frees its memory. `false` only for memory the caller
+    /// lends ([`Gpu::borrow_device_memory`]): the flag travels with the memory, so a
+    /// sort that swaps a buffer's storage for a new allocation (a gather that cannot
+    /// work in place) drops the lent memory without freeing it. Such buffers are only
+    /// reachable through [`BorrowedBuffer`](super::BorrowedBuffer), which never hands
+    /// them out by value or by `&mut`, so [`DeviceBuffer::into_cuda_slice`] only ever
+    /// sees owned memory.
+    pub(super) owned: bool,
     pub(super) _elem: PhantomData<T>,
+}
+
+impl<T> DeviceBuffer<T> {
+    /// A buffer that owns `raw` (freed on drop).
+    pub(super) fn owning(raw: CudaSlice<u8>, len: usize) -> DeviceBuffer<T> {
+        DeviceBuffer { raw: ManuallyDrop::new(raw), len, owned: true, _elem: PhantomData }
+    }
+}
+
+impl<T> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: `raw` is taken once: here, or in `into_cuda_slice`, which forgets `self`.
+        let raw = unsafe { ManuallyDrop::take(&mut self.raw) };
+        if self.owned {
+            drop(raw); // cudarc frees it, ordered on its stream
+        } else {
+            raw.leak(); // the caller's memory: release cudarc's handle, never the memory
+        }
+    }
 }
 
 impl<T: bytemuck::Pod> DeviceBuffer<T> {
@@ -79,16 +108,20 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         let ptr = slice.leak();
         // SAFETY: `ptr` is the leaked allocation of `bytes` bytes, now owned here.
         let raw = unsafe { gpu.stream.upgrade_device_ptr::<u8>(ptr, bytes) };
-        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+        Ok(DeviceBuffer::owning(raw, len))
     }
 
     /// Gives the memory back as a cudarc slice, without copying (on the library's
     /// stream; the sort's queued work is ordered before anything the caller queues
     /// on that stream).
     pub fn into_cuda_slice(self) -> CudaSlice<T> {
-        let stream = self.raw.stream().clone();
-        let len = self.len;
-        let ptr = self.raw.leak();
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so `raw` is taken once. Every buffer a
+        // caller holds by value is owned (see `owned`).
+        let raw = unsafe { ManuallyDrop::take(&mut this.raw) };
+        let stream = raw.stream().clone();
+        let len = this.len;
+        let ptr = raw.leak();
         // SAFETY: the allocation holds at least `len` elements of `T` (zero-length
         // buffers keep a 1-byte allocation, and a 0-element slice reads nothing).
         unsafe { stream.upgrade_device_ptr::<T>(ptr, len) }
@@ -208,7 +241,7 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
 
     /// Sets every byte of the buffer to zero (queued on the stream).
     pub fn zero(&mut self, gpu: &Gpu) -> Result<()> {
-        gpu.stream.memset_zeros(&mut self.raw).call("cuMemsetD8Async")
+        gpu.stream.memset_zeros(&mut *self.raw).call("cuMemsetD8Async")
     }
 
     /// Sets the first `len` elements to zero (queued on the stream).

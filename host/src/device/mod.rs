@@ -8,6 +8,8 @@
 //!   ([`ModuleSource`]), and kernel lookup by name;
 //! - `launch.rs`: the typed launch, dependent launches, clusters, dynamic shared memory;
 //! - `buffer.rs`: [`DeviceBuffer`] and plain (peer-reachable) allocations;
+//! - `borrowed.rs`: [`BorrowedBuffer`], device memory the caller lends without
+//!   giving it up (a PyTorch tensor's);
 //! - `pinned.rs`: [`PinnedBuffer`], page-locked host memory;
 //! - `memory.rs`: the scratch cache, the memory pool and free-memory checks;
 //! - `events.rs`: timing events.
@@ -15,6 +17,7 @@
 //! Everything goes through cudarc's driver API with the driver library loaded at run
 //! time, so this crate builds and runs on machines without CUDA; there `Gpu::open`
 //! returns [`Error::NoDevice`].
+mod borrowed;
 mod buffer;
 mod events;
 mod launch;
@@ -23,12 +26,12 @@ mod module;
 mod pinned;
 
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUresult};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
 
+pub use borrowed::BorrowedBuffer;
 pub use buffer::DeviceBuffer;
 pub(crate) use buffer::PlainAlloc;
 pub(crate) use events::{seconds_between, timing_event};
@@ -274,7 +277,7 @@ impl Gpu {
         // Zero-length buffers still get a real (1-byte) allocation: cuMemAlloc(0) fails.
         let raw = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
             .map_err(|e| self.map_oom(e, bytes as u64, "cuMemAlloc"))?;
-        Ok(DeviceBuffer { raw, len, _elem: PhantomData })
+        Ok(DeviceBuffer::owning(raw, len))
     }
 
     /// Copies `data` to a new device buffer.

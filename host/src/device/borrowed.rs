@@ -1,0 +1,189 @@
+//! Device memory the caller owns (a PyTorch tensor's, a CuPy array's), lent to the
+//! library for the length of a call: [`Gpu::borrow_device_memory`] and
+//! [`BorrowedBuffer`]. The library sorts it in place and never frees it, also when a
+//! sort fails half-way or swaps a buffer's storage for its own allocation.
+use std::mem::ManuallyDrop;
+
+use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointerGetAttribute};
+
+use super::{DeviceBuffer, Gpu};
+use crate::element::{Element, Key};
+use crate::error::{DriverContext, Error, Result};
+use crate::options::{Order, SortOptions};
+use crate::sorter::Sorter;
+use crate::variants;
+
+/// `len` elements of `T` at a device address the caller owns, seen as a
+/// [`DeviceBuffer`] that is never freed by the library (made by
+/// [`Gpu::borrow_device_memory`]). Only a shared view of the buffer is handed out
+/// ([`BorrowedBuffer::buffer`]), so the lent memory cannot leave this value; the
+/// operations that write it ([`BorrowedBuffer::sort`], [`BorrowedBuffer::copy_from`])
+/// leave their result at the caller's address; [`BorrowedBuffer::argsort`] and
+/// [`BorrowedBuffer::top_k`] read it.
+pub struct BorrowedBuffer<'a, T: bytemuck::Pod> {
+    gpu: &'a Gpu,
+    /// The caller's address: where results must end up.
+    addr: u64,
+    buf: DeviceBuffer<T>,
+}
+
+impl Gpu {
+    /// Lends `len` elements of `T` at device address `ptr` to the library, without a
+    /// copy and without taking ownership: dropping the returned buffer never frees the
+    /// memory. Checked here: `ptr` is device memory of this GPU (the driver's pointer
+    /// attributes), the `len` elements lie inside one allocation, and `ptr` is aligned
+    /// for `T`; otherwise [`Error::BadArgument`].
+    ///
+    /// Work on the buffer is queued on [`Gpu::stream`]: order it after the caller's
+    /// pending writes and before the caller's later reads (a stream wait on an event,
+    /// or a synchronisation), as the Python bindings do with the stream that
+    /// `__cuda_array_interface__` names.
+    ///
+    /// # Safety
+    ///
+    /// The memory must belong to this GPU's context (PyTorch and CuPy allocate in the
+    /// device's primary context, which [`Gpu::open`] uses too), stay allocated until the
+    /// returned [`BorrowedBuffer`] is dropped *and* the work queued on it has finished,
+    /// and not be written by anyone else in that time except in stream order.
+    pub unsafe fn borrow_device_memory<T: bytemuck::Pod>(&self, ptr: u64, len: usize) -> Result<BorrowedBuffer<'_, T>> {
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .ok_or_else(|| Error::BadArgument(format!("{len} elements overflow the address space")))?;
+        if bytes == 0 {
+            // Nothing to read or write: an owned empty buffer, whatever `ptr` is.
+            return Ok(BorrowedBuffer { gpu: self, addr: 0, buf: self.alloc(0)? });
+        }
+        if !ptr.is_multiple_of(align_of::<T>() as u64) {
+            return Err(Error::BadArgument(format!(
+                "device address {ptr:#x} is not aligned for {}-byte elements",
+                align_of::<T>()
+            )));
+        }
+        self.check_device_range(ptr, bytes as u64)?;
+        Ok(BorrowedBuffer { gpu: self, addr: ptr, buf: self.lent(ptr, len) })
+    }
+
+    /// A non-owning [`DeviceBuffer`] over `len` elements at `ptr`.
+    fn lent<T: bytemuck::Pod>(&self, ptr: u64, len: usize) -> DeviceBuffer<T> {
+        // SAFETY: the range was checked by `borrow_device_memory`; `owned: false` makes
+        // the drop leak cudarc's handle instead of freeing the memory.
+        let raw = unsafe { self.stream.upgrade_device_ptr::<u8>(ptr, len * size_of::<T>()) };
+        DeviceBuffer { raw: ManuallyDrop::new(raw), len, owned: false, _elem: std::marker::PhantomData }
+    }
+
+    /// Checks that `bytes` bytes at `ptr` are device memory of this GPU, inside one
+    /// allocation.
+    fn check_device_range(&self, ptr: u64, bytes: u64) -> Result<()> {
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let not_device = |why: String| Error::BadArgument(format!("{ptr:#x} is not device memory of this GPU: {why}"));
+        let attr = |a: CUpointer_attribute, out: *mut std::ffi::c_void| {
+            // SAFETY: `out` points to a value of the attribute's type (below), and the
+            // driver only reads `ptr` as a number.
+            match unsafe { cuPointerGetAttribute(out, a, ptr) } {
+                CUresult::CUDA_SUCCESS => Ok(()),
+                e => Err(not_device(format!("the driver does not know the address ({e:?})"))),
+            }
+        };
+        let mut memory_type = 0u32;
+        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (&raw mut memory_type).cast())?;
+        if memory_type != CUmemorytype::CU_MEMORYTYPE_DEVICE as u32 {
+            return Err(not_device(format!("memory type {memory_type} (host memory?)")));
+        }
+        let mut ordinal = 0i32;
+        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (&raw mut ordinal).cast())?;
+        if ordinal as i64 != self.info.ordinal as i64 {
+            return Err(not_device(format!("it is on device {ordinal}, this GPU is device {}", self.info.ordinal)));
+        }
+        let (mut start, mut size) = (0u64, 0u64);
+        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (&raw mut start).cast())?;
+        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE, (&raw mut size).cast())?;
+        if ptr.checked_add(bytes).is_none_or(|end| end > start.saturating_add(size)) {
+            return Err(Error::BadArgument(format!(
+                "{bytes} bytes at {ptr:#x} run past the end of their allocation ({size} bytes at {start:#x})"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
+    /// The lent memory, for reading (a source of [`BorrowedBuffer::copy_from`], a
+    /// kernel's input). It stays the caller's memory: only shared access is given out.
+    pub fn buffer(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+
+    /// Copies all of `src` into the lent memory (same length, queued on the stream).
+    pub fn copy_from(&mut self, src: &DeviceBuffer<T>) -> Result<()> {
+        self.buf.copy_from_device(self.gpu, src)
+    }
+
+    /// Sorts the lent memory in place with `sorter` ([`Sorter::sort_device`]: queued,
+    /// not waited for), which must be on this buffer's device. A variant that sorts
+    /// into new memory has its result copied back to the caller's address; on error the
+    /// memory holds an unspecified permutation of partial results, and is still the
+    /// caller's.
+    pub fn sort(&mut self, sorter: &Sorter, opts: &SortOptions) -> Result<()>
+    where
+        T: Element,
+    {
+        self.check_sorter(sorter)?;
+        let sorted = sorter.sort_device(&mut self.buf, opts);
+        let restored = self.restore();
+        sorted.and(restored)
+    }
+
+    /// The stable sorting permutation of the lent keys (as [`Sorter::argsort`], the
+    /// radix sort) in a new device buffer; queued, not waited for. At most 2^32 - 1 keys.
+    pub fn argsort(&self, sorter: &Sorter, order: Order) -> Result<DeviceBuffer<u32>>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        Error::check_u32_indices("argsort", self.buf.len())?;
+        variants::radix::argsort(gpu, &self.buf, order, None)
+    }
+
+    /// The first `min(k, n)` keys of the stable sort in `order` and their indices (as
+    /// [`Sorter::top_k`]), in new device buffers; queued, not waited for.
+    pub fn top_k(&self, sorter: &Sorter, k: usize, order: Order) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        Error::check_u32_indices("top-k", self.buf.len())?;
+        variants::topk::top_k(gpu, &self.buf, k, order)
+    }
+
+    /// `sorter`'s device, if it is this buffer's.
+    fn check_sorter<'s>(&self, sorter: &'s Sorter) -> Result<&'s Gpu> {
+        match sorter.gpu() {
+            Some(gpu) if self.buf.belongs_to(gpu) => Ok(gpu),
+            _ => Err(Error::BadArgument(format!(
+                "the sorter ({}) is not on the device of the borrowed memory (device {})",
+                sorter.backend(),
+                self.gpu.info.ordinal
+            ))),
+        }
+    }
+
+    /// Brings the result back to the caller's address if a sort replaced the buffer's
+    /// storage (the replaced, lent buffer was dropped without freeing the memory).
+    fn restore(&mut self) -> Result<()> {
+        let at = self.buf.ptr();
+        if self.buf.is_empty() || at == self.addr {
+            return Ok(());
+        }
+        let bytes = (self.buf.len() * size_of::<T>()) as u64;
+        self.gpu.copy_raw(self.addr, at, bytes)?;
+        // The result's allocation is freed in stream order, after the copy.
+        self.buf = self.gpu.lent(self.addr, self.buf.len());
+        Ok(())
+    }
+}
+
+impl<T: bytemuck::Pod> std::fmt::Debug for BorrowedBuffer<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BorrowedBuffer<{}>[{}] at {:#x}", std::any::type_name::<T>(), self.buf.len(), self.addr)
+    }
+}

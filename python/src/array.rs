@@ -1,0 +1,248 @@
+//! What the Python side hands over: a one-dimensional, C-contiguous array described by
+//! numpy's `__array_interface__` (host memory) or by `__cuda_array_interface__` (device
+//! memory: PyTorch, CuPy, Numba), read into an [`Array`]. Both interfaces share their
+//! fields (`data`, `shape`, `typestr`, `strides`); the CUDA one adds `stream`.
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The element types the library sorts, by their array-interface type string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DType {
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+}
+
+impl DType {
+    /// The little-endian type strings of the supported types (numpy's names in
+    /// [`DType::name`]).
+    fn from_typestr(typestr: &str) -> Option<DType> {
+        Some(match typestr {
+            "<u4" => DType::U32,
+            "<i4" => DType::I32,
+            "<f4" => DType::F32,
+            "<u8" => DType::U64,
+            "<i8" => DType::I64,
+            "<f8" => DType::F64,
+            _ => return None,
+        })
+    }
+
+    /// numpy's name of the type (also a `dtype` argument numpy accepts).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::U32 => "uint32",
+            DType::I32 => "int32",
+            DType::F32 => "float32",
+            DType::U64 => "uint64",
+            DType::I64 => "int64",
+            DType::F64 => "float64",
+        }
+    }
+
+    pub fn size(self) -> usize {
+        match self {
+            DType::U32 | DType::I32 | DType::F32 => 4,
+            DType::U64 | DType::I64 | DType::F64 => 8,
+        }
+    }
+}
+
+/// Runs `$body` with `$T` the Rust type of `$dtype`.
+macro_rules! with_dtype {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            $crate::array::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::array::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::array::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::array::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::array::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::array::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_dtype;
+
+/// Which interface an [`Array`] came through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    Host,
+    Device,
+}
+
+impl Memory {
+    fn attribute(self) -> &'static str {
+        match self {
+            Memory::Host => "__array_interface__",
+            Memory::Device => "__cuda_array_interface__",
+        }
+    }
+}
+
+/// The stream a device array's producer works on (`__cuda_array_interface__` v3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// No `stream` entry (v2) or `None`: the producer promises no pending work, so
+    /// nothing is waited for before; the library waits for its own work before
+    /// returning.
+    Unspecified,
+    /// A `CUstream` handle; 1 and 2 are the legacy and per-thread default streams,
+    /// which the driver API names by the same numbers.
+    Handle(u64),
+}
+
+/// A one-dimensional, C-contiguous array of a supported type at a raw address.
+#[derive(Clone, Copy, Debug)]
+pub struct Array {
+    pub ptr: u64,
+    pub len: usize,
+    pub dtype: DType,
+    pub readonly: bool,
+    pub stream: Stream,
+}
+
+impl Array {
+    /// Reads `obj`'s `__array_interface__` (`Memory::Host`) or
+    /// `__cuda_array_interface__` (`Memory::Device`). `what` names the argument in
+    /// messages. The object must outlive every use of the address (the caller keeps a
+    /// reference to it for the length of the call).
+    pub fn read(obj: &Bound<'_, PyAny>, memory: Memory, what: &str) -> PyResult<Array> {
+        let attr = memory.attribute();
+        let iface =
+            obj.getattr(attr).map_err(|_| PyTypeError::new_err(format!("{what}: {} has no {attr}", type_name(obj))))?;
+        let iface =
+            iface.cast_into::<PyDict>().map_err(|_| PyTypeError::new_err(format!("{what}: {attr} is not a dict")))?;
+        let field = |name: &str| -> PyResult<Bound<'_, PyAny>> {
+            iface.get_item(name)?.ok_or_else(|| PyTypeError::new_err(format!("{what}: {attr} has no '{name}'")))
+        };
+        let typestr: String = field("typestr")?.extract()?;
+        let dtype = DType::from_typestr(&typestr).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{what}: gpusort sorts uint32, int32, float32, uint64, int64 and float64 (native little-endian), not {}",
+                describe_typestr(&typestr)
+            ))
+        })?;
+        let shape: Vec<usize> = field("shape")?.extract()?;
+        let [len] = shape[..] else {
+            return Err(PyValueError::new_err(format!(
+                "{what}: gpusort sorts one-dimensional arrays, this one has shape {shape:?} (flatten it, e.g. a.ravel())"
+            )));
+        };
+        let strides: Option<Vec<isize>> = match iface.get_item("strides")? {
+            Some(s) if !s.is_none() => Some(s.extract()?),
+            _ => None,
+        };
+        if let Some(&[stride]) = strides.as_deref()
+            && len > 1
+            && stride != dtype.size() as isize
+        {
+            return Err(PyValueError::new_err(format!(
+                "{what}: the array is not contiguous (a stride of {stride} bytes for {}-byte elements): make it contiguous \
+                 first (numpy.ascontiguousarray(a), t.contiguous())",
+                dtype.size()
+            )));
+        }
+        let (ptr, readonly): (u64, bool) = field("data")?.extract()?;
+        if len > 0 && !ptr.is_multiple_of(dtype.size() as u64) {
+            return Err(PyValueError::new_err(format!(
+                "{what}: the data at {ptr:#x} is not aligned for {}: make an aligned copy (numpy.require(a, requirements='A'))",
+                dtype.name()
+            )));
+        }
+        let stream = match (memory, iface.get_item("stream")?) {
+            (Memory::Device, Some(s)) if !s.is_none() => Stream::Handle(s.extract()?),
+            _ => Stream::Unspecified,
+        };
+        Ok(Array { ptr, len, dtype, readonly, stream })
+    }
+
+    /// Refuses a read-only array as the destination of a write.
+    pub fn check_writable(&self, what: &str) -> PyResult<()> {
+        if self.readonly {
+            return Err(PyValueError::new_err(format!("{what}: the array is read-only")));
+        }
+        Ok(())
+    }
+
+    /// The byte range the array covers.
+    pub fn bytes(&self) -> std::ops::Range<u64> {
+        self.ptr..self.ptr + (self.len * self.dtype.size()) as u64
+    }
+
+    /// Whether two arrays share memory without being the same array.
+    pub fn overlaps_partly(&self, other: &Array) -> bool {
+        let (a, b) = (self.bytes(), other.bytes());
+        let same = a == b;
+        !same && !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
+    }
+
+    /// The elements, for reading. The array must be host memory of type `T`, alive and
+    /// not written by anyone else while the slice is used.
+    ///
+    /// # Safety
+    /// As above: `read` checked the type, length, alignment and contiguity; the caller
+    /// keeps the Python object alive and does not create a `&mut` slice that overlaps.
+    pub unsafe fn as_slice<'a, T: bytemuck::Pod>(&self) -> &'a [T] {
+        debug_assert_eq!(size_of::<T>(), self.dtype.size());
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: per the contract above.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const T, self.len) }
+    }
+
+    /// The elements, for writing (the contract of [`Array::as_slice`], and no other
+    /// slice of the same memory while this one is used).
+    ///
+    /// # Safety
+    /// As [`Array::as_slice`], and the array is writable.
+    pub unsafe fn as_mut_slice<'a, T: bytemuck::Pod>(&self) -> &'a mut [T] {
+        debug_assert_eq!(size_of::<T>(), self.dtype.size());
+        if self.len == 0 {
+            return &mut [];
+        }
+        // SAFETY: per the contract above.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut T, self.len) }
+    }
+}
+
+/// The Python type of `obj`, for messages.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "the object".into())
+}
+
+/// numpy's name for an array-interface type string (`"<i2"`: `int16 ('<i2')`).
+fn describe_typestr(typestr: &str) -> String {
+    let bytes = typestr.get(2..).and_then(|s| s.parse::<u32>().ok());
+    let name = match (typestr.as_bytes().get(1), bytes) {
+        (Some(b'i'), Some(n)) => format!("int{}", 8 * n),
+        (Some(b'u'), Some(n)) => format!("uint{}", 8 * n),
+        (Some(b'f'), Some(n)) => format!("float{}", 8 * n),
+        (Some(b'c'), Some(n)) => format!("complex{}", 8 * n),
+        (Some(b'b'), _) => "bool".into(),
+        _ => return format!("'{typestr}'"),
+    };
+    if typestr.starts_with('>') { format!("big-endian {name} ('{typestr}')") } else { format!("{name} ('{typestr}')") }
+}

@@ -1,0 +1,252 @@
+//! Sorting device arrays in place (PyTorch tensors, CuPy arrays: anything with
+//! `__cuda_array_interface__`), without a copy to the host. The library borrows the
+//! caller's memory ([`host::Gpu::borrow_device_memory`]) and works on its own stream,
+//! joined to the caller's: it waits for the work queued before the call on the stream
+//! each array names (or on the stream the caller passes: PyTorch's interface names
+//! none, so the Python side passes `torch.cuda.current_stream().cuda_stream`), and that
+//! stream waits for the sort, so later work there sees the result and nothing blocks
+//! the host. Where no stream is named at all, the legacy default stream stands in
+//! (where libraries queue work unless told otherwise) and the call also waits for the
+//! sort before it returns.
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use host::cudarc::driver::{result, sys};
+use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, Sorter, shared_sorter};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::array::{Array, DType, Memory, Stream, with_dtype};
+use crate::errors::OrPyErr;
+use crate::host_arrays::{check_k, check_out, options};
+
+/// The sorter of the device that holds `ptr`: the process-wide one (device 0) or one
+/// opened for that device on first use and kept for the process.
+fn sorter_for(ptr: u64) -> host::Result<&'static Sorter> {
+    let first = shared_sorter();
+    let Some(gpu) = first.gpu() else {
+        return Err(Error::NoDevice(format!("a CUDA array was given, but gpusort runs on the {}", first.backend())));
+    };
+    let ordinal = device_of(gpu, ptr)?;
+    if ordinal == gpu.info().ordinal {
+        return Ok(first);
+    }
+    static OTHERS: OnceLock<Mutex<HashMap<usize, &'static Sorter>>> = OnceLock::new();
+    let mut others = OTHERS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = others.get(&ordinal) {
+        return Ok(s);
+    }
+    let sorter: &'static Sorter = Box::leak(Box::new(Sorter::from_gpu(Gpu::open(ordinal)?)));
+    others.insert(ordinal, sorter);
+    Ok(sorter)
+}
+
+/// The device ordinal of the memory at `ptr` (the driver's pointer attribute).
+fn device_of(gpu: &Gpu, ptr: u64) -> host::Result<usize> {
+    gpu.stream().context().bind_to_thread().map_err(|source| Error::Driver { call: "cuCtxSetCurrent", source })?;
+    let mut ordinal = -1i32;
+    // SAFETY: the attribute is an int written to `ordinal`; `ptr` is only read as a number.
+    let r = unsafe {
+        sys::cuPointerGetAttribute(
+            (&raw mut ordinal).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+            ptr,
+        )
+    };
+    match r {
+        sys::CUresult::CUDA_SUCCESS if ordinal >= 0 => Ok(ordinal as usize),
+        _ => Err(Error::BadArgument(format!("{ptr:#x} is not CUDA device memory ({r:?})"))),
+    }
+}
+
+/// The legacy default stream's handle: where work goes that names no stream.
+const LEGACY_STREAM: u64 = 1;
+
+/// The callers' streams: `stream` if the caller named one, else those of `arrays`,
+/// each once, with the legacy default stream for an array that names none; and
+/// whether the call must wait for its work (an array named none).
+fn callers_streams(arrays: &[&Array], stream: Option<u64>) -> (Vec<u64>, bool) {
+    if let Some(s) = stream {
+        return (vec![s], false);
+    }
+    let mut handles = Vec::new();
+    let mut unspecified = false;
+    for a in arrays {
+        let h = match a.stream {
+            Stream::Handle(h) => h,
+            Stream::Unspecified => {
+                unspecified = true;
+                LEGACY_STREAM
+            }
+        };
+        if !handles.contains(&h) {
+            handles.push(h);
+        }
+    }
+    (handles, unspecified)
+}
+
+/// Queues on `waiter` a wait for the work queued so far on `signaller`.
+fn stream_wait(waiter: u64, signaller: u64) -> host::Result<()> {
+    let driver = |call| move |source| Error::Driver { call, source };
+    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).map_err(driver("cuEventCreate"))?;
+    // SAFETY: both streams are live handles of the current context (the callers' by
+    // the interface's promise); the event is destroyed once, after its last use (the
+    // driver keeps it until the wait is resolved).
+    unsafe {
+        let queued =
+            result::event::record(event, signaller as sys::CUstream).map_err(driver("cuEventRecord")).and_then(|()| {
+                result::stream::wait_event(
+                    waiter as sys::CUstream,
+                    event,
+                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                )
+                .map_err(driver("cuStreamWaitEvent"))
+            });
+        let destroyed = result::event::destroy(event).map_err(driver("cuEventDestroy"));
+        queued.and(destroyed)
+    }
+}
+
+/// Runs `work` on the device of the first of `arrays` (all must be on it), on the
+/// library's stream joined to the callers' (see the module's comment).
+fn on_callers_streams(
+    arrays: &[&Array],
+    stream: Option<u64>,
+    work: impl FnOnce(&Sorter, &Gpu) -> host::Result<()>,
+) -> host::Result<()> {
+    let sorter = sorter_for(arrays[0].ptr)?;
+    let Some(gpu) = sorter.gpu() else { return Err(Error::NoDevice(sorter.backend().to_string())) };
+    let ours = gpu.stream().cu_stream() as u64;
+    let (callers, unspecified) = callers_streams(arrays, stream);
+    for &s in &callers {
+        stream_wait(ours, s)?;
+    }
+    let worked = work(sorter, gpu);
+    // Whatever happened, the callers' streams must not run ahead of work queued here.
+    let joined = callers.iter().try_for_each(|&s| stream_wait(s, ours));
+    let waited = if unspecified { gpu.synchronize("the sort of a CUDA array") } else { Ok(()) };
+    worked.and(joined).and(waited)
+}
+
+/// Borrows the memory of `a` as `T` (checked against the driver's view of it).
+fn borrow<'g, T: bytemuck::Pod>(gpu: &'g Gpu, a: &Array) -> host::Result<BorrowedBuffer<'g, T>> {
+    // SAFETY: the Python object that owns the memory is referenced for the whole call,
+    // and the callers' streams are joined around the work (`on_callers_streams`), so
+    // the memory stays allocated, and untouched by the caller, until the work is done.
+    unsafe { gpu.borrow_device_memory::<T>(a.ptr, a.len) }
+}
+
+/// Sorts the device array `src` into `out` (the same array: in place).
+pub fn sort(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let s = Array::read(src, Memory::Device, "a")?;
+    let d = Array::read(out, Memory::Device, "out")?;
+    check_out(&s, &d)?;
+    if s.len == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&d, &s], stream, |sorter, gpu| {
+            with_dtype!(d.dtype, T => {
+                let mut to = borrow::<T>(gpu, &d)?;
+                if s.ptr != d.ptr {
+                    to.copy_from(borrow::<T>(gpu, &s)?.buffer())?;
+                }
+                to.sort(sorter, &options(descending))
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Checks an index output of the device functions: `len` 4-byte elements (int32 or
+/// uint32; the library's u32 indices are copied in bit for bit and widened to int64 on
+/// the Python side).
+fn check_index_out(out: &Array, len: usize) -> PyResult<()> {
+    out.check_writable("indices")?;
+    if !matches!(out.dtype, DType::I32 | DType::U32) || out.len != len {
+        return Err(PyValueError::new_err(format!(
+            "indices: {} elements of {}, expected {len} of int32 or uint32",
+            out.len,
+            out.dtype.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Copies `src` into the borrowed `out` of the same length.
+fn copy_out<T: bytemuck::Pod>(gpu: &Gpu, out: &Array, src: &DeviceBuffer<T>) -> host::Result<()> {
+    borrow::<T>(gpu, out)?.copy_from(src)
+}
+
+/// Writes the stable sorting permutation of the device array `src` into `indices`
+/// (u32 bits in a 4-byte integer array of the same length).
+pub fn argsort(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let s = Array::read(src, Memory::Device, "a")?;
+    let i = Array::read(indices, Memory::Device, "indices")?;
+    check_index_out(&i, s.len)?;
+    if s.len == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                let perm = borrow::<T>(gpu, &s)?.argsort(sorter, options(descending).order)?;
+                copy_out(gpu, &i, &perm)
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Writes the `k` largest (or smallest) elements of the device array `src`, sorted,
+/// into `values` and their indices (u32 bits) into `indices`.
+pub fn topk(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    k: i64,
+    largest: bool,
+    values: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let s = Array::read(src, Memory::Device, "a")?;
+    let k = check_k(k, s.len)?;
+    let v = Array::read(values, Memory::Device, "values")?;
+    let i = Array::read(indices, Memory::Device, "indices")?;
+    v.check_writable("values")?;
+    if v.dtype != s.dtype || v.len != k {
+        return Err(PyValueError::new_err(format!(
+            "values: {} elements of {}, expected {k} of {}",
+            v.len,
+            v.dtype.name(),
+            s.dtype.name()
+        )));
+    }
+    check_index_out(&i, k)?;
+    if k == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&s, &v, &i], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                let (top, at) = borrow::<T>(gpu, &s)?.top_k(sorter, k, options(largest).order)?;
+                copy_out(gpu, &v, &top)?;
+                copy_out(gpu, &i, &at)
+            })
+        })
+    })
+    .or_py()
+}

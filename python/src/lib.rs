@@ -1,0 +1,124 @@
+//! `gpusort._gpusort`: the native half of the Python package `gpusort`. The package's
+//! `__init__.py` is the public face (numpy- and torch-like signatures); it sends host
+//! arrays to the functions here that allocate numpy results, and device arrays, with
+//! outputs it allocated through the caller's library (torch, CuPy), to the `*_device`
+//! ones.
+//!
+//! - `array`: reading `__array_interface__` / `__cuda_array_interface__`;
+//! - `host_arrays`: host memory, on the process-wide sorter (GPU or CPU);
+//! - `device_arrays`: device memory, borrowed in place, on the caller's streams;
+//! - `errors`: the library's errors as Python exceptions.
+mod array;
+mod device_arrays;
+mod errors;
+mod host_arrays;
+
+use pyo3::prelude::*;
+
+/// Where host arrays are sorted: `"GPU (<device name>)"`, or `"CPU (<why>)"` when
+/// there is no usable GPU. Opens the device on first use.
+#[pyfunction]
+fn backend(py: Python<'_>) -> String {
+    py.detach(|| host::shared_sorter().backend().to_string())
+}
+
+/// `a` sorted, into a new numpy array or into `out` (which may be `a`).
+#[pyfunction]
+#[pyo3(signature = (a, out=None, descending=false))]
+fn sort_host<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    descending: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    host_arrays::sort(py, a, out, descending)
+}
+
+/// The stable sorting permutation of `a` as a new int64 numpy array.
+#[pyfunction]
+#[pyo3(signature = (a, descending=false))]
+fn argsort_host<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, descending: bool) -> PyResult<Bound<'py, PyAny>> {
+    host_arrays::argsort(py, a, descending)
+}
+
+/// `(keys, values)` sorted stably by key, as new numpy arrays.
+#[pyfunction]
+#[pyo3(signature = (keys, values, descending=false))]
+fn sort_pairs_host<'py>(
+    py: Python<'py>,
+    keys: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    descending: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    host_arrays::sort_pairs(py, keys, values, descending)
+}
+
+/// `(values, indices)` of the `k` largest (or smallest) elements of `a`, sorted.
+#[pyfunction]
+#[pyo3(signature = (a, k, largest=true))]
+fn topk_host<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    k: i64,
+    largest: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    host_arrays::topk(py, a, k, largest)
+}
+
+/// Sorts the device array `a` into the device array `out` (which may be `a`). The
+/// `*_device` functions work in order with `stream` (a `CUstream` handle) if given,
+/// else with the streams the arrays' interfaces name (`device_arrays`).
+#[pyfunction]
+#[pyo3(signature = (a, out, descending=false, stream=None))]
+fn sort_device(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    device_arrays::sort(py, a, out, descending, stream)
+}
+
+/// Writes the stable sorting permutation of the device array `a` into the 4-byte
+/// integer device array `indices` (u32 bits).
+#[pyfunction]
+#[pyo3(signature = (a, indices, descending=false, stream=None))]
+fn argsort_device(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    device_arrays::argsort(py, a, indices, descending, stream)
+}
+
+/// Writes the top `k` of the device array `a` into `values` and `indices` (u32 bits).
+#[pyfunction]
+#[pyo3(signature = (a, k, values, indices, largest=true, stream=None))]
+fn topk_device(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    k: i64,
+    values: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    largest: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    device_arrays::topk(py, a, k, largest, values, indices, stream)
+}
+
+#[pymodule]
+fn _gpusort(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(backend, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_host, m)?)?;
+    m.add_function(wrap_pyfunction!(argsort_host, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_pairs_host, m)?)?;
+    m.add_function(wrap_pyfunction!(topk_host, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_device, m)?)?;
+    m.add_function(wrap_pyfunction!(argsort_device, m)?)?;
+    m.add_function(wrap_pyfunction!(topk_device, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,150 @@
+"""gpusort on CUDA arrays (PyTorch tensors; CuPy arrays where CuPy is installed),
+against numpy: sorted on the device in place or into new tensors, in order with the
+caller's stream, and the errors. Skipped without CUDA; GPUSORT_REQUIRE_GPU=1 turns the
+skip into a failure, so a GPU run proves they ran."""
+
+import os
+
+import numpy as np
+import pytest
+from conftest import keys, same_bits, stable_argsort
+
+import gpusort
+
+REQUIRE_GPU = os.environ.get("GPUSORT_REQUIRE_GPU") == "1"
+
+
+def _skip_or_fail(why):
+    if REQUIRE_GPU:
+        pytest.fail(f"GPUSORT_REQUIRE_GPU=1 but {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def torch():
+    try:
+        import torch
+    except ImportError:
+        _skip_or_fail("PyTorch is not installed")
+    if not torch.cuda.is_available():
+        _skip_or_fail("no CUDA device")
+    if not gpusort.backend().startswith("GPU"):
+        _skip_or_fail(f"gpusort runs on the {gpusort.backend()}")
+    return torch
+
+
+def on_device(torch, a):
+    return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+
+
+def to_host(t):
+    return t.cpu().numpy()
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4097, (1 << 20) + 3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_in_place_matches_numpy(torch, dtype, n, descending):
+    a = keys(dtype, n, seed=n)
+    t = on_device(torch, a)
+    ptr = t.data_ptr()
+    assert gpusort.sort_(t, descending=descending) is t
+    assert t.data_ptr() == ptr
+    want = np.sort(a)[::-1] if descending else np.sort(a)
+    assert same_bits(to_host(t), want)
+
+
+def test_sort_into_new_and_given_tensors(torch, dtype):
+    a = keys(dtype, 300_007, seed=1)
+    t = on_device(torch, a)
+    got = gpusort.sort(t)
+    assert isinstance(got, torch.Tensor) and got.device == t.device and got.dtype == t.dtype
+    assert same_bits(to_host(got), np.sort(a))
+    assert same_bits(to_host(t), a)  # the input is left alone
+    out = torch.empty_like(t)
+    assert gpusort.sort(t, out=out, descending=True) is out
+    assert same_bits(to_host(out), np.sort(a)[::-1])
+    assert gpusort.sort(t, out=t) is t
+    assert same_bits(to_host(t), np.sort(a))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_sort_pairs_and_topk_on_the_device(torch, dtype, descending):
+    n = 200_003
+    a = keys(dtype, n, seed=2, duplicates=True)
+    t = on_device(torch, a)
+    perm = gpusort.argsort(t, descending=descending)
+    assert perm.dtype == torch.int64 and perm.device == t.device
+    want = stable_argsort(a, descending)
+    assert np.array_equal(to_host(perm), want)
+    for vtype in (np.int64, np.uint32, np.float32):
+        values = on_device(torch, np.arange(n).astype(vtype))
+        k, v = gpusort.sort_pairs(t, values, descending=descending)
+        assert same_bits(to_host(k), a[want]) and same_bits(to_host(v), np.arange(n).astype(vtype)[want])
+    top, at = gpusort.topk(t, 100, largest=descending)
+    assert np.array_equal(to_host(at), want[:100])
+    assert same_bits(to_host(top), a[want[:100]])
+
+
+def test_float_total_order_on_the_device(torch):
+    a = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], np.float32)
+    t = on_device(torch, a)
+    gpusort.sort_(t)
+    got = to_host(t)
+    assert np.isnan(got[0]) and np.signbit(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
+    assert same_bits(got[1:7], np.array([-np.inf, -1.0, -0.0, 0.0, 1.0, np.inf], np.float32))
+
+
+def test_work_is_ordered_with_the_callers_stream(torch):
+    # Produced, sorted and read back on a side stream, with no synchronisation in
+    # between: the sort must wait for the producer and the reader for the sort.
+    side = torch.cuda.Stream()
+    n = 1 << 24
+    with torch.cuda.stream(side):
+        t = torch.randn(n, device="cuda")
+        t.mul_(3.0).add_(1.0)  # more queued work before the sort
+        gpusort.sort_(t)
+        sorted_ok = bool((t[1:] >= t[:-1]).all())
+        ref = torch.sort(t.clone()).values
+        assert sorted_ok and torch.equal(t, ref)
+    # On the default stream, a tensor written just before the call.
+    u = torch.randn(n, device="cuda")
+    want = torch.sort(u).values
+    u.neg_()
+    gpusort.sort_(u, descending=True)
+    assert torch.equal(u, -want)
+
+
+def test_device_errors(torch):
+    t = on_device(torch, np.arange(100, dtype=np.float32))
+    with pytest.raises(ValueError, match="make it contiguous"):
+        gpusort.sort_(t[::2])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        gpusort.sort_(t.reshape(10, 10))
+    with pytest.raises(TypeError, match="gpusort sorts"):
+        gpusort.sort_(t.half())
+    with pytest.raises(TypeError, match="same side"):
+        gpusort.sort(t, out=np.empty(100, np.float32))
+    with pytest.raises(ValueError, match="out of range"):
+        gpusort.topk(t, 101)
+    with pytest.raises(ValueError, match="out"):
+        gpusort.sort(t, out=torch.empty(99, device="cuda"))
+    # Host memory presented as device memory is refused by the driver's pointer check.
+    host = np.zeros(16, np.float32)
+
+    class Fake:
+        __cuda_array_interface__ = {"shape": (16,), "typestr": "<f4", "data": (host.ctypes.data, False), "version": 2}
+
+    with pytest.raises(ValueError, match="not (CUDA )?device memory"):
+        gpusort.sort_(Fake())
+
+
+def test_cupy_arrays_when_installed(torch):
+    cupy = pytest.importorskip("cupy")
+    a = keys(np.float64, 100_003, seed=8)
+    c = cupy.asarray(a)
+    gpusort.sort_(c, descending=True)
+    assert same_bits(cupy.asnumpy(c), np.sort(a)[::-1])
+    got = gpusort.sort(cupy.asarray(a))
+    assert isinstance(got, cupy.ndarray) and same_bits(cupy.asnumpy(got), np.sort(a))
+    perm = gpusort.argsort(cupy.asarray(a))
+    assert np.array_equal(cupy.asnumpy(perm), np.argsort(a, kind="stable"))
