@@ -3,9 +3,9 @@
 //! comes from [`kernels::topk::plan`]:
 //!
 //! - **Direct** (`k <= 2048`, `n <= 2^16`): one launch of `topk_finish` on the input.
-//! - **Sampled** (`k <= 2048`, larger `n`): memsets of the control block and of the
-//!   tile status words, then `topk_sample`, `topk_filter` (the one read of the input)
-//!   and `topk_finish`; behind them the exact path's launches (below, with the
+//! - **Sampled** (`k <= 2048`, larger `n`): `topk_gather`, `topk_sample`,
+//!   `topk_filter` (the one read of the input; it also zeroes the fallback's state, so
+//!   there is no memset) and `topk_finish`; behind them the exact path's launches (below, with the
 //!   compaction on a grid of a few blocks per SM and `topk_finish` in place of the
 //!   host's sort), which return at once unless the sample missed. No wait on the host.
 //! - **Exact** (larger `k`): as follows.
@@ -20,7 +20,7 @@
 use kernels::key::Word;
 use kernels::params::DevPtr;
 use kernels::topk::{
-    self as tk, Compact, Filter, Finish, Hist, Path, Sample, SamplePlan, Select, State, TopkKernels, ctrl,
+    self as tk, Compact, Filter, Finish, Gather, Hist, Path, Sample, SamplePlan, Select, State, TopkKernels, ctrl,
 };
 
 use super::launch::blocks;
@@ -127,7 +127,9 @@ fn direct<K: Key>(
     Ok((out_keys, out_idx))
 }
 
-/// The sampled path, with the exact path queued behind it as its fallback.
+/// The sampled path, with the exact path queued behind it as its fallback. The
+/// kernels zero their own state (no memset), and the first launches are queued before
+/// the outputs are allocated, so the device starts at once.
 fn sampled<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
@@ -139,22 +141,24 @@ fn sampled<K: Key>(
     let n64 = n as u64;
     let width = 8 * size_of::<K>() as u32;
     let (pos, neg) = masks::<K>(order);
-    let out_keys = gpu.alloc::<K>(kk)?;
-    let out_idx = gpu.alloc::<u32>(kk)?;
     let cap = plan.cap as usize;
-    let tiles = n64.div_ceil(tk::COMPACT_TILE as u64) as usize;
+    let tiles = n64.div_ceil(tk::COMPACT_TILE as u64);
     let key_words = size_of::<K>() / 4;
-    let mut scratch = Scratch::take(gpu, &[ctrl::WORDS as usize, 2 * tiles, cap * key_words, cap])?;
-    let [ctrl_buf, status, cand_keys, cand_idx] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
-    ctrl_buf.zero_prefix(gpu, ctrl::WORDS as usize)?;
-    status.zero_prefix(gpu, 2 * tiles)?;
+    let words = [ctrl::WORDS as usize, 2 * tiles as usize, cap * key_words, cap, 2 * plan.samples as usize];
+    let mut scratch = Scratch::take(gpu, &words)?;
+    let [ctrl_buf, status, cand_keys, cand_idx, ords] = &mut scratch.bufs[..] else { unreachable!("five buffers") };
     let ctrl_ptr: DevPtr<u64> = ctrl_buf.dev_ptr().cast();
+    let status: DevPtr<u64> = status.dev_ptr().cast();
     let keys_ptr: DevPtr<K::Bits> = keys.dev_ptr().cast();
     let (cand_keys, cand_idx): (DevPtr<K::Bits>, DevPtr<u32>) = (cand_keys.dev_ptr().cast(), cand_idx.dev_ptr());
+    let ords: DevPtr<u64> = ords.dev_ptr().cast();
     let sms = gpu.info().multiprocessors as u64;
 
-    let sample = Sample { keys: keys_ptr, n: n64, pos, neg, samples: plan.samples, rank: plan.rank, ctrl: ctrl_ptr };
-    gpu.launch(<K::Bits as TopkKernels>::SAMPLE, blocks(1, tk::SAMPLE_BLOCK, tk::SAMPLE_SMEM)?, &sample)?;
+    let gather = Gather { keys: keys_ptr, n: n64, pos, neg, samples: plan.samples, ords };
+    let grid = (plan.samples as u64).div_ceil(tk::GATHER_BLOCK as u64);
+    gpu.launch(<K::Bits as TopkKernels>::GATHER, blocks(grid, tk::GATHER_BLOCK, 0)?, &gather)?;
+    let sample = Sample { ords, samples: plan.samples, rank: plan.rank, width, ctrl: ctrl_ptr };
+    gpu.launch(tk::SAMPLE, blocks(1, tk::SAMPLE_BLOCK, tk::SAMPLE_SMEM)?, &sample)?;
     let filter = Filter {
         keys: keys_ptr,
         n: n64,
@@ -164,10 +168,15 @@ fn sampled<K: Key>(
         cap: plan.cap,
         out_keys: cand_keys,
         out_idx: cand_idx,
+        status,
+        tiles,
     };
     let per_block = tk::FILTER_BLOCK as u64 * tk::FILTER_ITEMS as u64 * 16 / size_of::<K>() as u64;
     let grid = n64.div_ceil(per_block).clamp(1, sms * tk::FILTER_BLOCKS_PER_SM as u64);
     gpu.launch(<K::Bits as TopkKernels>::FILTER, blocks(grid, tk::FILTER_BLOCK, 0)?, &filter)?;
+
+    let out_keys = gpu.alloc::<K>(kk)?;
+    let out_idx = gpu.alloc::<u32>(kk)?;
     let mut finish = Finish {
         keys: cand_keys,
         idx: cand_idx,
@@ -184,17 +193,9 @@ fn sampled<K: Key>(
 
     // The fallback: each launch returns at once once the answer is written.
     select_passes::<K>(gpu, keys_ptr, n64, pos, neg, ctrl_ptr, width, kk as u64, plan.cap)?;
-    let compact = Compact {
-        keys: keys_ptr,
-        n: n64,
-        pos,
-        neg,
-        ctrl: ctrl_ptr,
-        status: status.dev_ptr().cast(),
-        out_keys: cand_keys,
-        out_idx: cand_idx,
-    };
-    let grid = (tiles as u64).min(sms * COMPACT_FALLBACK_BLOCKS_PER_SM);
+    let compact =
+        Compact { keys: keys_ptr, n: n64, pos, neg, ctrl: ctrl_ptr, status, out_keys: cand_keys, out_idx: cand_idx };
+    let grid = tiles.min(sms * COMPACT_FALLBACK_BLOCKS_PER_SM);
     gpu.launch(<K::Bits as TopkKernels>::COMPACT, blocks(grid, tk::COMPACT_BLOCK, tk::COMPACT_SMEM)?, &compact)?;
     finish.stage = tk::finish::EXACT;
     launch_finish::<K>(gpu, &finish)?;

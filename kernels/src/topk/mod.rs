@@ -3,9 +3,10 @@
 //!
 //! **Sampled** (`k <= FAST_K_MAX`, large `n`): one read of the input.
 //!
-//! 1. `topk_sample` (one block): the order bits of [`SamplePlan::samples`] keys at even
-//!    strides ([`sample_position`]); a radix select in shared memory finds the
-//!    [`SamplePlan::rank`]-th smallest, the *threshold*. The rank is chosen so that, for
+//! 1. `topk_gather` (many blocks) reads the order bits of [`SamplePlan::samples`] keys
+//!    at even strides ([`sample_position`]); `topk_sample` (one block) finds the
+//!    [`SamplePlan::rank`]-th smallest by a radix select in shared memory: the
+//!    *threshold*. The rank is chosen so that, for
 //!    keys in random order, at least `k` and at most [`SamplePlan::cap`] keys lie at or
 //!    below it except with odds below [`FAIL_ODDS`] ([`sample_plan`]).
 //! 2. `topk_filter` (a full grid, 16-byte loads): writes `(key, index)` of every key at
@@ -114,16 +115,31 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
-    /// `topk_sample` (one block of [`SAMPLE_BLOCK`] threads): the order bits of the
-    /// `samples` keys at [`sample_position`]s, and of those the `rank`-th smallest
-    /// (1-based) as the threshold, written to `ctrl`.
-    pub struct Sample<K> {
+    /// `topk_gather`: the order bits of the `samples` keys of `keys` at
+    /// [`sample_position`]s, to `ords` (one sample per thread, many blocks: one block
+    /// alone waits out the latency of 16,384 scattered loads, ~25 us on an H100).
+    pub struct Gather<K> {
         pub keys: DevPtr<K>,
         pub n: u64,
         pub pos: K,
         pub neg: K,
         pub samples: u32,
+        pub ords: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Gather`].
+    entries gather_entry;
+}
+
+crate::params::kernel_params! {
+    /// `topk_sample` (one block of [`SAMPLE_BLOCK`] threads): of the `samples` order
+    /// bits in `ords` (`width`-bit keys), the `rank`-th smallest (1-based) as the
+    /// threshold, written to `ctrl`, whose other words up to [`ctrl::HIST`] it zeroes
+    /// (the sampled path needs no memset: `topk_filter` zeroes the rest).
+    pub struct Sample {
+        pub ords: DevPtr<u64>,
+        pub samples: u32,
         pub rank: u32,
+        pub width: u32,
         pub ctrl: DevPtr<u64>,
     }
     /// Declares an entry taking [`Sample`].
@@ -134,7 +150,7 @@ crate::params::kernel_params! {
     /// `topk_filter`: writes `(key, index)` of every key of `keys` whose order bits are
     /// at most the threshold in `ctrl` to `out_keys`/`out_idx` (the first `cap` of them,
     /// in any order) and counts them all in `ctrl` (grid-stride, 16-byte loads; `keys`
-    /// 16-byte aligned).
+    /// 16-byte aligned). `topk_sample` zeroed the count.
     pub struct Filter<K> {
         pub keys: DevPtr<K>,
         pub n: u64,
@@ -144,6 +160,10 @@ crate::params::kernel_params! {
         pub cap: u64,
         pub out_keys: DevPtr<K>,
         pub out_idx: DevPtr<u32>,
+        /// The exact fallback's tile status words (`tiles` of them), which it zeroes
+        /// along with the fallback's histograms in `ctrl`.
+        pub status: DevPtr<u64>,
+        pub tiles: u64,
     }
     /// Declares an entry taking [`Filter`].
     entries filter_entry;
@@ -185,15 +205,18 @@ pub mod finish {
 }
 
 select_entry!(topk_select {} | p | device::select(p));
+sample_entry!(topk_sample {} | p | device::sample(p));
 
 /// The one-block select kernel (the same for every key width).
 pub const SELECT: Kernel<Select> = topk_select;
+/// The one-block sample select kernel (the same for every key width).
+pub const SAMPLE: Kernel<Sample> = topk_sample;
 
 /// The top-k entries for keys of one word type.
 pub trait TopkKernels: Word {
     const HIST: Kernel<Hist<Self>>;
     const COMPACT: Kernel<Compact<Self>>;
-    const SAMPLE: Kernel<Sample<Self>>;
+    const GATHER: Kernel<Gather<Self>>;
     const FILTER: Kernel<Filter<Self>>;
     const FINISH: Kernel<Finish<Self>>;
 }
@@ -203,13 +226,13 @@ macro_rules! topk_entries {
         paste::paste! {
             hist_entry!([<topk_hist_ $suffix>] { K = $k } |p| device::histogram::<$k>(p));
             compact_entry!([<topk_compact_ $suffix>] { K = $k } |p| device::compact::<$k, COMPACT_ITEMS>(p));
-            sample_entry!([<topk_sample_ $suffix>] { K = $k } |p| device::sample::<$k>(p));
+            gather_entry!([<topk_gather_ $suffix>] { K = $k } |p| device::gather::<$k>(p));
             filter_entry!([<topk_filter_ $suffix>] { K = $k } |p| device::filter::<$k>(p));
             finish_entry!([<topk_finish_ $suffix>] { K = $k } |p| device::finish::<$k>(p));
             impl TopkKernels for $k {
                 const HIST: Kernel<Hist<$k>> = [<topk_hist_ $suffix>];
                 const COMPACT: Kernel<Compact<$k>> = [<topk_compact_ $suffix>];
-                const SAMPLE: Kernel<Sample<$k>> = [<topk_sample_ $suffix>];
+                const GATHER: Kernel<Gather<$k>> = [<topk_gather_ $suffix>];
                 const FILTER: Kernel<Filter<$k>> = [<topk_filter_ $suffix>];
                 const FINISH: Kernel<Finish<$k>> = [<topk_finish_ $suffix>];
             }
@@ -226,10 +249,11 @@ pub const KERNELS: &[EntryLayout] = &[
     <u32 as TopkKernels>::COMPACT.layout(),
     <u64 as TopkKernels>::HIST.layout(),
     <u64 as TopkKernels>::COMPACT.layout(),
-    <u32 as TopkKernels>::SAMPLE.layout(),
+    SAMPLE.layout(),
+    <u32 as TopkKernels>::GATHER.layout(),
     <u32 as TopkKernels>::FILTER.layout(),
     <u32 as TopkKernels>::FINISH.layout(),
-    <u64 as TopkKernels>::SAMPLE.layout(),
+    <u64 as TopkKernels>::GATHER.layout(),
     <u64 as TopkKernels>::FILTER.layout(),
     <u64 as TopkKernels>::FINISH.layout(),
 ];
@@ -271,8 +295,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     // flight per SM. The one-block kernels need at most 64 registers for 1,024 threads.
     (<u32 as TopkKernels>::FILTER.name(), FILTER_BLOCK, FILTER_BLOCKS_PER_SM),
     (<u64 as TopkKernels>::FILTER.name(), FILTER_BLOCK, FILTER_BLOCKS_PER_SM),
-    (<u32 as TopkKernels>::SAMPLE.name(), SAMPLE_BLOCK, 1),
-    (<u64 as TopkKernels>::SAMPLE.name(), SAMPLE_BLOCK, 1),
+    (SAMPLE.name(), SAMPLE_BLOCK, 1),
     (<u32 as TopkKernels>::FINISH.name(), FINISH_BLOCK, 1),
     (<u64 as TopkKernels>::FINISH.name(), FINISH_BLOCK, 1),
 ];
@@ -306,6 +329,8 @@ pub const SAMPLE_BLOCK: u32 = 1024;
 pub const SAMPLE_ITEMS: usize = 16;
 /// Most keys sampled.
 pub const SAMPLE_MAX: u64 = SAMPLE_BLOCK as u64 * SAMPLE_ITEMS as u64;
+/// Threads per block of the gather kernel (one sample each).
+pub const GATHER_BLOCK: u32 = 256;
 /// Threads per block of the filter, and 16-byte vectors each loads per step (all
 /// issued before any is tested).
 pub const FILTER_BLOCK: u32 = 512;
