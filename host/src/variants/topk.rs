@@ -5,9 +5,10 @@
 //! - **Direct** (`k <= 2048`, `n <= 2^16`): one launch of `topk_finish` on the input.
 //! - **Sampled** (`k <= 2048`, larger `n`): `topk_gather`, `topk_sample`,
 //!   `topk_filter` (the one read of the input; it also zeroes the fallback's state, so
-//!   there is no memset) and `topk_finish`; behind them the exact path's launches (below, with the
-//!   compaction on a grid of a few blocks per SM and `topk_finish` in place of the
-//!   host's sort), which return at once unless the sample missed. No wait on the host.
+//!   there is no memset) and `topk_finish`; behind them the exact path's launches
+//!   (below, with the compaction on a grid of a few blocks per SM and `topk_finish` in
+//!   place of the host's sort), which return at once unless the sample missed. No
+//!   wait on the host.
 //! - **Exact** (larger `k`): as follows.
 //!
 //! Exact launches: a memset of the control block and of the tile status words; when
