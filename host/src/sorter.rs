@@ -392,8 +392,9 @@ impl Sorter {
     /// `opts.order` (ascending: the `k` smallest, descending: the `k` largest) and
     /// their input indices, ties to the lowest index: exactly the keys at
     /// `argsort(keys)[..k]` and those indices, but faster than a sort for `k` much
-    /// smaller than `n` (on the GPU a radix select reads the keys about twice and
-    /// sorts only a few candidates: [`variants::topk`]).
+    /// smaller than `n` (on the GPU, for `k` up to 2,048, one read of the keys keeps
+    /// those at or below a threshold from a sample, and one block sorts the few
+    /// candidates; larger `k`: a radix select: [`variants::topk`]).
     ///
     /// `k > n` returns all `n` keys sorted; `k = 0` (or no keys) returns two empty
     /// vectors. Primitive keys only ([`Key`]: records do not compile here); at
@@ -413,13 +414,7 @@ impl Sorter {
     /// # Ok::<(), host::Error>(())
     /// ```
     pub fn top_k<K: Key>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
-        if opts.key_bits.is_some() {
-            return Err(Error::Unsupported {
-                option: "key bits",
-                by: "top-k".into(),
-                hint: "top-k compares whole keys; key bits are a radix sort option",
-            });
-        }
+        check_top_k_options(opts)?;
         Error::check_u32_indices("top-k", keys.len())?;
         match &self.gpu {
             Some(gpu) => {
@@ -429,6 +424,35 @@ impl Sorter {
             }
             None => Ok(cpu_top_k(keys, k, opts.order)),
         }
+    }
+
+    /// [`Sorter::top_k`] of keys already on the device: two new device buffers of
+    /// `min(k, n)` elements (the keys, then their input indices), `keys` left as it
+    /// was. Queued on the sorter's stream; returns once the work is queued (for
+    /// `k <= 2048` without waiting for the device at all), so that device tensors can
+    /// chain it with their own work. [`Error::NoDevice`] on the CPU backend.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let Ok(sorter) = Sorter::new() else { return Ok(()) }; // no GPU here
+    /// let keys = sorter.upload(&[0.5f32, -2.0, 7.25, -2.0, 3.0])?;
+    /// let (largest, at) = sorter.top_k_device(&keys, 2, &SortOptions::default().order(Order::Descending))?;
+    /// let gpu = sorter.gpu().unwrap();
+    /// assert_eq!((largest.to_vec(gpu)?, at.to_vec(gpu)?), (vec![7.25, 3.0], vec![2, 4]));
+    /// let (smallest, at) = sorter.top_k_device(&keys, 2, &SortOptions::default())?;
+    /// assert_eq!((smallest.to_vec(gpu)?, at.to_vec(gpu)?), (vec![-2.0, -2.0], vec![1, 3]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k_device<K: Key>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+        let gpu = self.require_gpu()?;
+        check_top_k_options(opts)?;
+        variants::topk::top_k(gpu, keys, k, opts.order)
     }
 
     /// Sorts data already on the device. Queued on the sorter's stream; returns once
@@ -461,6 +485,18 @@ fn cpu_sort<T: Element>(data: &mut [T], opts: &SortOptions) -> Result<()> {
             let sorted: Vec<T> = perm.iter().map(|&i| data[i as usize]).collect();
             data.copy_from_slice(&sorted);
         }
+    }
+    Ok(())
+}
+
+/// The options top-k takes: all but key bits (it compares whole keys).
+fn check_top_k_options(opts: &SortOptions) -> Result<()> {
+    if opts.key_bits.is_some() {
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: "top-k".into(),
+            hint: "top-k compares whole keys; key bits are a radix sort option",
+        });
     }
     Ok(())
 }

@@ -31,7 +31,7 @@ fn check<K: host::Key>(s: &Sorter, keys: &[K], k: usize, order: Order, what: &st
 }
 
 fn ks(n: usize) -> Vec<usize> {
-    let mut v = vec![0, 1, 100, 1000, 65536, n.saturating_sub(1), n, n + 5];
+    let mut v = vec![0, 1, 100, 1000, 2048, 2049, 65536, n.saturating_sub(1), n, n + 5];
     v.sort();
     v.dedup();
     v
@@ -52,9 +52,11 @@ fn every_case<K: Random + host::Key>(test: &str, sizes: &[usize]) {
     }
 }
 
-/// Tiny, around one compaction tile (8,192 keys), the smallest inputs that select
-/// (about 262,000 keys for k = 100) with whole and partial last tiles, and 2^20 + 13.
-const SIZES: &[usize] = &[0, 1, 2, 3, 1000, 4097, 8191, 8192, 8193, 300_007, 327_680, 327_681, (1 << 20) + 13];
+/// Tiny, around one compaction tile (8,192 keys), around the largest input of the
+/// direct path (2^16), the smallest inputs of the exact path's select (about 262,000
+/// keys for k = 65,536) with whole and partial last tiles, and 2^20 + 13.
+const SIZES: &[usize] =
+    &[0, 1, 2, 3, 1000, 4097, 8191, 8192, 8193, 65_536, 65_537, 65_539, 300_007, 327_680, 327_681, (1 << 20) + 13];
 
 #[test]
 fn topk_u32_every_case() {
@@ -174,6 +176,66 @@ fn topk_alike_under_other_histogram_grids() {
                     check(s, &keys, k, order, name);
                 }
             }
+        }
+    }
+}
+
+/// Inputs that fool a strided sample (the smallest keys where no sample looks, many
+/// keys equal to the threshold, all keys equal) take the exact path behind the sampled
+/// one; every input gives the same answer on the planned path as on the exact path.
+#[test]
+fn topk_sample_foolers_and_paths_agree() {
+    let Some(s) = gpu_sorter("topk_sample_foolers_and_paths_agree") else { return };
+    let gpu = s.gpu().unwrap();
+    let h = |i: usize| host::testing::inputs::splitmix64(i as u64 ^ 0x5eed);
+    for n in [(1 << 20) + 13, (1 << 22) + 3] {
+        let smallest_last: Vec<u32> =
+            (0..n).map(|i| if i + 3000 >= n { (n - i) as u32 } else { 1 << 20 | h(i) as u32 >> 12 }).collect();
+        let strided_small: Vec<u32> =
+            (0..n).map(|i| if i % 1000 == 999 { i as u32 } else { 1 << 28 | h(i) as u32 >> 8 }).collect();
+        let ties: Vec<u32> = (0..n).map(|i| if i % 7 == 0 { h(i) as u32 % 1000 } else { 1000 }).collect();
+        let equal = vec![42u32; n];
+        let wide: Vec<u64> = strided_small.iter().map(|&x| (x as u64) << 32 | 7).collect();
+        let floats: Vec<f64> = ties.iter().map(|&x| -(x as f64)).collect();
+        for k in [1, 100, 1000, 2048, 2049] {
+            for order in ORDERS {
+                check(s, &smallest_last, k, order, "smallest last");
+                check(s, &strided_small, k, order, "strided small");
+                check(s, &ties, k, order, "ties at the threshold");
+                check(s, &equal, k, order, "all equal");
+                check(s, &wide, k, order, "strided small u64");
+                check(s, &floats, k, order, "ties f64");
+            }
+        }
+        for (dist, seed) in [(Distribution::Uniform, 1u64), (Distribution::FewUnique, 2), (Distribution::Sorted, 3)] {
+            let keys: Vec<f32> = generate(n, dist, seed);
+            let buf = gpu.upload(&keys).unwrap();
+            for k in [1, 100, 2048] {
+                for order in ORDERS {
+                    let (pk, pi) = topk::top_k_on(gpu, &buf, k, order, topk::PathChoice::Planned).unwrap();
+                    let (ek, ei) = topk::top_k_on(gpu, &buf, k, order, topk::PathChoice::Exact).unwrap();
+                    let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+                    assert_eq!(bits(pk.to_vec(gpu).unwrap()), bits(ek.to_vec(gpu).unwrap()), "{dist} k={k} {order}");
+                    assert_eq!(pi.to_vec(gpu).unwrap(), ei.to_vec(gpu).unwrap(), "{dist} k={k} {order}");
+                }
+            }
+        }
+    }
+}
+
+/// `Sorter::top_k_device` returns what `Sorter::top_k` returns, in device buffers.
+#[test]
+fn topk_sorter_device_entry() {
+    let Some(s) = gpu_sorter("topk_sorter_device_entry") else { return };
+    let gpu = s.gpu().unwrap();
+    for n in [5, 70_000, (1 << 21) + 1] {
+        let keys: Vec<u32> = generate(n, Distribution::Uniform, n as u64);
+        let buf = s.upload(&keys).unwrap();
+        for k in [0, 1, 100, 5000] {
+            let opts = SortOptions::default().order(Order::Descending);
+            let (dk, di) = s.top_k_device(&buf, k, &opts).unwrap();
+            let (ck, ci) = cpu_top_k(&keys, k, Order::Descending);
+            assert_eq!((dk.to_vec(gpu).unwrap(), di.to_vec(gpu).unwrap()), (ck, ci), "n={n} k={k}");
         }
     }
 }

@@ -12,8 +12,9 @@ use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_
 /// Time top-k on the GPU (keys already on the device; the result left there, as
 /// `variants::topk::top_k` returns it) and, in the same run, the radix sort of the same
 /// keys and their argsort (key + u32 index pairs): medians of the repeats, CUDA events
-/// around each call (top-k's one wait for its candidate count included), one untimed
-/// warm-up each; sort inputs restored before every repeat (untimed).
+/// around each call (host work between the launches included: the exact path's one
+/// wait for its candidate count), one untimed warm-up each; sort inputs restored
+/// before every repeat (untimed).
 ///
 /// Example: host bench-topk --type u32 --n 2^26 --k 100 --repeat 10 --check
 #[derive(Args, Debug, Clone)]
@@ -40,6 +41,10 @@ pub struct TopkArgs {
     /// Check the last top-k result against the CPU's (`cpu_top_k`).
     #[arg(long)]
     check: bool,
+    /// Time the exact path (radix select, compaction, radix sort of the candidates)
+    /// whatever `k` is, to compare it with the planned path.
+    #[arg(long)]
+    exact: bool,
 }
 
 pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
@@ -48,6 +53,9 @@ pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
     let sorter = Sorter::new_tuned(super::tuning().clone())?;
     let gpu = sorter.gpu().expect("Sorter::new has a GPU");
     println!("device: {}", gpu.info());
+    if args.exact {
+        println!("top-k: the exact path (radix select) for every k");
+    }
     println!(
         "{:<6} {:>12} {:>9} {:>11} {:>10} {:>12} {:>10} {:>12}  check",
         "type", "n", "k", "top-k ms", "sort ms", "argsort ms", "vs sort", "vs argsort"
@@ -94,12 +102,13 @@ fn one<K: Key + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k0 = gpu.upload(&keys)?;
     let repeats = args.repeat;
+    let path = if args.exact { topk::PathChoice::Exact } else { topk::PathChoice::Planned };
 
     let mut result = None;
     let mut times = Vec::with_capacity(repeats);
     for i in 0..repeats + 1 {
         let ms = gpu.time_ms(|| {
-            result = Some(topk::top_k(gpu, &k0, k, args.order)?);
+            result = Some(topk::top_k_on(gpu, &k0, k, args.order, path)?);
             Ok(())
         })?;
         if i > 0 {

@@ -1,9 +1,17 @@
 //! Top-k selection on the device: the first `k` keys of the stable sort of a device
-//! buffer and their input indices, by a radix select and a compaction
-//! (`kernels/src/topk/` describes the kernels), then the radix sort of the few
-//! candidates.
+//! buffer and their input indices (`kernels/src/topk/` describes the kernels). The path
+//! comes from [`kernels::topk::plan`]:
 //!
-//! Launches: a memset of the control block and of the tile status words; when
+//! - **Direct** (`k <= 2048`, `n <= 2^16`): one launch of `topk_finish` on the input.
+//! - **Sampled** (`k <= 2048`, larger `n`): `topk_gather`, `topk_sample`,
+//!   `topk_filter` (the one read of the input; it also zeroes the fallback's state, so
+//!   there is no memset) and `topk_finish`; behind them the exact path's launches
+//!   (below, with the compaction on a grid of a few blocks per SM and `topk_finish` in
+//!   place of the host's sort), which return at once unless the sample missed. No
+//!   wait on the host.
+//! - **Exact** (larger `k`): as follows.
+//!
+//! Exact launches: a memset of the control block and of the tile status words; when
 //! selecting pays ([`kernels::topk::capacity`]), a histogram and a one-block select per
 //! 11-bit digit (3 for 32-bit keys, 6 for 64-bit; those after the decisive one return
 //! at once, so the host never waits between them); one compaction; then **one
@@ -12,7 +20,9 @@
 //! up to about 2^27 keys (2^n / 2048 candidates).
 use kernels::key::Word;
 use kernels::params::DevPtr;
-use kernels::topk::{self as tk, Compact, Hist, Select, State, TopkKernels, ctrl};
+use kernels::topk::{
+    self as tk, Compact, Filter, Finish, Gather, Hist, Path, Sample, SamplePlan, Select, State, TopkKernels, ctrl,
+};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
@@ -31,8 +41,8 @@ fn hist_blocks_per_sm(gpu: &Gpu) -> u64 {
 /// the `k` smallest; descending: the `k` largest), and the input index of each: ties
 /// go to the lowest index, exactly `argsort(keys)[..k]` and the keys there. Returns
 /// two new device buffers of `min(k, n)` elements each; `keys` is not modified.
-/// Queued on the device's stream, with one wait (for the candidate count) when
-/// selecting.
+/// Queued on the device's stream; the exact path (`k` above 2,048, or keys not on a
+/// 16-byte boundary) waits once for its candidate count.
 ///
 /// `k > n` returns all `n` keys sorted; `k = 0` or `n = 0` returns empty buffers.
 /// Primitive keys only ([`Error::BadArgument`] for records); at most `u32::MAX` keys
@@ -43,18 +53,199 @@ pub fn top_k<K: Key>(
     k: usize,
     order: Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-    let bit_order = K::KEY_ORDER;
+    top_k_on(gpu, keys, k, order, PathChoice::Planned)
+}
+
+/// Which path [`top_k_on`] takes: the planned one ([`kernels::topk::plan`]) or, to
+/// compare them, always the exact one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathChoice {
+    /// The path [`kernels::topk::plan`] chooses.
+    Planned,
+    /// The exact path (radix select, compaction, radix sort of the candidates).
+    Exact,
+}
+
+/// [`top_k`] on the path `choice` says (the results are the same on every path).
+pub fn top_k_on<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: Order,
+    choice: PathChoice,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let n = keys.len();
     Error::check_u32_indices("top-k", n)?;
     let kk = k.min(n);
     if kk == 0 {
         return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
     }
+    let aligned = keys.ptr().is_multiple_of(16);
+    match (choice, tk::plan(n as u64, kk as u64, aligned)) {
+        (PathChoice::Planned, Path::Direct) => direct(gpu, keys, kk, order),
+        (PathChoice::Planned, Path::Sampled(plan)) => sampled(gpu, keys, kk, order, plan),
+        _ => exact(gpu, keys, kk, order),
+    }
+}
+
+/// The order masks of `K` in `order`, as the key words the kernels move (`K::Bits`).
+fn masks<K: Key>(order: Order) -> (K::Bits, K::Bits) {
     let width = 8 * size_of::<K>() as u32;
-    // The kernels move a key as the unsigned word of its width, `K::Bits`.
-    let (pos, neg) = bit_order.masks(width, order.is_descending());
-    let (pos, neg) = (K::Bits::from_u64(pos), K::Bits::from_u64(neg));
-    let (hist_kernel, compact_kernel) = (<K::Bits as TopkKernels>::HIST, <K::Bits as TopkKernels>::COMPACT);
+    let (pos, neg) = K::KEY_ORDER.masks(width, order.is_descending());
+    (K::Bits::from_u64(pos), K::Bits::from_u64(neg))
+}
+
+/// Launches `topk_finish` (one block; its shared memory is above the default).
+fn launch_finish<K: Key>(gpu: &Gpu, p: &Finish<K::Bits>) -> Result<()> {
+    let kernel = <K::Bits as TopkKernels>::FINISH;
+    gpu.set_max_dynamic_smem(kernel.name(), tk::FINISH_SMEM)?;
+    gpu.launch(kernel, blocks(1, tk::FINISH_BLOCK, tk::FINISH_SMEM)?, p)
+}
+
+/// The direct path: `topk_finish` on the whole input.
+fn direct<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    kk: usize,
+    order: Order,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let (pos, neg) = masks::<K>(order);
+    let out_keys = gpu.alloc::<K>(kk)?;
+    let out_idx = gpu.alloc::<u32>(kk)?;
+    let finish = Finish {
+        keys: keys.dev_ptr().cast(),
+        idx: DevPtr::NULL,
+        len: keys.len() as u64,
+        stage: tk::finish::ALL,
+        k: kk as u64,
+        pos,
+        neg,
+        ctrl: DevPtr::NULL,
+        out_keys: out_keys.dev_ptr().cast(),
+        out_idx: out_idx.dev_ptr(),
+    };
+    launch_finish::<K>(gpu, &finish)?;
+    Ok((out_keys, out_idx))
+}
+
+/// The sampled path, with the exact path queued behind it as its fallback. The
+/// kernels zero their own state (no memset), and the first launches are queued before
+/// the outputs are allocated, so the device starts at once.
+fn sampled<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    kk: usize,
+    order: Order,
+    plan: SamplePlan,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let n = keys.len();
+    let n64 = n as u64;
+    let width = 8 * size_of::<K>() as u32;
+    let (pos, neg) = masks::<K>(order);
+    let cap = plan.cap as usize;
+    let tiles = n64.div_ceil(tk::COMPACT_TILE as u64);
+    let key_words = size_of::<K>() / 4;
+    let words = [ctrl::WORDS as usize, 2 * tiles as usize, cap * key_words, cap, 2 * plan.samples as usize];
+    let mut scratch = Scratch::take(gpu, &words)?;
+    let [ctrl_buf, status, cand_keys, cand_idx, ords] = &mut scratch.bufs[..] else { unreachable!("five buffers") };
+    let ctrl_ptr: DevPtr<u64> = ctrl_buf.dev_ptr().cast();
+    let status: DevPtr<u64> = status.dev_ptr().cast();
+    let keys_ptr: DevPtr<K::Bits> = keys.dev_ptr().cast();
+    let (cand_keys, cand_idx): (DevPtr<K::Bits>, DevPtr<u32>) = (cand_keys.dev_ptr().cast(), cand_idx.dev_ptr());
+    let ords: DevPtr<u64> = ords.dev_ptr().cast();
+    let sms = gpu.info().multiprocessors as u64;
+
+    let gather = Gather { keys: keys_ptr, n: n64, pos, neg, samples: plan.samples, ords };
+    let grid = (plan.samples as u64).div_ceil(tk::GATHER_BLOCK as u64);
+    gpu.launch(<K::Bits as TopkKernels>::GATHER, blocks(grid, tk::GATHER_BLOCK, 0)?, &gather)?;
+    let sample = Sample { ords, samples: plan.samples, rank: plan.rank, width, ctrl: ctrl_ptr };
+    gpu.launch(tk::SAMPLE, blocks(1, tk::SAMPLE_BLOCK, tk::SAMPLE_SMEM)?, &sample)?;
+    let filter = Filter {
+        keys: keys_ptr,
+        n: n64,
+        pos,
+        neg,
+        ctrl: ctrl_ptr,
+        cap: plan.cap,
+        out_keys: cand_keys,
+        out_idx: cand_idx,
+        status,
+        tiles,
+    };
+    let per_block = tk::FILTER_BLOCK as u64 * tk::FILTER_ITEMS as u64 * 16 / size_of::<K>() as u64;
+    let grid = n64.div_ceil(per_block).clamp(1, sms * tk::FILTER_BLOCKS_PER_SM as u64);
+    gpu.launch(<K::Bits as TopkKernels>::FILTER, blocks(grid, tk::FILTER_BLOCK, 0)?, &filter)?;
+
+    let out_keys = gpu.alloc::<K>(kk)?;
+    let out_idx = gpu.alloc::<u32>(kk)?;
+    let mut finish = Finish {
+        keys: cand_keys,
+        idx: cand_idx,
+        len: plan.cap,
+        stage: tk::finish::FAST,
+        k: kk as u64,
+        pos,
+        neg,
+        ctrl: ctrl_ptr,
+        out_keys: out_keys.dev_ptr().cast(),
+        out_idx: out_idx.dev_ptr(),
+    };
+    launch_finish::<K>(gpu, &finish)?;
+
+    // The fallback: each launch returns at once once the answer is written.
+    select_passes::<K>(gpu, keys_ptr, n64, pos, neg, ctrl_ptr, width, kk as u64, plan.cap)?;
+    let compact =
+        Compact { keys: keys_ptr, n: n64, pos, neg, ctrl: ctrl_ptr, status, out_keys: cand_keys, out_idx: cand_idx };
+    let grid = tiles.min(sms * COMPACT_FALLBACK_BLOCKS_PER_SM);
+    gpu.launch(<K::Bits as TopkKernels>::COMPACT, blocks(grid, tk::COMPACT_BLOCK, tk::COMPACT_SMEM)?, &compact)?;
+    finish.stage = tk::finish::EXACT;
+    launch_finish::<K>(gpu, &finish)?;
+    drop(scratch);
+    Ok((out_keys, out_idx))
+}
+
+/// Blocks per SM of the sampled path's fallback compaction (the compaction's launch
+/// bound): each takes tiles until none is left.
+const COMPACT_FALLBACK_BLOCKS_PER_SM: u64 = 2;
+
+/// The histogram and select launches of every digit (those after the decisive one
+/// return at once).
+#[allow(clippy::too_many_arguments)]
+fn select_passes<K: Key>(
+    gpu: &Gpu,
+    keys: DevPtr<K::Bits>,
+    n: u64,
+    pos: K::Bits,
+    neg: K::Bits,
+    ctrl: DevPtr<u64>,
+    width: u32,
+    k: u64,
+    cap: u64,
+) -> Result<()> {
+    let sms = gpu.info().multiprocessors as u64;
+    let grid = n.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm(gpu));
+    let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
+    let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::scan::SCAN_SMEM)?;
+    for pass in 0..tk::passes(width) {
+        let hist = Hist { keys, n, pos, neg, pass, ctrl };
+        gpu.launch(<K::Bits as TopkKernels>::HIST, hist_cfg, &hist)?;
+        gpu.launch(tk::SELECT, select_cfg, &Select { ctrl, pass, width, k, cap })?;
+    }
+    Ok(())
+}
+
+/// The exact path: radix select, compaction, one read of the candidate count, the
+/// radix sort of the candidates.
+fn exact<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    kk: usize,
+    order: Order,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let n = keys.len();
+    let width = 8 * size_of::<K>() as u32;
+    let (pos, neg) = masks::<K>(order);
+    let compact_kernel = <K::Bits as TopkKernels>::COMPACT;
     let cap = tk::capacity(n as u64, kk as u64);
     let out_len = cap.unwrap_or(n as u64) as usize;
     let mut out_keys = gpu.alloc::<K>(out_len)?;
@@ -69,18 +260,7 @@ pub fn top_k<K: Key>(
     let (keys_ptr, n64): (DevPtr<K::Bits>, u64) = (keys.dev_ptr().cast(), n as u64);
 
     match cap {
-        Some(cap) => {
-            let sms = gpu.info().multiprocessors as u64;
-            let grid =
-                n64.div_ceil(tk::HIST_BLOCK as u64 * tk::HIST_ITEMS as u64).clamp(1, sms * hist_blocks_per_sm(gpu));
-            let hist_cfg = blocks(grid, tk::HIST_BLOCK, tk::HIST_SMEM)?;
-            let select_cfg = blocks(1, tk::SELECT_BLOCK, kernels::block::scan::SCAN_SMEM)?;
-            for pass in 0..tk::passes(width) {
-                let hist = Hist { keys: keys_ptr, n: n64, pos, neg, pass, ctrl: ctrl_ptr };
-                gpu.launch(hist_kernel, hist_cfg, &hist)?;
-                gpu.launch(tk::SELECT, select_cfg, &Select { ctrl: ctrl_ptr, pass, width, k: kk as u64, cap })?;
-            }
-        }
+        Some(cap) => select_passes::<K>(gpu, keys_ptr, n64, pos, neg, ctrl_ptr, width, kk as u64, cap)?,
         None => {
             let s = State::everything(n64);
             let words = [1, s.used as u64, s.prefix, s.before, s.equal, s.quota, s.out()];

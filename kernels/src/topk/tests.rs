@@ -151,3 +151,255 @@ fn positions_skip_boundary_keys_past_the_quota() {
     let w = status::pack(status::AGGREGATE, (1 << 30) - 1, u32::MAX as u64);
     assert_eq!(status::unpack(w), (status::AGGREGATE, (1 << 30) - 1, u32::MAX as u64));
 }
+
+/// `topk_finish` as the kernel computes it, on candidates `(order bits, index)` of
+/// `width`-bit keys, all below `2^(top - 32)` in their order bits: narrows by
+/// composite digits until at most [`SORT_MAX`] are kept, gathers them, sorts them and
+/// returns the indices of the first `k`.
+fn finish_model(cands: &[(u64, u32)], width: u32, top: u32, k: u64) -> Vec<u32> {
+    let comp: Vec<u128> = cands.iter().map(|&(o, i)| composite(o, i)).collect();
+    let total = width + 32;
+    let mut s = Narrow::new(total, top, comp.len() as u64);
+    let mut want = k;
+    while !s.fits() {
+        let (shift, bits) = s.next_digit();
+        assert!(bits > 0, "the select ends before the bits do");
+        let mut hist = [0u64; DIGITS as usize];
+        for &c in comp.iter().filter(|&&c| s.matches(c)) {
+            hist[((c >> shift) as u32 & ((1 << bits) - 1)) as usize] += 1;
+        }
+        let mut below = 0;
+        let mut next = None;
+        for (d, &c) in hist.iter().enumerate() {
+            if below < want && want <= below + c {
+                next = Some((d as u32, below, c));
+            }
+            below += c;
+        }
+        let (d, below, c) = next.expect("a bucket holds the k-th candidate");
+        s = s.step(d, below, c);
+        want -= below;
+    }
+    let mut kept: Vec<u128> = comp.iter().copied().filter(|&c| s.keeps(c)).collect();
+    assert_eq!(kept.len() as u64, s.before + s.matching, "kept = before + matching");
+    assert!(kept.len() <= SORT_MAX as usize);
+    kept.sort();
+    kept.iter().take(k as usize).map(|&c| c as u32).collect()
+}
+
+/// The sampled path as the kernels compute it: the threshold from the samples, the
+/// candidates at or below it (in a scrambled order, as the filter's atomics leave
+/// them), then either `topk_finish` on them or, when their count is outside
+/// `k..=cap`, the exact path with the same buffer. Returns the indices and whether
+/// the sample held.
+fn sampled_model(ord: &[u64], width: u32, k: u64, plan: SamplePlan) -> (Vec<u32>, bool) {
+    let n = ord.len() as u64;
+    let mut samples: Vec<u64> = (0..plan.samples).map(|i| ord[sample_position(i, plan.samples, n) as usize]).collect();
+    let positions: Vec<u64> = (0..plan.samples).map(|i| sample_position(i, plan.samples, n)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]) && *positions.last().unwrap() < n);
+    samples.sort();
+    let t = samples[plan.rank as usize - 1];
+    let mut cands: Vec<(u64, u32)> =
+        ord.iter().enumerate().filter(|&(_, &o)| o <= t).map(|(i, &o)| (o, i as u32)).collect();
+    let count = cands.len() as u64;
+    if (k..=plan.cap).contains(&count) {
+        // Any order: the atomics of the filter's warps.
+        let mut seed = count;
+        for i in (1..cands.len()).rev() {
+            cands.swap(i, (lcg(&mut seed) % (i as u64 + 1)) as usize);
+        }
+        return (finish_model(&cands, width, bit_length(t) + 32, k), true);
+    }
+    // The exact path (its select and compaction as `simulate` models them), then
+    // `topk_finish` on its candidates.
+    let exact = simulate_candidates(ord, width, k, plan.cap);
+    let cands: Vec<(u64, u32)> = exact.iter().map(|&i| (ord[i as usize], i)).collect();
+    (finish_model(&cands, width, width + 32, k), false)
+}
+
+/// The exact path's candidates (indices, in index order) for buffer `cap`: the keys
+/// before the selected prefix and the quota of keys equal to it.
+fn simulate_candidates(ord: &[u64], width: u32, k: u64, cap: u64) -> Vec<u32> {
+    let mut s = State::default();
+    for p in 0..passes(width) {
+        if s.done {
+            break;
+        }
+        let (shift, bits) = pass_digit(width, p);
+        let mut hist = [0u64; DIGITS as usize];
+        for &o in ord.iter().filter(|&&o| matches_prefix(o, width, p, s.prefix)) {
+            hist[((o >> shift) & ((1 << bits) - 1)) as usize] += 1;
+        }
+        let mut below = 0;
+        for (d, &c) in hist.iter().enumerate() {
+            if s.holds_kth(k, below, c) {
+                s = s.step(d as u32, below, c, bits, width, k, cap);
+                break;
+            }
+            below += c;
+        }
+    }
+    let mut equal = 0;
+    let mut out = Vec::new();
+    for (i, &o) in ord.iter().enumerate() {
+        match s.classify(o, width) {
+            core::cmp::Ordering::Less => out.push(i as u32),
+            core::cmp::Ordering::Equal => {
+                if equal < s.quota {
+                    out.push(i as u32);
+                }
+                equal += 1;
+            }
+            core::cmp::Ordering::Greater => {}
+        }
+    }
+    assert_eq!(out.len() as u64, s.out());
+    assert!(out.len() as u64 <= cap);
+    out
+}
+
+/// Inputs of `n` keys of `width` bits that a strided sample reads well or badly.
+fn inputs(n: usize, width: u32, seed: &mut u64) -> Vec<(&'static str, Vec<u64>)> {
+    let mask = if width == 32 { u32::MAX as u64 } else { u64::MAX };
+    let top = |x: u64| x << (width - 16) & mask;
+    std::vec![
+        ("uniform", (0..n).map(|_| lcg(seed) & mask).collect()),
+        ("equal", std::vec![mask / 3; n]),
+        ("few", (0..n).map(|_| [0, 5, mask, 1 << (width - 1)][(lcg(seed) % 4) as usize]).collect()),
+        ("sorted", (0..n as u64).collect()),
+        ("reverse", (0..n as u64).rev().map(|i| i << (width - 20)).collect()),
+        // The smallest keys all where no sample looks: the last ones.
+        (
+            "smallest last",
+            (0..n).map(|i| if i + 3000 >= n { (n - i) as u64 } else { top(1 + lcg(seed) % 1000) }).collect()
+        ),
+        // Every 1,000th key small: the samples (stride n / samples) may all miss them.
+        (
+            "strided small",
+            (0..n).map(|i| if i % 1000 == 999 { i as u64 } else { top(100 + lcg(seed) % 1000) }).collect()
+        ),
+        // Many keys equal to the threshold the sample picks.
+        ("ties at threshold", (0..n).map(|i| if i % 7 == 0 { lcg(seed) % 1000 } else { 1000 }).collect()),
+    ]
+}
+
+#[test]
+fn sampled_path_equals_stable_sort() {
+    let mut seed = 11u64;
+    for width in [32u32, 64] {
+        for n in [DIRECT_MAX as usize + 1, 200_003] {
+            for (name, ord) in &inputs(n, width, &mut seed) {
+                for k in [1u64, 2, 100, 1000, FAST_K_MAX] {
+                    let Some(plan) = sample_plan(n as u64, k) else { continue };
+                    let (got, _) = sampled_model(ord, width, k, plan);
+                    assert_eq!(got, reference(ord, k as usize), "{name} width {width} n {n} k {k} {plan:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sample_holds_on_random_keys_and_falls_back_on_ties() {
+    let mut seed = 5u64;
+    let n = 1 << 20;
+    let ord: Vec<u64> = (0..n).map(|_| lcg(&mut seed) & u32::MAX as u64).collect();
+    for k in [1u64, 100, 1000] {
+        let plan = sample_plan(n as u64, k).expect("2^20 keys sample well");
+        assert!(sampled_model(&ord, 32, k, plan).1, "k {k}: random keys keep the fast path");
+    }
+    // All keys equal: every key is at or below any threshold, past the buffer.
+    let equal = std::vec![7u64; n];
+    let plan = sample_plan(n as u64, 100).unwrap();
+    let (got, held) = sampled_model(&equal, 32, 100, plan);
+    assert!(!held);
+    assert_eq!(got, (0..100).collect::<Vec<u32>>());
+}
+
+#[test]
+fn direct_finish_equals_stable_sort() {
+    let mut seed = 3u64;
+    for width in [32u32, 64] {
+        for n in [1usize, 2, 31, 4096, 4097, 10_000] {
+            for (name, ord) in &inputs(n.max(3001), width, &mut seed) {
+                let ord = &ord[..n];
+                for k in [1u64, 2, 100, 1000, FAST_K_MAX] {
+                    let k = k.min(n as u64);
+                    let cands: Vec<(u64, u32)> = ord.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
+                    let got = finish_model(&cands, width, width + 32, k);
+                    assert_eq!(got, reference(ord, k as usize), "{name} width {width} n {n} k {k}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn plans_choose_paths_and_buffers() {
+    assert_eq!(plan(1, 1, true), Path::Direct);
+    assert_eq!(plan(DIRECT_MAX, FAST_K_MAX, false), Path::Direct);
+    assert_eq!(plan(1 << 26, FAST_K_MAX + 1, true), Path::Exact);
+    assert_eq!(plan(1 << 26, 100, false), Path::Exact, "the filter needs 16-byte aligned keys");
+    let Path::Sampled(p) = plan(1 << 26, 100, true) else { panic!("2^26 keys, k = 100 sample") };
+    // 16,384 samples, one per 4,096 keys: the 5th smallest, ~20,000 candidates expected.
+    assert_eq!((p.samples, p.rank), (16384, 5));
+    assert!(p.cap >= 20 * 4096 && p.cap <= 40 * 4096, "{p:?}");
+    for n in [(1u64 << 16) + 1, 100_000, 1 << 20, 1 << 26, 1 << 30, u32::MAX as u64] {
+        for k in [1u64, 10, 100, 1000, FAST_K_MAX] {
+            let Some(p) = sample_plan(n, k) else { continue };
+            let s = p.samples as f64;
+            assert!(p.rank >= 1 && p.rank <= p.samples);
+            assert!(p.cap >= 2 * k && p.cap <= n / 8);
+            // The odds, computed exactly, are within the bound.
+            let lambda = k as f64 * s / n as f64;
+            assert!(exact_at_least(lambda, p.rank as u64) <= FAIL_ODDS, "n {n} k {k} {p:?}");
+            let mu = p.cap as f64 * s / n as f64;
+            assert!(exact_below(mu, p.rank as u64) <= FAIL_ODDS * 1.01, "n {n} k {k} {p:?}");
+            // And the rank is the least that is: one less would miss too often.
+            if p.rank > 1 {
+                assert!(exact_at_least(lambda, p.rank as u64 - 1) > FAIL_ODDS / 3.0, "n {n} k {k} {p:?}");
+            }
+        }
+    }
+    // Large k of few keys: a rank of hundreds of samples, past the bounds' range.
+    assert_eq!(sample_plan(DIRECT_MAX + 1, FAST_K_MAX), None);
+}
+
+fn exact_below(mu: f64, m: u64) -> f64 {
+    (0..m).map(|i| (-mu + i as f64 * mu.ln() - ln_factorial(i)).exp()).sum()
+}
+
+fn exact_at_least(lambda: f64, m: u64) -> f64 {
+    (m..m + 2000).map(|i| (-lambda + i as f64 * lambda.ln() - ln_factorial(i)).exp()).sum()
+}
+
+fn ln_factorial(i: u64) -> f64 {
+    (1..=i).map(|j| (j as f64).ln()).sum()
+}
+
+#[test]
+fn poisson_bounds_are_upper_bounds() {
+    for lambda in [0.001, 0.02, 0.5, 1.0, 3.7, 20.0, 150.0] {
+        for m in [1u64, 2, 5, 10, 30, 100, 300] {
+            let exact = exact_at_least(lambda, m);
+            assert!(poisson_at_least(lambda, m) >= exact * (1.0 - 1e-9) - 1e-15, "{lambda} {m}");
+            let below = exact_below(lambda, m);
+            assert!(poisson_below(lambda, m) >= below * (1.0 - 1e-9), "{lambda} {m}");
+        }
+    }
+}
+
+#[test]
+fn narrow_skips_the_bits_above_the_threshold() {
+    let s = Narrow::new(64, 53, 20_000);
+    assert_eq!(s.used, 11);
+    assert_eq!(s.next_digit(), (42, 11));
+    assert!(!s.fits());
+    let t = s.step(3, 90, 12);
+    assert_eq!((t.used, t.prefix, t.before, t.matching), (22, 3, 90, 12));
+    assert!(t.fits());
+    assert!(t.keeps(composite(2 << 10, 0)) && t.keeps(composite(3 << 10 | 1023, 7)));
+    assert!(!t.keeps(composite(4 << 10, 0)));
+    assert_eq!(bit_length(0), 0);
+    assert_eq!(bit_length(1 << 20), 21);
+}
