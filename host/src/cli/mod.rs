@@ -166,7 +166,7 @@ pub fn main() -> ExitCode {
         Some(Command::Study(a)) => study(a),
         None => run(&cli.run),
     };
-    crate::trace::mark("command done");
+    crate::trace::mark("command done, device released");
     // Once per command, whatever text it read (input, output, both files of a check).
     let losses = crate::file_sort::format::take_text_losses();
     if !losses.is_empty() {
