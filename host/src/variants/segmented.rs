@@ -305,14 +305,20 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
         pos,
         neg,
     };
-    let cfg = blocks(bins.tiles as u64, sk::TILE_BLOCK, sk::tile_smem(W::BYTES))?;
-    gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
-    // Grid-stride kernels: enough blocks to fill the device, not one per possible
-    // segment (most of a worst-case grid would find no work).
+    // Grid-stride kernels, not one block per possible segment or tile (most of a
+    // worst-case grid may find no work). The tile kernel's blocks fill the device. The
+    // warp and block kernels get about one segment per warp or block where the
+    // segments allow: with fewer blocks each looping over more segments, 2^16 segments
+    // of 2^24 keys took 2.4x as long for 64-bit networks (H100, 2026-11-27: u64 keys
+    // 2.39 ms with 8 blocks per SM, 0.99 ms with 64), while an empty grid of 64 blocks
+    // per SM costs 10-25 us.
     let sms = gpu.info().multiprocessors as u64;
+    let cfg = blocks((bins.tiles as u64).min(sms * 8), sk::TILE_BLOCK, sk::tile_smem(W::BYTES))?;
+    gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
     if bins.warp_cap > 0 {
         let descs = bins.warp;
-        let grid = (bins.warp_cap as u64).div_ceil(sk::WARPS as u64).min(sms * 8);
+        let grid =
+            (bins.warp_cap as u64).div_ceil(sk::WARPS as u64).min(grid_cap("SORT_SEGMENTED_WARP_BLOCKS", sms * 64));
         let cfg = blocks(grid, sk::WARP_BLOCK, 0)?;
         match vals {
             None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
@@ -323,7 +329,8 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     }
     if bins.block_cap > 0 {
         let (descs, smem) = (bins.block, bins.block_smem);
-        let cfg = blocks((bins.block_cap as u64).min(sms * 4), rk::BLOCK, smem)?;
+        let cfg =
+            blocks((bins.block_cap as u64).min(grid_cap("SORT_SEGMENTED_BLOCK_BLOCKS", sms * 32)), rk::BLOCK, smem)?;
         match vals {
             None => {
                 gpu.set_max_dynamic_smem(W::BLOCK_SORT.name(), smem)?;
@@ -336,6 +343,23 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
         }
     }
     Ok(())
+}
+
+/// The most blocks of a grid-stride kernel: `default`, or the environment variable
+/// `var` (a measurement knob, read once per variable: fewer blocks loop over more
+/// segments each, more blocks cost more when most of them find no work).
+fn grid_cap(var: &'static str, default: u64) -> u64 {
+    static CAPS: Mutex<Vec<(&str, Option<u64>)>> = Mutex::new(Vec::new());
+    let mut caps = CAPS.lock().unwrap_or_else(|e| e.into_inner());
+    let cap = match caps.iter().find(|c| c.0 == var) {
+        Some(c) => c.1,
+        None => {
+            let c = std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b: &u64| b > 0);
+            caps.push((var, c));
+            c
+        }
+    };
+    cap.unwrap_or(default)
 }
 
 /// Sorts the `large` segments (`(start, len)`, `total` keys, at least two) together:

@@ -110,6 +110,35 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
     });
 }
 
+/// Key words in shared memory, through shared-window addresses (one instruction per
+/// access, where a generic pointer needs an address-space check).
+pub(super) trait SharedWord: Word + RankKey {
+    unsafe fn lds(addr: u32) -> Self;
+    unsafe fn sts(addr: u32, v: Self);
+}
+
+impl SharedWord for u32 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u32 {
+        unsafe { gpu::lds_u32(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u32) {
+        unsafe { gpu::sts_u32(addr, v) }
+    }
+}
+
+impl SharedWord for u64 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u64 {
+        unsafe { gpu::lds_u64(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u64) {
+        unsafe { gpu::sts_u64(addr, v) }
+    }
+}
+
 /// Whether the bin kernel found bad offsets: then no kernel touches the keys.
 #[inline(always)]
 unsafe fn offsets_bad(counts: *const u32) -> bool {
@@ -259,8 +288,8 @@ unsafe fn append(count: *mut u32, pred: bool) -> u32 {
     gpu::shfl_idx_u32(first, leader) + (mask & gpu::lanemask_lt()).count_ones()
 }
 
-/// Thread `i` checks segment `i`, records it as its tile's first segment when it is,
-/// and appends it to its bin's list (see [`BinSegments`]).
+/// Thread `i` checks segment `i`, marks its tile when it is the tile's first tile-bin
+/// segment, and appends it to its bin's list (see [`BinSegments`]).
 #[inline(always)]
 pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
     let BinSegments { offsets, segments, n, block_max, counts, first, warp, block, large } = p;
@@ -269,22 +298,24 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
     let i = gpu::global_idx();
     // Every lane goes on to the ballots of `append`.
     let live = i < segments as u64;
-    let (mut start, mut end, mut prev) = (0u64, 0u64, 0u64);
+    let (mut start, mut end) = (0u64, 0u64);
     unsafe {
         if live {
             start = (*offsets.add(i as usize)).to_u64();
             end = (*offsets.add(i as usize + 1)).to_u64();
-            if i > 0 {
-                prev = (*offsets.add(i as usize - 1)).to_u64();
-            }
         }
         let bad = live && (end < start || end > n);
         if bad {
             atomic_max_u32(counts.add(COUNT_BAD), segments - i as u32);
         }
         let b = if live && !bad { bin_with(end - start, block_max) } else { Bin::Skip };
-        if live && !bad && start < n && first_in_tile(i as u32, prev, start) {
-            *first.add(tile_of(start) as usize) = i as u32 + 1;
+        // The first tile-bin segment of each tile: of the lanes with the same tile, the
+        // lowest (the first segment) marks it. Tile indices stay below u32::MAX (at
+        // most 2^40 keys), which stands for no tile here.
+        let tile = if b == Bin::Tile { tile_of(start) as u32 } else { u32::MAX };
+        let peers = gpu::match_any_u32(tile);
+        if b == Bin::Tile && peers & gpu::lanemask_lt() == 0 {
+            atomic_max_u32(first.add(tile as usize), first_mark(i as u32));
         }
         let total = segments as u64;
         // Bad offsets can make the lists longer than their worst case for good ones:
@@ -307,33 +338,71 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
     }
 }
 
-/// Block `t` sorts the tile-bin segments that start in its tile (see the module docs):
-/// marks each window position with its owned segment, loads the owned keys (and
-/// values), and stores each at its rank in its segment.
+/// Block `b` sorts the tile-bin segments of tiles `b`, `b + blocks`, ... (see the
+/// module docs): marks each window position with its owned segment, loads the owned
+/// keys (and values), and stores each at its rank in its segment.
 #[inline(always)]
-pub unsafe fn tile_segments<K: Word + Ord, O: Word, const PAIRS: bool>(p: TileSort<K, O>) {
-    const I: usize = TILE_ITEMS as usize;
+pub unsafe fn tile_segments<K: SharedWord + Ord, O: Word, const PAIRS: bool>(p: TileSort<K, O>) {
     let TileSort { keys, vals, offsets, segments, n, counts, first, pos, neg } = p;
     let (keys, vals, offsets, counts, first) = (keys.get(), vals.get(), offsets.get(), counts.get(), first.get());
-    let t = gpu::block_idx();
-    let base = t as u64 * TILE_STRIDE;
+    unsafe {
+        if offsets_bad(counts) {
+            return;
+        }
+        // Shared-window addresses: each position's span, then each position's order bits.
+        let spans = gpu::smem_base();
+        let ords = spans + 4 * TILE;
+        let tiles = tiles(n);
+        let mut t = gpu::block_idx() as u64;
+        // Uniform across the block: every thread skips a tile or none does.
+        while t < tiles {
+            let mark = *first.add(t as usize);
+            if mark != 0 {
+                sort_tile::<K, O, PAIRS>(
+                    keys,
+                    vals,
+                    offsets,
+                    segments,
+                    t * TILE_STRIDE,
+                    first_of_mark(mark),
+                    spans,
+                    ords,
+                    pos,
+                    neg,
+                );
+                // The next tile reuses the shared memory.
+                gpu::sync_threads();
+            }
+            t += gpu::grid_dim() as u64;
+        }
+    }
+}
+
+/// Sorts the tile-bin segments owned by the tile at key `base`, the first of them
+/// segment `first`, in the block's shared memory (`spans`, `ords`: the shared
+/// addresses of [`TILE`] spans and order bits).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sort_tile<K: SharedWord + Ord, O: Word, const PAIRS: bool>(
+    keys: *mut K,
+    vals: *mut u32,
+    offsets: *const O,
+    segments: u32,
+    base: u64,
+    first: u32,
+    spans: u32,
+    ords: u32,
+    pos: K,
+    neg: K,
+) {
+    const I: usize = TILE_ITEMS as usize;
     let tid = gpu::thread_idx();
     unsafe {
-        // Uniform across the block: every thread returns or none does.
-        if offsets_bad(counts) || base >= n {
-            return;
-        }
-        let f = *first.add(t as usize);
-        if f == 0 {
-            return;
-        }
-        let spans = gpu::dyn_smem::<u32>();
-        let ords = spans.add(TILE as usize) as *mut K;
-        unroll::<I>(|k| *spans.add(k * TILE_BLOCK as usize + tid as usize) = NOT_OWNED);
+        unroll::<I>(|k| gpu::sts_u32(spans + 4 * (k as u32 * TILE_BLOCK + tid), NOT_OWNED));
         gpu::sync_threads();
         let owned_end = base + TILE_STRIDE;
         let total = segments as u64;
-        let mut chunk = f as u64 - 1;
+        let mut chunk = first as u64;
         loop {
             let i = chunk + tid as u64;
             if i < total {
@@ -344,7 +413,7 @@ pub unsafe fn tile_segments<K: Word + Ord, O: Word, const PAIRS: bool>(p: TileSo
                         let (sr, er) = ((s - base) as u32, (e - base) as u32);
                         let span = tile_span(sr, er);
                         for q in sr..er {
-                            *spans.add(q as usize) = span;
+                            gpu::sts_u32(spans + 4 * q, span);
                         }
                     }
                 }
@@ -361,10 +430,10 @@ pub unsafe fn tile_segments<K: Word + Ord, O: Word, const PAIRS: bool>(p: TileSo
         let mut v = [0u32; I];
         unroll::<I>(|k| {
             let o = k * TILE_BLOCK as usize + tid as usize;
-            span[k] = *spans.add(o);
+            span[k] = gpu::lds_u32(spans + 4 * o as u32);
             if span[k] != NOT_OWNED {
                 mine[k] = (*keys.add(base as usize + o)).ordered(pos, neg);
-                *ords.add(o) = mine[k];
+                K::sts(ords + o as u32 * K::BYTES, mine[k]);
                 if PAIRS {
                     v[k] = *vals.add(base as usize + o);
                 }
@@ -376,7 +445,7 @@ pub unsafe fn tile_segments<K: Word + Ord, O: Word, const PAIRS: bool>(p: TileSo
             if span[k] != NOT_OWNED {
                 let o = (k * TILE_BLOCK as usize + tid as usize) as u32;
                 let (s, e) = tile_span_bounds(span[k]);
-                let r = rank_in_segment(|j| *ords.add(j as usize), s, e, o, mine[k]);
+                let r = rank_in_segment(|j| K::lds(ords + j * K::BYTES), s, e, o, mine[k]);
                 let dst = base as usize + (s + r) as usize;
                 *keys.add(dst) = mine[k].raw(pos, neg);
                 if PAIRS {

@@ -4,13 +4,14 @@
 //! The offsets stay on the device. `segmented_bin` ([`BinSegments`], one thread per
 //! segment) checks them, bins each segment by length ([`bin`]) and appends it to its
 //! bin's work list with warp-aggregated atomics, and records for each tile of the key
-//! buffer the first segment that starts in it. The sorting kernels that follow are
+//! buffer the first tile-bin segment that starts in it. The sorting kernels that follow are
 //! launched for the worst case the host can tell from the key and segment counts and
 //! read their work counts from device memory, so nothing waits for the host between
 //! them:
 //!
 //! - [`Bin::Tile`] (2..=[`TILE_SEG_MAX`] keys): `segmented_tile_sort` ([`TileSort`]),
-//!   one block per tile of the keys. Tile `t` *owns* the tile-bin segments that start in
+//!   blocks striding over the tiles of the keys (tiles without a tile-bin segment cost
+//!   one load). Tile `t` *owns* the tile-bin segments that start in
 //!   `[t * TILE_STRIDE, (t + 1) * TILE_STRIDE)`; they end inside its window of [`TILE`]
 //!   keys. The block loads the owned keys of the window (coalesced; no other key is
 //!   touched, as other kernels sort those concurrently) into shared memory as order
@@ -74,8 +75,8 @@ crate::params::kernel_params! {
         /// [`COUNTS`] words, zeroed before the launch: the lists' lengths and the flag
         /// of bad offsets.
         pub counts: DevPtr<u32>,
-        /// Per tile ([`tiles`] of them, zeroed): 1 + the first segment that starts in
-        /// it, 0 when none does.
+        /// Per tile ([`tiles`] of them, zeroed): the first tile-bin segment that starts
+        /// in it as [`first_mark`], 0 when none does.
         pub first: DevPtr<u32>,
         /// The warp and block bins' descriptors ([`pack`]).
         pub warp: DevPtr<u64>,
@@ -88,8 +89,9 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
-    /// `segmented_tile_sort`: block `t` sorts the tile-bin segments tile `t` owns (see
-    /// the module docs), with their values when `vals` is not null (pairs entries).
+    /// `segmented_tile_sort`: block `b` sorts the tile-bin segments tiles `b`,
+    /// `b + blocks in the grid`, ... own (see the module docs), with their values when
+    /// `vals` is not null (pairs entries).
     pub struct TileSort<K, O> {
         pub keys: DevPtr<K>,
         pub vals: DevPtr<u32>,
@@ -335,11 +337,18 @@ pub const fn tile_of(start: u64) -> u64 {
     start / TILE_STRIDE
 }
 
-/// Whether segment `i`, starting at `start`, is the first to start in its tile
-/// (`prev_start`: where segment `i - 1` starts; ignored for `i == 0`).
+/// Tile `t`'s entry of the bin kernel's `first` list for tile-bin segment `i`: the
+/// largest mark is the first segment, so that an atomic maximum over a zeroed list
+/// keeps it (`i < 2^32 - 1`: marks are never 0, which means no segment).
 #[inline(always)]
-pub const fn first_in_tile(i: u32, prev_start: u64, start: u64) -> bool {
-    i == 0 || tile_of(prev_start) < tile_of(start)
+pub const fn first_mark(i: u32) -> u32 {
+    u32::MAX - i
+}
+
+/// The segment of a mark made by [`first_mark`] (not 0).
+#[inline(always)]
+pub const fn first_of_mark(mark: u32) -> u32 {
+    u32::MAX - mark
 }
 
 /// A window position's owned segment `[s, e)` (window positions, `e <= TILE`) in one
@@ -355,17 +364,42 @@ pub const fn tile_span_bounds(w: u32) -> (u32, u32) {
     (w & 0xffff, w >> 16)
 }
 
+/// Order bits tagged with a position, compared as one value (order bits first): the
+/// tile kernel's ranks count the tagged keys of a segment below a key's own, in one
+/// comparison per key.
+pub trait RankKey: Copy + Ord {
+    type Tagged: Ord + Copy;
+    fn tagged(self, pos: u32) -> Self::Tagged;
+}
+
+impl RankKey for u32 {
+    /// One 64-bit comparison.
+    type Tagged = u64;
+    #[inline(always)]
+    fn tagged(self, pos: u32) -> u64 {
+        tag_u32(self, pos)
+    }
+}
+
+impl RankKey for u64 {
+    type Tagged = (u64, u32);
+    #[inline(always)]
+    fn tagged(self, pos: u32) -> (u64, u32) {
+        (self, pos)
+    }
+}
+
 /// The place in its segment `[s, e)` of the key at window position `o` with order
 /// bits `mine`: the keys of the segment below it, and the equal ones before it
 /// (`ord_at(j)`: the order bits at position `j`). A stable sort's ranks: distinct
 /// for the keys of a segment.
 #[inline(always)]
-pub fn rank_in_segment<K: Ord + Copy>(ord_at: impl Fn(u32) -> K, s: u32, e: u32, o: u32, mine: K) -> u32 {
+pub fn rank_in_segment<K: RankKey>(ord_at: impl Fn(u32) -> K, s: u32, e: u32, o: u32, mine: K) -> u32 {
+    let me = mine.tagged(o);
     let mut r = 0;
     let mut j = s;
     while j < e {
-        let x = ord_at(j);
-        r += (x < mine || (x == mine && j < o)) as u32;
+        r += (ord_at(j).tagged(j) < me) as u32;
         j += 1;
     }
     r

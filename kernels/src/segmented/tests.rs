@@ -40,6 +40,12 @@ fn bins_split_at_the_warp_and_block_limits() {
     assert_eq!(TILE_STRIDE - 1 + TILE_SEG_MAX, TILE as u64 - 1);
     assert_eq!(tile_span_bounds(tile_span(TILE_STRIDE as u32 - 1, TILE)), (TILE_STRIDE as u32 - 1, TILE));
     assert_ne!(tile_span(TILE_STRIDE as u32 - 1, TILE), NOT_OWNED);
+    // The largest mark is the first segment; no segment marks 0.
+    assert!(first_mark(3) > first_mark(4));
+    assert_ne!(first_mark(u32::MAX - 1), 0);
+    assert_eq!(first_of_mark(first_mark(12345)), 12345);
+    // Tile indices of the largest buffers stay below the bin kernel's "no tile".
+    assert!(tiles(1 << START_BITS) < u32::MAX as u64);
 }
 
 #[test]
@@ -107,11 +113,10 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64]) -> usize {
     let mut first = std::vec![0u32; tiles(n) as usize];
     for i in 0..segments {
         let (start, end) = (offsets[i], offsets[i + 1]);
-        let prev = if i > 0 { offsets[i - 1] } else { 0 };
-        if start < n && first_in_tile(i as u32, prev, start) {
-            first[tile_of(start) as usize] = i as u32 + 1;
-        }
-        if bin_with(end - start, 7680) != Bin::Tile {
+        if bin_with(end - start, 7680) == Bin::Tile {
+            let t = tile_of(start) as usize;
+            first[t] = first[t].max(first_mark(i as u32));
+        } else {
             let (s, e) = (start as usize, end as usize);
             let mut idx: Vec<usize> = (s..e).collect();
             idx.sort_by_key(|&j| keys[j]);
@@ -124,13 +129,13 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64]) -> usize {
     let mut sorted = 0;
     for t in 0..tiles(n) {
         let base = t * TILE_STRIDE;
-        let f = first[t as usize];
-        if f == 0 {
+        let mark = first[t as usize];
+        if mark == 0 {
             continue;
         }
         let mut spans = [NOT_OWNED; TILE as usize];
         let owned_end = base + TILE_STRIDE;
-        let mut chunk = f as usize - 1;
+        let mut chunk = first_of_mark(mark) as usize;
         loop {
             for i in chunk..(chunk + TILE_BLOCK as usize).min(segments) {
                 let s = offsets[i];
