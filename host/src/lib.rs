@@ -208,3 +208,4 @@ pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::records::KeyField;
+pub use variants::segmented::SegmentOffset;

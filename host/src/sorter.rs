@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions, Variant};
 use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
+use crate::variants::segmented::SegmentOffset;
 use crate::{cpu, variants};
 
 /// Where a sort ran.
@@ -178,9 +179,10 @@ impl Sorter {
     /// more than there are segments (none or one: no segments) and must be
     /// non-decreasing with the last at most `keys.len()`; keys outside
     /// `offsets[0]..offsets[S]` are left untouched. Primitive keys only ([`Key`]). Of `opts` only
-    /// the order is used: the GPU bins the segments by length (a warp per segment of
-    /// up to 512 keys, a block per segment up to the radix sort's one-block limit, the
-    /// radix sort for longer ones); the CPU sorts segments in parallel.
+    /// the order is used: the GPU bins the segments by length (a block per tile of
+    /// segments of up to 32 keys, a warp per segment of up to 512 keys, a block per
+    /// segment up to the radix sort's one-block limit, the radix sort for longer ones;
+    /// see [`Sorter::sort_segments_device`]); the CPU sorts segments in parallel.
     ///
     /// Bad offsets are [`Error::BadArgument`], and `keys` is then
     /// unchanged.
@@ -255,6 +257,46 @@ impl Sorter {
             None => cpu::sort_segments_pairs(keys, values, offsets, opts.order),
         }
         Ok(self.backend())
+    }
+
+    /// Sorts each segment `keys[offsets[i]..offsets[i + 1]]` of a device buffer, the
+    /// offsets on the device too (`u32` or `u64`, see [`SegmentOffset`]), as
+    /// [`Sorter::sort_segments`] sorts host slices (which uploads its offsets and takes
+    /// this path). The segments are binned by length on the device; the host waits only
+    /// for the binning's four counts (bad offsets, segments longer than the radix
+    /// sort's one-block limit) and returns once the rest is queued on the sorter's
+    /// stream. Bad offsets (decreasing, or past the keys) are [`Error::BadArgument`]
+    /// and leave `keys` untouched; without a GPU, [`Error::NoDevice`].
+    ///
+    /// ```no_run
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let sorter = Sorter::new()?;
+    /// let mut keys = sorter.upload(&[3u32, 1, 2, 9, 8, 7, 5])?;
+    /// let offsets = sorter.upload(&[0u32, 3, 6])?; // two segments of 3; keys[6] stays
+    /// sorter.sort_segments_device(&mut keys, &offsets, &SortOptions::default())?;
+    /// assert_eq!(keys.to_vec(sorter.gpu().unwrap())?, [1, 2, 3, 7, 8, 9, 5]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_device<K: Key, O: SegmentOffset>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        offsets: &DeviceBuffer<O>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        variants::segmented::sort_segments_device(self.require_gpu()?, keys, offsets, opts.order)
+    }
+
+    /// [`Sorter::sort_segments_device`] of keys with a `u32` value each, stably (see
+    /// [`Sorter::sort_segments_pairs`]). `values` must have the length of `keys`.
+    pub fn sort_segments_device_pairs<K: Key, O: SegmentOffset>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        values: &mut DeviceBuffer<u32>,
+        offsets: &DeviceBuffer<O>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        variants::segmented::sort_segments_device_pairs(self.require_gpu()?, keys, values, offsets, opts.order)
     }
 
     /// The stable sorting permutation of `keys`: `keys[p[0]], keys[p[1]], ...` is

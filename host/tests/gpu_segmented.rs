@@ -1,6 +1,7 @@
 //! The segmented sort on the GPU against the CPU reference, segment by segment: every
-//! key type, both orders, segment lengths around every bin limit. Skips without a
-//! device (see `common::gpu_sorter`).
+//! key type, both orders, segment lengths around every bin limit and the tile kernel's
+//! windows, offsets from the host and on the device. Skips without a device (see
+//! `common::gpu_sorter`).
 mod common;
 
 use common::gpu_sorter;
@@ -21,9 +22,10 @@ fn offsets_of(first: usize, lens: &[usize]) -> Vec<usize> {
     o
 }
 
-/// Sorts `input`'s segments on the GPU (through `Sorter` and through the device entry
-/// point on the whole buffer) and compares the bits with the CPU reference of each
-/// segment; keys outside the segments must be untouched.
+/// Sorts `input`'s segments on the GPU (through `Sorter`, through the device entry
+/// point on the whole buffer, and with the offsets on the device as `u64` and `u32`)
+/// and compares the bits with the CPU reference of each segment; keys outside the
+/// segments must be untouched.
 fn check<T: host::Key>(s: &Sorter, input: &[T], offsets: &[usize], order: Order, what: &str) {
     let mut want = input.to_vec();
     for w in offsets.windows(2) {
@@ -45,6 +47,20 @@ fn check<T: host::Key>(s: &Sorter, input: &[T], offsets: &[usize], order: Order,
     segmented::sort_segments(gpu, &mut buf, offsets, order).unwrap_or_else(|e| panic!("{what} device: {e}"));
     if let Some(i) = first_bad(&bits(&buf.to_vec(gpu).unwrap())) {
         panic!("{what} {} {order}: device sort_segments differs first at {i}", T::NAME);
+    }
+
+    let opts = SortOptions::default().order(order);
+    let mut buf = gpu.upload(input).unwrap();
+    let off64 = gpu.upload(&offsets.iter().map(|&o| o as u64).collect::<Vec<_>>()).unwrap();
+    s.sort_segments_device(&mut buf, &off64, &opts).unwrap_or_else(|e| panic!("{what} u64 offsets: {e}"));
+    if let Some(i) = first_bad(&bits(&buf.to_vec(gpu).unwrap())) {
+        panic!("{what} {} {order}: sort_segments_device (u64 offsets) differs first at {i}", T::NAME);
+    }
+    let mut buf = gpu.upload(input).unwrap();
+    let off32 = gpu.upload(&offsets.iter().map(|&o| o as u32).collect::<Vec<_>>()).unwrap();
+    s.sort_segments_device(&mut buf, &off32, &opts).unwrap_or_else(|e| panic!("{what} u32 offsets: {e}"));
+    if let Some(i) = first_bad(&bits(&buf.to_vec(gpu).unwrap())) {
+        panic!("{what} {} {order}: sort_segments_device (u32 offsets) differs first at {i}", T::NAME);
     }
 }
 
@@ -70,6 +86,15 @@ fn check_pairs<T: host::Key>(s: &Sorter, keys: &[T], offsets: &[usize], order: O
     }
     if let Some(i) = v.iter().zip(&wv).position(|(a, b)| a != b) {
         panic!("{what} pairs {} {order}: values differ first at {i} (stability?)", T::NAME);
+    }
+    // The device API, offsets on the device.
+    let gpu = s.gpu().unwrap();
+    let (mut k, mut v) = (gpu.upload(keys).unwrap(), gpu.upload(&vals).unwrap());
+    let off = gpu.upload(&offsets.iter().map(|&o| o as u32).collect::<Vec<_>>()).unwrap();
+    s.sort_segments_device_pairs(&mut k, &mut v, &off, &SortOptions::default().order(order))
+        .unwrap_or_else(|e| panic!("{what} device pairs {} {order}: {e}", T::NAME));
+    if bits(&k.to_vec(gpu).unwrap()) != bits(&wk) || v.to_vec(gpu).unwrap() != wv {
+        panic!("{what} device pairs {} {order}: differs from the stable sort", T::NAME);
     }
 }
 
@@ -221,4 +246,67 @@ fn segmented_pairs_stable() {
     let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
     check_pairs_every_type(s, &lens, 0, Distribution::FewUnique, "random lengths, mean 256");
     check_pairs_every_type(s, &[0, 1, 2, 0, 1], 3, Distribution::Uniform, "tiny");
+}
+
+#[test]
+fn segmented_tiny_segments_share_tiles() {
+    let Some(s) = gpu_sorter("segmented_tiny_segments_share_tiles") else { return };
+    // Lengths 0..=33 (mean about 16): many segments per tile window, runs straddling
+    // the windows, and 33 (the warp bin) between them.
+    let lens: Vec<usize> = (0..20_000usize).map(|i| (i * 7919 + i / 3) % 34).collect();
+    check_every_type(s, &lens, 5, Distribution::Uniform, "lengths 0..=33");
+    check_every_type(s, &lens[..3000], 0, Distribution::FewUnique, "lengths 0..=33, few unique");
+    check_pairs_every_type(s, &lens[..5000], 3, Distribution::FewUnique, "lengths 0..=33");
+    let n = 1 << 20;
+    let offsets = segment_offsets(n, n / 16, 3);
+    let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    check_every_type(s, &lens, 0, Distribution::Uniform, "random lengths, mean 16");
+}
+
+#[test]
+fn segmented_tile_limits() {
+    let Some(s) = gpu_sorter("segmented_tile_limits") else { return };
+    let (stride, max) = (segmented::TILE_STRIDE as usize, segmented::TILE_SEG_MAX as usize);
+    // Segments of the longest tile length starting on a tile's last owned key (so
+    // ending on its window's last key), on the next tile's first key, and one before.
+    for start in [stride - 1, stride, stride - 2, 2 * stride - 1] {
+        let lens = [start, max, max, 7, max, 1, max];
+        check_every_type(s, &lens, 0, Distribution::Uniform, &format!("tile limit at {start}"));
+    }
+    // One huge segment among tiny ones (tiles inside it own nothing).
+    let mut lens: Vec<usize> = (0..500).map(|i| i % 33).collect();
+    lens.push((1 << 20) + 3);
+    lens.extend((0..500).map(|i| (i * 7) % 33));
+    check_every_type(s, &lens, 2, Distribution::Uniform, "huge among tiny");
+    check_pairs_every_type(s, &lens, 0, Distribution::FewUnique, "huge among tiny");
+    // Empty segments by the thousand in one tile.
+    let lens: Vec<usize> = (0..5000).map(|i| if i % 1000 == 999 { 20 } else { 0 }).collect();
+    check_every_type(s, &lens, 1, Distribution::Uniform, "runs of empty segments");
+}
+
+#[test]
+fn segmented_device_offsets_are_checked() {
+    let Some(s) = gpu_sorter("segmented_device_offsets_are_checked") else { return };
+    let gpu = s.gpu().unwrap();
+    let input: Vec<u32> = (0..100u32).rev().collect();
+    let opts = SortOptions::default();
+    for (offsets, says) in [
+        (vec![0u64, 10, 5, 20], "offsets[1] = 10 > offsets[2] = 5"),
+        (vec![0, 40, 101], "101 is past the 100 keys"),
+        (vec![0, 3, 30, 2, 100], "offsets[2] = 30 > offsets[3] = 2"),
+    ] {
+        let mut buf = gpu.upload(&input).unwrap();
+        let off = gpu.upload(&offsets).unwrap();
+        let e = s.sort_segments_device(&mut buf, &off, &opts).unwrap_err().to_string();
+        assert!(e.contains(says), "{offsets:?}: {e}");
+        assert_eq!(buf.to_vec(gpu).unwrap(), input, "{offsets:?}: keys changed");
+        let mut vals = gpu.upload(&input).unwrap();
+        let e = s.sort_segments_device_pairs(&mut buf, &mut vals, &off, &opts).unwrap_err().to_string();
+        assert!(e.contains(says), "{offsets:?} pairs: {e}");
+        assert_eq!(buf.to_vec(gpu).unwrap(), input, "{offsets:?} pairs: keys changed");
+    }
+    // Fewer than two offsets: no segments.
+    let mut buf = gpu.upload(&input).unwrap();
+    s.sort_segments_device(&mut buf, &gpu.upload(&[7u32]).unwrap(), &opts).unwrap();
+    assert_eq!(buf.to_vec(gpu).unwrap(), input);
 }

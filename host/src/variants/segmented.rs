@@ -1,93 +1,93 @@
 //! The segmented sort: many independent segments of one device buffer in a few
 //! launches (kernels and bins: `kernels/src/segmented/mod.rs`).
 //!
-//! Launches per call, however many segments: one upload of the descriptors, one warp
-//! kernel for every segment of 2..=512 keys, one block kernel for every segment up to
-//! the radix one-block limit, and for longer segments either a radix sort each (a
+//! The offsets stay on the device ([`sort_segments_device`]; the host-slice functions
+//! upload them first). Launches per call, however many segments: one kernel bins the
+//! segments on the device, then one tile kernel for every segment of 2..=32 keys, one
+//! warp kernel for every segment up to 512 keys and one block kernel for every segment
+//! up to the radix one-block limit, each launched for the worst case and reading its
+//! work count from device memory. The host reads back only the bin kernel's four
+//! counts (queued right after it, so the device sorts meanwhile): to report bad
+//! offsets, and to sort longer segments, if any, with either a radix sort each (a
 //! few launches each) or, when there are many, two pair sorts of all of them at once
 //! between a gather and a scatter ([`kernels::segmented::batch_large`]).
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::CudaStream;
 use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
 use kernels::segmented::{
-    self as sk, Bin, BlockSort, BlockSortPairs, LargeCopy, SegmentedKernels, WarpSort, WarpSortPairs,
+    self as sk, Bin, BinSegments, BlockSort, BlockSortPairs, LargeCopy, OffsetKernels, SegmentedKernels, TileSort,
+    WarpSort, WarpSortPairs,
 };
 
-use super::launch::blocks;
+pub use kernels::segmented::{TILE_SEG_MAX, TILE_STRIDE};
+
+use super::launch::{blocks, one_thread_per_item};
 use super::scratch::Scratch;
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::{DeviceBuffer, Gpu, PinnedBuffer};
 use crate::element::Key;
 use crate::error::{Error, Result};
 use crate::options::Order;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// The word of segment offsets on the device: `u32` (up to 2^32 - 1 keys) or `u64`.
+pub trait SegmentOffset: bytemuck::Pod + OffsetKernels + sealed::Sealed {}
+impl SegmentOffset for u32 {}
+impl SegmentOffset for u64 {}
 
 /// Checks that `offsets` describe segments of a buffer of `len` elements: non-decreasing,
 /// the last at most `len` (fewer than two offsets: no segments).
 pub fn check_offsets(len: usize, offsets: &[usize]) -> Result<()> {
     if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
-        return Err(Error::BadArgument(format!(
-            "segment offsets must be non-decreasing: offsets[{i}] = {} > offsets[{}] = {}",
-            offsets[i],
-            i + 1,
-            offsets[i + 1]
-        )));
+        return Err(decreasing(i, offsets[i] as u64, offsets[i + 1] as u64));
     }
     match offsets.last() {
-        Some(&last) if last > len => {
-            Err(Error::BadArgument(format!("the last segment offset {last} is past the {len} keys")))
-        }
+        Some(&last) if last > len => Err(past_the_keys(last as u64, len)),
         _ => Ok(()),
     }
 }
 
-/// The segments of each bin: descriptors of the warp bin, then of the block bin, and
-/// the `(start, len)` of each large segment.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Bins {
-    descs: Vec<u64>,
-    warp: usize,
-    large: Vec<(usize, usize)>,
+fn decreasing(i: usize, a: u64, b: u64) -> Error {
+    Error::BadArgument(format!("segment offsets must be non-decreasing: offsets[{i}] = {a} > offsets[{}] = {b}", i + 1))
 }
 
-impl Bins {
-    /// Bins valid `offsets` (see [`check_offsets`]) for keys of `key_bytes` bytes with
-    /// values of `value_bytes` (0: none).
-    fn of(offsets: &[usize], key_bytes: u32, value_bytes: u32) -> Bins {
-        // One pass, no regrowth: this loop is timed with the sort (tens of thousands
-        // of segments per call).
-        let mut warp = Vec::with_capacity(offsets.len());
-        let mut block = Vec::new();
-        let mut large = Vec::new();
-        for w in offsets.windows(2) {
-            let (start, len) = (w[0], w[1] - w[0]);
-            match sk::bin(len as u64, key_bytes, value_bytes) {
-                Bin::Skip => {}
-                Bin::Warp => warp.push(sk::pack(start as u64, len as u64)),
-                Bin::Block => block.push(sk::pack(start as u64, len as u64)),
-                Bin::Large => large.push((start, len)),
-            }
-        }
-        let n_warp = warp.len();
-        warp.append(&mut block);
-        Bins { descs: warp, warp: n_warp, large }
-    }
-
-    fn block(&self) -> usize {
-        self.descs.len() - self.warp
-    }
+fn past_the_keys(offset: u64, len: usize) -> Error {
+    Error::BadArgument(format!("the segment offset {offset} is past the {len} keys"))
 }
 
-/// How many segments of `offsets` go to the warp kernel, the block kernel and the radix
+/// How many segments of `offsets` go to the tile, warp and block kernels and the radix
 /// sort, for keys of `key_bytes` bytes with values of `value_bytes` (0: keys only;
-/// segments of 0 or 1 keys go nowhere).
-pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> (usize, usize, usize) {
-    let bins = Bins::of(offsets, key_bytes as u32, value_bytes as u32);
-    (bins.warp, bins.block(), bins.large.len())
+/// segments of 0 or 1 keys go nowhere): the host's model of the bin kernel.
+pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> [usize; 4] {
+    let mut counts = [0; 4];
+    for w in offsets.windows(2) {
+        match sk::bin((w[1] - w[0]) as u64, key_bytes as u32, value_bytes as u32) {
+            Bin::Skip => {}
+            Bin::Tile => counts[0] += 1,
+            Bin::Warp => counts[1] += 1,
+            Bin::Block => counts[2] += 1,
+            Bin::Large => counts[3] += 1,
+        }
+    }
+    counts
 }
 
 /// Sorts each segment `buf[offsets[i]..offsets[i + 1]]` in `order`, leaving the keys
-/// outside `offsets[0]..offsets[S]` alone. Primitive keys only. Queued on the
-/// device's stream. Errors ([`Error::BadArgument`]) leave `buf` untouched.
+/// outside `offsets[0]..offsets[S]` alone. Primitive keys only. The offsets are
+/// checked, uploaded and sorted by as in [`sort_segments_device`]. Errors
+/// ([`Error::BadArgument`]) leave `buf` untouched.
 pub fn sort_segments<K: Key>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
-    run(gpu, buf, None, offsets, order)
+    check_offsets(buf.len(), offsets)?;
+    with_device_offsets(gpu, offsets, |o| match o {
+        DeviceOffsets::U32(o) => run(gpu, buf, None, o, order),
+        DeviceOffsets::U64(o) => run(gpu, buf, None, o, order),
+    })
 }
 
 /// [`sort_segments`] of keys with a `u32` value each (an index, an id): values move
@@ -103,85 +103,263 @@ pub fn sort_segments_pairs<K: Key>(
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
+    check_offsets(keys.len(), offsets)?;
+    with_device_offsets(gpu, offsets, |o| match o {
+        DeviceOffsets::U32(o) => run(gpu, keys, Some(values), o, order),
+        DeviceOffsets::U64(o) => run(gpu, keys, Some(values), o, order),
+    })
+}
+
+/// Sorts each segment `keys[offsets[i]..offsets[i + 1]]` in `order`, the offsets on the
+/// device (as CUB's `DeviceSegmentedSort` takes them). Queued on the device's stream;
+/// the host waits only for the bin kernel's counts (bad offsets, long segments).
+/// Bad offsets (decreasing, or past the keys) are [`Error::BadArgument`] and leave
+/// `keys` untouched. At most 2^32 - 2 segments.
+pub fn sort_segments_device<K: Key, O: SegmentOffset>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    offsets: &DeviceBuffer<O>,
+    order: Order,
+) -> Result<()> {
+    run(gpu, keys, None, offsets, order)
+}
+
+/// [`sort_segments_device`] of keys with a `u32` value each, stably (see
+/// [`sort_segments_pairs`]).
+pub fn sort_segments_device_pairs<K: Key, O: SegmentOffset>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    values: &mut DeviceBuffer<u32>,
+    offsets: &DeviceBuffer<O>,
+    order: Order,
+) -> Result<()> {
+    if keys.len() != values.len() {
+        return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+    }
     run(gpu, keys, Some(values), offsets, order)
 }
 
-fn run<K: Key>(
+/// Offsets uploaded in the narrowest word that holds them.
+enum DeviceOffsets {
+    U32(DeviceBuffer<u32>),
+    U64(DeviceBuffer<u64>),
+}
+
+/// Runs `f` on `offsets` uploaded (none when there are no segments).
+fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffsets) -> Result<()>) -> Result<()> {
+    if offsets.len() < 2 {
+        return Ok(());
+    }
+    let dev = if offsets.last().is_some_and(|&l| l <= u32::MAX as usize) {
+        DeviceOffsets::U32(gpu.upload(&offsets.iter().map(|&o| o as u32).collect::<Vec<_>>())?)
+    } else {
+        DeviceOffsets::U64(gpu.upload(&offsets.iter().map(|&o| o as u64).collect::<Vec<_>>())?)
+    };
+    f(&dev)
+}
+
+/// Page-locked buffers the bin kernel's counts are read back into, one per stream in
+/// use (allocating one costs more than the rest of a small sort). Each keeps its
+/// stream alive, so a stream's address names one stream only.
+static READBACKS: Mutex<Vec<(Arc<CudaStream>, PinnedBuffer)>> = Mutex::new(Vec::new());
+
+/// A read-back buffer for `gpu`'s stream: a kept one, or a new one.
+fn take_readback(gpu: &Gpu) -> Result<PinnedBuffer> {
+    let kept = {
+        let mut kept = READBACKS.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().position(|(s, _)| Arc::ptr_eq(s, gpu.stream())).map(|i| kept.swap_remove(i).1)
+    };
+    match kept {
+        Some(b) => Ok(b),
+        None => PinnedBuffer::new(gpu, 4 * sk::COUNTS),
+    }
+}
+
+fn keep_readback(gpu: &Gpu, buf: PinnedBuffer) {
+    READBACKS.lock().unwrap_or_else(|e| e.into_inner()).push((gpu.stream().clone(), buf));
+}
+
+fn run<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<u32>>,
-    offsets: &[usize],
+    offsets: &DeviceBuffer<O>,
     order: Order,
 ) -> Result<()> {
-    let bit_order = K::KEY_ORDER;
-    check_offsets(buf.len(), offsets)?;
-    if buf.len() as u64 >= 1 << sk::START_BITS {
+    let segments = offsets.len().saturating_sub(1);
+    if segments == 0 {
+        return Ok(());
+    }
+    if segments > u32::MAX as usize - 1 {
         return Err(Error::TooManyElements {
-            what: "a segmented sort".into(),
-            max: (1 << sk::START_BITS) - 1,
-            len: buf.len() as u64,
+            what: "segments of a segmented sort".into(),
+            max: u32::MAX as u64 - 1,
+            len: segments as u64,
         });
     }
+    let n = buf.len() as u64;
+    if n >= 1 << sk::START_BITS {
+        return Err(Error::TooManyElements { what: "a segmented sort".into(), max: (1 << sk::START_BITS) - 1, len: n });
+    }
+    let bit_order = K::KEY_ORDER;
     let kb = size_of::<K>() as u32;
     let vals = values.map(|v| v.dev_ptr());
     let vb = if vals.is_some() { 4 } else { 0 };
-    let bins = Bins::of(offsets, kb, vb);
+    let block_max = rk::small_max(kb, vb);
+    let cap = |bin| sk::bin_capacity(n, segments as u64, sk::bin_min_len(bin, block_max)) as usize;
+    let (warp_cap, block_cap, large_cap) = (cap(Bin::Warp), cap(Bin::Block), cap(Bin::Large));
+    let tiles = sk::tiles(n) as usize;
+    let mut scratch = Scratch::take(gpu, &[sk::COUNTS + tiles, 2 * warp_cap, 2 * block_cap, 4 * large_cap])?;
+    scratch.bufs[0].zero_prefix(gpu, sk::COUNTS + tiles)?;
+    let ptr = |i: usize| scratch.bufs[i].dev_ptr();
+    let counts = ptr(0);
+    let first = counts.offset(sk::COUNTS as u64);
+    let (warp, block, large) = (ptr(1).cast::<u64>(), ptr(2).cast::<u64>(), ptr(3).cast::<u64>());
+    let bin = BinSegments {
+        offsets: offsets.dev_ptr(),
+        segments: segments as u32,
+        n,
+        block_max,
+        counts,
+        first,
+        warp,
+        block,
+        large,
+    };
+    gpu.launch(O::BIN, one_thread_per_item(segments as u64, sk::BIN_BLOCK, 0)?, &bin)?;
+    let mut readback = take_readback(gpu)?;
+    readback.download(gpu, &scratch.bufs[0], 0, 4 * sk::COUNTS)?;
     let masks = bit_order.masks(8 * kb, order.is_descending());
     // The kernels move a key as the unsigned word of its width, `K::Bits`.
-    sort_bins::<K::Bits>(gpu, buf.dev_ptr().cast(), vals, &bins, masks, Smem::small(kb, vb).bytes)?;
-    let total: usize = bins.large.iter().map(|l| l.1).sum();
-    if vals.is_none() && sk::batch_large(bins.large.len() as u64, total as u64) {
-        return sort_large_together(gpu, buf, &bins.large, total, order);
+    let keys: DevPtr<K::Bits> = buf.dev_ptr().cast();
+    let bins =
+        Lists { counts, first, warp, block, warp_cap, block_cap, tiles, n, block_smem: Smem::small(kb, vb).bytes };
+    sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks)?;
+    // Waits for the bin kernel only: the device goes on with the kernels above.
+    let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut()?[..4 * sk::COUNTS]);
+    keep_readback(gpu, readback);
+    if got[sk::COUNT_BAD] != 0 {
+        let i = segments - got[sk::COUNT_BAD] as usize;
+        let mut pair = [O::zeroed(); 2];
+        offsets.read_at(gpu, i, &mut pair)?;
+        let (a, b) = (pair[0].to_u64(), pair[1].to_u64());
+        return Err(if b < a { decreasing(i, a, b) } else { past_the_keys(b, buf.len()) });
     }
-    for &(start, len) in &bins.large {
+    let count = got[sk::COUNT_LARGE] as usize;
+    if count == 0 {
+        return Ok(());
+    }
+    let mut words = vec![0u32; 4 * count];
+    scratch.bufs[3].read_at(gpu, 0, &mut words)?;
+    let ends: &[u64] = bytemuck::cast_slice(&words);
+    let large: Vec<(usize, usize)> = ends.chunks(2).map(|c| (c[0] as usize, (c[1] - c[0]) as usize)).collect();
+    drop(scratch);
+    let total: usize = large.iter().map(|l| l.1).sum();
+    if vals.is_none() && sk::batch_large(large.len() as u64, total as u64) {
+        return sort_large_together(gpu, buf, &large, total, order);
+    }
+    for &(start, len) in &large {
         let v = vals.map(|v| (4, v.offset(start as u64).addr()));
         super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order)?;
     }
     Ok(())
 }
 
-/// Sorts the segments of the warp and block bins of `keys` (words `W`), with their
-/// values when given, in the order of the key masks `masks` (`(pos, neg)`);
-/// `block_smem` is the block kernel's shared memory.
-fn sort_bins<W: SegmentedKernels>(
+/// The bin kernel's outputs the sorting kernels read, and their worst-case sizes.
+struct Lists {
+    counts: DevPtr<u32>,
+    first: DevPtr<u32>,
+    warp: DevPtr<u64>,
+    block: DevPtr<u64>,
+    warp_cap: usize,
+    block_cap: usize,
+    tiles: usize,
+    /// Keys in the buffer.
+    n: u64,
+    /// The block kernel's shared memory.
+    block_smem: u32,
+}
+
+/// Launches the tile, warp and block kernels on the bin kernel's lists, for keys of
+/// words `W` (with their values when given) in the order of the key masks `masks`
+/// (`(pos, neg)`).
+fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     gpu: &Gpu,
     keys: DevPtr<W>,
     vals: Option<DevPtr<u32>>,
-    bins: &Bins,
+    offsets: &DeviceBuffer<O>,
+    bins: &Lists,
     masks: (u64, u64),
-    block_smem: u32,
 ) -> Result<()> {
-    if bins.descs.is_empty() {
-        return Ok(());
-    }
     let (pos, neg) = (W::from_u64(masks.0), W::from_u64(masks.1));
-    let mut scratch = Scratch::take(gpu, &[2 * bins.descs.len()])?;
-    let descs = &mut scratch.bufs[0];
-    descs.write_at(gpu, 0, bytemuck::cast_slice(&bins.descs))?;
-    let warp_descs: DevPtr<u64> = descs.dev_ptr().cast();
-    if bins.warp > 0 {
-        let (descs, count) = (warp_descs, bins.warp as u32);
-        let cfg = blocks(count.div_ceil(sk::WARPS) as u64, sk::WARP_BLOCK, 0)?;
+    let counts = bins.counts;
+    let segments = (offsets.len() - 1) as u32;
+    let tile = TileSort {
+        keys,
+        vals: vals.unwrap_or(DevPtr::NULL),
+        offsets: offsets.dev_ptr(),
+        segments,
+        n: bins.n,
+        counts,
+        first: bins.first,
+        pos,
+        neg,
+    };
+    // Grid-stride kernels, not one block per possible segment or tile (most of a
+    // worst-case grid may find no work). The tile kernel's blocks fill the device. The
+    // warp and block kernels get about one segment per warp or block where the
+    // segments allow: with fewer blocks each looping over more segments, 2^16 segments
+    // of 2^24 keys took 2.4x as long for 64-bit networks (H100, 2026-11-27: u64 keys
+    // 2.39 ms with 8 blocks per SM, 0.99 ms with 64), while an empty grid of 64 blocks
+    // per SM costs 10-25 us.
+    let sms = gpu.info().multiprocessors as u64;
+    let cfg = blocks((bins.tiles as u64).min(sms * 8), sk::TILE_BLOCK, sk::tile_smem(W::BYTES))?;
+    gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
+    if bins.warp_cap > 0 {
+        let descs = bins.warp;
+        let grid =
+            (bins.warp_cap as u64).div_ceil(sk::WARPS as u64).min(grid_cap("SORT_SEGMENTED_WARP_BLOCKS", sms * 64));
+        let cfg = blocks(grid, sk::WARP_BLOCK, 0)?;
         match vals {
-            None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, count, pos, neg })?,
-            Some(vals) => gpu.launch(W::WARP_SORT_PAIRS, cfg, &WarpSortPairs { keys, vals, descs, count, pos, neg })?,
+            None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
+            Some(vals) => {
+                gpu.launch(W::WARP_SORT_PAIRS, cfg, &WarpSortPairs { keys, vals, descs, counts, pos, neg })?
+            }
         }
     }
-    if bins.block() > 0 {
-        let descs = warp_descs.offset(bins.warp as u64);
-        let cfg = blocks(bins.block() as u64, rk::BLOCK, block_smem)?;
+    if bins.block_cap > 0 {
+        let (descs, smem) = (bins.block, bins.block_smem);
+        let cfg =
+            blocks((bins.block_cap as u64).min(grid_cap("SORT_SEGMENTED_BLOCK_BLOCKS", sms * 32)), rk::BLOCK, smem)?;
         match vals {
             None => {
-                gpu.set_max_dynamic_smem(W::BLOCK_SORT.name(), block_smem)?;
-                gpu.launch(W::BLOCK_SORT, cfg, &BlockSort { keys, descs, pos, neg })?
+                gpu.set_max_dynamic_smem(W::BLOCK_SORT.name(), smem)?;
+                gpu.launch(W::BLOCK_SORT, cfg, &BlockSort { keys, descs, counts, pos, neg })?
             }
             Some(vals) => {
-                gpu.set_max_dynamic_smem(W::BLOCK_SORT_PAIRS.name(), block_smem)?;
-                gpu.launch(W::BLOCK_SORT_PAIRS, cfg, &BlockSortPairs { keys, vals, descs, pos, neg })?
+                gpu.set_max_dynamic_smem(W::BLOCK_SORT_PAIRS.name(), smem)?;
+                gpu.launch(W::BLOCK_SORT_PAIRS, cfg, &BlockSortPairs { keys, vals, descs, counts, pos, neg })?
             }
         }
     }
     Ok(())
+}
+
+/// The most blocks of a grid-stride kernel: `default`, or the environment variable
+/// `var` (a measurement knob, read once per variable: fewer blocks loop over more
+/// segments each, more blocks cost more when most of them find no work).
+fn grid_cap(var: &'static str, default: u64) -> u64 {
+    static CAPS: Mutex<Vec<(&str, Option<u64>)>> = Mutex::new(Vec::new());
+    let mut caps = CAPS.lock().unwrap_or_else(|e| e.into_inner());
+    let cap = match caps.iter().find(|c| c.0 == var) {
+        Some(c) => c.1,
+        None => {
+            let c = std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b: &u64| b > 0);
+            caps.push((var, c));
+            c
+        }
+    };
+    cap.unwrap_or(default)
 }
 
 /// Sorts the `large` segments (`(start, len)`, `total` keys, at least two) together:
@@ -239,24 +417,25 @@ mod tests {
     }
 
     #[test]
-    fn bins_keep_order_and_split_at_the_limits() {
+    fn bins_split_at_the_limits() {
         let block_max = rk::small_max(4, 0) as usize;
-        let lens = [0, 1, 2, 512, 513, block_max, block_max + 1, 3];
+        let lens = [0, 1, 2, 32, 33, 512, 513, block_max, block_max + 1, 3];
         let mut offsets = vec![10];
         for l in lens {
             offsets.push(offsets.last().unwrap() + l);
         }
-        let b = Bins::of(&offsets, 4, 0);
-        let p = |s: usize, l: usize| sk::pack(s as u64, l as u64);
-        let o = &offsets;
-        assert_eq!(b.descs, [p(o[2], 2), p(o[3], 512), p(o[7], 3), p(o[4], 513), p(o[5], block_max)]);
-        assert_eq!((b.warp, b.block()), (3, 2));
-        assert_eq!(b.large, [(o[6], block_max + 1)]);
-        assert_eq!(bin_counts(&offsets, 4, 0), (3, 2, 1));
+        assert_eq!(bin_counts(&offsets, 4, 0), [3, 2, 2, 1]);
         // 64-bit keys: the one-block limit is higher.
-        assert_eq!(bin_counts(&offsets, 8, 0), (3, 3, 0));
+        assert_eq!(bin_counts(&offsets, 8, 0), [3, 2, 3, 0]);
         // Pairs of 64-bit keys: a lower one-block limit (7,680).
-        let b = Bins::of(&offsets, 8, 4);
-        assert_eq!((b.warp, b.block(), b.large.len()), (3, 2, 1));
+        assert_eq!(bin_counts(&offsets, 8, 4), [3, 2, 2, 1]);
+    }
+
+    #[test]
+    fn bad_offsets_say_where() {
+        let e = check_offsets(5, &[0, 3, 2]).unwrap_err().to_string();
+        assert!(e.contains("offsets[1] = 3 > offsets[2] = 2"), "{e}");
+        let e = check_offsets(5, &[0, 6]).unwrap_err().to_string();
+        assert!(e.contains("6 is past the 5 keys"), "{e}");
     }
 }

@@ -110,40 +110,81 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
     });
 }
 
-/// Warp `w` of the grid sorts segment `descs[w]` (`count` segments of 2..=WARP_MAX
-/// keys), with the shortest network that holds it: `$sort::<..., I>(seg, len)`.
-macro_rules! for_warp_segment {
-    ($descs:expr, $count:expr, |$seg:ident, $len:ident| $sort:ident::<$t:ty>($($arg:expr),*)) => {{
-        let w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
-        if w >= $count {
+/// Key words in shared memory, through shared-window addresses (one instruction per
+/// access, where a generic pointer needs an address-space check).
+pub(super) trait SharedWord: Word + RankKey {
+    unsafe fn lds(addr: u32) -> Self;
+    unsafe fn sts(addr: u32, v: Self);
+}
+
+impl SharedWord for u32 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u32 {
+        unsafe { gpu::lds_u32(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u32) {
+        unsafe { gpu::sts_u32(addr, v) }
+    }
+}
+
+impl SharedWord for u64 {
+    #[inline(always)]
+    unsafe fn lds(addr: u32) -> u64 {
+        unsafe { gpu::lds_u64(addr) }
+    }
+    #[inline(always)]
+    unsafe fn sts(addr: u32, v: u64) {
+        unsafe { gpu::sts_u64(addr, v) }
+    }
+}
+
+/// Whether the bin kernel found bad offsets: then no kernel touches the keys.
+#[inline(always)]
+unsafe fn offsets_bad(counts: *const u32) -> bool {
+    unsafe { *counts.add(COUNT_BAD) != 0 }
+}
+
+/// Warp `w` of the grid sorts warp-bin segments `descs[w]`, `descs[w + warps]`, ...
+/// (`counts[COUNT_WARP]` of them, 33..=WARP_MAX keys each), each with the shortest
+/// network that holds it: `$sort::<..., I>(seg, len)`.
+macro_rules! for_warp_segments {
+    ($descs:expr, $counts:expr, |$seg:ident, $len:ident| $sort:ident::<$t:ty>($($arg:expr),*)) => {{
+        if unsafe { offsets_bad($counts) } {
             return;
         }
-        unsafe {
-            let ($seg, $len) = unpack(*$descs.add(w as usize));
-            // Uniform across the warp: each lane reads the same descriptor.
-            match warp_items($len) {
-                1 => $sort::<$t, 1>($($arg),*),
-                2 => $sort::<$t, 2>($($arg),*),
-                4 => $sort::<$t, 4>($($arg),*),
-                8 => $sort::<$t, 8>($($arg),*),
-                _ => $sort::<$t, { WARP_ITEMS_MAX as usize }>($($arg),*),
+        let count = unsafe { *$counts.add(COUNT_WARP) };
+        let mut w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
+        let stride = gpu::grid_dim() * WARPS;
+        while w < count {
+            unsafe {
+                let ($seg, $len) = unpack(*$descs.add(w as usize));
+                // Uniform across the warp: each lane reads the same descriptor.
+                match warp_items($len) {
+                    1 => $sort::<$t, 1>($($arg),*),
+                    2 => $sort::<$t, 2>($($arg),*),
+                    4 => $sort::<$t, 4>($($arg),*),
+                    8 => $sort::<$t, 8>($($arg),*),
+                    _ => $sort::<$t, { WARP_ITEMS_MAX as usize }>($($arg),*),
+                }
             }
+            w += stride;
         }
     }};
 }
 
 #[inline(always)]
 pub unsafe fn warp_segments<K: Word + NetItem>(p: WarpSort<K>) {
-    let WarpSort { keys, descs, count, pos, neg } = p;
-    let (keys, descs) = (keys.get(), descs.get());
-    for_warp_segment!(descs, count, |start, len| warp_sort::<K>(keys.add(start as usize), len, pos, neg))
+    let WarpSort { keys, descs, counts, pos, neg } = p;
+    let (keys, descs, counts) = (keys.get(), descs.get(), counts.get());
+    for_warp_segments!(descs, counts, |start, len| warp_sort::<K>(keys.add(start as usize), len, pos, neg))
 }
 
 #[inline(always)]
 pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
-    let WarpSortPairs { keys, vals, descs, count, pos, neg } = p;
-    let (keys, vals, descs) = (keys.get(), vals.get(), descs.get());
-    for_warp_segment!(descs, count, |start, len| warp_sort_pairs::<T>(
+    let WarpSortPairs { keys, vals, descs, counts, pos, neg } = p;
+    let (keys, vals, descs, counts) = (keys.get(), vals.get(), descs.get(), counts.get());
+    for_warp_segments!(descs, counts, |start, len| warp_sort_pairs::<T>(
         keys.add(start as usize),
         vals.add(start as usize),
         len,
@@ -152,34 +193,60 @@ pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
     ))
 }
 
-/// Block `b` sorts segment `descs[b]` (more than WARP_MAX keys, at most the radix
-/// one-block limit) with the radix sort's one-block body on tiles of at most `FULL`
-/// items per thread.
+/// Block `b` sorts block-bin segments `descs[b]`, `descs[b + blocks]`, ... (more than
+/// WARP_MAX keys, at most the radix one-block limit) with the radix sort's one-block
+/// body on tiles of at most `FULL` items per thread.
 #[inline(always)]
 pub unsafe fn block_segments<K: Word, const FULL: usize>(p: BlockSort<K>) {
-    let BlockSort { keys, descs, pos, neg } = p;
+    let BlockSort { keys, descs, counts, pos, neg } = p;
     let vals = core::ptr::null_mut::<u32>();
-    unsafe { block_segment::<K, false, FULL>(keys.get(), vals, descs.get(), pos, neg) }
+    unsafe { block_segments_of::<K, false, FULL>(keys.get(), vals, descs.get(), counts.get(), pos, neg) }
 }
 
 /// [`block_segments`] of keys with values.
 #[inline(always)]
 pub unsafe fn block_segments_pairs<K: Word, const FULL: usize>(p: BlockSortPairs<K>) {
-    let BlockSortPairs { keys, vals, descs, pos, neg } = p;
-    unsafe { block_segment::<K, true, FULL>(keys.get(), vals.get(), descs.get(), pos, neg) }
+    let BlockSortPairs { keys, vals, descs, counts, pos, neg } = p;
+    unsafe { block_segments_of::<K, true, FULL>(keys.get(), vals.get(), descs.get(), counts.get(), pos, neg) }
 }
 
-/// The segment of block `b` (see [`block_segments`]), values too when `PAIRS`.
+/// The segments of this block (see [`block_segments`]), values too when `PAIRS`.
 #[inline(always)]
-unsafe fn block_segment<K: Word, const PAIRS: bool, const FULL: usize>(
+unsafe fn block_segments_of<K: Word, const PAIRS: bool, const FULL: usize>(
     keys: *mut K,
     vals: *mut u32,
     descs: *const u64,
+    counts: *const u32,
     pos: K,
     neg: K,
 ) {
     unsafe {
-        let (start, len) = unpack(*descs.add(gpu::block_idx() as usize));
+        if offsets_bad(counts) {
+            return;
+        }
+        // Uniform across the block, as the barriers inside need.
+        let count = *counts.add(COUNT_BLOCK);
+        let mut b = gpu::block_idx();
+        while b < count {
+            block_segment::<K, PAIRS, FULL>(keys, vals, *descs.add(b as usize), pos, neg);
+            // The next segment reuses the shared memory.
+            gpu::sync_threads();
+            b += gpu::grid_dim();
+        }
+    }
+}
+
+/// Sorts the block-bin segment of descriptor `desc`, values too when `PAIRS`.
+#[inline(always)]
+unsafe fn block_segment<K: Word, const PAIRS: bool, const FULL: usize>(
+    keys: *mut K,
+    vals: *mut u32,
+    desc: u64,
+    pos: K,
+    neg: K,
+) {
+    unsafe {
+        let (start, len) = unpack(desc);
         let (seg, seg_vals) = (keys.add(start as usize), if PAIRS { vals.add(start as usize) } else { vals });
         let end = 8 * K::BYTES;
         // The radix one-block sort's tile for `len` keys (every pass ranks every slot,
@@ -194,6 +261,198 @@ unsafe fn block_segment<K: Word, const PAIRS: bool, const FULL: usize>(
             }
             _ => small::<K, u32, PAIRS, FULL>(seg, seg_vals, len, 0, end, pos, neg),
         }
+    }
+}
+
+/// `atomicMax` on a global `u32`.
+#[inline(always)]
+unsafe fn atomic_max_u32(p: *mut u32, v: u32) {
+    unsafe {
+        core::arch::asm!("red.global.max.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v);
+    }
+}
+
+/// Reserves a slot of the list counted at `count` for each lane whose `pred` holds,
+/// with one atomic per warp; returns this lane's slot. Every lane must call it.
+#[inline(always)]
+unsafe fn append(count: *mut u32, pred: bool) -> u32 {
+    let mask = gpu::ballot(pred);
+    if mask == 0 {
+        return 0;
+    }
+    let leader = mask.trailing_zeros();
+    let mut first = 0;
+    if gpu::lane_id() == leader {
+        first = unsafe { gpu::atomic_add_u32(count, mask.count_ones()) };
+    }
+    gpu::shfl_idx_u32(first, leader) + (mask & gpu::lanemask_lt()).count_ones()
+}
+
+/// Thread `i` checks segment `i`, marks its tile when it is the tile's first tile-bin
+/// segment, and appends it to its bin's list (see [`BinSegments`]).
+#[inline(always)]
+pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
+    let BinSegments { offsets, segments, n, block_max, counts, first, warp, block, large } = p;
+    let (offsets, counts, first) = (offsets.get(), counts.get(), first.get());
+    let (warp, block, large) = (warp.get(), block.get(), large.get());
+    let i = gpu::global_idx();
+    // Every lane goes on to the ballots of `append`.
+    let live = i < segments as u64;
+    let (mut start, mut end) = (0u64, 0u64);
+    unsafe {
+        if live {
+            start = (*offsets.add(i as usize)).to_u64();
+            end = (*offsets.add(i as usize + 1)).to_u64();
+        }
+        let bad = live && (end < start || end > n);
+        if bad {
+            atomic_max_u32(counts.add(COUNT_BAD), segments - i as u32);
+        }
+        let b = if live && !bad { bin_with(end - start, block_max) } else { Bin::Skip };
+        // The first tile-bin segment of each tile: of the lanes with the same tile, the
+        // lowest (the first segment) marks it. Tile indices stay below u32::MAX (at
+        // most 2^40 keys), which stands for no tile here.
+        let tile = if b == Bin::Tile { tile_of(start) as u32 } else { u32::MAX };
+        let peers = gpu::match_any_u32(tile);
+        if b == Bin::Tile && peers & gpu::lanemask_lt() == 0 {
+            atomic_max_u32(first.add(tile as usize), first_mark(i as u32));
+        }
+        let total = segments as u64;
+        // Bad offsets can make the lists longer than their worst case for good ones:
+        // slots past it are dropped (nothing is sorted then anyway).
+        let fits = |slot: u32, bin: Bin| (slot as u64) < bin_capacity(n, total, bin_min_len(bin, block_max));
+        let desc = pack(start, end.wrapping_sub(start));
+        let w = append(counts.add(COUNT_WARP), b == Bin::Warp);
+        if b == Bin::Warp && fits(w, Bin::Warp) {
+            *warp.add(w as usize) = desc;
+        }
+        let k = append(counts.add(COUNT_BLOCK), b == Bin::Block);
+        if b == Bin::Block && fits(k, Bin::Block) {
+            *block.add(k as usize) = desc;
+        }
+        let l = append(counts.add(COUNT_LARGE), b == Bin::Large);
+        if b == Bin::Large && fits(l, Bin::Large) {
+            *large.add(2 * l as usize) = start;
+            *large.add(2 * l as usize + 1) = end;
+        }
+    }
+}
+
+/// Block `b` sorts the tile-bin segments of tiles `b`, `b + blocks`, ... (see the
+/// module docs): marks each window position with its owned segment, loads the owned
+/// keys (and values), and stores each at its rank in its segment.
+#[inline(always)]
+pub unsafe fn tile_segments<K: SharedWord + Ord, O: Word, const PAIRS: bool>(p: TileSort<K, O>) {
+    let TileSort { keys, vals, offsets, segments, n, counts, first, pos, neg } = p;
+    let (keys, vals, offsets, counts, first) = (keys.get(), vals.get(), offsets.get(), counts.get(), first.get());
+    unsafe {
+        if offsets_bad(counts) {
+            return;
+        }
+        // Shared-window addresses: each position's span, then each position's order bits.
+        let spans = gpu::smem_base();
+        let ords = spans + 4 * TILE;
+        let tiles = tiles(n);
+        let mut t = gpu::block_idx() as u64;
+        // Uniform across the block: every thread skips a tile or none does.
+        while t < tiles {
+            let mark = *first.add(t as usize);
+            if mark != 0 {
+                sort_tile::<K, O, PAIRS>(
+                    keys,
+                    vals,
+                    offsets,
+                    segments,
+                    t * TILE_STRIDE,
+                    first_of_mark(mark),
+                    spans,
+                    ords,
+                    pos,
+                    neg,
+                );
+                // The next tile reuses the shared memory.
+                gpu::sync_threads();
+            }
+            t += gpu::grid_dim() as u64;
+        }
+    }
+}
+
+/// Sorts the tile-bin segments owned by the tile at key `base`, the first of them
+/// segment `first`, in the block's shared memory (`spans`, `ords`: the shared
+/// addresses of [`TILE`] spans and order bits).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sort_tile<K: SharedWord + Ord, O: Word, const PAIRS: bool>(
+    keys: *mut K,
+    vals: *mut u32,
+    offsets: *const O,
+    segments: u32,
+    base: u64,
+    first: u32,
+    spans: u32,
+    ords: u32,
+    pos: K,
+    neg: K,
+) {
+    const I: usize = TILE_ITEMS as usize;
+    let tid = gpu::thread_idx();
+    unsafe {
+        unroll::<I>(|k| gpu::sts_u32(spans + 4 * (k as u32 * TILE_BLOCK + tid), NOT_OWNED));
+        gpu::sync_threads();
+        let owned_end = base + TILE_STRIDE;
+        let total = segments as u64;
+        let mut chunk = first as u64;
+        loop {
+            let i = chunk + tid as u64;
+            if i < total {
+                let s = (*offsets.add(i as usize)).to_u64();
+                if s < owned_end {
+                    let e = (*offsets.add(i as usize + 1)).to_u64();
+                    if bin_with(e - s, u64::MAX) == Bin::Tile {
+                        let (sr, er) = ((s - base) as u32, (e - base) as u32);
+                        let span = tile_span(sr, er);
+                        for q in sr..er {
+                            gpu::sts_u32(spans + 4 * q, span);
+                        }
+                    }
+                }
+            }
+            chunk += TILE_BLOCK as u64;
+            // Every thread reads the same offset: the loop ends for all at once.
+            if chunk >= total || (*offsets.add(chunk as usize)).to_u64() >= owned_end {
+                break;
+            }
+        }
+        gpu::sync_threads();
+        let mut span = [NOT_OWNED; I];
+        let mut mine = [K::ZERO; I];
+        let mut v = [0u32; I];
+        unroll::<I>(|k| {
+            let o = k * TILE_BLOCK as usize + tid as usize;
+            span[k] = gpu::lds_u32(spans + 4 * o as u32);
+            if span[k] != NOT_OWNED {
+                mine[k] = (*keys.add(base as usize + o)).ordered(pos, neg);
+                K::sts(ords + o as u32 * K::BYTES, mine[k]);
+                if PAIRS {
+                    v[k] = *vals.add(base as usize + o);
+                }
+            }
+        });
+        // Every owned key is read before any is overwritten.
+        gpu::sync_threads();
+        unroll::<I>(|k| {
+            if span[k] != NOT_OWNED {
+                let o = (k * TILE_BLOCK as usize + tid as usize) as u32;
+                let (s, e) = tile_span_bounds(span[k]);
+                let r = rank_in_segment(|j| K::lds(ords + j * K::BYTES), s, e, o, mine[k]);
+                let dst = base as usize + (s + r) as usize;
+                *keys.add(dst) = mine[k].raw(pos, neg);
+                if PAIRS {
+                    *vals.add(dst) = v[k];
+                }
+            }
+        });
     }
 }
 

@@ -1,22 +1,37 @@
 //! `segmented`: many independent segments of one buffer sorted in a few launches (as
 //! CUB's `DeviceSegmentedSort` and `torch.sort` along a dimension do).
 //!
-//! The host knows the offsets, so it bins the segments by length ([`bin`]) and
-//! uploads the [`pack`]ed `(start, len)` descriptors of the two kernel bins in one
-//! copy (warp bin first):
+//! The offsets stay on the device. `segmented_bin` ([`BinSegments`], one thread per
+//! segment) checks them, bins each segment by length ([`bin`]) and appends it to its
+//! bin's work list with warp-aggregated atomics, and records for each tile of the key
+//! buffer the first tile-bin segment that starts in it. The sorting kernels that follow are
+//! launched for the worst case the host can tell from the key and segment counts and
+//! read their work counts from device memory, so nothing waits for the host between
+//! them:
 //!
-//! - [`Bin::Warp`] (2..=[`WARP_MAX`] keys): `segmented_warp_sort`, one warp per
-//!   segment, [`WARPS`] segments per block. The warp holds its segment in registers,
+//! - [`Bin::Tile`] (2..=[`TILE_SEG_MAX`] keys): `segmented_tile_sort` ([`TileSort`]),
+//!   blocks striding over the tiles of the keys (tiles without a tile-bin segment cost
+//!   one load). Tile `t` *owns* the tile-bin segments that start in
+//!   `[t * TILE_STRIDE, (t + 1) * TILE_STRIDE)`; they end inside its window of [`TILE`]
+//!   keys. The block loads the owned keys of the window (coalesced; no other key is
+//!   touched, as other kernels sort those concurrently) into shared memory as order
+//!   bits, and each key's new place in its segment is its rank there
+//!   ([`rank_in_segment`]: the keys below it, and the equal keys before it, so pairs
+//!   stay stable). Lengths 0..=32 cost about the same per key.
+//! - [`Bin::Warp`] (up to [`WARP_MAX`] keys): `segmented_warp_sort`, one warp per
+//!   segment (grid-stride over the list). The warp holds its segment in registers,
 //!   [`warp_items`] keys per lane (a power of two, so the network is as short as the
 //!   segment allows), in *striped* order (element `k * 32 + lane`: coalesced loads and
 //!   stores), padded with the largest order bits, and sorts it by the warp's bitonic
 //!   network ([`crate::block::warp_sort`]: strides below 32 exchange across lanes by
 //!   shuffles, larger strides swap inside a lane's registers).
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
-//!   one block per segment running the radix sort's one-block body
+//!   one block per segment (grid-stride) running the radix sort's one-block body
 //!   (`radix::device::small`) on the segment, on the smallest of its tiles that
 //!   holds the segment ([`crate::radix::small_items`]).
-//! - [`Bin::Large`]: the ordinary radix sort. One sort per segment costs a few
+//! - [`Bin::Large`]: the ordinary radix sort, launched by the host once it has read the
+//!   large list (the only read back, queued right after the bin kernel so the device
+//!   sorts the other bins meanwhile). One sort per segment costs a few
 //!   launches whatever its length (tens of microseconds), so when there are many
 //!   large segments ([`batch_large`]) they are sorted together instead:
 //!   `segmented_gather` copies them into one buffer (their *concatenation*, in segment
@@ -25,32 +40,83 @@
 //!   keys sorted in its own place of the concatenation, and `segmented_scatter`
 //!   copies them back.
 //!
-//! Pairs (a `u32` value per key, e.g. an index) are sorted stably: the warp network
-//! sorts `(order bits, position in the segment)` tags ([`tag_u32`] for 32-bit keys:
-//! one `u64`), so no two elements tie, and each lane then fetches its outputs' values
-//! from their input positions before any is overwritten; the block kernel runs the
-//! radix body with values, which is stable. Long segments of pairs get a radix pair
-//! sort each.
+//! Bad offsets (decreasing, or past the keys) set a flag ([`COUNT_BAD`]) that every
+//! sorting kernel checks first: the keys are then left as they were, and the host
+//! reports the error.
 //!
-//! Keys move as raw words; the networks compare order bits (`raw ^ mask`, see
+//! Pairs (a `u32` value per key, e.g. an index) are sorted stably: the tile kernel
+//! ranks equal keys by position; the warp network sorts `(order bits, position in the
+//! segment)` tags ([`tag_u32`] for 32-bit keys: one `u64`), so no two elements tie, and
+//! each lane then fetches its outputs' values from their input positions before any
+//! is overwritten; the block kernel runs the radix body with values, which is stable.
+//! Long segments of pairs get a radix pair sort each.
+//!
+//! Keys move as raw words; the kernels compare order bits (`raw ^ mask`, see
 //! [`crate::key::BitOrder::masks`]), so every primitive type and both directions use
 //! the same kernels, one set per key width. Equal order bits mean equal raw bits, so the
 //! unstable network gives the same result as any stable sort.
 //!
 //! The entries are per key *word* ([`SegmentedKernels`]): `u32` for 32-bit keys, `u64`
-//! for 64-bit keys. A primitive key's word is its [`SortKey::Bits`](crate::SortKey::Bits),
-//! the unsigned integer of its width.
+//! for 64-bit keys, and those reading the offsets per offset word ([`OffsetKernels`]:
+//! `u32` or `u64`). A primitive key's word is its
+//! [`SortKey::Bits`](crate::SortKey::Bits), the unsigned integer of its width.
 use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
 crate::params::kernel_params! {
-    /// `segmented_warp_sort`: warp `w` of the grid sorts the `w`-th of `count` warp-bin
-    /// segments of `keys` in place.
+    /// `segmented_bin`: thread `i` bins segment `i` of `segments`
+    /// (`offsets[i]..offsets[i + 1]` of `n` keys), see the module docs.
+    pub struct BinSegments<O> {
+        pub offsets: DevPtr<O>,
+        pub segments: u32,
+        pub n: u64,
+        /// The block bin's longest segment ([`crate::radix::small_max`] of the keys).
+        pub block_max: u64,
+        /// [`COUNTS`] words, zeroed before the launch: the lists' lengths and the flag
+        /// of bad offsets.
+        pub counts: DevPtr<u32>,
+        /// Per tile ([`tiles`] of them, zeroed): the first tile-bin segment that starts
+        /// in it as [`first_mark`], 0 when none does.
+        pub first: DevPtr<u32>,
+        /// The warp and block bins' descriptors ([`pack`]).
+        pub warp: DevPtr<u64>,
+        pub block: DevPtr<u64>,
+        /// The large segments' `(start, end)`, two words each.
+        pub large: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`BinSegments`].
+    entries bin_entry;
+}
+
+crate::params::kernel_params! {
+    /// `segmented_tile_sort`: block `b` sorts the tile-bin segments tiles `b`,
+    /// `b + blocks in the grid`, ... own (see the module docs), with their values when
+    /// `vals` is not null (pairs entries).
+    pub struct TileSort<K, O> {
+        pub keys: DevPtr<K>,
+        pub vals: DevPtr<u32>,
+        pub offsets: DevPtr<O>,
+        pub segments: u32,
+        pub n: u64,
+        /// The bin kernel's counts (only the bad-offsets flag is read).
+        pub counts: DevPtr<u32>,
+        pub first: DevPtr<u32>,
+        pub pos: K,
+        pub neg: K,
+    }
+    /// Declares an entry taking [`TileSort`].
+    entries tile_sort_entry;
+}
+
+crate::params::kernel_params! {
+    /// `segmented_warp_sort`: warp `w` of the grid sorts warp-bin segments `w`,
+    /// `w + warps in the grid`, ... of `keys` in place (`counts[COUNT_WARP]` of them).
     pub struct WarpSort<K> {
         pub keys: DevPtr<K>,
         /// The segments' descriptors ([`pack`]).
         pub descs: DevPtr<u64>,
-        pub count: u32,
+        /// The bin kernel's counts.
+        pub counts: DevPtr<u32>,
         /// The key order's masks ([`crate::key::BitOrder::masks`]).
         pub pos: K,
         pub neg: K,
@@ -65,7 +131,7 @@ crate::params::kernel_params! {
         pub keys: DevPtr<K>,
         pub vals: DevPtr<u32>,
         pub descs: DevPtr<u64>,
-        pub count: u32,
+        pub counts: DevPtr<u32>,
         pub pos: K,
         pub neg: K,
     }
@@ -74,11 +140,13 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
-    /// `segmented_block_sort`: block `b` sorts the block-bin segment `descs[b]` of
-    /// `keys` in place with the radix sort's one-block body.
+    /// `segmented_block_sort`: block `b` sorts the block-bin segments `descs[b]`,
+    /// `descs[b + blocks in the grid]`, ... (`counts[COUNT_BLOCK]` of them) of `keys` in
+    /// place with the radix sort's one-block body.
     pub struct BlockSort<K> {
         pub keys: DevPtr<K>,
         pub descs: DevPtr<u64>,
+        pub counts: DevPtr<u32>,
         pub pos: K,
         pub neg: K,
     }
@@ -92,6 +160,7 @@ crate::params::kernel_params! {
         pub keys: DevPtr<K>,
         pub vals: DevPtr<u32>,
         pub descs: DevPtr<u64>,
+        pub counts: DevPtr<u32>,
         pub pos: K,
         pub neg: K,
     }
@@ -125,7 +194,36 @@ pub trait SegmentedKernels: Word {
     const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<Self>>;
     const GATHER: Kernel<LargeCopy<Self>>;
     const SCATTER: Kernel<LargeCopy<Self>>;
+    /// The tile kernels for `u32` and `u64` offsets, keys only and pairs.
+    const TILE_SORT_O32: Kernel<TileSort<Self, u32>>;
+    const TILE_SORT_O64: Kernel<TileSort<Self, u64>>;
+    const TILE_SORT_PAIRS_O32: Kernel<TileSort<Self, u32>>;
+    const TILE_SORT_PAIRS_O64: Kernel<TileSort<Self, u64>>;
 }
+
+/// The segmented sort's entries that read offsets of one word type (`u32` or `u64`).
+pub trait OffsetKernels: Word {
+    const BIN: Kernel<BinSegments<Self>>;
+    /// The tile kernel of keys of word `K` (with values when `pairs`).
+    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, Self>>;
+}
+
+impl OffsetKernels for u32 {
+    const BIN: Kernel<BinSegments<u32>> = segmented_bin_o32;
+    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u32>> {
+        if pairs { K::TILE_SORT_PAIRS_O32 } else { K::TILE_SORT_O32 }
+    }
+}
+
+impl OffsetKernels for u64 {
+    const BIN: Kernel<BinSegments<u64>> = segmented_bin_o64;
+    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u64>> {
+        if pairs { K::TILE_SORT_PAIRS_O64 } else { K::TILE_SORT_O64 }
+    }
+}
+
+bin_entry!(segmented_bin_o32 { O = u32 } |p| device::bin_segments::<u32>(p));
+bin_entry!(segmented_bin_o64 { O = u64 } |p| device::bin_segments::<u64>(p));
 
 /// Declares the entries of key word `$k`; `$tag` is its pairs' network element
 /// (`device::Tag`).
@@ -141,6 +239,14 @@ macro_rules! segmented_entries {
                 |p| device::block_segments_pairs::<$k, { crate::radix::items(<$k as Word>::BYTES, 4) as usize }>(p));
             large_copy_entry!([<segmented_gather_ $suffix>] { K = $k } |p| device::gather_large::<$k>(p));
             large_copy_entry!([<segmented_scatter_ $suffix>] { K = $k } |p| device::scatter_large::<$k>(p));
+            tile_sort_entry!([<segmented_tile_sort_ $suffix _o32>] { K = $k, O = u32 }
+                |p| device::tile_segments::<$k, u32, false>(p));
+            tile_sort_entry!([<segmented_tile_sort_ $suffix _o64>] { K = $k, O = u64 }
+                |p| device::tile_segments::<$k, u64, false>(p));
+            tile_sort_entry!([<segmented_tile_sort_ $suffix _o32_v32>] { K = $k, O = u32 }
+                |p| device::tile_segments::<$k, u32, true>(p));
+            tile_sort_entry!([<segmented_tile_sort_ $suffix _o64_v32>] { K = $k, O = u64 }
+                |p| device::tile_segments::<$k, u64, true>(p));
             impl SegmentedKernels for $k {
                 const WARP_SORT: Kernel<WarpSort<$k>> = [<segmented_warp_sort_ $suffix>];
                 const WARP_SORT_PAIRS: Kernel<WarpSortPairs<$k>> = [<segmented_warp_sort_ $suffix _v32>];
@@ -148,6 +254,10 @@ macro_rules! segmented_entries {
                 const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<$k>> = [<segmented_block_sort_ $suffix _v32>];
                 const GATHER: Kernel<LargeCopy<$k>> = [<segmented_gather_ $suffix>];
                 const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
+                const TILE_SORT_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32>];
+                const TILE_SORT_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64>];
+                const TILE_SORT_PAIRS_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32_v32>];
+                const TILE_SORT_PAIRS_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64_v32>];
             }
         }
     };
@@ -155,15 +265,21 @@ macro_rules! segmented_entries {
 segmented_entries!(u32, u64, k32);
 segmented_entries!(u64, (u64, u32), k64);
 
-/// The entries of key word `K`.
-const fn word_layouts<K: SegmentedKernels>() -> [EntryLayout; 6] {
+/// The entries of key word `K`, and the bin kernel of offset word `K` (both are
+/// `u32` and `u64`).
+const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 11] {
     [
+        K::BIN.layout(),
         K::WARP_SORT.layout(),
         K::WARP_SORT_PAIRS.layout(),
         K::BLOCK_SORT.layout(),
         K::BLOCK_SORT_PAIRS.layout(),
         K::GATHER.layout(),
         K::SCATTER.layout(),
+        K::TILE_SORT_O32.layout(),
+        K::TILE_SORT_O64.layout(),
+        K::TILE_SORT_PAIRS_O32.layout(),
+        K::TILE_SORT_PAIRS_O64.layout(),
     ]
 }
 
@@ -186,6 +302,117 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
 ];
 
+/// Threads per block of the bin kernel.
+pub const BIN_BLOCK: u32 = 256;
+
+/// The tile bin's longest segment.
+pub const TILE_SEG_MAX: u64 = 32;
+/// Threads per block of the tile kernel, keys per thread, and keys per window.
+pub const TILE_BLOCK: u32 = 256;
+pub const TILE_ITEMS: u32 = 4;
+pub const TILE: u32 = TILE_BLOCK * TILE_ITEMS;
+/// Keys between the windows of consecutive tiles: a segment owned by a tile starts in
+/// its first `TILE_STRIDE` keys, so it ends inside the window.
+pub const TILE_STRIDE: u64 = TILE as u64 - TILE_SEG_MAX;
+/// A window position that no owned segment covers (see [`tile_span`]).
+pub const NOT_OWNED: u32 = u32::MAX;
+
+/// The counts the bin kernel writes: the warp, block and large lists' lengths, and
+/// the flag of bad offsets (0: none; else `segments - i` for the first bad segment
+/// `i` found, so the largest flag is the first bad segment).
+pub const COUNT_WARP: usize = 0;
+pub const COUNT_BLOCK: usize = 1;
+pub const COUNT_LARGE: usize = 2;
+pub const COUNT_BAD: usize = 3;
+pub const COUNTS: usize = 4;
+
+/// Tiles of a buffer of `n` keys.
+pub const fn tiles(n: u64) -> u64 {
+    n.div_ceil(TILE_STRIDE)
+}
+
+/// The tile a segment starting at `start` belongs to.
+#[inline(always)]
+pub const fn tile_of(start: u64) -> u64 {
+    start / TILE_STRIDE
+}
+
+/// Tile `t`'s entry of the bin kernel's `first` list for tile-bin segment `i`: the
+/// largest mark is the first segment, so that an atomic maximum over a zeroed list
+/// keeps it (`i < 2^32 - 1`: marks are never 0, which means no segment).
+#[inline(always)]
+pub const fn first_mark(i: u32) -> u32 {
+    u32::MAX - i
+}
+
+/// The segment of a mark made by [`first_mark`] (not 0).
+#[inline(always)]
+pub const fn first_of_mark(mark: u32) -> u32 {
+    u32::MAX - mark
+}
+
+/// A window position's owned segment `[s, e)` (window positions, `e <= TILE`) in one
+/// shared-memory word.
+#[inline(always)]
+pub const fn tile_span(s: u32, e: u32) -> u32 {
+    s | e << 16
+}
+
+/// `(s, e)` of a word made by [`tile_span`].
+#[inline(always)]
+pub const fn tile_span_bounds(w: u32) -> (u32, u32) {
+    (w & 0xffff, w >> 16)
+}
+
+/// Order bits tagged with a position, compared as one value (order bits first): the
+/// tile kernel's ranks count the tagged keys of a segment below a key's own, in one
+/// comparison per key.
+pub trait RankKey: Copy + Ord {
+    type Tagged: Ord + Copy;
+    fn tagged(self, pos: u32) -> Self::Tagged;
+}
+
+impl RankKey for u32 {
+    /// One 64-bit comparison.
+    type Tagged = u64;
+    #[inline(always)]
+    fn tagged(self, pos: u32) -> u64 {
+        tag_u32(self, pos)
+    }
+}
+
+impl RankKey for u64 {
+    type Tagged = (u64, u32);
+    #[inline(always)]
+    fn tagged(self, pos: u32) -> (u64, u32) {
+        (self, pos)
+    }
+}
+
+/// The place in its segment `[s, e)` of the key at window position `o` with order
+/// bits `mine`: the keys of the segment below it, and the equal ones before it
+/// (`ord_at(j)`: the order bits at position `j`). A stable sort's ranks: distinct
+/// for the keys of a segment.
+#[inline(always)]
+pub fn rank_in_segment<K: RankKey>(ord_at: impl Fn(u32) -> K, s: u32, e: u32, o: u32, mine: K) -> u32 {
+    let me = mine.tagged(o);
+    let mut r = 0;
+    let mut j = s;
+    while j < e {
+        r += (ord_at(j).tagged(j) < me) as u32;
+        j += 1;
+    }
+    r
+}
+
+/// Worst-case length of a bin list whose segments have at least `min_len` keys: no
+/// more than the segments, nor than the keys allow.
+#[inline(always)]
+pub const fn bin_capacity(n: u64, segments: u64, min_len: u64) -> u64 {
+    let by_keys = n / min_len;
+    if by_keys < segments { by_keys } else { segments }
+}
+
 /// Bits of a descriptor that hold the segment's start (elements); its length sits
 /// above them.
 pub const START_BITS: u32 = 40;
@@ -195,6 +422,7 @@ pub const START_BITS: u32 = 40;
 pub enum Bin {
     /// 0 or 1 keys: already sorted.
     Skip,
+    Tile,
     Warp,
     Block,
     Large,
@@ -203,15 +431,40 @@ pub enum Bin {
 /// The bin of a segment of `len` keys of `key_bytes` bytes, each with a value of
 /// `value_bytes` bytes (0: keys only).
 pub const fn bin(len: u64, key_bytes: u32, value_bytes: u32) -> Bin {
+    bin_with(len, crate::radix::small_max(key_bytes, value_bytes))
+}
+
+/// The bin of a segment of `len` keys when the block bin takes up to `block_max`.
+#[inline(always)]
+pub const fn bin_with(len: u64, block_max: u64) -> Bin {
     if len <= 1 {
         Bin::Skip
+    } else if len <= TILE_SEG_MAX {
+        Bin::Tile
     } else if len <= WARP_MAX {
         Bin::Warp
-    } else if len <= crate::radix::small_max(key_bytes, value_bytes) {
+    } else if len <= block_max {
         Bin::Block
     } else {
         Bin::Large
     }
+}
+
+/// The shortest segment of each list the bin kernel writes (see [`bin_capacity`]).
+pub const fn bin_min_len(bin: Bin, block_max: u64) -> u64 {
+    match bin {
+        Bin::Skip => 0,
+        Bin::Tile => 2,
+        Bin::Warp => TILE_SEG_MAX + 1,
+        Bin::Block => WARP_MAX + 1,
+        Bin::Large => block_max + 1,
+    }
+}
+
+/// Dynamic shared memory of the tile kernel for keys of `key_bytes` bytes: each window
+/// position's segment ([`tile_span`]) and order bits.
+pub const fn tile_smem(key_bytes: u32) -> u32 {
+    TILE * (4 + key_bytes)
 }
 
 /// One `u64` per segment: `start | len << START_BITS`. Requires `start < 2^40` and
