@@ -59,6 +59,14 @@ pub struct Tuning {
     /// resident at once (the launch bounds), each looping over its share, since more
     /// blocks would only add global atomics at their ends. `SORT_TOPK_HIST_BLOCKS_PER_SM`.
     pub topk_hist_blocks_per_sm: u64,
+    /// Segmented sort: warp-kernel blocks per SM (0 counts as 1). Default 64: about one
+    /// segment per warp where the segments allow, since fewer blocks looping over more
+    /// segments each made the 64-bit networks 2.4x slower (H100, 2026-11-27).
+    /// `SORT_SEGMENTED_WARP_BLOCKS_PER_SM`.
+    pub segmented_warp_blocks_per_sm: u64,
+    /// Segmented sort: one-block-kernel blocks per SM (0 counts as 1). Default 32, as
+    /// [`Tuning::segmented_warp_blocks_per_sm`]. `SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM`.
+    pub segmented_block_blocks_per_sm: u64,
     /// Cap on the merge tiles per block of mergepath's block sort (4 or 2, for 4-byte
     /// keys alone, to measure): the widest supported width within it (1 below 2);
     /// `None` (default): the widest the key and value sizes
@@ -152,6 +160,8 @@ impl Default for Tuning {
             radix_pairs: None,
             radix_hist_blocks_per_sm: 1,
             topk_hist_blocks_per_sm: 2,
+            segmented_warp_blocks_per_sm: 64,
+            segmented_block_blocks_per_sm: 32,
             mergepath_width: None,
             mergepath_partition_lanes: None,
             mergepath_reverse: None,
@@ -211,6 +221,8 @@ impl Tuning {
                 }
                 "SORT_RADIX_HIST_BLOCKS_PER_SM" => set(&mut t.radix_hist_blocks_per_sm, positive(v)),
                 "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
+                "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
+                "SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM" => set(&mut t.segmented_block_blocks_per_sm, positive(v)),
                 "SORT_MERGEPATH_WIDTH" => t.mergepath_width = number(v),
                 "SORT_MERGEPATH_PARTITION_LANES" => t.mergepath_partition_lanes = number(v),
                 "SORT_MERGEPATH_REVERSE" => t.mergepath_reverse = on_off(v),
@@ -304,6 +316,8 @@ mod tests {
             ("SORT_RADIX_PAIRS", "through", Tuning { radix_pairs: Some(Packing::Through), ..d.clone() }),
             ("SORT_RADIX_HIST_BLOCKS_PER_SM", "3", Tuning { radix_hist_blocks_per_sm: 3, ..d.clone() }),
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
+            ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
+            ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),
             ("SORT_MERGEPATH_WIDTH", "2", Tuning { mergepath_width: Some(2), ..d.clone() }),
             ("SORT_MERGEPATH_PARTITION_LANES", "32", Tuning { mergepath_partition_lanes: Some(32), ..d.clone() }),
             ("SORT_MERGEPATH_REVERSE", "1", Tuning { mergepath_reverse: Some(true), ..d.clone() }),

@@ -5,7 +5,7 @@
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::CUresult;
 
-use super::{DeviceBuffer, Gpu};
+use super::{DeviceBuffer, Gpu, PinnedBuffer};
 use crate::error::Result;
 
 impl Gpu {
@@ -39,6 +39,25 @@ impl Gpu {
             }
         }
         self.alloc::<u32>(words)
+    }
+
+    /// A page-locked host buffer of at least `bytes` for reading small results back
+    /// (allocating one costs more than the rest of a small sort): a kept one, or a new
+    /// one. Give it back with [`Gpu::give_back_pinned`]; it is freed with the `Gpu`.
+    pub(crate) fn take_pinned(&self, bytes: usize) -> Result<PinnedBuffer> {
+        let kept = {
+            let mut idle = self.pinned.lock().unwrap_or_else(|p| p.into_inner());
+            idle.iter().position(|b| b.len() >= bytes).map(|i| idle.swap_remove(i))
+        };
+        match kept {
+            Some(b) => Ok(b),
+            None => PinnedBuffer::new(self, bytes),
+        }
+    }
+
+    /// Keeps `buf` for the next [`Gpu::take_pinned`].
+    pub(crate) fn give_back_pinned(&self, buf: PinnedBuffer) {
+        self.pinned.lock().unwrap_or_else(|p| p.into_inner()).push(buf);
     }
 
     /// Bytes of idle scratch buffers this device keeps for later sorts (the

@@ -93,6 +93,8 @@ pub struct Gpu {
     functions: Mutex<HashMap<String, (CudaFunction, u32)>>,
     /// Idle scratch buffers kept between sorts ([`Gpu::take_scratch`]).
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
+    /// Idle page-locked buffers for small read-backs ([`Gpu::take_pinned`]).
+    pinned: Mutex<Vec<PinnedBuffer>>,
     info: DeviceInfo,
     source: ModuleSource,
     /// Whether kernels of [`PDL_KERNELS`] are launched as programmatic dependents
@@ -184,6 +186,7 @@ impl Gpu {
             module,
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
+            pinned: Mutex::new(Vec::new()),
             info,
             dependent_launches: dependent_launches(&source, &tuning),
             source,

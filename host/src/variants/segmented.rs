@@ -11,9 +11,7 @@
 //! offsets, and to sort longer segments, if any, with either a radix sort each (a
 //! few launches each) or, when there are many, two pair sorts of all of them at once
 //! between a gather and a scatter ([`kernels::segmented::batch_large`]).
-use std::sync::{Arc, Mutex};
 
-use cudarc::driver::CudaStream;
 use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
 use kernels::segmented::{
@@ -25,7 +23,7 @@ pub use kernels::segmented::{TILE_SEG_MAX, TILE_STRIDE};
 
 use super::launch::{blocks, one_thread_per_item};
 use super::scratch::Scratch;
-use crate::device::{DeviceBuffer, Gpu, PinnedBuffer};
+use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
 use crate::error::{Error, Result};
 use crate::options::Order;
@@ -158,27 +156,6 @@ fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffse
     f(&dev)
 }
 
-/// Page-locked buffers the bin kernel's counts are read back into, one per stream in
-/// use (allocating one costs more than the rest of a small sort). Each keeps its
-/// stream alive, so a stream's address names one stream only.
-static READBACKS: Mutex<Vec<(Arc<CudaStream>, PinnedBuffer)>> = Mutex::new(Vec::new());
-
-/// A read-back buffer for `gpu`'s stream: a kept one, or a new one.
-fn take_readback(gpu: &Gpu) -> Result<PinnedBuffer> {
-    let kept = {
-        let mut kept = READBACKS.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter().position(|(s, _)| Arc::ptr_eq(s, gpu.stream())).map(|i| kept.swap_remove(i).1)
-    };
-    match kept {
-        Some(b) => Ok(b),
-        None => PinnedBuffer::new(gpu, 4 * sk::COUNTS),
-    }
-}
-
-fn keep_readback(gpu: &Gpu, buf: PinnedBuffer) {
-    READBACKS.lock().unwrap_or_else(|e| e.into_inner()).push((gpu.stream().clone(), buf));
-}
-
 fn run<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
@@ -227,7 +204,7 @@ fn run<K: Key, O: SegmentOffset>(
         large,
     };
     gpu.launch(O::BIN, one_thread_per_item(segments as u64, sk::BIN_BLOCK, 0)?, &bin)?;
-    let mut readback = take_readback(gpu)?;
+    let mut readback = gpu.take_pinned(4 * sk::COUNTS)?;
     readback.download(gpu, &scratch.bufs[0], 0, 4 * sk::COUNTS)?;
     let masks = bit_order.masks(8 * kb, order.is_descending());
     // The kernels move a key as the unsigned word of its width, `K::Bits`.
@@ -237,7 +214,7 @@ fn run<K: Key, O: SegmentOffset>(
     sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks)?;
     // Waits for the bin kernel only: the device goes on with the kernels above.
     let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut()?[..4 * sk::COUNTS]);
-    keep_readback(gpu, readback);
+    gpu.give_back_pinned(readback);
     if got[sk::COUNT_BAD] != 0 {
         let i = segments - got[sk::COUNT_BAD] as usize;
         let mut pair = [O::zeroed(); 2];
@@ -317,8 +294,9 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
     if bins.warp_cap > 0 {
         let descs = bins.warp;
-        let grid =
-            (bins.warp_cap as u64).div_ceil(sk::WARPS as u64).min(grid_cap("SORT_SEGMENTED_WARP_BLOCKS", sms * 64));
+        let grid = (bins.warp_cap as u64)
+            .div_ceil(sk::WARPS as u64)
+            .min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
         let cfg = blocks(grid, sk::WARP_BLOCK, 0)?;
         match vals {
             None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
@@ -329,8 +307,11 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     }
     if bins.block_cap > 0 {
         let (descs, smem) = (bins.block, bins.block_smem);
-        let cfg =
-            blocks((bins.block_cap as u64).min(grid_cap("SORT_SEGMENTED_BLOCK_BLOCKS", sms * 32)), rk::BLOCK, smem)?;
+        let cfg = blocks(
+            (bins.block_cap as u64).min(sms * gpu.tuning().segmented_block_blocks_per_sm.max(1)),
+            rk::BLOCK,
+            smem,
+        )?;
         match vals {
             None => {
                 gpu.set_max_dynamic_smem(W::BLOCK_SORT.name(), smem)?;
@@ -343,23 +324,6 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
         }
     }
     Ok(())
-}
-
-/// The most blocks of a grid-stride kernel: `default`, or the environment variable
-/// `var` (a measurement knob, read once per variable: fewer blocks loop over more
-/// segments each, more blocks cost more when most of them find no work).
-fn grid_cap(var: &'static str, default: u64) -> u64 {
-    static CAPS: Mutex<Vec<(&str, Option<u64>)>> = Mutex::new(Vec::new());
-    let mut caps = CAPS.lock().unwrap_or_else(|e| e.into_inner());
-    let cap = match caps.iter().find(|c| c.0 == var) {
-        Some(c) => c.1,
-        None => {
-            let c = std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b: &u64| b > 0);
-            caps.push((var, c));
-            c
-        }
-    };
-    cap.unwrap_or(default)
 }
 
 /// Sorts the `large` segments (`(start, len)`, `total` keys, at least two) together:
