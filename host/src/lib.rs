@@ -206,3 +206,4 @@ pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::records::KeyField;
+pub use variants::searchsorted::{QueryOrder, Side};
