@@ -34,44 +34,67 @@ fn item_carry(mask: u32, base: u64) -> Carry {
     Carry { runs: mask.count_ones() as u64, last }
 }
 
+/// The carry of the tiles `next - 1 - lane` and before, of lanes `0..=upto` (nearest
+/// first): the runs add up; the last head is that of the nearest tile with one.
+#[inline(always)]
+fn window(c: Carry, upto: u32) -> Carry {
+    let mine = gpu::lane_id() <= upto;
+    let runs = warp_sum_u64(if mine { c.runs } else { 0 });
+    let with_head = gpu::ballot(mine && c.last != 0);
+    let last = if with_head != 0 { gpu::shfl_idx_u64(c.last, with_head.trailing_zeros()) } else { 0 };
+    Carry { runs, last }
+}
+
 /// The carry of all tiles before `tile` from their status words (warp 0 only, all its
-/// lanes): each step reads the 32 nearest unread predecessors at once; it uses them if
-/// every one up to the nearest inclusive prefix (or all 32 aggregates) has published,
-/// and reads them again if not. Tile 0 publishes a prefix at once, so the walk ends.
+/// lanes). Each round loads the [`LOOK_BACK`] nearest unread predecessors at once
+/// (lane `l` of slot `k` holds tile `next - 1 - 32 k - l`), then walks them 32 at a
+/// time: it stops at the nearest inclusive prefix if every tile up to it has
+/// published, takes 32 aggregates and goes on, or reads again from where it stands
+/// if a tile has not published yet. Tile 0 publishes a prefix at once, so the walk
+/// ends.
 #[inline(always)]
 unsafe fn look_back(words: *const u64, tile: u32) -> Carry {
+    const SLOTS: usize = (LOOK_BACK / WARP) as usize;
     let lane = gpu::lane_id();
     let mut acc = Carry::default(); // the tiles already walked (nearer ones)
     let mut next = tile; // tiles next-1, next-2, ... remain
     loop {
-        let (flag, c) = if lane < next {
-            let at = 2 * (next - 1 - lane) as usize;
-            let w = unsafe { [gpu::ld_relaxed_u64(words.add(at)), gpu::ld_relaxed_u64(words.add(at + 1))] };
-            status::unpack(w)
-        } else {
-            (status::PREFIX, Carry::default()) // before tile 0: nothing
-        };
-        let prefixes = gpu::ballot(flag == status::PREFIX);
-        let waiting = gpu::ballot(flag == 0);
-        // Lanes `0..=upto_lane` hold tiles from the nearest one back.
-        let window = |upto: u32| {
-            let mine = lane <= upto;
-            let runs = warp_sum_u64(if mine { c.runs } else { 0 });
-            // The last head of the window is the nearest tile's that has one: the
-            // lowest lane.
-            let with_head = gpu::ballot(mine && c.last != 0);
-            let last = if with_head != 0 { gpu::shfl_idx_u64(c.last, with_head.trailing_zeros()) } else { 0 };
-            Carry { runs, last }
-        };
-        if prefixes != 0 {
-            let nearest = prefixes.trailing_zeros();
-            let upto = u32::MAX >> (31 - nearest); // lanes 0..=nearest
-            if waiting & upto == 0 {
-                return window(nearest).then(acc);
+        let mut seen = [(0u64, Carry::default()); SLOTS];
+        unroll::<SLOTS>(|k| {
+            let off = k as u32 * WARP + lane;
+            seen[k] = if off < next {
+                let at = 2 * (next - 1 - off) as usize;
+                unsafe { status::unpack([gpu::ld_relaxed_u64(words.add(at)), gpu::ld_relaxed_u64(words.add(at + 1))]) }
+            } else {
+                (status::PREFIX, Carry::default()) // before tile 0: nothing
+            };
+        });
+        // Walked with static indices (a dynamic index put `seen` in local memory);
+        // `stop` is warp-uniform, so every lane runs the same ballots.
+        let (mut stop, mut found) = (false, None);
+        unroll::<SLOTS>(|k| {
+            if stop {
+                return;
             }
-        } else if waiting == 0 {
-            acc = window(WARP - 1).then(acc);
-            next -= WARP;
+            let (flag, c) = seen[k];
+            let prefixes = gpu::ballot(flag == status::PREFIX);
+            let waiting = gpu::ballot(flag == 0);
+            if prefixes != 0 {
+                let nearest = prefixes.trailing_zeros();
+                let upto = u32::MAX >> (31 - nearest); // lanes 0..=nearest
+                if waiting & upto == 0 {
+                    found = Some(window(c, nearest).then(acc));
+                }
+                stop = true; // done, or read again from `next`
+            } else if waiting == 0 {
+                acc = window(c, WARP - 1).then(acc);
+                next -= WARP;
+            } else {
+                stop = true;
+            }
+        });
+        if let Some(c) = found {
+            return c;
         }
     }
 }
@@ -94,8 +117,9 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
         }
         gpu::sync_threads();
         let tile = gpu::lds_u32(base);
-        let start = tile as u64 * TILE as u64;
-        let valid = core::cmp::min(TILE as u64, n - start) as u32;
+        let tile_len = BLOCK * I as u32;
+        let start = tile as u64 * tile_len as u64;
+        let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         let warp_first = warp_striped(warp, 0, 0, I as u32);
         // The key before the warp's first (lane 0 only), loaded with the tile so that
         // no ballot waits for it.

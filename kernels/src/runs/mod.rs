@@ -23,10 +23,23 @@ use crate::params::{DevPtr, EntryLayout, Kernel};
 
 /// Threads per block of the encoding kernel.
 pub const BLOCK: u32 = 512;
-/// Keys per thread (warp-striped: coalesced loads; `(warp, item, lane)` is index order).
-pub const ITEMS: usize = 16;
-/// Keys per tile.
-pub const TILE: u32 = BLOCK * ITEMS as u32;
+/// Keys per thread of 4-byte keys (warp-striped: coalesced loads; `(warp, item, lane)`
+/// is index order), and of 8-byte keys: 48 and 64 KiB tiles. Each tile waits about
+/// one look-back (round trips to L2) after its loads; with 32 KiB tiles of 4-byte
+/// keys that wait left the memory idle most of the time (2^26 sorted u32: 0.32 ms, 29%
+/// of the copy bandwidth, against 0.37 ms for u64 with twice the bytes; H100,
+/// 2026-11-27, docs/history.md). 32 items of 4 bytes spilled (ptxas, 64 registers).
+pub const ITEMS_32: usize = 24;
+pub const ITEMS_64: usize = 16;
+
+/// Keys per tile of keys of `bytes` bytes.
+pub const fn tile(bytes: u32) -> u32 {
+    BLOCK * if bytes == 4 { ITEMS_32 } else { ITEMS_64 } as u32
+}
+
+/// Predecessor tiles each look-back round reads at once (per lane: `LOOK_BACK / 32`),
+/// all loads in flight together.
+pub const LOOK_BACK: u32 = 128;
 /// Warps per block.
 pub const WARPS: u32 = BLOCK / crate::block::WARP;
 /// Shared memory of the encoding kernel: the tile id and the tile's exclusive carry
@@ -74,9 +87,9 @@ pub trait RunKernels: Word {
 }
 
 macro_rules! run_entries {
-    ($k:ty, $suffix:ident) => {
+    ($k:ty, $suffix:ident, $items:expr) => {
         paste::paste! {
-            encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, ITEMS>(p));
+            encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, { $items }>(p));
             canonical_entry!([<runs_canonical_ $suffix>] { K = $k } |p| device::canonical_copy::<$k>(p));
             impl RunKernels for $k {
                 const ENCODE: Kernel<Encode<$k>> = [<runs_encode_ $suffix>];
@@ -85,8 +98,8 @@ macro_rules! run_entries {
         }
     };
 }
-run_entries!(u32, k32);
-run_entries!(u64, k64);
+run_entries!(u32, k32, ITEMS_32);
+run_entries!(u64, k64, ITEMS_64);
 
 /// Every run entry.
 pub const KERNELS: &[EntryLayout] = &[
@@ -111,9 +124,9 @@ pub mod ctrl {
     pub const WORDS: u32 = 2;
 }
 
-/// Tiles of an encoding of `n` keys.
-pub const fn tiles(n: u64) -> u64 {
-    n.div_ceil(TILE as u64)
+/// Tiles of an encoding of `n` keys of `bytes` bytes.
+pub const fn tiles(n: u64, bytes: u32) -> u64 {
+    n.div_ceil(tile(bytes) as u64)
 }
 
 /// The canonical bits of a `width`-bit float's raw bits `raw`: every NaN becomes the

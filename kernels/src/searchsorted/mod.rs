@@ -218,10 +218,12 @@ pub const fn after_samples(c: u32, n: u64) -> (u64, u64) {
     (lo, hi)
 }
 
-/// For each of `I` queries `q[k]` (where `live`), how many of the sorted values
-/// `at(lo[k]..lo[k] + len[k])` precede it ([`precedes`]), plus `lo[k]`: `I` binary
-/// searches that take their steps together, so that the loads of one step are
-/// independent of each other and overlap.
+/// For each of `I` queries `q[k]`, how many of the sorted values `at(lo[k]..lo[k] +
+/// len[k])` precede it ([`precedes`]), plus `lo[k]`: `I` binary searches that take
+/// their steps together. Each step loads every search's probe first (a finished search
+/// reads `at(0)`, which must exist), then compares: the loads of one step are in flight
+/// together. (With a branch around each load, the GPU waited for each one in turn: the
+/// unsorted search of 2^24 queries in 2^26 u32 took 5.1 ms, H100, 2026-11-27.)
 #[inline(always)]
 pub fn lockstep_count<B: Ord + Copy, const I: usize>(
     mut lo: [u64; I],
@@ -232,20 +234,25 @@ pub fn lockstep_count<B: Ord + Copy, const I: usize>(
 ) -> [u64; I] {
     loop {
         let mut any = false;
+        let mut probe = [0u64; I];
+        for k in 0..I {
+            any |= len[k] > 0;
+            probe[k] = if len[k] > 0 { lo[k] + len[k] / 2 } else { 0 };
+        }
+        if !any {
+            return lo;
+        }
+        let v: [B; I] = core::array::from_fn(|k| at(probe[k]));
         for k in 0..I {
             if len[k] > 0 {
-                any = true;
                 let half = len[k] / 2;
-                if precedes(at(lo[k] + half), q[k], right) {
+                if precedes(v[k], q[k], right) {
                     lo[k] += half + 1;
                     len[k] -= half + 1;
                 } else {
                     len[k] = half;
                 }
             }
-        }
-        if !any {
-            return lo;
         }
     }
 }
