@@ -32,22 +32,34 @@ pub fn run_length_encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<(D
     }
     let mut out_keys = gpu.alloc::<K>(n)?;
     let mut out_counts = gpu.alloc::<u32>(n)?;
-    let runs = encode_into::<K>(gpu, keys, &mut out_keys, &mut out_counts)?;
+    let runs = run_length_encode_into::<K>(gpu, keys, &mut out_keys, &mut out_counts)?;
     out_keys.truncate(runs);
     out_counts.truncate(runs);
     Ok((out_keys, out_counts))
 }
 
-/// The encoding of `keys` (non-empty) into `out_keys`/`out_counts` (at least as long);
-/// returns the number of runs.
-fn encode_into<K: Key>(
+/// [`run_length_encode`] into given buffers (each at least as long as `keys`, which
+/// every result fits), for callers that reuse them; returns the number of runs, the
+/// length of the results at the start of each buffer.
+pub fn run_length_encode_into<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     out_keys: &mut DeviceBuffer<K>,
     out_counts: &mut DeviceBuffer<u32>,
 ) -> Result<usize> {
     let n = keys.len();
-    let tiles = rk::tiles(n as u64) as usize;
+    Error::check_u32_indices("run-length encoding", n)?;
+    if out_keys.len() < n || out_counts.len() < n {
+        return Err(Error::BadArgument(format!(
+            "run-length encoding of {n} keys into buffers of {} keys and {} counts",
+            out_keys.len(),
+            out_counts.len()
+        )));
+    }
+    if n == 0 {
+        return Ok(0);
+    }
+    let tiles = rk::tiles(n as u64, size_of::<K>() as u32) as usize;
     // Words of u32: the control block's and two u64 status words per tile.
     let mut scratch = Scratch::take(gpu, &[2 * ctrl::WORDS as usize, 4 * tiles])?;
     let [ctrl_buf, status] = &mut scratch.bufs[..] else { unreachable!("two buffers") };

@@ -13,7 +13,7 @@ use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Which keys come before a query `q` in [`searchsorted`](crate::Sorter::searchsorted):
 /// numpy's and torch's `side`.
@@ -57,14 +57,30 @@ pub fn searchsorted<K: Key>(
     side: Side,
     order: QueryOrder,
 ) -> Result<DeviceBuffer<u64>> {
+    let mut out = gpu.alloc::<u64>(queries.len())?;
+    searchsorted_into(gpu, sorted, queries, side, order, &mut out)?;
+    Ok(out)
+}
+
+/// [`searchsorted`] into a given buffer (at least one element per query), for callers
+/// that reuse it.
+pub fn searchsorted_into<K: Key>(
+    gpu: &Gpu,
+    sorted: &DeviceBuffer<K>,
+    queries: &DeviceBuffer<K>,
+    side: Side,
+    order: QueryOrder,
+    out: &mut DeviceBuffer<u64>,
+) -> Result<()> {
     let (n, m) = (sorted.len() as u64, queries.len() as u64);
-    let mut out = gpu.alloc::<u64>(m as usize)?;
+    if (out.len() as u64) < m {
+        return Err(Error::BadArgument(format!("searchsorted of {m} queries into a buffer of {}", out.len())));
+    }
     if m == 0 {
-        return Ok(out);
+        return Ok(());
     }
     if n == 0 {
-        out.zero(gpu)?;
-        return Ok(out);
+        return out.zero_prefix(gpu, m as usize);
     }
     let args =
         Args { sorted: sorted.ptr(), n, queries: queries.ptr(), m, right: side.is_right() as u32, out: out.ptr() };
@@ -76,7 +92,7 @@ pub fn searchsorted<K: Key>(
         (4, QueryOrder::Unsorted) => search::<u32>(gpu, &args, masks)?,
         (_, QueryOrder::Unsorted) => search::<u64>(gpu, &args, masks)?,
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The addresses and lengths every searchsorted kernel takes.
