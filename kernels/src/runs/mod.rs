@@ -24,11 +24,9 @@ use crate::params::{DevPtr, EntryLayout, Kernel};
 /// Threads per block of the encoding kernel.
 pub const BLOCK: u32 = 512;
 /// Keys per thread of 4-byte keys (warp-striped: coalesced loads; `(warp, item, lane)`
-/// is index order), and of 8-byte keys: 48 and 64 KiB tiles. Each tile waits about
-/// one look-back (round trips to L2) after its loads; with 32 KiB tiles of 4-byte
-/// keys that wait left the memory idle most of the time (2^26 sorted u32: 0.32 ms, 29%
-/// of the copy bandwidth, against 0.37 ms for u64 with twice the bytes; H100,
-/// 2026-11-27, docs/history.md). 32 items of 4 bytes spilled (ptxas, 64 registers).
+/// is index order), and of 8-byte keys: 48 and 64 KiB tiles. 16 and 24 items measured
+/// alike for 2^26 sorted u32 (0.32 and 0.31 ms, H100, 2026-11-27; docs/history.md,
+/// "Unique, run-length encoding, searchsorted"); 32 spilled under the 64-register bound.
 pub const ITEMS_32: usize = 24;
 pub const ITEMS_64: usize = 16;
 
@@ -38,7 +36,7 @@ pub const fn tile(bytes: u32) -> u32 {
 }
 
 /// Predecessor tiles each look-back round reads at once (per lane: `LOOK_BACK / 32`),
-/// all loads in flight together.
+/// all loads in flight together (measured alike with 32).
 pub const LOOK_BACK: u32 = 128;
 /// Warps per block.
 pub const WARPS: u32 = BLOCK / crate::block::WARP;

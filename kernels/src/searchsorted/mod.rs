@@ -222,8 +222,9 @@ pub const fn after_samples(c: u32, n: u64) -> (u64, u64) {
 /// len[k])` precede it ([`precedes`]), plus `lo[k]`: `I` binary searches that take
 /// their steps together. Each step loads every search's probe first (a finished search
 /// reads `at(0)`, which must exist), then compares: the loads of one step are in flight
-/// together. (With a branch around each load, the GPU waited for each one in turn: the
-/// unsorted search of 2^24 queries in 2^26 u32 took 5.1 ms, H100, 2026-11-27.)
+/// together. (With a branch around each load the unsorted search of 2^24 queries in
+/// 2^26 u32 took the same 5.1 ms, H100, 2026-11-27: ncu shows it bound by scattered
+/// DRAM reads, 57% of the DRAM throughput, not by load latency.)
 #[inline(always)]
 pub fn lockstep_count<B: Ord + Copy, const I: usize>(
     mut lo: [u64; I],
