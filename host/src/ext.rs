@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::options::SortOptions;
 use crate::sorter::{Backend, Sorter};
 use crate::tuning::Tuning;
+use crate::variants::searchsorted::Side;
 
 /// The process-wide sorter behind [`GpuSliceExt`], opened on first use (loading the
 /// kernels once) with the measured defaults unless [`init_shared_sorter`] came first.
@@ -59,6 +60,8 @@ pub fn init_shared_sorter(tuning: Tuning) -> bool {
 /// assert_eq!([30u32, 10, 20].gpu_argsort()?, [1, 2, 0]);
 /// let (largest, at) = [4i64, 9, -1, 9].gpu_top_k(2, &SortOptions::default().order(Order::Descending))?;
 /// assert_eq!((largest, at), (vec![9, 9], vec![1, 3]));
+/// assert_eq!([3u32, 1, 3].gpu_unique_counts()?, (vec![1, 3], vec![1, 2]));
+/// assert_eq!([1.0f64, 2.0, 2.0].gpu_searchsorted(&[2.0], host::Side::Right)?, [3]);
 ///
 /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 /// #[repr(C)]
@@ -89,6 +92,16 @@ pub trait GpuSliceExt<T> {
     /// The `k` smallest keys (all of them if `k` exceeds the length), ascending, with
     /// their indices ([`Sorter::top_k`]; the largest with `SortOptions::order`).
     fn gpu_top_k(&self, k: usize, opts: &SortOptions) -> Result<(Vec<T>, Vec<u32>)>
+    where
+        T: Key;
+    /// The distinct values, ascending, and how often each occurs
+    /// ([`Sorter::unique_counts`]).
+    fn gpu_unique_counts(&self) -> Result<(Vec<T>, Vec<u32>)>
+    where
+        T: Key;
+    /// For each query, the number of this (ascending) slice's keys before it
+    /// ([`Sorter::searchsorted`]).
+    fn gpu_searchsorted(&self, queries: &[T], side: Side) -> Result<Vec<u64>>
     where
         T: Key;
 }
@@ -127,5 +140,19 @@ impl<T> GpuSliceExt<T> for [T] {
         T: Key,
     {
         shared_sorter().top_k(self, k, opts)
+    }
+
+    fn gpu_unique_counts(&self) -> Result<(Vec<T>, Vec<u32>)>
+    where
+        T: Key,
+    {
+        shared_sorter().unique_counts(self)
+    }
+
+    fn gpu_searchsorted(&self, queries: &[T], side: Side) -> Result<Vec<u64>>
+    where
+        T: Key,
+    {
+        shared_sorter().searchsorted(self, queries, side)
     }
 }

@@ -208,4 +208,5 @@ pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::records::KeyField;
+pub use variants::searchsorted::{QueryOrder, Side};
 pub use variants::segmented::SegmentOffset;

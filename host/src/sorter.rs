@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions, Variant};
 use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
+use crate::variants::searchsorted::{QueryOrder, Side};
 use crate::variants::segmented::SegmentOffset;
 use crate::{cpu, variants};
 
@@ -495,6 +496,161 @@ impl Sorter {
         let gpu = self.require_gpu()?;
         check_top_k_options(opts)?;
         variants::topk::top_k(gpu, keys, k, opts.order)
+    }
+
+    /// Each run of equal adjacent keys as its first key and its length
+    /// (`torch.unique_consecutive(return_counts=True)`, CUB's `DeviceRunLengthEncode`);
+    /// the number of runs is the length of both vectors.
+    ///
+    /// Equal keys: integers by value; floats as numpy's `equal_nan=True` does, `-0.0`
+    /// equal to `+0.0` and every NaN equal to every NaN, whatever its sign or payload
+    /// (`torch.unique_consecutive` compares with `==` and makes each NaN its own run).
+    /// The key of a run is its first key, bits unchanged (`-0.0` for a run `-0.0,
+    /// +0.0`). At most `u32::MAX` keys (the lengths are `u32`).
+    ///
+    /// ```
+    /// use host::Sorter;
+    ///
+    /// let sorter = Sorter::with_fallback();
+    /// let (keys, counts) = sorter.run_length_encode(&[4u32, 4, 1, 1, 1, 4])?;
+    /// assert_eq!((keys, counts), (vec![4, 1, 4], vec![2, 3, 1]));
+    /// let (keys, counts) = sorter.run_length_encode(&[-0.0f32, 0.0, f32::NAN, -f32::NAN])?;
+    /// assert_eq!(counts, [2, 2]);
+    /// assert!(keys[0] == 0.0 && keys[0].is_sign_negative() && keys[1].is_nan());
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn run_length_encode<K: Key>(&self, keys: &[K]) -> Result<(Vec<K>, Vec<u32>)> {
+        Error::check_u32_indices("run-length encoding", keys.len())?;
+        match &self.gpu {
+            Some(gpu) => {
+                let (k, c) = variants::runs::run_length_encode(gpu, &gpu.upload(keys)?)?;
+                Ok((k.to_vec(gpu)?, c.to_vec(gpu)?))
+            }
+            None => Ok(cpu::runs::run_length_encode(keys)),
+        }
+    }
+
+    /// The first key of each run of equal adjacent keys ([`Sorter::run_length_encode`]
+    /// without the lengths; `torch.unique_consecutive`).
+    ///
+    /// ```
+    /// let runs = host::Sorter::with_fallback().unique_consecutive(&[7i64, 7, -1, 7])?;
+    /// assert_eq!(runs, [7, -1, 7]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn unique_consecutive<K: Key>(&self, keys: &[K]) -> Result<Vec<K>> {
+        Ok(self.run_length_encode(keys)?.0)
+    }
+
+    /// The distinct values of `keys`, ascending, and how often each occurs
+    /// (`numpy.unique(return_counts=True)`): the run-length encoding of the sorted
+    /// keys. Equal keys as in [`Sorter::run_length_encode`]; for floats the keys are
+    /// made canonical before the sort, so every NaN (of either sign) counts as one
+    /// value, returned last as the positive quiet NaN (`f32::NAN`), and `-0.0`, `+0.0`
+    /// as one value returned as `+0.0`, as numpy returns them. At most `u32::MAX` keys.
+    ///
+    /// ```
+    /// let sorter = host::Sorter::with_fallback();
+    /// let (values, counts) = sorter.unique_counts(&[3u32, 1, 3, 3, 2, 1])?;
+    /// assert_eq!((values, counts), (vec![1, 2, 3], vec![2, 1, 3]));
+    /// let (values, counts) = sorter.unique_counts(&[f64::NAN, 1.0, -f64::NAN, -0.0, 0.0])?;
+    /// assert_eq!(counts, [2, 1, 2]);
+    /// assert!(values[0] == 0.0 && values[0].is_sign_positive() && values[2].is_nan());
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn unique_counts<K: Key>(&self, keys: &[K]) -> Result<(Vec<K>, Vec<u32>)> {
+        Error::check_u32_indices("unique", keys.len())?;
+        match &self.gpu {
+            Some(gpu) => {
+                let (k, c) = variants::runs::unique_counts(gpu, &gpu.upload(keys)?)?;
+                Ok((k.to_vec(gpu)?, c.to_vec(gpu)?))
+            }
+            None => Ok(cpu::runs::unique_counts(keys)),
+        }
+    }
+
+    /// The distinct values of `keys`, ascending ([`Sorter::unique_counts`] without the
+    /// counts; `numpy.unique`, `torch.unique`).
+    ///
+    /// ```
+    /// assert_eq!(host::Sorter::with_fallback().unique(&[2i32, -5, 2, 9])?, [-5, 2, 9]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn unique<K: Key>(&self, keys: &[K]) -> Result<Vec<K>> {
+        Ok(self.unique_counts(keys)?.0)
+    }
+
+    /// For each query, where it falls in `sorted`: the number of keys before it, which
+    /// for [`Side::Left`] is the first index `i` with `sorted[i] >= q` and for
+    /// [`Side::Right`] the first with `sorted[i] > q` (`numpy.searchsorted`,
+    /// `torch.searchsorted`, thrust's `lower_bound` / `upper_bound`). Indices are `u64`
+    /// (like torch's int64), so arrays past 2^32 keys work.
+    ///
+    /// `sorted` must be ascending in the order the sort leaves it (the order bits:
+    /// floats in IEEE 754 total order, `-NaN < -inf < -0.0 < +0.0 < +inf < +NaN`), so
+    /// `-0.0` and `+0.0` are different keys here and a NaN query lands among the NaNs
+    /// of its sign (numpy puts every NaN last and treats `-0.0 == +0.0`). If `sorted` is
+    /// not ascending the answers are unspecified. Queries come in any order; on the
+    /// GPU, sorted queries (checked here, on the host) take the merge path, which
+    /// reads each key once.
+    ///
+    /// ```
+    /// use host::{Side, Sorter};
+    ///
+    /// let sorter = Sorter::with_fallback();
+    /// let sorted = [1u32, 3, 3, 3, 8];
+    /// assert_eq!(sorter.searchsorted(&sorted, &[0, 3, 5, 9], Side::Left)?, [0, 1, 4, 5]);
+    /// assert_eq!(sorter.searchsorted(&sorted, &[3, 0, 8], Side::Right)?, [4, 0, 5]);
+    /// // Total order: -0.0 comes before +0.0.
+    /// assert_eq!(sorter.searchsorted(&[-1.0f32, -0.0, 0.0, 2.0], &[0.0], Side::Left)?, [2]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn searchsorted<K: Key>(&self, sorted: &[K], queries: &[K], side: Side) -> Result<Vec<u64>> {
+        match &self.gpu {
+            Some(gpu) => {
+                let order =
+                    if cpu::searchsorted::is_sorted(queries) { QueryOrder::Sorted } else { QueryOrder::Unsorted };
+                let out = variants::searchsorted::searchsorted(
+                    gpu,
+                    &gpu.upload(sorted)?,
+                    &gpu.upload(queries)?,
+                    side,
+                    order,
+                )?;
+                out.to_vec(gpu)
+            }
+            None => Ok(cpu::searchsorted::searchsorted(sorted, queries, side.is_right())),
+        }
+    }
+
+    /// [`Sorter::run_length_encode`] of keys already on the device, into two new device
+    /// buffers (one element per run); only the number of runs is read back. Needs a
+    /// device ([`Error::NoDevice`] without one).
+    pub fn run_length_encode_device<K: Key>(
+        &self,
+        keys: &DeviceBuffer<K>,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+        variants::runs::run_length_encode(self.require_gpu()?, keys)
+    }
+
+    /// [`Sorter::unique_counts`] of keys already on the device (`keys` is not
+    /// modified), into two new device buffers; only the number of values is read back.
+    pub fn unique_counts_device<K: Key>(&self, keys: &DeviceBuffer<K>) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+        variants::runs::unique_counts(self.require_gpu()?, keys)
+    }
+
+    /// [`Sorter::searchsorted`] of buffers already on the device, into a new device
+    /// buffer of `u64` indices; nothing is read back. The caller says whether the
+    /// queries are ascending ([`QueryOrder::Sorted`]: the merge path; queries that are
+    /// not get unspecified answers).
+    pub fn searchsorted_device<K: Key>(
+        &self,
+        sorted: &DeviceBuffer<K>,
+        queries: &DeviceBuffer<K>,
+        side: Side,
+        order: QueryOrder,
+    ) -> Result<DeviceBuffer<u64>> {
+        variants::searchsorted::searchsorted(self.require_gpu()?, sorted, queries, side, order)
     }
 
     /// Sorts data already on the device. Queued on the sorter's stream; returns once

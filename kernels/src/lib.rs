@@ -22,8 +22,10 @@ pub mod partition;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod runs;
 pub mod scan;
 pub mod search;
+pub mod searchsorted;
 pub mod segmented;
 pub mod shared;
 pub mod splitters;
@@ -56,6 +58,8 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     quick::KERNELS,
     segmented::KERNELS,
     topk::KERNELS,
+    runs::KERNELS,
+    searchsorted::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
@@ -78,6 +82,7 @@ const BOUND_TABLES: &[&[(&str, u32, u32)]] = &[
     mergepath::LAUNCH_BOUNDS,
     segmented::LAUNCH_BOUNDS,
     topk::LAUNCH_BOUNDS,
+    runs::LAUNCH_BOUNDS,
     partition::LAUNCH_BOUNDS,
 ];
 

@@ -6,6 +6,7 @@ pub mod args;
 pub mod bench;
 pub mod files;
 pub mod multi;
+pub mod ops;
 pub mod pairs;
 pub mod records;
 pub mod segments;
@@ -51,6 +52,9 @@ enum Command {
     /// Time top-k (the k smallest or largest keys and their indices) on the GPU next to
     /// the full radix sort and argsort of the same keys.
     BenchTopk(topk::TopkArgs),
+    /// Time run-length encoding, unique with counts and searchsorted (sorted and
+    /// unsorted queries) on the GPU on device-resident keys, next to a copy.
+    BenchOps(ops::OpsArgs),
     /// Time records of any size sorted by a key field on the GPU (key extraction, pair
     /// sort, gather) on device-resident data.
     BenchRecords(records::RecordsArgs),
@@ -158,6 +162,7 @@ pub fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench::bench(&args),
         Some(Command::BenchPairs(args)) => pairs::bench_pairs(&args),
         Some(Command::BenchTopk(args)) => topk::bench_topk(&args),
+        Some(Command::BenchOps(args)) => ops::bench_ops(&args),
         Some(Command::BenchRecords(args)) => records::bench_records(&args),
         Some(Command::BenchSegments(args)) => segments::bench_segments(&args),
         Some(Command::Sort(args)) => files::sort(&args),

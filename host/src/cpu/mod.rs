@@ -6,8 +6,12 @@
 //!   the Pisa report.
 //! - [`parallel_merge_sort`]: the parallel merge sort with a chosen thread count;
 //!   [`sort`] (the fallback of `Sorter`) runs it with every available thread.
+//! - [`runs`], [`searchsorted`]: the operations after a sort (unique, run-length
+//!   encoding, searchsorted) on the CPU.
 mod merge;
 mod parallel;
+pub mod runs;
+pub mod searchsorted;
 mod sequential;
 
 pub use parallel::{parallel_merge_sort, sub_array_start};

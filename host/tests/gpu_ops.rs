@@ -1,0 +1,123 @@
+//! The operations after a sort on the GPU (`Sorter::run_length_encode`,
+//! `unique_counts`, `searchsorted` and their `_device` forms) against the references
+//! of `ops_reference` and the CPU backend. Skips without a device (see
+//! `common::gpu_sorter`; `SORT_REQUIRE_GPU=1` makes a missing device fail).
+mod common;
+mod ops_reference;
+
+use common::gpu_sorter;
+use host::{QueryOrder, Side, Sorter};
+use ops_reference::{RefKey, keys, same, sorted};
+
+/// Empty, tiny, the encoding tile (8,192 keys) and the merge tile (4,096 keys and
+/// queries) on both sides of their boundaries, and 2^20 + 13.
+const SIZES: &[usize] = &[0, 1, 2, 31, 32, 33, 4095, 4096, 4097, 8191, 8192, 8193, 16_385, 300_007, (1 << 20) + 13];
+/// All equal (one run over every tile), runs longer than a tile, short runs, mostly
+/// distinct.
+const RANGES: &[u64] = &[1, 3, 40, 5000, 1 << 40];
+
+fn check_runs<K: RefKey>(s: &Sorter, input: &[K], what: &str) {
+    let n = input.len();
+    let want = ops_reference::runs(input);
+    let got = s.run_length_encode(input).unwrap_or_else(|e| panic!("{what} {} n={n}: {e}", K::NAME));
+    if !same(&got, &want) {
+        let first = got.1.iter().zip(&want.1).position(|(a, b)| a != b);
+        panic!(
+            "{what}: run_length_encode {} n={n}: {} runs, want {}; first differing count at {first:?}",
+            K::NAME,
+            got.1.len(),
+            want.1.len()
+        );
+    }
+    let got = s.unique_counts(input).unwrap();
+    assert!(same(&got, &ops_reference::unique_counts(input)), "{what}: unique_counts {} n={n}", K::NAME);
+}
+
+fn check_search<K: RefKey>(s: &Sorter, sorted_keys: &[K], queries: &[K], what: &str) {
+    let gpu = s.gpu().unwrap();
+    let (kb, qb) = (s.upload(sorted_keys).unwrap(), s.upload(queries).unwrap());
+    let queries_sorted = queries.windows(2).all(|w| w[0].ref_cmp(&w[1]).is_le());
+    for side in [Side::Left, Side::Right] {
+        let want = ops_reference::searchsorted(sorted_keys, queries, side, false);
+        let label = format!("{what}: {} n={} m={} {side:?}", K::NAME, sorted_keys.len(), queries.len());
+        assert_eq!(s.searchsorted(sorted_keys, queries, side).unwrap(), want, "{label}");
+        let unsorted = s.searchsorted_device(&kb, &qb, side, QueryOrder::Unsorted).unwrap();
+        assert_eq!(unsorted.to_vec(gpu).unwrap(), want, "{label}, binary searches");
+        if queries_sorted {
+            let merged = s.searchsorted_device(&kb, &qb, side, QueryOrder::Sorted).unwrap();
+            assert_eq!(merged.to_vec(gpu).unwrap(), want, "{label}, merge");
+        }
+    }
+}
+
+fn every_case<K: RefKey>(test: &str) {
+    let Some(s) = gpu_sorter(test) else { return };
+    for &n in SIZES {
+        // The large sizes with long and short runs only, to keep the test in seconds.
+        let ranges = if n > 100_000 { &RANGES[2..] } else { RANGES };
+        for &range in ranges {
+            for specials in [false, true] {
+                let input: Vec<K> = keys(n, range, specials, n as u64 ^ range ^ 0x0b5);
+                check_runs(s, &input, "unsorted");
+                let sorted_input = sorted(input.clone());
+                check_runs(s, &sorted_input, "sorted");
+                for m in [n / 4 + 3, 2 * n + 1] {
+                    let queries: Vec<K> = keys(m, range + 4, specials, (n + m) as u64);
+                    check_search(s, &sorted_input, &queries, "unsorted queries");
+                    check_search(s, &sorted_input, &sorted(queries), "sorted queries");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_ops_u32() {
+    every_case::<u32>("gpu_ops_u32");
+}
+#[test]
+fn gpu_ops_i32() {
+    every_case::<i32>("gpu_ops_i32");
+}
+#[test]
+fn gpu_ops_f32() {
+    every_case::<f32>("gpu_ops_f32");
+}
+#[test]
+fn gpu_ops_u64() {
+    every_case::<u64>("gpu_ops_u64");
+}
+#[test]
+fn gpu_ops_i64() {
+    every_case::<i64>("gpu_ops_i64");
+}
+#[test]
+fn gpu_ops_f64() {
+    every_case::<f64>("gpu_ops_f64");
+}
+
+/// The device forms give what the CPU backend gives, and leave their input alone.
+#[test]
+fn gpu_ops_device_forms_match_the_cpu() {
+    let Some(s) = gpu_sorter("gpu_ops_device_forms_match_the_cpu") else { return };
+    let gpu = s.gpu().unwrap();
+    let cpu = Sorter::cpu();
+    let input: Vec<f64> = keys(100_003, 700, true, 5);
+    let buf = s.upload(&input).unwrap();
+    let (k, c) = s.run_length_encode_device(&buf).unwrap();
+    assert!(same(&(k.to_vec(gpu).unwrap(), c.to_vec(gpu).unwrap()), &cpu.run_length_encode(&input).unwrap()));
+    let (k, c) = s.unique_counts_device(&buf).unwrap();
+    assert!(same(&(k.to_vec(gpu).unwrap(), c.to_vec(gpu).unwrap()), &cpu.unique_counts(&input).unwrap()));
+    assert!(buf.to_vec(gpu).unwrap().iter().zip(&input).all(|(a, b)| a.same_bits(b)), "input unchanged");
+}
+
+/// Sorted queries that all fall in one merge tile's key range, and queries all below
+/// or all above every key: the splits put whole tiles of only keys or only queries.
+#[test]
+fn gpu_ops_one_sided_merges() {
+    let Some(s) = gpu_sorter("gpu_ops_one_sided_merges") else { return };
+    let sorted_keys: Vec<u32> = (0..100_000u32).map(|i| 10 + 2 * i).collect();
+    for queries in [vec![5u32; 20_000], vec![u32::MAX; 20_000], (0..20_000).map(|i| 1000 + i / 7).collect()] {
+        check_search(s, &sorted_keys, &queries, "one-sided");
+    }
+}

@@ -1,0 +1,236 @@
+//! The run kernels (see the module docs).
+use super::*;
+use crate::block::WARP;
+use crate::block::scan::warp_sum_u64;
+use crate::block::tile::{load_striped, warp_striped};
+use crate::block::unroll;
+use crate::gpu;
+
+/// `__shfl_up_sync` of a key word: one shuffle for 32-bit words, two for 64-bit.
+#[inline(always)]
+fn shfl_up<W: Word>(v: W, delta: u32) -> W {
+    if W::BYTES == 4 {
+        W::from_u64(gpu::shfl_up_u32(v.to_u64() as u32, delta) as u64)
+    } else {
+        W::from_u64(gpu::shfl_up_u64(v.to_u64(), delta))
+    }
+}
+
+/// `__shfl_sync` of a key word.
+#[inline(always)]
+fn shfl_idx<W: Word>(v: W, lane: u32) -> W {
+    if W::BYTES == 4 {
+        W::from_u64(gpu::shfl_idx_u32(v.to_u64() as u32, lane) as u64)
+    } else {
+        W::from_u64(gpu::shfl_idx_u64(v.to_u64(), lane))
+    }
+}
+
+/// The carry of the heads of one warp-striped item of a warp: `mask` (one bit a lane)
+/// at tile offset `base` of its lane 0.
+#[inline(always)]
+fn item_carry(mask: u32, base: u64) -> Carry {
+    let last = if mask != 0 { base + (31 - mask.leading_zeros()) as u64 + 1 } else { 0 };
+    Carry { runs: mask.count_ones() as u64, last }
+}
+
+/// The carry of the tiles `next - 1 - lane` and before, of lanes `0..=upto` (nearest
+/// first): the runs add up; the last head is that of the nearest tile with one.
+#[inline(always)]
+fn window(c: Carry, upto: u32) -> Carry {
+    let mine = gpu::lane_id() <= upto;
+    let runs = warp_sum_u64(if mine { c.runs } else { 0 });
+    let with_head = gpu::ballot(mine && c.last != 0);
+    let last = if with_head != 0 { gpu::shfl_idx_u64(c.last, with_head.trailing_zeros()) } else { 0 };
+    Carry { runs, last }
+}
+
+/// The carry of all tiles before `tile` from their status words (warp 0 only, all its
+/// lanes). Each round loads the [`LOOK_BACK`] nearest unread predecessors at once
+/// (lane `l` of slot `k` holds tile `next - 1 - 32 k - l`), then walks them 32 at a
+/// time: it stops at the nearest inclusive prefix if every tile up to it has
+/// published, takes 32 aggregates and goes on, or reads again from where it stands
+/// if a tile has not published yet. Tile 0 publishes a prefix at once, so the walk
+/// ends.
+#[inline(always)]
+unsafe fn look_back(words: *const u64, tile: u32) -> Carry {
+    const SLOTS: usize = (LOOK_BACK / WARP) as usize;
+    let lane = gpu::lane_id();
+    let mut acc = Carry::default(); // the tiles already walked (nearer ones)
+    let mut next = tile; // tiles next-1, next-2, ... remain
+    loop {
+        let mut seen = [(0u64, Carry::default()); SLOTS];
+        unroll::<SLOTS>(|k| {
+            let off = k as u32 * WARP + lane;
+            seen[k] = if off < next {
+                let at = 2 * (next - 1 - off) as usize;
+                unsafe { status::unpack([gpu::ld_relaxed_u64(words.add(at)), gpu::ld_relaxed_u64(words.add(at + 1))]) }
+            } else {
+                (status::PREFIX, Carry::default()) // before tile 0: nothing
+            };
+        });
+        // Walked with static indices (a dynamic index put `seen` in local memory);
+        // `stop` is warp-uniform, so every lane runs the same ballots.
+        let (mut stop, mut found) = (false, None);
+        unroll::<SLOTS>(|k| {
+            if stop {
+                return;
+            }
+            let (flag, c) = seen[k];
+            let prefixes = gpu::ballot(flag == status::PREFIX);
+            let waiting = gpu::ballot(flag == 0);
+            if prefixes != 0 {
+                let nearest = prefixes.trailing_zeros();
+                let upto = u32::MAX >> (31 - nearest); // lanes 0..=nearest
+                if waiting & upto == 0 {
+                    found = Some(window(c, nearest).then(acc));
+                }
+                stop = true; // done, or read again from `next`
+            } else if waiting == 0 {
+                acc = window(c, WARP - 1).then(acc);
+                next -= WARP;
+            } else {
+                stop = true;
+            }
+        });
+        if let Some(c) = found {
+            return c;
+        }
+    }
+}
+
+/// Flags the heads of one tile, finds the carry before it, and writes its runs.
+#[inline(always)]
+pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
+    let Encode { keys, n, float, ctrl, status: words, out_keys, out_counts } = p;
+    let (keys, ctrl, words) = (keys.get(), ctrl.get(), words.get());
+    let (out_keys, out_counts) = (out_keys.get(), out_counts.get());
+    let float = float != 0;
+    let base = gpu::smem_base();
+    let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
+    let warp = tid / WARP;
+    // Shared memory: [0] tile id, [16..32] the tile's exclusive carry, [32..] the warps'.
+    let warp_slot = |w: u32| base + 32 + 16 * w;
+    unsafe {
+        if tid == 0 {
+            gpu::sts_u32(base, gpu::atomic_add_u32((ctrl as *mut u32).add(ctrl::TILE_COUNTER as usize), 1));
+        }
+        gpu::sync_threads();
+        let tile = gpu::lds_u32(base);
+        let tile_len = BLOCK * I as u32;
+        let start = tile as u64 * tile_len as u64;
+        let valid = core::cmp::min(tile_len as u64, n - start) as u32;
+        let warp_first = warp_striped(warp, 0, 0, I as u32);
+        // The key before the warp's first (lane 0 only), loaded with the tile so that
+        // no ballot waits for it.
+        let g0 = start + warp_first as u64;
+        let mut before = K::ZERO;
+        if lane == 0 && g0 > 0 && warp_first < valid {
+            before = *keys.add(g0 as usize - 1);
+        }
+        let ks = load_striped::<K, I>(keys, start, valid);
+
+        // Pass 1: heads, one bit an item, and the warp's carry.
+        let mut heads = 0u32;
+        let mut carry = Carry::default();
+        let mut prev_last = before; // lane 31's key of the previous item
+        unroll::<I>(|j| {
+            let up = shfl_up(ks[j], 1);
+            let prev = if lane == 0 { prev_last } else { up };
+            let o = warp_striped(warp, j as u32, lane, I as u32);
+            let g = start + o as u64;
+            let head = o < valid && (g == 0 || !same(ks[j], prev, float));
+            heads |= (head as u32) << j;
+            let item_base = start + warp_striped(warp, j as u32, 0, I as u32) as u64;
+            carry = carry.then(item_carry(gpu::ballot(head), item_base));
+            prev_last = shfl_idx(ks[j], WARP - 1);
+        });
+        if lane == 0 {
+            gpu::sts_u64(warp_slot(warp), carry.runs);
+            gpu::sts_u64(warp_slot(warp) + 8, carry.last);
+        }
+        gpu::sync_threads();
+
+        // The tile's carry (warp 0): the warps' carries in order, then the look-back.
+        if warp == 0 {
+            let mut tile_carry = Carry::default();
+            for w in 0..WARPS {
+                let c = Carry { runs: gpu::lds_u64(warp_slot(w)), last: gpu::lds_u64(warp_slot(w) + 8) };
+                tile_carry = tile_carry.then(c);
+            }
+            let my_status = words.add(2 * tile as usize);
+            let publish = |flag: u64, c: Carry| {
+                let [a, b] = status::pack(flag, c);
+                gpu::st_relaxed_u64(my_status, a);
+                gpu::st_relaxed_u64(my_status.add(1), b);
+            };
+            let before_tile = if tile == 0 {
+                if lane == 0 {
+                    publish(status::PREFIX, tile_carry);
+                }
+                Carry::default()
+            } else {
+                if lane == 0 {
+                    publish(status::AGGREGATE, tile_carry);
+                }
+                let c = look_back(words, tile);
+                if lane == 0 {
+                    publish(status::PREFIX, c.then(tile_carry));
+                }
+                c
+            };
+            if lane == 0 {
+                gpu::sts_u64(base + 16, before_tile.runs);
+                gpu::sts_u64(base + 24, before_tile.last);
+                if start + valid as u64 == n {
+                    // The tile of the last key: the last run's length and the count.
+                    let all = before_tile.then(tile_carry);
+                    *out_counts.add(all.runs as usize - 1) = (n - (all.last - 1)) as u32;
+                    *ctrl.add(ctrl::RUNS as usize) = all.runs;
+                }
+            }
+        }
+        gpu::sync_threads();
+
+        // Pass 2: each head writes its key and the length of the run before it.
+        if carry.runs == 0 {
+            return; // warp-uniform: no head in this warp
+        }
+        let mut run = Carry { runs: gpu::lds_u64(base + 16), last: gpu::lds_u64(base + 24) };
+        for w in 0..warp {
+            run = run.then(Carry { runs: gpu::lds_u64(warp_slot(w)), last: gpu::lds_u64(warp_slot(w) + 8) });
+        }
+        let below = gpu::lanemask_lt();
+        unroll::<I>(|j| {
+            let head = heads >> j & 1 != 0;
+            let mask = gpu::ballot(head);
+            let item_base = start + warp_striped(warp, j as u32, 0, I as u32) as u64;
+            if head {
+                let lower = mask & below;
+                let r = run.runs + lower.count_ones() as u64;
+                let g = item_base + lane as u64;
+                // Read again (an L1 or L2 hit) rather than kept in registers across the
+                // look-back: holding the tile's keys until here spilled (ptxas, sm_90).
+                *out_keys.add(r as usize) = *keys.add(g as usize);
+                if r > 0 {
+                    let prev = if lower != 0 { item_base + (31 - lower.leading_zeros()) as u64 } else { run.last - 1 };
+                    *out_counts.add(r as usize - 1) = (g - prev) as u32;
+                }
+            }
+            run = run.then(item_carry(mask, item_base));
+        });
+    }
+}
+
+/// `dst[i] = canonical(src[i])`, grid-stride.
+#[inline(always)]
+pub unsafe fn canonical_copy<K: Word>(p: Canonical<K>) {
+    let Canonical { src, dst, n } = p;
+    let (src, dst) = (src.get(), dst.get());
+    let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
+    let mut i = gpu::global_idx();
+    while i < n {
+        unsafe { *dst.add(i as usize) = canonical(*src.add(i as usize)) };
+        i += stride;
+    }
+}

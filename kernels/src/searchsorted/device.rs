@@ -1,0 +1,130 @@
+//! The searchsorted kernels (see the module docs).
+use super::*;
+use crate::block::WARP;
+use crate::block::smem::{lds, sts};
+use crate::block::unroll;
+use crate::gpu;
+use crate::search::{co_rank_probe, many_way_search};
+
+/// Order bits of the key at `p[i]`.
+#[inline(always)]
+unsafe fn ord_at<K: Word>(p: *const K, i: u64, pos: K, neg: K) -> K {
+    unsafe { (*p.add(i as usize)).ordered(pos, neg) }
+}
+
+/// One warp per split: `splits[t] = split(diagonal(t), ..)` by a 32-way search.
+#[inline(always)]
+pub unsafe fn partition<K: Word + Ord>(p: Partition<K>) {
+    let Partition { sorted, n, queries, m, pos, neg, right, splits, count } = p;
+    let (sorted, queries, splits) = (sorted.get(), queries.get(), splits.get());
+    let right = right != 0;
+    let t = gpu::global_idx() / WARP as u64;
+    if t >= count {
+        return; // warp-uniform
+    }
+    let lane = gpu::lane_id();
+    let d = diagonal(t, n, m);
+    let (lo, hi) = split_range(d, n, m);
+    let s = many_way_search(lo, hi, WARP, |lo, hi| {
+        let at = co_rank_probe(lo, hi, lane, WARP);
+        let pred = unsafe { precedes(ord_at(sorted, at, pos, neg), ord_at(queries, d - 1 - at, pos, neg), right) };
+        gpu::ballot(pred).count_ones()
+    });
+    if lane == 0 {
+        unsafe { *splits.add(t as usize) = s };
+    }
+}
+
+/// One merge tile per block: its keys into shared memory, then each query's binary
+/// search among them.
+#[inline(always)]
+pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
+    let Merge { sorted, n, queries, m, pos, neg, right, splits, out } = p;
+    let (sorted, queries, splits, out) = (sorted.get(), queries.get(), splits.get(), out.get());
+    let right = right != 0;
+    let t = gpu::block_idx() as u64;
+    let tid = gpu::thread_idx();
+    const I: usize = MERGE_ITEMS as usize;
+    unsafe {
+        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
+        let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
+        // Every load of the tile (keys and queries) before any shared-memory store.
+        let mut ks = [K::ZERO; I];
+        let mut qs = [K::ZERO; I];
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
+            }
+            if x < qn {
+                qs[j] = ord_at(queries, q0 + x as u64, pos, neg);
+            }
+        });
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                sts(0, x, ks[j]);
+            }
+        });
+        gpu::sync_threads();
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn {
+                let r = crate::search::count_before(kn, qs[j], right, |i| lds::<K>(0, i));
+                *out.add((q0 + x as u64) as usize) = k0 + r as u64;
+            }
+        });
+    }
+}
+
+/// Unsorted queries: the samples into shared memory, then per query a search among
+/// them and one in the key range they leave, [`SEARCH_ITEMS`] queries in lockstep.
+#[inline(always)]
+pub unsafe fn search<K: Word + Ord>(p: Search<K>) {
+    let Search { sorted, n, queries, m, pos, neg, right, out } = p;
+    let (sorted, queries, out) = (sorted.get(), queries.get(), out.get());
+    let right = right != 0;
+    let tid = gpu::thread_idx();
+    const I: usize = SEARCH_ITEMS;
+    let (st, sc) = (stride(n), samples(n));
+    unsafe {
+        let mut s = tid;
+        while s < sc {
+            sts(0, s, ord_at(sorted, s as u64 * st, pos, neg));
+            s += SEARCH_BLOCK;
+        }
+        gpu::sync_threads();
+        let chunk = (SEARCH_BLOCK as usize * I) as u64;
+        let mut first = gpu::block_idx() as u64 * chunk;
+        while first < m {
+            let mut qs = [K::ZERO; I];
+            let mut live = [false; I];
+            unroll::<I>(|j| {
+                let x = first + (j as u32 * SEARCH_BLOCK + tid) as u64;
+                if x < m {
+                    qs[j] = ord_at(queries, x, pos, neg);
+                    live[j] = true;
+                }
+            });
+            let top_len = live.map(|l| if l { sc as u64 } else { 0 });
+            let c = lockstep_count([0; I], top_len, &qs, right, |i| lds::<K>(0, i as u32));
+            let mut lo = [0u64; I];
+            let mut len = [0u64; I];
+            unroll::<I>(|j| {
+                if live[j] {
+                    let (a, b) = after_samples(c[j] as u32, n);
+                    lo[j] = a;
+                    len[j] = b - a;
+                }
+            });
+            let r = lockstep_count(lo, len, &qs, right, |i| ord_at(sorted, i, pos, neg));
+            unroll::<I>(|j| {
+                if live[j] {
+                    let x = first + (j as u32 * SEARCH_BLOCK + tid) as u64;
+                    *out.add(x as usize) = r[j];
+                }
+            });
+            first += gpu::grid_dim() as u64 * chunk;
+        }
+    }
+}
