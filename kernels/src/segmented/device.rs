@@ -195,24 +195,25 @@ pub unsafe fn warp_segments_pairs<T: Tag>(p: WarpSortPairs<T::Key>) {
 
 /// Block `b` sorts block-bin segments `descs[b]`, `descs[b + blocks]`, ... (more than
 /// WARP_MAX keys, at most the radix one-block limit) with the radix sort's one-block
-/// body on tiles of at most `FULL` items per thread.
+/// body on tiles of at most `FULL` items per thread. `ONCE`: block `b` sorts
+/// `descs[b]` only (the grid has a block per listed segment).
 #[inline(always)]
-pub unsafe fn block_segments<K: Word, const FULL: usize>(p: BlockSort<K>) {
+pub unsafe fn block_segments<K: Word, const ONCE: bool, const FULL: usize>(p: BlockSort<K>) {
     let BlockSort { keys, descs, counts, pos, neg } = p;
     let vals = core::ptr::null_mut::<u32>();
-    unsafe { block_segments_of::<K, false, FULL>(keys.get(), vals, descs.get(), counts.get(), pos, neg) }
+    unsafe { block_segments_of::<K, false, ONCE, FULL>(keys.get(), vals, descs.get(), counts.get(), pos, neg) }
 }
 
 /// [`block_segments`] of keys with values.
 #[inline(always)]
-pub unsafe fn block_segments_pairs<K: Word, const FULL: usize>(p: BlockSortPairs<K>) {
+pub unsafe fn block_segments_pairs<K: Word, const ONCE: bool, const FULL: usize>(p: BlockSortPairs<K>) {
     let BlockSortPairs { keys, vals, descs, counts, pos, neg } = p;
-    unsafe { block_segments_of::<K, true, FULL>(keys.get(), vals.get(), descs.get(), counts.get(), pos, neg) }
+    unsafe { block_segments_of::<K, true, ONCE, FULL>(keys.get(), vals.get(), descs.get(), counts.get(), pos, neg) }
 }
 
 /// The segments of this block (see [`block_segments`]), values too when `PAIRS`.
 #[inline(always)]
-unsafe fn block_segments_of<K: Word, const PAIRS: bool, const FULL: usize>(
+unsafe fn block_segments_of<K: Word, const PAIRS: bool, const ONCE: bool, const FULL: usize>(
     keys: *mut K,
     vals: *mut u32,
     descs: *const u64,
@@ -227,6 +228,14 @@ unsafe fn block_segments_of<K: Word, const PAIRS: bool, const FULL: usize>(
         // Uniform across the block, as the barriers inside need.
         let count = *counts.add(COUNT_BLOCK);
         let mut b = gpu::block_idx();
+        if ONCE {
+            // No loop, so no state lives across segments: the looping 32-bit pairs
+            // entry spills 76 bytes of registers, this one none.
+            if b < count {
+                block_segment::<K, PAIRS, FULL>(keys, vals, *descs.add(b as usize), pos, neg);
+            }
+            return;
+        }
         while b < count {
             block_segment::<K, PAIRS, FULL>(keys, vals, *descs.add(b as usize), pos, neg);
             // The next segment reuses the shared memory.

@@ -26,7 +26,8 @@
 //!   network ([`crate::block::warp_sort`]: strides below 32 exchange across lanes by
 //!   shuffles, larger strides swap inside a lane's registers).
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
-//!   one block per segment (grid-stride) running the radix sort's one-block body
+//!   one block per segment (grid-stride; the `_once` entries, without the loop, when
+//!   the grid has a block per possible segment) running the radix sort's one-block body
 //!   (`radix::device::small`) on the segment, on the smallest of its tiles that
 //!   holds the segment ([`crate::radix::small_items`]).
 //! - [`Bin::Large`]: the ordinary radix sort, launched by the host once it has read the
@@ -192,6 +193,10 @@ pub trait SegmentedKernels: Word {
     const WARP_SORT_PAIRS: Kernel<WarpSortPairs<Self>>;
     const BLOCK_SORT: Kernel<BlockSort<Self>>;
     const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<Self>>;
+    /// The block kernels for a grid of a block per listed segment: block `b` sorts
+    /// `descs[b]` only, with no loop holding state across segments.
+    const BLOCK_SORT_ONCE: Kernel<BlockSort<Self>>;
+    const BLOCK_SORT_PAIRS_ONCE: Kernel<BlockSortPairs<Self>>;
     const GATHER: Kernel<LargeCopy<Self>>;
     const SCATTER: Kernel<LargeCopy<Self>>;
     /// The tile kernels for `u32` and `u64` offsets, keys only and pairs.
@@ -233,10 +238,14 @@ macro_rules! segmented_entries {
             warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k } |p| device::warp_segments::<$k>(p));
             warp_sort_pairs_entry!([<segmented_warp_sort_ $suffix _v32>] { K = $k }
                 |p| device::warp_segments_pairs::<$tag>(p));
+            block_sort_entry!([<segmented_block_sort_ $suffix _once>] { K = $k }
+                |p| device::block_segments::<$k, true, { crate::radix::items(<$k as Word>::BYTES, 0) as usize }>(p));
+            block_sort_pairs_entry!([<segmented_block_sort_ $suffix _v32_once>] { K = $k }
+                |p| device::block_segments_pairs::<$k, true, { crate::radix::items(<$k as Word>::BYTES, 4) as usize }>(p));
             block_sort_entry!([<segmented_block_sort_ $suffix>] { K = $k }
-                |p| device::block_segments::<$k, { crate::radix::items(<$k as Word>::BYTES, 0) as usize }>(p));
+                |p| device::block_segments::<$k, false, { crate::radix::items(<$k as Word>::BYTES, 0) as usize }>(p));
             block_sort_pairs_entry!([<segmented_block_sort_ $suffix _v32>] { K = $k }
-                |p| device::block_segments_pairs::<$k, { crate::radix::items(<$k as Word>::BYTES, 4) as usize }>(p));
+                |p| device::block_segments_pairs::<$k, false, { crate::radix::items(<$k as Word>::BYTES, 4) as usize }>(p));
             large_copy_entry!([<segmented_gather_ $suffix>] { K = $k } |p| device::gather_large::<$k>(p));
             large_copy_entry!([<segmented_scatter_ $suffix>] { K = $k } |p| device::scatter_large::<$k>(p));
             tile_sort_entry!([<segmented_tile_sort_ $suffix _o32>] { K = $k, O = u32 }
@@ -251,6 +260,8 @@ macro_rules! segmented_entries {
                 const WARP_SORT: Kernel<WarpSort<$k>> = [<segmented_warp_sort_ $suffix>];
                 const WARP_SORT_PAIRS: Kernel<WarpSortPairs<$k>> = [<segmented_warp_sort_ $suffix _v32>];
                 const BLOCK_SORT: Kernel<BlockSort<$k>> = [<segmented_block_sort_ $suffix>];
+                const BLOCK_SORT_ONCE: Kernel<BlockSort<$k>> = [<segmented_block_sort_ $suffix _once>];
+                const BLOCK_SORT_PAIRS_ONCE: Kernel<BlockSortPairs<$k>> = [<segmented_block_sort_ $suffix _v32_once>];
                 const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<$k>> = [<segmented_block_sort_ $suffix _v32>];
                 const GATHER: Kernel<LargeCopy<$k>> = [<segmented_gather_ $suffix>];
                 const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
@@ -267,13 +278,15 @@ segmented_entries!(u64, (u64, u32), k64);
 
 /// The entries of key word `K`, and the bin kernel of offset word `K` (both are
 /// `u32` and `u64`).
-const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 11] {
+const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 13] {
     [
         K::BIN.layout(),
         K::WARP_SORT.layout(),
         K::WARP_SORT_PAIRS.layout(),
         K::BLOCK_SORT.layout(),
         K::BLOCK_SORT_PAIRS.layout(),
+        K::BLOCK_SORT_ONCE.layout(),
+        K::BLOCK_SORT_PAIRS_ONCE.layout(),
         K::GATHER.layout(),
         K::SCATTER.layout(),
         K::TILE_SORT_O32.layout(),
@@ -300,6 +313,15 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u64 as SegmentedKernels>::BLOCK_SORT.name(), crate::radix::BLOCK, 1),
     (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
     (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
+    (<u32 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, 1),
+    (<u64 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, 1),
+    (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, 1),
+    (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, 1),
+    // Two warp-kernel blocks per SM for 64-bit pairs: 128 registers and a 40-byte
+    // spill instead of 168 registers and one block, 1.99 -> 1.13 ms for 2^24 keys in
+    // 2^16 segments (H100, 2026-11-27). The same bounds on 32-bit pairs (96 -> 127
+    // registers, two blocks either way) were 3% slower.
+    (<u64 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 2),
 ];
 
 /// Threads per block of the bin kernel.
