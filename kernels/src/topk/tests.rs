@@ -2,6 +2,35 @@ extern crate std;
 use super::*;
 use std::vec::Vec;
 
+/// The exact path's histogram and select passes on order bits (`width` bits) for
+/// candidate buffer `cap`: the state once selecting is done.
+fn select(ord: &[u64], width: u32, k: u64, cap: u64) -> State {
+    let mut s = State::default();
+    for p in 0..passes(width) {
+        if s.done {
+            break;
+        }
+        let (shift, bits) = pass_digit(width, p);
+        let mut hist = [0u64; DIGITS as usize];
+        for &o in ord.iter().filter(|&&o| matches_prefix(o, width, p, s.prefix)) {
+            hist[((o >> shift) & ((1 << bits) - 1)) as usize] += 1;
+        }
+        let mut below = 0;
+        let mut next = None;
+        for (d, &c) in hist.iter().enumerate() {
+            if s.holds_kth(k, below, c) {
+                assert!(next.is_none(), "one bucket holds the k-th key");
+                next = Some(s.step(d as u32, below, c, bits, width, k, cap));
+            }
+            below += c;
+        }
+        s = next.expect("some bucket holds the k-th key");
+    }
+    assert!(s.done);
+    assert!(s.out() <= cap, "candidates {} fit the buffer {cap}", s.out());
+    s
+}
+
 /// The whole top-k as the kernels compute it, on order bits (`width` bits), with
 /// candidate buffer `cap` (`None`: everything): histogram and select passes, the
 /// compaction tile by tile with its status words, then the stable sort of the
@@ -10,32 +39,7 @@ fn simulate(ord: &[u64], width: u32, k: u64, cap: Option<u64>) -> Vec<u32> {
     let n = ord.len() as u64;
     let state = match cap {
         None => State::everything(n),
-        Some(cap) => {
-            let mut s = State::default();
-            for p in 0..passes(width) {
-                if s.done {
-                    break;
-                }
-                let (shift, bits) = pass_digit(width, p);
-                let mut hist = [0u64; DIGITS as usize];
-                for &o in ord.iter().filter(|&&o| matches_prefix(o, width, p, s.prefix)) {
-                    hist[((o >> shift) & ((1 << bits) - 1)) as usize] += 1;
-                }
-                let mut below = 0;
-                let mut next = None;
-                for (d, &c) in hist.iter().enumerate() {
-                    if s.holds_kth(k, below, c) {
-                        assert!(next.is_none(), "one bucket holds the k-th key");
-                        next = Some(s.step(d as u32, below, c, bits, width, k, cap));
-                    }
-                    below += c;
-                }
-                s = next.expect("some bucket holds the k-th key");
-            }
-            assert!(s.done);
-            assert!(s.out() <= cap, "candidates {} fit the buffer {cap}", s.out());
-            s
-        }
+        Some(cap) => select(ord, width, k, cap),
     };
     // Compaction: tiles of `tile` keys (small, to cross many tiles), each publishing
     // its counts and adding its predecessors' as the look-back does.
@@ -220,25 +224,7 @@ fn sampled_model(ord: &[u64], width: u32, k: u64, plan: SamplePlan) -> (Vec<u32>
 /// The exact path's candidates (indices, in index order) for buffer `cap`: the keys
 /// before the selected prefix and the quota of keys equal to it.
 fn simulate_candidates(ord: &[u64], width: u32, k: u64, cap: u64) -> Vec<u32> {
-    let mut s = State::default();
-    for p in 0..passes(width) {
-        if s.done {
-            break;
-        }
-        let (shift, bits) = pass_digit(width, p);
-        let mut hist = [0u64; DIGITS as usize];
-        for &o in ord.iter().filter(|&&o| matches_prefix(o, width, p, s.prefix)) {
-            hist[((o >> shift) & ((1 << bits) - 1)) as usize] += 1;
-        }
-        let mut below = 0;
-        for (d, &c) in hist.iter().enumerate() {
-            if s.holds_kth(k, below, c) {
-                s = s.step(d as u32, below, c, bits, width, k, cap);
-                break;
-            }
-            below += c;
-        }
-    }
+    let s = select(ord, width, k, cap);
     let mut equal = 0;
     let mut out = Vec::new();
     for (i, &o) in ord.iter().enumerate() {
