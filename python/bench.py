@@ -1,11 +1,15 @@
 """gpusort against PyTorch on the same CUDA tensors: sort (in place and into a new
 tensor) and torch.sort of 2^24 and 2^28 float32 keys, argsort against torch.argsort
-(stable), top-k (k = 100 of 2^26) against torch.topk, and the call overhead of a
-1,000-key sort. Device times are CUDA events on the current stream around each call
-(gpusort joins its own stream to it), after warm-up; inputs restored before each
-repeat outside the timed range; medians. Needs PyTorch with CUDA.
+(stable), sort_pairs against a stable torch.sort and a gather of the values, top-k
+(k = 100 of 2^26) against torch.topk, searchsorted (2^24 queries in 2^26 keys) against
+torch.searchsorted, unique_consecutive and unique (2^26 keys, 2^20 distinct) against
+torch's, and the call overhead of a 1,000-key sort. Device times are CUDA events on the
+current stream around each call (gpusort joins its own stream to it), after warm-up;
+inputs restored before each repeat outside the timed range; medians. Needs PyTorch
+with CUDA. Operations the installed gpusort lacks are left out, so an older build can
+be measured by the same script.
 
-    python python/bench.py [--repeat 15] [--json results.json]
+    python python/bench.py [--repeat 15] [--json results.json] [--ops argsort,pairs]
 """
 
 import argparse
@@ -48,6 +52,9 @@ def wall_us(fn, *, repeat, warmup=20):
     return statistics.median(times)
 
 
+OPS = ("sort", "argsort", "pairs", "topk", "search", "unique", "overhead")
+
+
 def gkeys(n, ms):
     return n / (ms * 1e-3) / 1e9
 
@@ -57,7 +64,11 @@ def main():
     p.add_argument("--repeat", type=int, default=15, help="timed repeats per measurement (median)")
     p.add_argument("--json", help="also write the rows to this file")
     p.add_argument("--max-log2", type=int, default=28, help="skip sizes above 2^this")
+    p.add_argument("--ops", default=",".join(OPS), help=f"comma-separated subset of {','.join(OPS)}")
     args = p.parse_args()
+    ops = set(args.ops.split(","))
+    if not ops <= set(OPS):
+        p.error(f"unknown --ops {sorted(ops - set(OPS))}")
 
     print(f"gpusort {gpusort.__version__} on {gpusort.backend()}; torch {torch.__version__}")
     rows = []
@@ -82,39 +93,87 @@ def main():
 
     gen = torch.Generator(device="cuda").manual_seed(1)
     for log2 in (24, 28):
-        if log2 > args.max_log2:
+        if log2 > args.max_log2 or not ops & {"sort", "argsort", "pairs"}:
             continue
         n = 1 << log2
         keys = torch.randn(n, device="cuda", generator=gen)
-        work = torch.empty_like(keys)
-        restore = lambda: work.copy_(keys)  # noqa: E731
         rep = args.repeat if log2 < 28 else max(3, args.repeat // 3)
-        ours_inplace = device_ms(lambda: gpusort.sort_(work), repeat=rep, restore=restore)
-        ours_new = device_ms(lambda: gpusort.sort(keys), repeat=rep)
         theirs = device_ms(lambda: torch.sort(keys), repeat=rep)
-        theirs_stable = device_ms(lambda: torch.sort(keys, stable=True), repeat=rep)
-        row("sort f32, in place (sort_)", n, ours_inplace, theirs, "torch.sort returns values and indices")
-        row("sort f32, new tensor", n, ours_new, theirs)
-        row("sort f32 vs torch stable=True", n, ours_new, theirs_stable)
-        ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)
-        theirs_arg = device_ms(lambda: torch.argsort(keys, stable=True), repeat=rep)
-        row("argsort f32 (stable, int64)", n, ours_arg, theirs_arg)
-        # Where argsort's time goes: the library's u32 indices copied into an int32
-        # tensor, then widened to int64 by torch.
-        idx32 = torch.empty(n, dtype=torch.int32, device="cuda")
-        stream = torch.cuda.current_stream().cuda_stream
-        ours_u32 = device_ms(lambda: gpusort._gpusort.argsort_device(keys, idx32, False, stream), repeat=rep)
-        widen = device_ms(lambda: idx32.to(torch.int64), repeat=rep)
-        row("  of which: u32 indices (no widening)", n, ours_u32, theirs_arg)
-        row("  of which: int32 -> int64 (torch)", n, widen, theirs_arg)
-        del idx32
-        # Check once that both agree (same stable permutation).
-        if not torch.equal(gpusort.argsort(keys), torch.argsort(keys, stable=True)):
-            print("MISMATCH: gpusort.argsort != torch.argsort(stable=True)")
-        del keys, work
+        if "sort" in ops:
+            work = torch.empty_like(keys)
+            restore = lambda: work.copy_(keys)  # noqa: E731
+            ours_inplace = device_ms(lambda: gpusort.sort_(work), repeat=rep, restore=restore)
+            ours_new = device_ms(lambda: gpusort.sort(keys), repeat=rep)
+            theirs_stable = device_ms(lambda: torch.sort(keys, stable=True), repeat=rep)
+            row("sort f32, in place (sort_)", n, ours_inplace, theirs, "torch.sort returns values and indices")
+            row("sort f32, new tensor", n, ours_new, theirs)
+            row("sort f32 vs torch stable=True", n, ours_new, theirs_stable)
+            del work
+        if "argsort" in ops:
+            ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)
+            theirs_arg = device_ms(lambda: torch.argsort(keys, stable=True), repeat=rep)
+            row("argsort f32 (stable, int64)", n, ours_arg, theirs_arg)
+            # Check once that both agree (same stable permutation).
+            if not torch.equal(gpusort.argsort(keys), torch.argsort(keys, stable=True)):
+                print("MISMATCH: gpusort.argsort != torch.argsort(stable=True)")
+        if "pairs" in ops:
+            # What a torch user writes for a pair sort: a stable sort and a gather.
+            def torch_pairs(k, v):
+                s, i = torch.sort(k, stable=True)
+                return s, v[i]
+
+            for vdtype in (torch.int64, torch.int32):
+                values = torch.arange(n, device="cuda").to(vdtype)
+                ours_p = device_ms(lambda: gpusort.sort_pairs(keys, values), repeat=rep)
+                theirs_p = device_ms(lambda: torch_pairs(keys, values), repeat=rep)
+                row(f"sort_pairs f32 keys, {str(vdtype)[6:]} values", n, ours_p, theirs_p, "torch: sort(stable) + gather")
+                gk, gv = gpusort.sort_pairs(keys, values)
+                tk, tv = torch_pairs(keys, values)
+                if not (torch.equal(gk, tk) and torch.equal(gv, tv)):
+                    print(f"MISMATCH: gpusort.sort_pairs != torch.sort + gather ({vdtype})")
+                del values, gk, gv, tk, tv
+        del keys
         torch.cuda.empty_cache()
 
-    if args.max_log2 >= 26:
+    if "search" in ops and hasattr(gpusort, "searchsorted") and args.max_log2 >= 26:
+        # 2^24 queries in 2^26 keys, both uniform in 0..2^31 - 1 (int32).
+        n, m = 1 << 26, 1 << 24
+        sorted_keys = torch.sort(torch.randint(0, 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=gen)).values
+        queries = torch.randint(0, 2**31 - 1, (m,), device="cuda", dtype=torch.int32, generator=gen)
+        sorted_queries = torch.sort(queries).values
+        for what, q, promise in (("unsorted", queries, False), ("sorted", sorted_queries, True)):
+            ours = device_ms(lambda: gpusort.searchsorted(sorted_keys, q, queries_sorted=promise), repeat=args.repeat)
+            theirs = device_ms(lambda: torch.searchsorted(sorted_keys, q), repeat=args.repeat)
+            note = "queries_sorted=True" if promise else "binary search per query"
+            row(f"searchsorted i32, {what} queries", m, ours, theirs, note)
+            if not torch.equal(gpusort.searchsorted(sorted_keys, q, queries_sorted=promise), torch.searchsorted(sorted_keys, q)):
+                print(f"MISMATCH: gpusort.searchsorted != torch.searchsorted ({what} queries)")
+        del sorted_keys, queries, sorted_queries
+        torch.cuda.empty_cache()
+
+    if "unique" in ops and hasattr(gpusort, "unique") and args.max_log2 >= 26:
+        # 2^26 int32 keys uniform in 0..2^20: about 2^20 distinct values.
+        n = 1 << 26
+        keys = torch.randint(0, 1 << 20, (n,), device="cuda", dtype=torch.int32, generator=gen)
+        runs = torch.sort(keys).values
+        ours = device_ms(lambda: gpusort.unique_consecutive(runs, return_counts=True), repeat=args.repeat)
+        theirs = device_ms(lambda: torch.unique_consecutive(runs, return_counts=True), repeat=args.repeat)
+        row("unique_consecutive i32, counts", n, ours, theirs, "sorted keys, ~2^20 runs")
+        gv, gc = gpusort.unique_consecutive(runs, return_counts=True)
+        tv, tc = torch.unique_consecutive(runs, return_counts=True)
+        if not (torch.equal(gv, tv) and torch.equal(gc, tc)):
+            print("MISMATCH: gpusort.unique_consecutive != torch.unique_consecutive")
+        ours = device_ms(lambda: gpusort.unique(keys, return_counts=True), repeat=args.repeat)
+        theirs = device_ms(lambda: torch.unique(keys, return_counts=True), repeat=args.repeat)
+        row("unique i32 (unsorted), counts", n, ours, theirs, "sort included")
+        gv, gc = gpusort.unique(keys, return_counts=True)
+        tv, tc = torch.unique(keys, return_counts=True)
+        if not (torch.equal(gv, tv) and torch.equal(gc, tc)):
+            print("MISMATCH: gpusort.unique != torch.unique")
+        del keys, runs, gv, gc, tv, tc
+        torch.cuda.empty_cache()
+
+    if "topk" in ops and args.max_log2 >= 26:
         n = 1 << 26
         keys = torch.randn(n, device="cuda", generator=gen)
         ours = device_ms(lambda: gpusort.topk(keys, 100), repeat=args.repeat)
@@ -127,17 +186,18 @@ def main():
         del keys
         torch.cuda.empty_cache()
 
-    n = 1000
-    small = torch.randn(n, device="cuda", generator=gen)
-    ours_us = wall_us(lambda: gpusort.sort(small), repeat=200)
-    theirs_us = wall_us(lambda: torch.sort(small), repeat=200)
-    ours_dev = device_ms(lambda: gpusort.sort(small), repeat=200, warmup=20)
-    theirs_dev = device_ms(lambda: torch.sort(small), repeat=200, warmup=20)
-    rows.append({"what": "call overhead, sort of 1000 f32", "n": n, "gpusort_wall_us": round(ours_us, 2),
-                 "torch_wall_us": round(theirs_us, 2), "gpusort_device_ms": round(ours_dev, 4),
-                 "torch_device_ms": round(theirs_dev, 4)})
-    print(f"{'call overhead, sort of 1000 f32':<34} wall (call + sync): gpusort {ours_us:8.1f} us   torch {theirs_us:8.1f} us;"
-          f"  events: gpusort {ours_dev * 1e3:8.1f} us   torch {theirs_dev * 1e3:8.1f} us")
+    if "overhead" in ops:
+        n = 1000
+        small = torch.randn(n, device="cuda", generator=gen)
+        ours_us = wall_us(lambda: gpusort.sort(small), repeat=200)
+        theirs_us = wall_us(lambda: torch.sort(small), repeat=200)
+        ours_dev = device_ms(lambda: gpusort.sort(small), repeat=200, warmup=20)
+        theirs_dev = device_ms(lambda: torch.sort(small), repeat=200, warmup=20)
+        rows.append({"what": "call overhead, sort of 1000 f32", "n": n, "gpusort_wall_us": round(ours_us, 2),
+                     "torch_wall_us": round(theirs_us, 2), "gpusort_device_ms": round(ours_dev, 4),
+                     "torch_device_ms": round(theirs_dev, 4)})
+        print(f"{'call overhead, sort of 1000 f32':<34} wall (call + sync): gpusort {ours_us:8.1f} us   torch {theirs_us:8.1f} us;"
+              f"  events: gpusort {ours_dev * 1e3:8.1f} us   torch {theirs_dev * 1e3:8.1f} us")
 
     if args.json:
         with open(args.json, "w") as f:

@@ -135,3 +135,84 @@ fn borrowing_refuses_what_is_not_device_memory_of_the_gpu() {
     assert!(unsafe { gpu.borrow_device_memory::<u64>(1, 0) }.is_ok());
     free_caller_memory(gpu, ptr);
 }
+
+/// The operations whose outputs the caller allocates write into lent memory: argsort as
+/// u64 indices, the pair sort of lent keys and values in place, searchsorted, and the
+/// widening of u32 results; overlapping and mismatched outputs are refused.
+#[test]
+fn results_are_written_into_lent_outputs() {
+    let Some(sorter) = common::gpu_sorter("results_are_written_into_lent_outputs") else {
+        return;
+    };
+    let gpu = sorter.gpu().unwrap();
+    for n in [1usize, 4097, 300_007] {
+        let keys: Vec<f32> = generate(n, Distribution::FewUnique, n as u64);
+        let mut up: Vec<u32> = (0..n as u32).collect();
+        up.sort_by(|&a, &b| keys[a as usize].total_cmp(&keys[b as usize])); // stable
+        let kp = caller_memory(gpu, &keys);
+        let ip = caller_memory(gpu, &vec![u64::MAX; n]);
+        {
+            let view = unsafe { gpu.borrow_device_memory::<f32>(kp, n) }.unwrap();
+            let mut idx = unsafe { gpu.borrow_device_memory::<u64>(ip, n) }.unwrap();
+            view.argsort_into(sorter, Order::Ascending, &mut idx).unwrap();
+        }
+        assert_eq!(read_back::<u64>(gpu, ip, n), up.iter().map(|&i| i as u64).collect::<Vec<_>>(), "n={n}");
+        assert_eq!(read_back::<f32>(gpu, kp, n), keys);
+
+        // Pairs: the lent keys and values sorted in place, values with their keys.
+        let values: Vec<u64> = (0..n as u64).map(|i| i * 3 + 1).collect();
+        let vp = caller_memory(gpu, &values);
+        {
+            let mut k = unsafe { gpu.borrow_device_memory::<f32>(kp, n) }.unwrap();
+            let mut v = unsafe { gpu.borrow_device_memory::<u64>(vp, n) }.unwrap();
+            k.sort_pairs(&mut v, sorter, Order::Ascending).unwrap();
+        }
+        let sorted_keys: Vec<f32> = up.iter().map(|&i| keys[i as usize]).collect();
+        assert_eq!(read_back::<f32>(gpu, kp, n), sorted_keys);
+        assert_eq!(read_back::<u64>(gpu, vp, n), up.iter().map(|&i| values[i as usize]).collect::<Vec<_>>());
+
+        // Searchsorted of unsorted queries in the now sorted keys, into lent memory.
+        let queries: Vec<f32> = generate(n, Distribution::FewUnique, n as u64 + 1);
+        let qp = caller_memory(gpu, &queries);
+        {
+            let sorted = unsafe { gpu.borrow_device_memory::<f32>(kp, n) }.unwrap();
+            let q = unsafe { gpu.borrow_device_memory::<f32>(qp, n) }.unwrap();
+            let mut out = unsafe { gpu.borrow_device_memory::<u64>(ip, n) }.unwrap();
+            sorted.searchsorted_into(sorter, &q, host::Side::Right, host::QueryOrder::Unsorted, &mut out).unwrap();
+            // Results over the queries are refused (queries read from the results' memory).
+            let q_over = unsafe { gpu.borrow_device_memory::<f32>(ip, n) }.unwrap();
+            let refused =
+                sorted.searchsorted_into(sorter, &q_over, host::Side::Left, host::QueryOrder::Unsorted, &mut out);
+            assert!(matches!(refused, Err(Error::BadArgument(_))), "{refused:?}");
+        }
+        let want: Vec<u64> =
+            queries.iter().map(|q| sorted_keys.partition_point(|k| k.total_cmp(q).is_le()) as u64).collect();
+        assert_eq!(read_back::<u64>(gpu, ip, n), want);
+        for p in [kp, ip, vp, qp] {
+            free_caller_memory(gpu, p);
+        }
+    }
+
+    // Widening: u32 values past 2^31 stay positive.
+    let small: Vec<u32> = vec![0, 1, u32::MAX, 1 << 31, 7];
+    let wp = caller_memory(gpu, &[0u64; 5]);
+    {
+        let mut wide = unsafe { gpu.borrow_device_memory::<u64>(wp, 5) }.unwrap();
+        wide.widen_from(&gpu.upload(&small).unwrap()).unwrap();
+        let short = wide.widen_from(&gpu.upload(&small[..4]).unwrap());
+        assert!(matches!(short, Err(Error::BadArgument(_))), "{short:?}");
+    }
+    assert_eq!(read_back::<u64>(gpu, wp, 5), small.iter().map(|&x| x as u64).collect::<Vec<_>>());
+    free_caller_memory(gpu, wp);
+
+    // Pairs whose lengths differ, or whose values overlap the keys, are refused.
+    let kp = caller_memory(gpu, &[0u32; 64]);
+    {
+        let mut k = unsafe { gpu.borrow_device_memory::<u32>(kp, 32) }.unwrap();
+        let mut v = unsafe { gpu.borrow_device_memory::<u32>(kp + 64, 31) }.unwrap();
+        assert!(matches!(k.sort_pairs(&mut v, sorter, Order::Ascending), Err(Error::LengthMismatch { .. })));
+        let mut over = unsafe { gpu.borrow_device_memory::<u32>(kp + 64, 32) }.unwrap();
+        assert!(matches!(k.sort_pairs(&mut over, sorter, Order::Ascending), Err(Error::BadArgument(_))));
+    }
+    free_caller_memory(gpu, kp);
+}

@@ -17,7 +17,17 @@ import numpy as _np
 from . import _gpusort
 from ._gpusort import __version__, backend
 
-__all__ = ["argsort", "backend", "sort", "sort_", "sort_pairs", "topk"]
+__all__ = [
+    "argsort",
+    "backend",
+    "searchsorted",
+    "sort",
+    "sort_",
+    "sort_pairs",
+    "topk",
+    "unique",
+    "unique_consecutive",
+]
 
 
 def _is_device(x):
@@ -96,19 +106,6 @@ def _widen(indices, n):
     return wide
 
 
-def _gather(x, perm):
-    """``x[perm]`` on the device. PyTorch does not index uint32 and uint64 tensors on
-    CUDA, so those are gathered as the signed integers of the same width (the same
-    bits)."""
-    if _library(x) == "torch":
-        import torch
-
-        same_width = {torch.uint32: torch.int32, torch.uint64: torch.int64}.get(x.dtype)
-        if same_width is not None:
-            return x.view(same_width)[perm].view(x.dtype)
-    return x[perm]
-
-
 def sort(a, *, descending=False, out=None):
     """``a`` sorted (ascending unless ``descending``), stably.
 
@@ -143,28 +140,86 @@ def sort_(a, *, descending=False):
 def argsort(a, *, descending=False, stable=True):
     """The indices (int64) that sort ``a``: ``a[argsort(a)]`` is sorted. Always
     stable (equal keys keep their input order, in both directions), so ``stable=False``
-    gives the same result. At most 2^32 - 1 elements."""
+    gives the same result. At most 2^32 - 1 elements. Device arrays: the library
+    writes the int64 indices straight into the new tensor."""
     del stable  # every result is the stable one
     if _is_device(a):
         n = _device_len(a)
         if n > 2**32 - 1:
             raise ValueError(f"argsort: {n} elements, at most 2^32 - 1 (u32 indices)")
-        indices = _device_empty(a, max(n, 0), "int32")
+        indices = _device_empty(a, max(n, 0), "int64")
         _gpusort.argsort_device(a, indices, descending, _stream(a))
-        return _widen(indices, n)
+        return indices
     return _gpusort.argsort_host(_host(a), descending)
 
 
 def sort_pairs(keys, values, *, descending=False):
     """``(keys, values)`` sorted by key, stably, values moved with their keys: new
-    arrays. Device arrays: a gather of both by the device argsort."""
+    arrays (keys and values of any supported type). Device arrays: copies of both,
+    sorted in place as pairs by the library's pair sort."""
     _both_device(keys, values, "sort_pairs")
     if _is_device(keys):
-        if _device_len(keys) != _device_len(values):
-            raise ValueError(f"sort_pairs: {_device_len(keys)} keys but {_device_len(values)} values")
-        perm = argsort(keys, descending=descending)
-        return _gather(keys, perm), _gather(values, perm)
+        n, m = _device_len(keys), _device_len(values)
+        if n != m:
+            raise ValueError(f"sort_pairs: {n} keys but {m} values")
+        keys_out = _device_empty(keys, max(n, 0), _device_dtype(keys))
+        values_out = _device_empty(values, max(m, 0), _device_dtype(values))
+        _gpusort.sort_pairs_device(keys, values, keys_out, values_out, descending, _stream(keys))
+        return keys_out, values_out
     return _gpusort.sort_pairs_host(_host(keys), _host(values), descending)
+
+
+def searchsorted(sorted, queries, *, side="left", queries_sorted=False):
+    """For each query, where it falls in the ascending ``sorted`` (int64):
+    ``side='left'`` the first index ``i`` with ``sorted[i] >= q``, ``'right'`` the
+    first with ``sorted[i] > q`` (numpy.searchsorted, torch.searchsorted). ``sorted``
+    and ``queries`` are one-dimensional arrays of the same type, both host or both
+    device arrays; ``sorted`` must be ascending in gpusort's order (floats: IEEE 754
+    total order, so -0.0 comes before +0.0 and NaNs sit by sign), else the answers are
+    unspecified.
+
+    Host arrays: the library checks whether the queries are ascending and takes the
+    merge path if so. Device arrays: each query is a binary search, unless
+    ``queries_sorted=True`` promises ascending queries (the merge path, which reads
+    each key once; queries that are not ascending then get unspecified answers)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', not {side!r}")
+    _both_device(sorted, queries, "searchsorted")
+    right = side == "right"
+    if _is_device(queries):
+        out = _device_empty(queries, max(_device_len(queries), 0), "int64")
+        _gpusort.searchsorted_device(sorted, queries, out, right, bool(queries_sorted), _stream(queries))
+        return out
+    return _gpusort.searchsorted_host(_host(sorted), _host(queries), right)
+
+
+def _unique(a, consecutive, return_counts):
+    if _is_device(a):
+        values, counts = _gpusort.unique_device(
+            a, lambda n, dtype: _device_empty(a, n, dtype), consecutive, bool(return_counts), _stream(a)
+        )
+    else:
+        values, counts = _gpusort.unique_host(_host(a), consecutive, bool(return_counts))
+    return (values, counts) if return_counts else values
+
+
+def unique(a, *, return_counts=False):
+    """The distinct values of ``a``, ascending (numpy.unique), and with
+    ``return_counts`` how often each occurs (int64): ``(values, counts)``. Floats as
+    numpy compares them: -0.0 and +0.0 are one value (returned as +0.0), all NaNs one
+    value (returned last, as the positive quiet NaN). At most 2^32 - 1 elements.
+    Device arrays: new arrays of ``a``'s library, exactly as long as the result (its
+    length is read back from the device once)."""
+    return _unique(a, False, return_counts)
+
+
+def unique_consecutive(a, *, return_counts=False):
+    """The first value of each run of equal adjacent elements of ``a``
+    (torch.unique_consecutive), and with ``return_counts`` each run's length (int64):
+    ``(values, counts)``. Equality as in ``unique`` (-0.0 equals +0.0, and unlike
+    torch every NaN equals every NaN). At most 2^32 - 1 elements. Device arrays: as in
+    ``unique``."""
+    return _unique(a, True, return_counts)
 
 
 def topk(a, k, *, largest=True, sorted=True):

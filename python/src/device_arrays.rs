@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use host::cudarc::driver::{result, sys};
-use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, Sorter, shared_sorter};
+use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, Key, QueryOrder, Side, Sorter, shared_sorter};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -165,20 +165,31 @@ pub fn sort(
     .or_py()
 }
 
-/// Checks an index output of the device functions: `len` 4-byte elements (int32 or
-/// uint32; the library's u32 indices are copied in bit for bit and widened to int64 on
-/// the Python side).
+/// Checks a 4-byte index output of the device top-k: `len` elements of int32 or uint32
+/// (the library's u32 indices are copied in bit for bit and widened to int64 on the
+/// Python side).
 fn check_index_out(out: &Array, len: usize) -> PyResult<()> {
-    out.check_writable("indices")?;
-    if !matches!(out.dtype, DType::I32 | DType::U32) || out.len != len {
+    check_out_array(out, "indices", len, &[DType::I32, DType::U32])
+}
+
+/// Checks an output the device functions write: writable, `len` elements of one of
+/// `dtypes`.
+fn check_out_array(out: &Array, what: &str, len: usize, dtypes: &[DType]) -> PyResult<()> {
+    out.check_writable(what)?;
+    if !dtypes.contains(&out.dtype) || out.len != len {
+        let names: Vec<&str> = dtypes.iter().map(|d| d.name()).collect();
         return Err(PyValueError::new_err(format!(
-            "indices: {} elements of {}, expected {len} of int32 or uint32",
+            "{what}: {} elements of {}, expected {len} of {}",
             out.len,
-            out.dtype.name()
+            out.dtype.name(),
+            names.join(" or ")
         )));
     }
     Ok(())
 }
+
+/// The 8-byte integer outputs (int64, uint64) indices and counts are written into.
+const WIDE_INDEX: &[DType] = &[DType::I64, DType::U64];
 
 /// Copies `src` into the borrowed `out` of the same length.
 fn copy_out<T: bytemuck::Pod>(gpu: &Gpu, out: &Array, src: &DeviceBuffer<T>) -> host::Result<()> {
@@ -186,7 +197,8 @@ fn copy_out<T: bytemuck::Pod>(gpu: &Gpu, out: &Array, src: &DeviceBuffer<T>) -> 
 }
 
 /// Writes the stable sorting permutation of the device array `src` into `indices`
-/// (u32 bits in a 4-byte integer array of the same length).
+/// (an int64 or uint64 array of the same length), widened from the library's u32
+/// permutation by one kernel straight into it ([`BorrowedBuffer::argsort_into`]).
 pub fn argsort(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -196,19 +208,177 @@ pub fn argsort(
 ) -> PyResult<()> {
     let s = Array::read(src, Memory::Device, "a")?;
     let i = Array::read(indices, Memory::Device, "indices")?;
-    check_index_out(&i, s.len)?;
+    check_out_array(&i, "indices", s.len, WIDE_INDEX)?;
     if s.len == 0 {
         return Ok(());
     }
     py.detach(|| {
         on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                let perm = borrow::<T>(gpu, &s)?.argsort(sorter, options(descending).order)?;
-                copy_out(gpu, &i, &perm)
+                borrow::<T>(gpu, &s)?.argsort_into(sorter, options(descending).order, &mut borrow::<u64>(gpu, &i)?)
             })
         })
     })
     .or_py()
+}
+
+/// Sorts the device arrays `keys_out` and `values_out` as pairs, in place, after
+/// copying `keys` and `values` into them (skipped where an input is its output): the
+/// library's pair sort, values moved with their keys.
+#[allow(clippy::too_many_arguments)]
+pub fn sort_pairs(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+    keys_out: &Bound<'_, PyAny>,
+    values_out: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let k = Array::read(keys, Memory::Device, "keys")?;
+    let v = Array::read(values, Memory::Device, "values")?;
+    let ko = Array::read(keys_out, Memory::Device, "keys_out")?;
+    let vo = Array::read(values_out, Memory::Device, "values_out")?;
+    if k.len != v.len {
+        return Err(Error::LengthMismatch { keys: k.len, values: v.len }).or_py();
+    }
+    check_out(&k, &ko)?;
+    check_out(&v, &vo)?;
+    let (kb, vb) = (ko.bytes(), vo.bytes());
+    if !kb.is_empty() && !vb.is_empty() && kb.start < vb.end && vb.start < kb.end {
+        return Err(PyValueError::new_err("keys_out and values_out share memory"));
+    }
+    if k.len == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&ko, &vo, &k, &v], stream, |sorter, gpu| {
+            with_dtype!(k.dtype, K => with_dtype!(v.dtype, V => {
+                let mut kt = borrow::<K>(gpu, &ko)?;
+                let mut vt = borrow::<V>(gpu, &vo)?;
+                if k.ptr != ko.ptr {
+                    kt.copy_from(borrow::<K>(gpu, &k)?.buffer())?;
+                }
+                if v.ptr != vo.ptr {
+                    vt.copy_from(borrow::<V>(gpu, &v)?.buffer())?;
+                }
+                kt.sort_pairs(&mut vt, sorter, options(descending).order)
+            }))
+        })
+    })
+    .or_py()
+}
+
+/// Writes into `out` (int64 or uint64, one per query) where each query of the device
+/// array `queries` falls in the ascending device array `sorted` (`right`: after equal
+/// keys). `queries_sorted` promises ascending queries (the merge path); otherwise each
+/// query is a binary search.
+pub fn searchsorted(
+    py: Python<'_>,
+    sorted: &Bound<'_, PyAny>,
+    queries: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    right: bool,
+    queries_sorted: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let s = Array::read(sorted, Memory::Device, "sorted")?;
+    let q = Array::read(queries, Memory::Device, "queries")?;
+    let o = Array::read(out, Memory::Device, "out")?;
+    check_same_dtype(&s, &q)?;
+    check_out_array(&o, "out", q.len, WIDE_INDEX)?;
+    if q.len == 0 {
+        return Ok(());
+    }
+    let side = if right { Side::Right } else { Side::Left };
+    let order = if queries_sorted { QueryOrder::Sorted } else { QueryOrder::Unsorted };
+    // An empty `sorted` may carry any address: the device of the queries decides.
+    py.detach(|| {
+        on_callers_streams(&[&q, &o, &s], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                let keys = borrow::<T>(gpu, &s)?;
+                keys.searchsorted_into(sorter, &borrow::<T>(gpu, &q)?, side, order, &mut borrow::<u64>(gpu, &o)?)
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Refuses sorted keys and queries of different types (the search compares their
+/// bits).
+pub fn check_same_dtype(sorted: &Array, queries: &Array) -> PyResult<()> {
+    if sorted.dtype != queries.dtype {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "searchsorted: the queries are {} but the sorted keys {}: convert one to the other's type",
+            queries.dtype.name(),
+            sorted.dtype.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The distinct values of the device array `src` (`consecutive`: of each run of equal
+/// adjacent keys; otherwise sorted, numpy.unique) and, with `counts`, how often each
+/// occurs. The library computes them into its own buffers and reads back their length;
+/// `alloc(n, dtype)` (the caller's library) then makes the results, exactly that long,
+/// and the library copies its values into them and widens its u32 counts into int64.
+pub fn unique<'py>(
+    py: Python<'py>,
+    src: &Bound<'py, PyAny>,
+    consecutive: bool,
+    counts: bool,
+    alloc: &Bound<'py, PyAny>,
+    stream: Option<u64>,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let s = Array::read(src, Memory::Device, "a")?;
+    with_dtype!(s.dtype, T => unique_of::<T>(py, &s, consecutive, counts, alloc, stream))
+}
+
+fn unique_of<'py, T: Key>(
+    py: Python<'py>,
+    s: &Array,
+    consecutive: bool,
+    want_counts: bool,
+    alloc: &Bound<'py, PyAny>,
+    stream: Option<u64>,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let mut runs: Option<(DeviceBuffer<T>, DeviceBuffer<u32>)> = None;
+    if s.len > 0 {
+        py.detach(|| {
+            on_callers_streams(&[s], stream, |sorter, gpu| {
+                let keys = borrow::<T>(gpu, s)?;
+                runs = Some(if consecutive {
+                    sorter.run_length_encode_device(keys.buffer())?
+                } else {
+                    sorter.unique_counts_device(keys.buffer())?
+                });
+                Ok(())
+            })
+        })
+        .or_py()?;
+    }
+    let n = runs.as_ref().map_or(0, |(k, _)| k.len());
+    let values_obj = alloc.call1((n, s.dtype.name()))?;
+    let counts_obj = if want_counts { Some(alloc.call1((n, "int64"))?) } else { None };
+    let Some((keys, lengths)) = runs else { return Ok((values_obj, counts_obj)) };
+    let v = Array::read(&values_obj, Memory::Device, "the values' allocation")?;
+    check_out_array(&v, "the values' allocation", n, &[s.dtype])?;
+    let c = counts_obj.as_ref().map(|c| Array::read(c, Memory::Device, "the counts' allocation")).transpose()?;
+    if let Some(c) = &c {
+        check_out_array(c, "the counts' allocation", n, WIDE_INDEX)?;
+    }
+    let outputs: Vec<&Array> = std::iter::once(&v).chain(c.as_ref()).collect();
+    py.detach(|| {
+        on_callers_streams(&outputs, stream, |_, gpu| {
+            copy_out(gpu, &v, &keys)?;
+            if let Some(c) = &c {
+                borrow::<u64>(gpu, c)?.widen_from(&lengths)?;
+            }
+            Ok(())
+        })
+    })
+    .or_py()?;
+    Ok((values_obj, counts_obj))
 }
 
 /// Writes the `k` largest (or smallest) elements of the device array `src`, sorted,

@@ -2,11 +2,12 @@
 //! slice operations on the process-wide sorter ([`host::shared_sorter`]: the GPU if
 //! there is one, the CPU otherwise), with the GIL released while they run. Results are
 //! new numpy arrays, or written into the caller's `out`.
-use host::{Error, Order, SortOptions, shared_sorter};
+use host::{Error, Key, Order, Side, SortOptions, shared_sorter};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::{Array, DType, Memory, with_dtype};
+use crate::device_arrays::check_same_dtype;
 use crate::errors::OrPyErr;
 
 /// The options of a sort in `descending` or ascending order (the default variant: the
@@ -167,4 +168,69 @@ pub fn topk<'py>(
         .or_py()?;
     });
     Ok((vals_obj, idx_obj))
+}
+
+/// For each query, where it falls in the ascending `sorted` (`right`: after equal
+/// keys), as a new int64 array ([`host::Sorter::searchsorted`]).
+pub fn searchsorted<'py>(
+    py: Python<'py>,
+    sorted: &Bound<'py, PyAny>,
+    queries: &Bound<'py, PyAny>,
+    right: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let s = Array::read(sorted, Memory::Host, "sorted")?;
+    let q = Array::read(queries, Memory::Host, "queries")?;
+    check_same_dtype(&s, &q)?;
+    let (out_obj, out) = new_array(py, q.len, DType::I64)?;
+    let side = if right { Side::Right } else { Side::Left };
+    with_dtype!(s.dtype, T => {
+        // SAFETY: the inputs stay referenced; `out` is a new array apart from them.
+        let (keys, qs, at) = unsafe { (s.as_slice::<T>(), q.as_slice::<T>(), out.as_mut_slice::<i64>()) };
+        py.detach(|| {
+            let found = shared_sorter().searchsorted(keys, qs, side)?;
+            at.iter_mut().zip(found).for_each(|(o, i)| *o = i as i64);
+            Ok(())
+        })
+        .or_py()?;
+    });
+    Ok(out_obj)
+}
+
+/// The distinct values of `a` (`consecutive`: the first of each run of equal adjacent
+/// keys; otherwise sorted) as a new array and, with `counts`, how often each occurs
+/// (int64).
+pub fn unique<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    consecutive: bool,
+    counts: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    let src = Array::read(a, Memory::Host, "a")?;
+    with_dtype!(src.dtype, T => unique_of::<T>(py, &src, consecutive, counts))
+}
+
+fn unique_of<'py, T: Key>(
+    py: Python<'py>,
+    src: &Array,
+    consecutive: bool,
+    want_counts: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    // SAFETY: `a` stays referenced for the call.
+    let keys = unsafe { src.as_slice::<T>() };
+    let (values, lengths) = py
+        .detach(|| {
+            let sorter = shared_sorter();
+            if consecutive { sorter.run_length_encode(keys) } else { sorter.unique_counts(keys) }
+        })
+        .or_py()?;
+    let (values_obj, out) = new_array(py, values.len(), src.dtype)?;
+    // SAFETY: a new array of `values.len()` elements of `T`.
+    unsafe { out.as_mut_slice::<T>() }.copy_from_slice(&values);
+    if !want_counts {
+        return Ok((values_obj, None));
+    }
+    let (counts_obj, out) = new_array(py, lengths.len(), DType::I64)?;
+    // SAFETY: a new int64 array of one element per value.
+    unsafe { out.as_mut_slice::<i64>() }.iter_mut().zip(lengths).for_each(|(o, c)| *o = c as i64);
+    Ok((values_obj, Some(counts_obj)))
 }

@@ -80,8 +80,8 @@ fn sort_device(
     device_arrays::sort(py, a, out, descending, stream)
 }
 
-/// Writes the stable sorting permutation of the device array `a` into the 4-byte
-/// integer device array `indices` (u32 bits).
+/// Writes the stable sorting permutation of the device array `a` into the int64 (or
+/// uint64) device array `indices`.
 #[pyfunction]
 #[pyo3(signature = (a, indices, descending=false, stream=None))]
 fn argsort_device(
@@ -92,6 +92,78 @@ fn argsort_device(
     stream: Option<u64>,
 ) -> PyResult<()> {
     device_arrays::argsort(py, a, indices, descending, stream)
+}
+
+/// Copies the device arrays `keys` and `values` into `keys_out` and `values_out` (each
+/// may be its input) and sorts those as pairs, stably by key.
+#[pyfunction]
+#[pyo3(signature = (keys, values, keys_out, values_out, descending=false, stream=None))]
+fn sort_pairs_device(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+    keys_out: &Bound<'_, PyAny>,
+    values_out: &Bound<'_, PyAny>,
+    descending: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    device_arrays::sort_pairs(py, keys, values, keys_out, values_out, descending, stream)
+}
+
+/// Where each query falls in the ascending host array `sorted`, as a new int64 array.
+#[pyfunction]
+#[pyo3(signature = (sorted, queries, right=false))]
+fn searchsorted_host<'py>(
+    py: Python<'py>,
+    sorted: &Bound<'py, PyAny>,
+    queries: &Bound<'py, PyAny>,
+    right: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    host_arrays::searchsorted(py, sorted, queries, right)
+}
+
+/// Writes where each query falls in the ascending device array `sorted` into `out`
+/// (int64 or uint64); `queries_sorted` promises ascending queries (the merge path).
+#[pyfunction]
+#[pyo3(signature = (sorted, queries, out, right=false, queries_sorted=false, stream=None))]
+fn searchsorted_device(
+    py: Python<'_>,
+    sorted: &Bound<'_, PyAny>,
+    queries: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    right: bool,
+    queries_sorted: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    device_arrays::searchsorted(py, sorted, queries, out, right, queries_sorted, stream)
+}
+
+/// `(values, counts or None)`: the distinct values of the host array `a`, sorted, or
+/// (`consecutive`) the first of each run of equal adjacent keys; counts are int64.
+#[pyfunction]
+#[pyo3(signature = (a, consecutive=false, counts=false))]
+fn unique_host<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    consecutive: bool,
+    counts: bool,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    host_arrays::unique(py, a, consecutive, counts)
+}
+
+/// [`unique_host`] of a device array; the results are made by `alloc(n, dtype)` once
+/// their length is known.
+#[pyfunction]
+#[pyo3(signature = (a, alloc, consecutive=false, counts=false, stream=None))]
+fn unique_device<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    alloc: &Bound<'py, PyAny>,
+    consecutive: bool,
+    counts: bool,
+    stream: Option<u64>,
+) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+    device_arrays::unique(py, a, consecutive, counts, alloc, stream)
 }
 
 /// Writes the top `k` of the device array `a` into `values` and `indices` (u32 bits).
@@ -119,6 +191,11 @@ fn _gpusort(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sort_device, m)?)?;
     m.add_function(wrap_pyfunction!(argsort_device, m)?)?;
     m.add_function(wrap_pyfunction!(topk_device, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_pairs_device, m)?)?;
+    m.add_function(wrap_pyfunction!(searchsorted_host, m)?)?;
+    m.add_function(wrap_pyfunction!(searchsorted_device, m)?)?;
+    m.add_function(wrap_pyfunction!(unique_host, m)?)?;
+    m.add_function(wrap_pyfunction!(unique_device, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

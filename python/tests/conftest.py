@@ -49,6 +49,15 @@ def same_bits(x, y):
     return x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x.view(f"u{x.dtype.itemsize}"), y.view(f"u{y.dtype.itemsize}"))
 
 
+def numpy_unique_consecutive(a):
+    """Runs of equal adjacent elements by numpy's float equality, NaNs equal."""
+    if len(a) == 0:
+        return a[:0], np.zeros(0, np.int64)
+    same = (a[1:] == a[:-1]) | (np.isnan(a[1:]) & np.isnan(a[:-1]) if a.dtype.kind == "f" else False)
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    return a[starts], np.diff(np.append(starts, len(a))).astype(np.int64)
+
+
 @pytest.fixture(params=DTYPES, ids=lambda d: np.dtype(d).name)
 def dtype(request):
     return request.param

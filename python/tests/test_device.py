@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import keys, same_bits, stable_argsort
+from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort
 
 import gpusort
 
@@ -85,6 +85,88 @@ def test_argsort_sort_pairs_and_topk_on_the_device(torch, dtype, descending):
     assert same_bits(to_host(top), a[want[:100]])
 
 
+@pytest.mark.parametrize("n", [1, 4097, (1 << 20) + 3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_writes_int64_and_sort_pairs_every_value_type(torch, dtype, n, descending):
+    a = keys(dtype, n, seed=n, duplicates=n > 5000)
+    t = on_device(torch, a)
+    want = stable_argsort(a, descending)
+    perm = gpusort.argsort(t, descending=descending)
+    assert perm.dtype == torch.int64 and np.array_equal(to_host(perm), want)
+    assert same_bits(to_host(t), a)  # the keys are left alone
+    for vtype in (np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64):
+        vals = keys(vtype, n, seed=n + 1)
+        v = on_device(torch, vals)
+        k_out, v_out = gpusort.sort_pairs(t, v, descending=descending)
+        assert k_out.dtype == t.dtype and v_out.dtype == v.dtype
+        assert same_bits(to_host(k_out), a[want]) and same_bits(to_host(v_out), vals[want])
+        assert same_bits(to_host(t), a) and same_bits(to_host(v), vals)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_on_the_device_matches_numpy(torch, dtype, side):
+    for n, m in ((0, 5), (1, 1000), (100_003, 300_007)):
+        a = np.sort(keys(dtype, n, seed=n, duplicates=True))
+        q = keys(dtype, m, seed=m, duplicates=True)
+        st, qt = on_device(torch, a), on_device(torch, q)
+        got = gpusort.searchsorted(st, qt, side=side)
+        assert got.dtype == torch.int64 and got.device == qt.device
+        assert np.array_equal(to_host(got), np.searchsorted(a, q, side=side))
+        qs = np.sort(q)
+        got = gpusort.searchsorted(st, on_device(torch, qs), side=side, queries_sorted=True)
+        assert np.array_equal(to_host(got), np.searchsorted(a, qs, side=side))
+        wide = np.sort(keys(dtype, n, seed=n + 1))
+        got = gpusort.searchsorted(on_device(torch, wide), qt, side=side)
+        assert np.array_equal(to_host(got), np.searchsorted(wide, q, side=side))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4097, (1 << 20) + 3])
+def test_unique_and_unique_consecutive_on_the_device(torch, dtype, n):
+    a = keys(dtype, n, seed=n, duplicates=True)
+    t = on_device(torch, a)
+    values, counts = gpusort.unique(t, return_counts=True)
+    want, want_counts = np.unique(a, return_counts=True)
+    assert isinstance(values, torch.Tensor) and values.device == t.device and counts.dtype == torch.int64
+    assert same_bits(to_host(values), want) and np.array_equal(to_host(counts), want_counts)
+    assert same_bits(to_host(gpusort.unique(t)), want)
+    assert same_bits(to_host(t), a)
+    runs = np.sort(a)
+    runs[: n // 3] = a[: n // 3]
+    r = on_device(torch, runs)
+    values, counts = gpusort.unique_consecutive(r, return_counts=True)
+    want, want_counts = numpy_unique_consecutive(runs)
+    assert same_bits(to_host(values), want) and np.array_equal(to_host(counts), want_counts)
+    assert same_bits(to_host(gpusort.unique_consecutive(r)), want)
+
+
+def test_unique_float_equality_on_the_device(torch):
+    a = np.array([np.nan, 1.0, -np.nan, -0.0, 0.0, 1.0, np.inf, -0.0], np.float32)
+    values, counts = gpusort.unique(on_device(torch, a), return_counts=True)
+    values, counts = to_host(values), to_host(counts)
+    assert same_bits(values[:3], np.array([0.0, 1.0, np.inf], np.float32)) and np.isnan(values[3])
+    assert not np.signbit(values[3]) and np.array_equal(counts, [3, 2, 1, 2])
+    runs = np.array([-0.0, 0.0, np.nan, -np.nan, np.nan, 2.0], np.float64)
+    values, counts = gpusort.unique_consecutive(on_device(torch, runs), return_counts=True)
+    assert same_bits(to_host(values)[:1], runs[:1]) and np.array_equal(to_host(counts), [2, 3, 1])
+
+
+def test_new_operations_are_ordered_with_the_callers_stream(torch):
+    side = torch.cuda.Stream()
+    n = 1 << 22
+    with torch.cuda.stream(side):
+        t = torch.randint(0, 1000, (n,), device="cuda", dtype=torch.int64)
+        t.add_(5)  # queued just before each call
+        perm = gpusort.argsort(t)
+        k, v = gpusort.sort_pairs(t, torch.arange(n, device="cuda"))
+        want = torch.sort(t, stable=True)
+        assert torch.equal(k, want.values) and torch.equal(v, want.indices) and torch.equal(perm, want.indices)
+        values, counts = gpusort.unique(t, return_counts=True)
+        tv, tc = torch.unique(t, return_counts=True)
+        assert torch.equal(values, tv) and torch.equal(counts, tc)
+        q = torch.randint(0, 1010, (n,), device="cuda", dtype=torch.int64)
+        assert torch.equal(gpusort.searchsorted(k, q, side="right"), torch.searchsorted(k, q, right=True))
+
+
 def test_float_total_order_on_the_device(torch):
     a = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], np.float32)
     t = on_device(torch, a)
@@ -136,6 +218,12 @@ def test_device_errors(torch):
 
     with pytest.raises(ValueError, match="not (CUDA )?device memory"):
         gpusort.sort_(Fake())
+    with pytest.raises(TypeError, match="same side"):
+        gpusort.searchsorted(t, np.arange(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="queries are"):
+        gpusort.searchsorted(t, t.double())
+    with pytest.raises(ValueError, match="keys but"):
+        gpusort.sort_pairs(t, t[:99])
 
 
 def test_cupy_arrays_when_installed(torch):
@@ -148,3 +236,6 @@ def test_cupy_arrays_when_installed(torch):
     assert isinstance(got, cupy.ndarray) and same_bits(cupy.asnumpy(got), np.sort(a))
     perm = gpusort.argsort(cupy.asarray(a))
     assert np.array_equal(cupy.asnumpy(perm), np.argsort(a, kind="stable"))
+    values, counts = gpusort.unique(cupy.asarray(a[:1000].round()), return_counts=True)
+    want, want_counts = np.unique(a[:1000].round(), return_counts=True)
+    assert same_bits(cupy.asnumpy(values), want) and np.array_equal(cupy.asnumpy(counts), want_counts)

@@ -6,7 +6,7 @@ import array
 
 import numpy as np
 import pytest
-from conftest import SIZES, keys, same_bits, stable_argsort, total_order_key
+from conftest import SIZES, keys, numpy_unique_consecutive, same_bits, stable_argsort, total_order_key
 
 import gpusort
 
@@ -201,3 +201,70 @@ def test_threads_sort_concurrently():
         results = list(pool.map(gpusort.sort, arrays))
     for a, got in zip(arrays, results):
         assert same_bits(got, np.sort(a))
+
+
+@pytest.mark.parametrize("n", [0, 1, 17, 4097, 65_537])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_matches_numpy(dtype, n, side):
+    a = np.sort(keys(dtype, n, seed=n, duplicates=True))
+    queries = keys(dtype, 3001, seed=n + 1, duplicates=True)
+    for q in (queries, np.sort(queries)):  # unsorted: binary search; sorted: merge path
+        got = gpusort.searchsorted(a, q, side=side)
+        assert got.dtype == np.int64
+        assert np.array_equal(got, np.searchsorted(a, q, side=side))
+    wide = np.sort(keys(dtype, n, seed=n + 2))
+    q = keys(dtype, 1000, seed=n + 3)
+    assert np.array_equal(gpusort.searchsorted(wide, q, side=side), np.searchsorted(wide, q, side=side))
+
+
+def test_searchsorted_floats_in_total_order():
+    # -0.0 sorts before +0.0 and NaNs by sign, as the sort leaves them; numpy treats
+    # the zeros as equal and puts every NaN last.
+    a = np.array([-np.nan, -np.inf, -1.0, -0.0, 0.0, 1.0, np.inf, np.nan], np.float64)
+    q = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0], np.float64)
+    assert np.array_equal(gpusort.searchsorted(a, q), [3, 4, 7, 0, 5])
+    assert np.array_equal(gpusort.searchsorted(a, q, side="right"), [4, 5, 8, 1, 6])
+
+
+def test_searchsorted_errors():
+    with pytest.raises(ValueError, match="side"):
+        gpusort.searchsorted(np.arange(3), np.arange(3), side="middle")
+    with pytest.raises(TypeError, match="queries are"):
+        gpusort.searchsorted(np.arange(3, dtype=np.int64), np.arange(3, dtype=np.int32))
+
+
+@pytest.mark.parametrize("n", [0, 1, 17, 4097, 65_537])
+def test_unique_matches_numpy(dtype, n):
+    a = keys(dtype, n, seed=n, duplicates=True)
+    values, counts = gpusort.unique(a, return_counts=True)
+    want, want_counts = np.unique(a, return_counts=True)
+    assert same_bits(values, want) and counts.dtype == np.int64 and np.array_equal(counts, want_counts)
+    assert same_bits(gpusort.unique(a), want)
+    wide = keys(dtype, n, seed=n + 1)
+    assert same_bits(gpusort.unique(wide), np.unique(wide))
+
+
+@pytest.mark.parametrize("n", [0, 1, 17, 4097, 65_537])
+def test_unique_consecutive_matches_runs(dtype, n):
+    a = np.sort(keys(dtype, n, seed=n, duplicates=True))
+    a[: n // 3] = keys(dtype, n // 3, seed=n + 1, duplicates=True)  # runs of 1 too
+    values, counts = gpusort.unique_consecutive(a, return_counts=True)
+    want, want_counts = numpy_unique_consecutive(a)
+    assert same_bits(values, want) and counts.dtype == np.int64 and np.array_equal(counts, want_counts)
+    assert same_bits(gpusort.unique_consecutive(a), want)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+def test_unique_float_equality_is_numpys(ftype):
+    a = np.array([np.nan, 1.0, -np.nan, -0.0, 0.0, 1.0, np.inf, -0.0], ftype)
+    values, counts = gpusort.unique(a, return_counts=True)
+    # One zero (returned as +0.0), one NaN (last, the positive quiet NaN).
+    assert same_bits(values[:3], np.array([0.0, 1.0, np.inf], ftype)) and np.isnan(values[3])
+    assert not np.signbit(values[3]) and np.array_equal(counts, [3, 2, 1, 2])
+    want, want_counts = np.unique(a, return_counts=True)
+    assert np.array_equal(values, want, equal_nan=True) and np.array_equal(counts, want_counts)
+    runs = np.array([-0.0, 0.0, np.nan, -np.nan, np.nan, 2.0, 2.0], ftype)
+    values, counts = gpusort.unique_consecutive(runs, return_counts=True)
+    # The first key of each run, bit for bit.
+    assert same_bits(values[:1], runs[:1]) and np.isnan(values[1]) and values[2] == 2.0
+    assert np.array_equal(counts, [2, 3, 2])

@@ -2,6 +2,11 @@
 //! library for the length of a call: [`Gpu::borrow_device_memory`] and
 //! [`BorrowedBuffer`]. The library sorts it in place and never frees it, also when a
 //! sort fails half-way or swaps a buffer's storage for its own allocation.
+//!
+//! Besides the sort in place, the operations whose results the caller allocates write
+//! them straight into lent memory: argsort as `u64` indices, the pair sort of lent keys
+//! and values, searchsorted; [`BorrowedBuffer::widen_from`] writes a library's `u32`
+//! results (run lengths, indices) as `u64`.
 use std::mem::ManuallyDrop;
 
 use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointerGetAttribute};
@@ -12,14 +17,16 @@ use crate::error::{DriverContext, Error, Result};
 use crate::options::{Order, SortOptions};
 use crate::sorter::Sorter;
 use crate::variants;
+use crate::variants::searchsorted::{QueryOrder, Side};
 
 /// `len` elements of `T` at a device address the caller owns, seen as a
 /// [`DeviceBuffer`] that is never freed by the library (made by
 /// [`Gpu::borrow_device_memory`]). Only a shared view of the buffer is handed out
 /// ([`BorrowedBuffer::buffer`]), so the lent memory cannot leave this value; the
-/// operations that write it ([`BorrowedBuffer::sort`], [`BorrowedBuffer::copy_from`])
-/// leave their result at the caller's address; [`BorrowedBuffer::argsort`] and
-/// [`BorrowedBuffer::top_k`] read it.
+/// operations that write it ([`BorrowedBuffer::sort`], [`BorrowedBuffer::sort_pairs`],
+/// [`BorrowedBuffer::copy_from`], the `_into` forms' outputs,
+/// [`BorrowedBuffer::widen_from`]) leave their result at the caller's address;
+/// [`BorrowedBuffer::argsort`] and [`BorrowedBuffer::top_k`] read it.
 pub struct BorrowedBuffer<'a, T: bytemuck::Pod> {
     gpu: &'a Gpu,
     /// The caller's address: where results must end up.
@@ -144,6 +151,81 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         variants::radix::argsort(gpu, &self.buf, order, None)
     }
 
+    /// Writes the stable sorting permutation of the lent keys into `out` (lent memory of
+    /// the same length) as `u64` indices: [`BorrowedBuffer::argsort`], then one pass that
+    /// widens the `u32` permutation into `out` ([`BorrowedBuffer::widen_from`]), so a
+    /// caller's int64 result needs no copy and no widening of its own. Queued, not
+    /// waited for. At most 2^32 - 1 keys.
+    pub fn argsort_into(&self, sorter: &Sorter, order: Order, out: &mut BorrowedBuffer<'_, u64>) -> Result<()>
+    where
+        T: Key,
+    {
+        self.check_sorter(sorter)?;
+        out.check_sorter(sorter)?;
+        check_lengths("argsort", self.buf.len(), "indices", out.buf.len())?;
+        if self.overlaps(out) {
+            return Err(Error::BadArgument("argsort: the indices overlap the keys".into()));
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let perm = self.argsort(sorter, order)?;
+        out.widen_from(&perm)
+    }
+
+    /// Sorts the lent keys and the lent `values` in place as pairs (as
+    /// [`Sorter::sort_pairs`], the radix sort: stable, values of 4 or 8 bytes move with
+    /// their keys); queued, not waited for. The keys and values must not overlap. On
+    /// error both hold unspecified permutations of partial results.
+    pub fn sort_pairs<V: Element>(
+        &mut self,
+        values: &mut BorrowedBuffer<'_, V>,
+        sorter: &Sorter,
+        order: Order,
+    ) -> Result<()>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        values.check_sorter(sorter)?;
+        if self.buf.len() != values.buf.len() {
+            return Err(Error::LengthMismatch { keys: self.buf.len(), values: values.buf.len() });
+        }
+        if self.overlaps(values) {
+            return Err(Error::BadArgument("sort_pairs: the values overlap the keys".into()));
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let sorted = variants::radix::sort_pairs(gpu, &mut self.buf, &mut values.buf, order, None);
+        let restored = self.restore().and(values.restore());
+        sorted.and(restored)
+    }
+
+    /// For each of the lent `queries`, where it falls in these lent keys (ascending in
+    /// the sort's order), written into `out` ([`Sorter::searchsorted_device`]; `order`
+    /// says whether the queries are ascending: the merge path). Queued, not waited for.
+    pub fn searchsorted_into(
+        &self,
+        sorter: &Sorter,
+        queries: &BorrowedBuffer<'_, T>,
+        side: Side,
+        order: QueryOrder,
+        out: &mut BorrowedBuffer<'_, u64>,
+    ) -> Result<()>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        queries.check_sorter(sorter)?;
+        out.check_sorter(sorter)?;
+        check_lengths("searchsorted", queries.buf.len(), "results", out.buf.len())?;
+        if out.overlaps(self) || out.overlaps(queries) {
+            return Err(Error::BadArgument("searchsorted: the results overlap the keys or the queries".into()));
+        }
+        variants::searchsorted::searchsorted_into(gpu, &self.buf, &queries.buf, side, order, &mut out.buf)
+    }
+
     /// The first `min(k, n)` keys of the stable sort in `order` and their indices (as
     /// [`Sorter::top_k`]), in new device buffers; queued, not waited for.
     pub fn top_k(&self, sorter: &Sorter, k: usize, order: Order) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
@@ -153,6 +235,16 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         let gpu = self.check_sorter(sorter)?;
         Error::check_u32_indices("top-k", self.buf.len())?;
         variants::topk::top_k(gpu, &self.buf, k, order)
+    }
+
+    /// Whether the lent bytes of `self` and `other` share an address.
+    fn overlaps<U: bytemuck::Pod>(&self, other: &BorrowedBuffer<'_, U>) -> bool {
+        let (a, b) = ((self.addr, self.bytes()), (other.addr, other.bytes()));
+        a.1 > 0 && b.1 > 0 && a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.buf.len() * size_of::<T>()) as u64
     }
 
     /// `sorter`'s device, if it is this buffer's.
@@ -180,6 +272,33 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         self.buf = self.gpu.lent(self.addr, self.buf.len());
         Ok(())
     }
+}
+
+impl BorrowedBuffer<'_, u64> {
+    /// Writes `src` (same length, on this device) into the lent memory, each `u32`
+    /// widened to `u64`: one kernel that reads 4 bytes and writes 8 per element
+    /// (`kernels::records::widen_u32_u64`). Queued, not waited for.
+    pub fn widen_from(&mut self, src: &DeviceBuffer<u32>) -> Result<()> {
+        check_lengths("widening", src.len(), "results", self.buf.len())?;
+        if !src.belongs_to(self.gpu) {
+            return Err(Error::BadArgument("widening: the source is not on the device of the borrowed memory".into()));
+        }
+        let n = src.len() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        let cfg = variants::launch::one_thread_per_item(n, 256, 0)?;
+        let p = kernels::records::Widen { src: src.dev_ptr(), dst: self.buf.dev_ptr(), n };
+        self.gpu.launch(kernels::records::widen_u32_u64, cfg, &p)
+    }
+}
+
+/// Refuses an output whose length is not the input's.
+fn check_lengths(what: &str, len: usize, output: &str, out_len: usize) -> Result<()> {
+    if len != out_len {
+        return Err(Error::BadArgument(format!("{what} of {len} elements into {out_len} {output}")));
+    }
+    Ok(())
 }
 
 impl<T: bytemuck::Pod> std::fmt::Debug for BorrowedBuffer<'_, T> {

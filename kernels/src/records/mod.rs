@@ -12,6 +12,9 @@
 //!   loads and stores.
 //! * `iota_u32`: `idx[i] = i`, the values of an argsort on the device (the radix
 //!   launcher's, `host::variants::radix`).
+//! * `widen_u32_u64`: `dst[i] = src[i]` as u64: u32 indices or counts written as the
+//!   int64 a caller's array holds (`host::BorrowedBuffer::widen_from`), one read of 4
+//!   bytes and one write of 8 per element, instead of a copy and a separate widening.
 //!
 //! The kernels' parameters and entries are declared here; the bodies of the key and
 //! gather kernels are in `device.rs`.
@@ -113,6 +116,17 @@ crate::params::kernel_params! {
     entries iota_entry;
 }
 
+crate::params::kernel_params! {
+    /// `dst[i] = src[i] as u64` for `i < n` (`widen_u32_u64`).
+    pub struct Widen {
+        pub src: DevPtr<u32>,
+        pub dst: DevPtr<u64>,
+        pub n: u64,
+    }
+    /// Declares an entry taking [`Widen`].
+    entries widen_entry;
+}
+
 record_keys_entry!(record_keys_k32 { K = u32 } |p| device::record_keys::<u32, 4>(p));
 record_keys_entry!(record_keys_k64 { K = u64 } |p| device::record_keys::<u64, 8>(p));
 gather_entry!(gather_b1 { L = u8 } |p| device::gather(p));
@@ -124,6 +138,15 @@ iota_entry!(
         let i = crate::gpu::global_idx();
         if i < p.n {
             *p.idx.get().add(i as usize) = i as u32;
+        }
+    }
+);
+
+widen_entry!(
+    widen_u32_u64 {} | p | {
+        let i = crate::gpu::global_idx();
+        if i < p.n {
+            *p.dst.get().add(i as usize) = *p.src.get().add(i as usize) as u64;
         }
     }
 );
@@ -150,6 +173,7 @@ pub const KERNELS: &[EntryLayout] = &[
     gather_b8.layout(),
     gather_b16.layout(),
     iota_u32.layout(),
+    widen_u32_u64.layout(),
 ];
 
 #[cfg(target_arch = "nvptx64")]
