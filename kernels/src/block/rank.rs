@@ -17,12 +17,19 @@ mod device {
     use crate::block::unroll;
     use crate::gpu;
 
-    /// The lanes of the warp whose 8-bit `d` equals this lane's: the warp-level
-    /// multi-split's eight ballots, one per bit (on an H100 the `match.any`
-    /// instruction, feature `rank-match-any`, made the whole sort 25-30% slower).
+    /// The lanes of the warp whose digit `d` (below `BINS`: 256 or 2,048) equals this
+    /// lane's: the warp-level multi-split's ballots, one per bit (on an H100 the
+    /// `match.any` instruction, feature `rank-match-any`, made the whole sort 25-30%
+    /// slower).
     #[inline(always)]
-    pub fn same_digit_lanes(d: u32) -> u32 {
-        if cfg!(feature = "rank-match-any") { gpu::match_any_u32(d) } else { gpu::match_low8(d) }
+    pub fn same_digit_lanes<const BINS: u32>(d: u32) -> u32 {
+        if cfg!(feature = "rank-match-any") {
+            gpu::match_any_u32(d)
+        } else if BINS > 256 {
+            gpu::match_low11(d)
+        } else {
+            gpu::match_low8(d)
+        }
     }
 
     /// Shared-memory addresses used by [`rank_by_digit`].
@@ -36,34 +43,38 @@ mod device {
         pub digit_start: u32,
     }
 
-    /// Ranks the tile's items by their digit, below `BINS` (at most 256; `digit(k)` of
-    /// item `k`, computed twice rather than held in `ITEMS` registers), stably: item
-    /// `k` of lane `l` of warp `w` (warp-striped, see
+    /// Ranks the tile's items by their digit, below `BINS` (`digit(k)` of item `k`,
+    /// computed twice rather than held in `ITEMS` registers), stably: item `k` of lane
+    /// `l` of warp `w` (warp-striped, see
     /// [`warp_striped`](crate::block::tile::warp_striped)) gets its position in the
     /// tile sorted by digit, ties kept in tile order.
     ///
-    /// How: every warp counts its digits (shared atomics); thread `d < BINS` turns the
-    /// counts of digit `d` into per-warp offsets and the tile's total of `d`, calls
-    /// `on_total(d, total)` (the radix sort publishes it for the look-back there, before
-    /// any item is ranked), and a block scan over digits gives `digit_start`; then each
-    /// warp walks its items in order, finding the lanes with the same digit
-    /// ([`same_digit_lanes`]) and advancing its counter of that digit by their number.
-    /// `place(k, rank)` receives each item's rank as soon as it is known (so a caller
-    /// that stores the item at once need not hold every rank in registers).
+    /// How: every warp counts its digits (shared atomics); each thread owns `OWN`
+    /// consecutive digits (`tid * OWN ..`, those below `BINS`), turns the counts of each
+    /// into per-warp offsets and the tile's total, calls `on_total(j, d, total)` for
+    /// its `j`-th digit `d` (the radix sort publishes it for the look-back there,
+    /// before any item is ranked), and a block scan over the threads' sums gives
+    /// `digit_start`; then each warp walks its items in order, finding the lanes with
+    /// the same digit ([`same_digit_lanes`]) and advancing its counter of that digit by
+    /// their number. `place(k, rank)` receives each item's rank as soon as it is known
+    /// (so a caller that stores the item at once need not hold every rank in
+    /// registers).
     ///
     /// Every thread must call it with the block's `blockDim.x` threads (a multiple of
-    /// 32, at least `BINS`). Ends with a barrier (the counters may be reused after it).
+    /// 32, at least `BINS / OWN`). Ends with a barrier (the counters may be reused
+    /// after it).
     #[inline(always)]
-    pub unsafe fn rank_by_digit<const ITEMS: usize, const BINS: u32>(
+    pub unsafe fn rank_by_digit<const ITEMS: usize, const BINS: u32, const OWN: usize>(
         digit: impl Fn(usize) -> u32,
         smem: RankSmem,
-        mut on_total: impl FnMut(u32, u32),
+        mut on_total: impl FnMut(usize, u32, u32),
         mut place: impl FnMut(usize, u32),
     ) {
         let tid = gpu::thread_idx();
-        let (warp, lane) = (tid / WARP, gpu::lane_id());
+        let warp = tid / WARP;
         let warps = gpu::block_dim() / WARP;
         let mine = smem.warp_digits + warp * 4 * BINS;
+        let first = tid * OWN as u32;
         unsafe {
             let mut i = tid;
             while i < warps * BINS {
@@ -73,30 +84,41 @@ mod device {
             gpu::sync_threads();
             unroll::<ITEMS>(|k| gpu::reds_add_u32(mine + 4 * digit(k), 1));
             gpu::sync_threads();
-            // Thread d: exclusive prefix of digit d over the warps, and d's tile total.
-            let mut total = 0;
-            if tid < BINS {
-                for w in 0..warps {
-                    let a = smem.warp_digits + 4 * (w * BINS + tid);
-                    let c = gpu::lds_u32(a);
-                    gpu::sts_u32(a, total);
-                    total += c;
+            // Each owned digit: exclusive prefix over the warps, and the tile total.
+            let mut totals = [0u32; OWN];
+            let mut sum = 0;
+            unroll::<OWN>(|j| {
+                let d = first + j as u32;
+                if d < BINS {
+                    let mut total = 0;
+                    for w in 0..warps {
+                        let a = smem.warp_digits + 4 * (w * BINS + d);
+                        let c = gpu::lds_u32(a);
+                        gpu::sts_u32(a, total);
+                        total += c;
+                    }
+                    on_total(j, d, total);
+                    totals[j] = total;
+                    sum += total;
                 }
-                on_total(tid, total);
-            }
-            let (start, _) = block_exclusive_sum_u32(total, smem.scan);
-            if tid < BINS {
-                gpu::sts_u32(smem.digit_start + 4 * tid, start);
-                for w in 0..warps {
-                    let a = smem.warp_digits + 4 * (w * BINS + tid);
-                    gpu::sts_u32(a, gpu::lds_u32(a) + start);
+            });
+            let (mut start, _) = block_exclusive_sum_u32(sum, smem.scan);
+            unroll::<OWN>(|j| {
+                let d = first + j as u32;
+                if d < BINS {
+                    gpu::sts_u32(smem.digit_start + 4 * d, start);
+                    for w in 0..warps {
+                        let a = smem.warp_digits + 4 * (w * BINS + d);
+                        gpu::sts_u32(a, gpu::lds_u32(a) + start);
+                    }
+                    start += totals[j];
                 }
-            }
+            });
             gpu::sync_threads();
             let below = gpu::lanemask_lt();
             unroll::<ITEMS>(|k| {
                 let d = digit(k);
-                let peers = same_digit_lanes(d);
+                let peers = same_digit_lanes::<BINS>(d);
                 let a = mine + 4 * d;
                 let base = gpu::lds_u32(a);
                 gpu::sync_warp();
@@ -107,7 +129,6 @@ mod device {
                 gpu::sync_warp();
                 place(k, base + (peers & below).count_ones());
             });
-            let _ = lane;
         }
     }
 }
