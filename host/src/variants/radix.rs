@@ -93,6 +93,7 @@ pub fn sort_pairs_with<K: Key, V: Element>(
     job.packing = packing;
     (job.tile, _) = tile_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, packing, job.digits);
     job.digits = digits_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, job.tile);
+    job.through = through_for(packing, job.digits, job.bits);
     job.portion = portion_tiles.clamp(1, rk::portion_tiles(job.tile));
     job.run(gpu)
 }
@@ -212,6 +213,13 @@ fn digits_for(tuning: &Tuning, n: u64, kb: u32, vb: u32, tile: u32) -> Digits {
     }
 }
 
+/// Whether a sort whose pairs move as `packing`, with `digits` over bits `bits`, is
+/// routed through two scratch buffers ([`Job::through`]): split sorts on 11-bit
+/// digits with an odd number of passes.
+fn through_for(packing: Packing, digits: Digits, (begin, end): (u32, u32)) -> bool {
+    packing == Packing::Split && digits == Digits::WIDE && digits.passes(begin, end) % 2 == 1
+}
+
 /// Most histogram blocks per SM ([`Tuning::radix_hist_blocks_per_sm`], which says
 /// why one; at least one).
 fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
@@ -219,14 +227,15 @@ fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
 }
 
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
-/// of its four scratch buffers (keys, values, status words, control block).
+/// of its scratch buffers (keys B, values B, status words, control block, and for a
+/// sort routed through scratch ([`Job::through`]) keys A and values A).
 #[derive(Clone, Copy)]
 struct Plan {
     total_tiles: u64,
     status_tiles: u64,
     portions: u64,
     passes: u32,
-    words: [usize; 4],
+    words: [usize; 6],
 }
 
 impl Plan {
@@ -238,6 +247,7 @@ impl Plan {
         packing: Packing,
         tile: u32,
         digits: Digits,
+        through: bool,
         (begin, end): (u32, u32),
         portion: u64,
     ) -> Plan {
@@ -252,18 +262,22 @@ impl Plan {
             Packing::Alternate => (pair_words, 0),
             Packing::Through => (pair_words, pair_words),
         };
+        let (a0, a1) = if through { (b0, b1) } else { (0, 0) };
         let words = [
             b0 as usize,
             b1 as usize,
             (status_tiles * 2 * digits.bins() as u64) as usize,
             ctrl_bytes.div_ceil(8) as usize * 2,
+            a0 as usize,
+            a1 as usize,
         ];
         Plan { total_tiles, status_tiles, portions, passes, words }
     }
 
     /// Scratch bytes a sort of `n` keys (and values) over all their bits needs
     /// besides its input; none on the one-block path. A packed sort needs this much;
-    /// it uses a second packed buffer only when that fits too.
+    /// it uses a second packed buffer only when that fits too, and so does a sort
+    /// routed through scratch ([`Job::through`]).
     fn scratch_bytes(tuning: &Tuning, n: usize, kb: u32, vb: u32) -> u64 {
         if n as u64 <= rk::small_max(kb, vb) {
             return 0;
@@ -274,7 +288,7 @@ impl Plan {
         };
         let tile = tile_for(tuning, n as u64, kb, vb, packing, Digits::NARROW).0;
         let digits = digits_for(tuning, n as u64, kb, vb, tile);
-        let plan = Plan::new(n as u64, kb, vb, packing, tile, digits, (0, 8 * kb), rk::portion_tiles(tile));
+        let plan = Plan::new(n as u64, kb, vb, packing, tile, digits, false, (0, 8 * kb), rk::portion_tiles(tile));
         plan.words.iter().map(|&w| w as u64 * 4).sum()
     }
 }
@@ -305,6 +319,13 @@ struct Job {
     tile: u32,
     /// Digit width of the digit passes ([`digits_for`]).
     digits: Digits,
+    /// A split sort with an odd number of digit passes routed through two scratch
+    /// buffers (the first pass reads the caller's buffer, the last writes it: the plan
+    /// of [`Packing::Through`]), so that the result needs no copy back: with three
+    /// 11-bit passes the copy-back of 2^24 `u32` keys took 124 us, more than an 8-bit
+    /// pass (H200, 2026-11-27). Costs a second scratch buffer; a sort for which it does
+    /// not fit goes without ([`through_for`]).
+    through: bool,
     /// Tiles per onesweep launch.
     portion: u64,
 }
@@ -335,6 +356,7 @@ impl Job {
             bits,
             tile,
             digits,
+            through: through_for(packing, digits, bits),
             portion: rk::portion_tiles(tile),
         }
     }
@@ -348,6 +370,7 @@ impl Job {
             self.packing,
             self.tile,
             self.digits,
+            self.through,
             self.bits,
             self.portion,
         )
@@ -401,12 +424,23 @@ impl Job {
             Err(Error::OutOfMemory { .. }) if self.packing == Packing::Through => {
                 return Job { packing: Packing::Alternate, ..*self }.run(gpu);
             }
+            // The second scratch buffer does not fit: the copy-back moves the result.
+            Err(Error::OutOfMemory { .. }) if self.through => return Job { through: false, ..*self }.run(gpu),
             r => r?,
         };
-        let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
+        let [keys_b, vals_b, status, ctrl, keys_sa, vals_sa] = &mut scratch.bufs[..] else {
+            unreachable!("six buffers")
+        };
         ctrl.zero_prefix(gpu, words[3])?;
-        let keys_a = DevPtr::<K>::from_addr(self.keys);
-        let vals_a = DevPtr::<V>::from_addr(self.values);
+        // The caller's keys and values; buffer A is theirs unless the sort is routed
+        // through scratch.
+        let keys_c = DevPtr::<K>::from_addr(self.keys);
+        let vals_c = DevPtr::<V>::from_addr(self.values);
+        let (keys_a, vals_a) = if self.through {
+            (keys_sa.dev_ptr().cast::<K>(), if vb > 0 { vals_sa.dev_ptr().cast() } else { DevPtr::NULL })
+        } else {
+            (keys_c, vals_c)
+        };
         let vals_b = if vb > 0 { vals_b.dev_ptr().cast() } else { DevPtr::NULL };
         let (keys_b, status, ctrl) = (keys_b.dev_ptr().cast::<K>(), status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
         // Of buffer 0, cleared by the histogram.
@@ -418,8 +452,8 @@ impl Job {
         let hist_kernel = if wide { K::HIST_WIDE } else { K::HIST };
         gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
-        let packing = self.packing as u32;
-        let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        let packing = if self.through { Packing::Through } else { self.packing } as u32;
+        let hist = rk::Hist { keys: keys_c, n, begin, end, pos, neg, ctrl, status, status_words, packing };
         gpu.launch(hist_kernel, cfg, &hist)?;
         if self.packing != Packing::Split {
             return self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl);
@@ -443,6 +477,8 @@ impl Job {
                     keys_b,
                     vals_a,
                     vals_b,
+                    keys_c,
+                    vals_c,
                     n,
                     first_tile,
                     tiles,
@@ -468,10 +504,10 @@ impl Job {
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         let copy = rk::CopyBack {
             keys_b: keys_b.cast(),
-            keys_a: keys_a.cast(),
+            keys_a: keys_c.cast(),
             key_words,
             vals_b: vals_b.cast(),
-            vals_a: vals_a.cast(),
+            vals_a: vals_c.cast(),
             val_words,
             ctrl,
         };

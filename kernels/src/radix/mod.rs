@@ -132,14 +132,15 @@ pub const PLAN_STORE_SPLIT: u32 = 8;
 /// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
 /// the others' loads and ranking (at most 56 registers per thread). The histogram:
 /// one block of [`HIST_BLOCK`] threads per SM, so a launch of that size cannot fail
-/// for want of registers (at most 64). The 11-bit digit passes: one block per SM,
-/// which their per-warp counters of 2,048 bins (96 KiB) leave room for.
+/// for want of registers (at most 64). The 11-bit digit passes: two blocks per SM for
+/// `u32` keys (their shared memory, 102 KiB, allows two; at most 80 registers), one
+/// for the others (their staged tiles leave room for one).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_k32", HIST_BLOCK, 1),
     ("radix_hist_k64", HIST_BLOCK, 1),
     ("radix_hist_d11_k32", HIST_BLOCK, 1),
     ("radix_hist_d11_k64", HIST_BLOCK, 1),
-    ("radix_onesweep_d11_k32", BLOCK, 1),
+    ("radix_onesweep_d11_k32", BLOCK, 2),
     ("radix_onesweep_d11_k32_v32", BLOCK, 1),
     ("radix_onesweep_d11_k32_v64", BLOCK, 1),
     ("radix_onesweep_d11_k64", BLOCK, 1),
@@ -430,7 +431,7 @@ pub struct Smem {
     /// One `u64` per bin: global position of each digit's run minus its start in the
     /// tile.
     pub global_base: u32,
-    /// `WARPS` words per bin: per-warp digit counters.
+    /// Per-warp digit counters ([`crate::block::rank::counter_bytes`]).
     pub warp_digits: u32,
     /// The tile staged in rank order: keys (then values, in the onesweep kernel).
     pub keys: u32,
@@ -448,7 +449,7 @@ impl Smem {
         let digit_start = scan + 160;
         let global_base = digit_start + 4 * bins;
         let warp_digits = global_base + 8 * bins;
-        let keys = (warp_digits + 4 * WARPS * bins).next_multiple_of(16);
+        let keys = (warp_digits + crate::block::rank::counter_bytes(WARPS, bins)).next_multiple_of(16);
         (scan, digit_start, global_base, warp_digits, keys)
     }
 

@@ -128,7 +128,7 @@ fn layouts_fit_and_counts_fit_status_words() {
             assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
             assert_eq!(s.keys % 16, 0);
             assert!(s.scan + crate::block::scan::SCAN_SMEM <= s.digit_start);
-            assert!(s.warp_digits + 4 * WARPS * DIGITS <= s.keys);
+            assert!(s.warp_digits + crate::block::rank::counter_bytes(WARPS, DIGITS) <= s.keys);
         }
     }
     // The packed pass's blocks per SM share an H100 SM's 228 KiB (1 KiB reserved each).
@@ -144,9 +144,15 @@ fn layouts_fit_and_counts_fit_status_words() {
     for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
         let s = Smem::onesweep_digits(kb, vb, Digits::WIDE);
         assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
-        assert!(s.warp_digits + 4 * WARPS * WIDE_DIGITS <= s.keys && s.keys.is_multiple_of(16));
+        assert!(s.warp_digits + crate::block::rank::counter_bytes(WARPS, WIDE_DIGITS) <= s.keys);
+        assert!(s.keys.is_multiple_of(16));
         assert_eq!(Smem::onesweep_digits(kb, vb, Digits::NARROW), Smem::onesweep(kb, vb));
+        // Packed counters: every offset of a tile fits 16 bits.
+        assert!(tile(kb, vb) < 1 << 16 && packed_tile() < 1 << 16);
     }
+    // u32 keys: two blocks per SM (the launch bounds) in an H100 SM's 228 KiB.
+    assert!(2 * (Smem::onesweep_digits(4, 0, Digits::WIDE).bytes + 1024) <= 228 * 1024);
+    assert!(WARPS.is_multiple_of(2));
     assert!(Smem::packed_digits(Digits::WIDE).bytes <= 227 * 1024);
     // The control block: the plan and done counter below the counts, the counts and
     // offsets of every pass apart, the tile counters after them.
