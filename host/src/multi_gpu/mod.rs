@@ -53,6 +53,7 @@ mod partitioned;
 pub use partitioned::partition_on_gpu;
 pub mod plan;
 mod sort_first;
+mod top_bits;
 
 use nccl::{Lane, Piece};
 
@@ -84,6 +85,10 @@ pub enum Pipeline {
     /// (an error otherwise). Falls back to sorting first when the sampled splitters
     /// would split unevenly ([`MultiGpuReport::fell_back`]).
     PartitionFirst,
+    /// Partition by the keys' top bits first (a stable radix pass), exchange, and sort
+    /// what each GPU received: no merge ([`top_bits`]). Keys alone or with 4- or 8-byte
+    /// values (an error otherwise).
+    TopBits,
 }
 
 impl Pipeline {
@@ -93,12 +98,15 @@ impl Pipeline {
             Pipeline::Auto => "auto",
             Pipeline::SortFirst => "sort-first",
             Pipeline::PartitionFirst => "partition-first",
+            Pipeline::TopBits => "top-bits",
         }
     }
 
-    /// `auto`, `sort-first` or `partition-first`.
+    /// `auto`, `sort-first`, `partition-first` or `top-bits`.
     pub fn parse(s: &str) -> Option<Pipeline> {
-        [Pipeline::Auto, Pipeline::SortFirst, Pipeline::PartitionFirst].into_iter().find(|p| p.name() == s.trim())
+        [Pipeline::Auto, Pipeline::SortFirst, Pipeline::PartitionFirst, Pipeline::TopBits]
+            .into_iter()
+            .find(|p| p.name() == s.trim())
     }
 }
 
@@ -133,6 +141,11 @@ pub struct MultiGpuReport {
     pub held: Vec<u64>,
     /// Bytes that crossed from one GPU to another (keys and values).
     pub exchanged_bytes: u64,
+    /// Top bits only: the order bits `(begin, end)` the partition sorted by.
+    pub top_bits: (u32, u32),
+    /// Top bits only: keys sorted a second time to place cuts inside buckets (skewed
+    /// keys; 0 for spread keys).
+    pub resorted_keys: u64,
 }
 
 impl MultiGpuReport {
@@ -472,9 +485,19 @@ impl MultiGpuSorter {
                 V::NAME
             )));
         }
+        if self.pipeline == Pipeline::TopBits && !top_bits::serves(value_bytes) {
+            return Err(Error::BadArgument(format!(
+                "the top-bits pipeline takes keys alone or with values of 4 or 8 bytes, not {}",
+                V::NAME
+            )));
+        }
         if p == 1 {
             self.local_sorts(keys, values, opts)?;
             report.local_sort_s = start.elapsed().as_secs_f64();
+        } else if self.pipeline == Pipeline::TopBits {
+            self.connect()?;
+            self.run_top_bits(keys, values, opts, &mut report)?;
+            report.pipeline = Pipeline::TopBits;
         } else {
             self.connect()?;
             let first = self.pipeline == Pipeline::PartitionFirst;
