@@ -31,6 +31,8 @@ fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>
             let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
             // A test that chose a pipeline and failed leaves no trace in the others.
             s.set_pipeline(Pipeline::Auto);
+            s.set_exchange_chunks(host::testing::multi_gpu::EXCHANGE_CHUNKS);
+            s.set_top_digit_bits(host::testing::multi_gpu::plan::TOP_DIGIT_BITS);
             Some(s)
         }
         Err(e) => {
@@ -283,6 +285,23 @@ fn top_bits_is_the_one_gpu_sort() {
     let mut floats: Vec<f32> = vec![f32::NAN, -f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
     floats = floats.iter().cycle().take(300_007).copied().collect();
     same::<f32>(&s, single, &floats, "special floats");
+    // The exchange by bucket in chunks, and a 16-bit partition digit.
+    for (chunks, digit) in [(3usize, 8u32), (1, 8), (0, 16), (2, 16)] {
+        s.set_exchange_chunks(chunks);
+        s.set_top_digit_bits(digit);
+        let what = |d: &str| format!("chunks {chunks} digit {digit} {d}");
+        for &n in &[0usize, 1, 1000, (1 << 20) + 13] {
+            for dist in [Distribution::Uniform, Distribution::TwoValues, Distribution::FewUnique, Distribution::Reverse]
+            {
+                same::<u32>(&s, single, &generate(n, dist, 31), &what(dist.name()));
+                same::<f64>(&s, single, &generate(n, dist, 32), &what(dist.name()));
+            }
+        }
+        same::<u32>(&s, single, &zipf(n, 33), &what("zipf"));
+        same::<u64>(&s, single, &small, &what("small u64 values"));
+        same::<u32>(&s, single, &outlier, &what("one outlier"));
+        same::<i64>(&s, single, &one_outlier(n, 34), &what("one random outlier"));
+    }
 }
 
 /// Every GPU of the host (4 or more, `SORT_REQUIRE_GPUS=4` makes fewer a failure):
@@ -310,8 +329,9 @@ fn four_gpus() {
         ("zipf", zipf(n, 3)),
         ("one outlier", (0..n as u32).map(|i| if i == 7 { u32::MAX } else { 1 }).collect()),
     ];
-    for pipeline in [Pipeline::SortFirst, Pipeline::TopBits] {
+    for (pipeline, chunks) in [(Pipeline::SortFirst, 0), (Pipeline::TopBits, 0), (Pipeline::TopBits, 3)] {
         s.set_pipeline(pipeline);
+        s.set_exchange_chunks(chunks);
         for (name, keys) in &cases {
             for order in ORDERS {
                 let opts = SortOptions::default().order(order);

@@ -26,8 +26,32 @@ impl Gpus {
         Ok(sorter)
     }
 
-    /// The sorter over these GPUs with the default pipeline.
+    /// The sorter over these GPUs with the default pipeline, and the top-bits
+    /// pipeline's settings from `SORT_MULTI_GPU_CHUNKS`
+    /// ([`MultiGpuSorter::set_exchange_chunks`]) and `SORT_MULTI_GPU_TOP_DIGIT`
+    /// ([`MultiGpuSorter::set_top_digit_bits`]) if set.
     fn open_default(self) -> crate::Result<MultiGpuSorter> {
+        let mut sorter = self.open_plain()?;
+        let number = |name: &str| -> crate::Result<Option<usize>> {
+            match std::env::var(name) {
+                Ok(v) => v
+                    .trim()
+                    .parse::<usize>()
+                    .map(Some)
+                    .map_err(|_| crate::Error::BadArgument(format!("{name}={v}: expected a number"))),
+                Err(_) => Ok(None),
+            }
+        };
+        if let Some(c) = number("SORT_MULTI_GPU_CHUNKS")? {
+            sorter.set_exchange_chunks(c);
+        }
+        if let Some(d) = number("SORT_MULTI_GPU_TOP_DIGIT")? {
+            sorter.set_top_digit_bits(d as u32);
+        }
+        Ok(sorter)
+    }
+
+    fn open_plain(self) -> crate::Result<MultiGpuSorter> {
         match self {
             Gpus::All => MultiGpuSorter::all_tuned(super::tuning().clone()),
             Gpus::Count(n) => {

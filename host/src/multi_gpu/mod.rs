@@ -61,6 +61,9 @@ use nccl::{Lane, Piece};
 /// `n / SAMPLES` keys of `n / p`.
 pub const SAMPLES_PER_GPU: u64 = 4096;
 
+/// Default for [`MultiGpuSorter::set_exchange_chunks`]: one exchange, one sort.
+pub const EXCHANGE_CHUNKS: usize = 0;
+
 /// Default for [`MultiGpuSorter::set_exchange_timeout`].
 pub const DEFAULT_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -184,6 +187,10 @@ pub struct MultiGpuSorter {
     comms: Mutex<Option<Comms>>,
     timeout: Duration,
     samples: u64,
+    /// Chunks of the top-bits exchange ([`MultiGpuSorter::set_exchange_chunks`]).
+    chunks: usize,
+    /// Digit of the top-bits partition ([`MultiGpuSorter::set_top_digit_bits`]).
+    top_digit: u32,
     /// Test hook: the rank whose pieces the next exchange leaves out (usize::MAX: none).
     silent: AtomicUsize,
 }
@@ -223,6 +230,8 @@ impl MultiGpuSorter {
             comms: Mutex::new(None),
             timeout: DEFAULT_EXCHANGE_TIMEOUT,
             samples: SAMPLES_PER_GPU,
+            chunks: EXCHANGE_CHUNKS,
+            top_digit: plan::TOP_DIGIT_BITS,
             silent: AtomicUsize::new(usize::MAX),
         })
     }
@@ -277,6 +286,20 @@ impl MultiGpuSorter {
     /// Which pipeline the sorts take (default [`Pipeline::Auto`]).
     pub fn set_pipeline(&mut self, pipeline: Pipeline) {
         self.pipeline = pipeline;
+    }
+
+    /// How the top-bits pipeline exchanges and sorts (default [`EXCHANGE_CHUNKS`]): 0,
+    /// one exchange and one radix sort of everything a GPU received; `c >= 1`, the keys
+    /// placed by bucket and sent in `c` chunks, each GPU sorting the buckets of a chunk
+    /// that has arrived (each on its own) while the later chunks travel.
+    pub fn set_exchange_chunks(&mut self, chunks: usize) {
+        self.chunks = chunks;
+    }
+
+    /// Bits of the digit the top-bits pipeline partitions by (default
+    /// [`plan::TOP_DIGIT_BITS`]; 1 to 16): 8 is one radix pass, 16 two.
+    pub fn set_top_digit_bits(&mut self, bits: u32) {
+        self.top_digit = bits.clamp(1, 16);
     }
 
     /// Samples per GPU for the splitters (default [`SAMPLES_PER_GPU`]; at least 1).

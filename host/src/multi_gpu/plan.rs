@@ -202,36 +202,36 @@ impl Layout {
     }
 }
 
-/// Bits of the digit by which the top-bits pipeline partitions each part: one radix
-/// pass of the stable sort ([`top_bits`]).
+/// Bits of the digit by which the top-bits pipeline partitions each part by default:
+/// one radix pass of the stable sort ([`top_bits`]).
 pub const TOP_DIGIT_BITS: u32 = 8;
 
 /// The order bits `(begin, end)` by which the top-bits pipeline sorts each part stably
 /// before the exchange, from order bits sampled from all parts, for keys of `width`
-/// bits: the [`TOP_DIGIT_BITS`] highest bits in which the samples differ, and every bit
+/// bits: the `digit` (e.g. [`TOP_DIGIT_BITS`]) highest bits in which the samples differ, and every bit
 /// above them. The samples agree on the bits above, so the radix sort usually finds
 /// those digits constant and skips their passes (a key that differs there still lands
 /// in its place: the sort covers the bits). The part is then grouped by `ord >> begin`,
 /// and every key of a group shares its bits from `begin` up. All samples equal: the top
 /// digit.
-pub fn top_bits(sampled: &[u64], width: u32) -> (u32, u32) {
+pub fn top_bits(sampled: &[u64], width: u32, digit: u32) -> (u32, u32) {
     let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
     let (and, or) = sampled.iter().fold((u64::MAX, 0u64), |(a, o), &b| (a & b, o | b));
     let varying = (and ^ or) & mask;
     let top = if sampled.is_empty() || varying == 0 { width } else { 64 - varying.leading_zeros() };
-    let digit = TOP_DIGIT_BITS.min(width);
+    let digit = digit.clamp(1, width);
     (top.max(digit) - digit, width)
 }
 
-/// The bucket edges of the top-bits partition by `bits` ([`top_bits`]): the order-bit
-/// values `common + d << begin` for each digit `d` (`common`: the sampled keys' shared
-/// bits above the digit, `sampled_and` being the AND of their order bits), those strictly
+/// The bucket edges of the top-bits partition by `bits` ([`top_bits`] with `digit`):
+/// the order-bit values `common + d << begin` for each digit `d` (`common`: the sampled
+/// keys' shared bits above the digit, `sampled_and` being the AND of their order bits), those strictly
 /// between 0 and `2^width`, increasing. Between two edges, and below the first and above
 /// the last, lies one bucket: a contiguous range of every part grouped by `ord >> begin`
 /// (a bucket beside the digit's range may hold keys that differ above it: unsampled
 /// outliers). Each part's count of keys below an edge is a binary search.
-pub fn top_edges(sampled_and: u64, (begin, end): (u32, u32), width: u32) -> Vec<u64> {
-    let digit_end = (begin + TOP_DIGIT_BITS).min(end);
+pub fn top_edges(sampled_and: u64, (begin, end): (u32, u32), width: u32, digit: u32) -> Vec<u64> {
+    let digit_end = (begin + digit).min(end);
     let base = sampled_and as u128 & !((1u128 << digit_end) - 1);
     let limit = 1u128 << width;
     (0..=1u128 << (digit_end - begin))
@@ -289,6 +289,110 @@ pub fn top_cuts(below: &[Vec<u64>], tolerance: u64) -> Vec<TopCut> {
 /// The default tolerance of [`top_cuts`] for `n` keys over `p` GPUs: 1/128 of `n / p`.
 pub fn top_tolerance(n: u64, p: usize) -> u64 {
     n / p.max(1) as u64 / 128
+}
+
+/// One piece of the top-bits exchange: `len` keys from position `from` of GPU `src`'s
+/// partitioned part to position `at` of GPU `dst`'s receive buffer, all of one bucket,
+/// sent in exchange chunk `chunk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BucketPiece {
+    /// Sending GPU.
+    pub src: usize,
+    /// Receiving GPU.
+    pub dst: usize,
+    /// First key in the sender's part.
+    pub from: u64,
+    /// First key in the receiver's buffer.
+    pub at: u64,
+    /// Keys.
+    pub len: u64,
+    /// The exchange chunk the piece travels in.
+    pub chunk: usize,
+}
+
+/// A run of one bucket's keys in a receive buffer: sorting each segment on its own
+/// finishes the sort ([`bucket_layout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// First key in the receive buffer.
+    pub at: u64,
+    /// Keys.
+    pub len: u64,
+    /// The exchange chunk whose arrival completes it.
+    pub chunk: usize,
+}
+
+/// Where the top-bits pipeline's keys go, placed by bucket.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BucketLayout {
+    /// Every piece with keys, own pieces (`src == dst`) included.
+    pub pieces: Vec<BucketPiece>,
+    /// Each GPU's segments, in order: one per bucket it receives keys of.
+    pub segments: Vec<Vec<Segment>>,
+    /// Keys each GPU receives (its own included).
+    pub received: Vec<u64>,
+}
+
+/// The placement of the top-bits exchange by bucket: GPU `j` receives its buckets in
+/// order, each bucket's keys from GPU `0, 1, ..` one after another (the stable order of
+/// equal keys), so that each bucket is a segment of its receive buffer and sorting the
+/// segments each on its own is the whole sort: the top bits of a bucket's keys are
+/// equal (the radix sort skips their digits) and no merge is needed. `below[i]`: GPU
+/// `i`'s keys below each bucket edge ([`top_cuts`]); `cuts[i]`: the `p - 1` cut
+/// positions in GPU `i`'s part (clamped to be non-decreasing, as [`send_counts`]).
+/// Each GPU's segments are grouped into `chunks` exchange chunks of about equal keys,
+/// in order, so a GPU can sort the segments of a chunk while later chunks travel.
+pub fn bucket_layout(below: &[Vec<u64>], cuts: &[Vec<u64>], chunks: usize) -> BucketLayout {
+    let p = below.len();
+    let chunks = chunks.max(1);
+    let edges = below.iter().map(|b| b.len()).min().unwrap_or(0);
+    // Each GPU's range for destination `j`: bounds[i][j]..bounds[i][j + 1].
+    let bounds: Vec<Vec<u64>> = (0..p)
+        .map(|i| {
+            let len = below[i].last().copied().unwrap_or(0);
+            let mut b = vec![0u64];
+            let mut prev = 0;
+            for &c in &cuts[i] {
+                prev = c.clamp(prev, len);
+                b.push(prev);
+            }
+            b.push(len);
+            b
+        })
+        .collect();
+    let mut pieces = Vec::new();
+    let mut segments = vec![Vec::new(); p];
+    let mut received = vec![0u64; p];
+    for j in 0..p {
+        let mut at = 0u64;
+        for k in 0..edges.saturating_sub(1) {
+            let start = at;
+            for i in 0..p {
+                let lo = below[i][k].max(bounds[i][j]);
+                let hi = below[i][k + 1].min(bounds[i][j + 1]);
+                if hi > lo {
+                    pieces.push(BucketPiece { src: i, dst: j, from: lo, at, len: hi - lo, chunk: 0 });
+                    at += hi - lo;
+                }
+            }
+            if at > start {
+                segments[j].push(Segment { at: start, len: at - start, chunk: 0 });
+            }
+        }
+        received[j] = at;
+    }
+    // Chunk of a segment: where it starts in its receive buffer.
+    for (j, segs) in segments.iter_mut().enumerate() {
+        for s in segs.iter_mut() {
+            s.chunk = ((s.at as u128 * chunks as u128 / received[j].max(1) as u128) as usize).min(chunks - 1);
+        }
+    }
+    for x in &mut pieces {
+        let segs = &segments[x.dst];
+        let i = segs.partition_point(|s| s.at + s.len <= x.at);
+        x.chunk = segs[i].chunk;
+    }
+    BucketLayout { pieces, segments, received }
 }
 
 #[cfg(test)]
@@ -451,7 +555,7 @@ mod tests {
     /// and cut by samples of those ranges; the pieces in rank order, each GPU's keys
     /// sorted stably. Returns what each GPU ends with and how many keys were re-sorted
     /// to place cuts inside buckets.
-    fn top_model(parts: &[Vec<(u64, u64)>], max_samples: u64, width: u32) -> (Vec<Vec<(u64, u64)>>, u64) {
+    fn top_model(parts: &[Vec<(u64, u64)>], max_samples: u64, width: u32, digit: u32) -> (Vec<Vec<(u64, u64)>>, u64) {
         use kernels::splitters::jittered_position;
         let p = parts.len();
         let lens: Vec<u64> = parts.iter().map(|s| s.len() as u64).collect();
@@ -462,7 +566,7 @@ mod tests {
                 (0..c).map(move |i| s[jittered_position(i, c, n) as usize].0)
             })
             .collect();
-        let bits = top_bits(&sampled, width);
+        let bits = top_bits(&sampled, width, digit);
         let and = sampled.iter().fold(u64::MAX, |a, &b| a & b);
         let mut sorted: Vec<Vec<(u64, u64)>> = parts
             .iter()
@@ -472,7 +576,7 @@ mod tests {
                 s
             })
             .collect();
-        let edges = top_edges(and, bits, width);
+        let edges = top_edges(and, bits, width, digit);
         let below: Vec<Vec<u64>> = sorted
             .iter()
             .map(|s| {
@@ -529,19 +633,23 @@ mod tests {
                 }
             }
         }
-        let counts = send_counts(&cuts, &lens);
-        let layout = Layout::new(&counts, true);
-        let out = (0..p)
-            .map(|j| {
-                let mut got = Vec::with_capacity(layout.received[j] as usize);
-                for i in 0..p {
-                    let from = layout.send_offsets[i][j] as usize;
-                    got.extend_from_slice(&sorted[i][from..from + counts[i][j] as usize]);
-                }
-                got.sort_by_key(|e| e.0); // the receiver's full stable sort
-                got
-            })
-            .collect();
+        let layout = bucket_layout(&below, &cuts, 3);
+        let mut out: Vec<Vec<(u64, u64)>> = layout.received.iter().map(|&r| vec![(0, 0); r as usize]).collect();
+        for x in &layout.pieces {
+            let (from, at, len) = (x.from as usize, x.at as usize, x.len as usize);
+            out[x.dst][at..at + len].copy_from_slice(&sorted[x.src][from..from + len]);
+        }
+        for (j, segs) in layout.segments.iter().enumerate() {
+            let mut chunk = 0;
+            for s in segs {
+                assert!(s.chunk >= chunk && s.chunk < 3, "chunks in order");
+                chunk = s.chunk;
+                // The receiver's stable sort of each segment on its own.
+                out[j][s.at as usize..(s.at + s.len) as usize].sort_by_key(|e| e.0);
+            }
+            assert_eq!(segs.iter().map(|s| s.len).sum::<u64>(), layout.received[j]);
+        }
+        assert_eq!(layout.received, received_totals(&send_counts(&cuts, &lens)), "as many keys as the cuts say");
         (out, resorted)
     }
 
@@ -570,9 +678,9 @@ mod tests {
         let n = 60_000usize;
         for (name, keys, width) in &top_cases(n) {
             for p in [2usize, 3, 4, 8] {
-                for max_samples in [4096u64, 64] {
+                for (max_samples, digit) in [(4096u64, TOP_DIGIT_BITS), (64, TOP_DIGIT_BITS), (4096, 16)] {
                     let parts = split(keys, p);
-                    let (out, _) = top_model(&parts, max_samples, *width);
+                    let (out, _) = top_model(&parts, max_samples, *width, digit);
                     let got: Vec<(u64, u64)> = out.iter().flatten().copied().collect();
                     assert!(got == stable_sort_of(&parts), "{name} p {p} s {max_samples}: not the stable sort");
                     let ideal = n as f64 / p as f64;
@@ -595,30 +703,36 @@ mod tests {
             })
             .collect();
         for p in [2usize, 4] {
-            let (_, resorted) = top_model(&split(&keys, p), 4096, 32);
+            let (_, resorted) = top_model(&split(&keys, p), 4096, 32, TOP_DIGIT_BITS);
             assert_eq!(resorted, 0, "p {p}: uniform keys are cut at bucket edges");
         }
         // One value: the cut goes inside the only bucket.
-        let (_, resorted) = top_model(&split(&[9; 1000], 2), 4096, 32);
+        let (_, resorted) = top_model(&split(&[9; 1000], 2), 4096, 32, TOP_DIGIT_BITS);
         assert_eq!(resorted, 1000);
     }
 
     #[test]
     fn top_bits_rules() {
-        assert_eq!(top_bits(&[0x1234_0000, 0x12ff_0000], 32), (16, 32), "samples differ in bits 16..24");
-        assert_eq!(top_bits(&[5, 5, 5], 32), (24, 32), "all equal: the top digit");
-        assert_eq!(top_bits(&[], 64), (56, 64));
-        assert_eq!(top_bits(&[0, 1], 32), (0, 32), "only bit 0 varies");
-        assert_eq!(top_bits(&[0, u64::MAX], 64), (56, 64));
-        let edges = top_edges(0x1234_0000, (16, 32), 32);
+        assert_eq!(top_bits(&[0x1234_0000, 0x12ff_0000], 32, 8), (16, 32), "samples differ in bits 16..24");
+        assert_eq!(top_bits(&[5, 5, 5], 32, 8), (24, 32), "all equal: the top digit");
+        assert_eq!(top_bits(&[], 64, 8), (56, 64));
+        assert_eq!(top_bits(&[0, 1], 32, 8), (0, 32), "only bit 0 varies");
+        assert_eq!(top_bits(&[0, u64::MAX], 64, 8), (56, 64));
+        let edges = top_edges(0x1234_0000, (16, 32), 32, 8);
         assert_eq!(edges.len(), 257, "one edge below each of the 256 digits and one above the last");
         assert_eq!((edges[0], edges[256]), (0x1200_0000, 0x1300_0000));
-        assert_eq!(top_edges(0, (24, 32), 32).len(), 255, "0 and 2^32 are no edges");
-        let edges = top_edges(0x1234_5600, (8, 32), 32);
+        assert_eq!(top_edges(0, (24, 32), 32, 8).len(), 255, "0 and 2^32 are no edges");
+        let edges = top_edges(0x1234_5600, (8, 32), 32, 8);
         assert_eq!(edges.first(), Some(&0x1234_0000));
         assert_eq!(edges.last(), Some(&0x1235_0000));
         assert_eq!(edges.len(), 257);
-        assert!(top_edges(0xffff_ffff_ffff_ffff, (56, 64), 64).iter().all(|&e| e >> 56 != 0), "no overflow");
+        assert!(top_edges(0xffff_ffff_ffff_ffff, (56, 64), 64, 8).iter().all(|&e| e >> 56 != 0), "no overflow");
+        assert_eq!(top_bits(&[0x1234_0000, 0x12ff_0000], 32, 16), (8, 32), "a 16-bit digit");
+        assert_eq!(
+            top_edges(0x1234_0000, (8, 32), 32, 16).len(),
+            (1 << 16) + 1,
+            "each 16-bit digit's lower edge, and the last's upper"
+        );
         // Two GPUs, edges 0 | 10 | 20 | 30 (below counts per GPU).
         let below = vec![vec![0, 5, 8, 15], vec![0, 5, 7, 15]];
         assert_eq!(top_cuts(&below, 0), vec![TopCut::At(2)], "15 of 30 keys below edge 2");

@@ -13,22 +13,31 @@
 //!    samples of those sorted ranges in the `(bits, rank, position)` order, as the
 //!    sort-first pipeline places its cuts: runs of equal keys are split by position,
 //!    which keeps the sort stable.
-//! 4. **Exchange**: GPU `i` sends GPU `j` the range between its cuts `j` and `j + 1`,
-//!    received in rank order.
-//! 5. **Local sort**: each GPU sorts what it received with the stable radix sort. The
-//!    received runs are in rank order and each is in input order among equal keys, so
-//!    the result is the stable sort.
+//! 4. **Exchange by bucket** ([`plan::bucket_layout`]): GPU `j` receives its buckets
+//!    in order, each bucket's keys from GPU `0, 1, ..` one after another, so every
+//!    bucket is a segment of its receive buffer. The pieces travel in a few chunks
+//!    (NCCL groups on the exchange streams, [`super::EXCHANGE_CHUNKS`]).
+//! 5. **Local sorts**: each GPU sorts each segment on its own with the stable radix
+//!    sort, the segments of a chunk as soon as it has arrived, while the later chunks
+//!    travel. A bucket's keys share their top bits, so the sort skips those digits;
+//!    runs are in rank order and each in input order among equal keys, so the result
+//!    is the stable sort, with no merge.
 use std::time::Instant;
 
 use kernels::params::{DevPtr, Direction};
 use kernels::splitters::{self as ks, SplitterKernels};
 
+use std::sync::atomic::Ordering as AtomicOrdering;
+
+use cudarc::driver::CudaEvent;
+
+use super::nccl::{self, Lane, Piece};
 use super::plan::{self, Layout, Splitter, TopCut};
 use super::sort_first::{exchanged_bytes, pieces};
-use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
-use crate::device::{DeviceBuffer, Gpu};
+use super::{Comms, MultiGpuReport, MultiGpuSorter, read_u64s};
+use crate::device::{DeviceBuffer, Gpu, seconds_between as between, timing_event as mark};
 use crate::element::{Element, Key};
-use crate::error::{Error, Result};
+use crate::error::{DriverContext as _, Error, Result};
 use crate::options::SortOptions;
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::radix;
@@ -69,7 +78,7 @@ impl MultiGpuSorter {
         // 1. Which bits: samples of the unsorted parts.
         let t = Instant::now();
         let sampled = self.sample_unsorted(keys, direction)?;
-        let bits = plan::top_bits(&sampled, width);
+        let bits = plan::top_bits(&sampled, width, self.top_digit);
         let sampled_and = sampled.iter().fold(u64::MAX, |a, &b| a & b);
         report.top_bits = bits;
         let mut splitters_s = t.elapsed().as_secs_f64();
@@ -93,7 +102,7 @@ impl MultiGpuSorter {
 
         // 3. Cuts: at bucket edges, or inside the buckets that must be split.
         let t = Instant::now();
-        let edges = plan::top_edges(sampled_and, bits, width);
+        let edges = plan::top_edges(sampled_and, bits, width, self.top_digit);
         let below: Vec<Vec<u64>> = {
             let counts = self.bounds(keys, &edges, direction)?;
             counts
@@ -156,11 +165,30 @@ impl MultiGpuSorter {
                 }
             }
         }
-        let counts = plan::send_counts(&cuts, &lens);
-        let layout = Layout::new(&counts, true);
         splitters_s += t.elapsed().as_secs_f64();
         report.splitters_s = splitters_s;
+        if self.chunks == 0 {
+            self.exchange_then_sort(keys, values, &cuts, opts, report)
+        } else {
+            self.exchange_by_bucket(keys, values, &below, &cuts, opts, report)
+        }
+    }
 
+    /// Steps 4 and 5 as one exchange (pieces in rank order) and one stable radix sort
+    /// of everything each GPU received.
+    fn exchange_then_sort<K: Key, V: Element>(
+        &self,
+        keys: &mut [DeviceBuffer<K>],
+        mut values: Option<&mut [DeviceBuffer<V>]>,
+        cuts: &[Vec<u64>],
+        opts: &SortOptions,
+        report: &mut MultiGpuReport,
+    ) -> Result<()> {
+        let p = self.gpus.len();
+        let order = opts.order;
+        let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
+        let counts = plan::send_counts(cuts, &lens);
+        let layout = Layout::new(&counts, true);
         // 4. Exchange, every piece into the receive buffers in rank order (a GPU's
         // own piece by a device copy).
         let t = Instant::now();
@@ -206,6 +234,137 @@ impl MultiGpuSorter {
         }
         report.local_sort_s = t.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// Steps 4 and 5 by bucket: the exchange placed by bucket in chunks, each GPU
+    /// sorting each bucket on its own as its chunk arrives ([`plan::bucket_layout`]).
+    fn exchange_by_bucket<K: Key, V: Element>(
+        &self,
+        keys: &mut [DeviceBuffer<K>],
+        values: Option<&mut [DeviceBuffer<V>]>,
+        below: &[Vec<u64>],
+        cuts: &[Vec<u64>],
+        opts: &SortOptions,
+        report: &mut MultiGpuReport,
+    ) -> Result<()> {
+        let p = self.gpus.len();
+        let order = opts.order;
+        let vb = size_of::<V>();
+        let layout = plan::bucket_layout(below, cuts, self.chunks);
+        // 4. and 5. The exchange in chunks on the exchange streams; each GPU sorts the
+        // segments of a chunk on its main stream as soon as the chunk has arrived,
+        // while the next chunks travel.
+        let pieces: Vec<Piece> = layout
+            .pieces
+            .iter()
+            .map(|x| Piece { src: x.src, dst: x.dst, from: x.from as usize, at: x.at as usize, len: x.len as usize })
+            .collect();
+        report.exchanged_bytes = exchanged_bytes::<K, V>(&pieces, values.is_some());
+        let mut recv_keys = self.alloc_received::<K>(&layout.received)?;
+        let mut recv_values = match values.as_deref() {
+            Some(_) => Some(self.alloc_received::<V>(&layout.received)?),
+            None => None,
+        };
+        let begin: Vec<CudaEvent> = self.gpus.iter().map(|g| mark(g.stream())).collect::<Result<_>>()?;
+        let chunk_of: Vec<usize> = layout.pieces.iter().map(|x| x.chunk).collect();
+        let arrived = self.begin_chunked_exchange(
+            keys,
+            &mut recv_keys,
+            values.as_deref(),
+            recv_values.as_mut(),
+            &pieces,
+            &chunk_of,
+            self.chunks,
+        )?;
+        let targets: Vec<(u64, Option<u64>)> =
+            (0..p).map(|g| (recv_keys[g].ptr(), recv_values.as_ref().map(|v| v[g].ptr()))).collect();
+        let items: Vec<usize> = (0..p).collect();
+        let sorted_at = self.per_gpu(items, |gpu, g| {
+            let (kp, vp) = targets[g];
+            let mut waited = usize::MAX;
+            for seg in &layout.segments[g] {
+                if seg.chunk != waited {
+                    gpu.stream().wait(&arrived[seg.chunk][g]).call("cuStreamWaitEvent")?;
+                    waited = seg.chunk;
+                }
+                if seg.len > 1 {
+                    let at = seg.at;
+                    let v = vp.map(|v| (vb, v + at * vb as u64));
+                    radix::sort_at::<K>(
+                        gpu,
+                        kp + at * size_of::<K>() as u64,
+                        v,
+                        seg.len as usize,
+                        K::KEY_ORDER,
+                        order,
+                    )?;
+                }
+            }
+            mark(gpu.stream())
+        })?;
+        // Nothing is handed back before the exchange is known to have finished (a
+        // failed one leaves garbage in the receive buffers).
+        self.watch()?;
+        self.end_exchange()?;
+        for gpu in &self.gpus {
+            gpu.synchronize("the local sort")?;
+        }
+        let slowest = |to: &[CudaEvent]| -> Result<f64> {
+            (0..p).map(|g| between(&begin[g], &to[g])).try_fold(0f64, |m, t| Ok(m.max(t?)))
+        };
+        report.exchange_s = slowest(&arrived[self.chunks - 1])?;
+        report.local_sort_s = slowest(&sorted_at)?;
+        for (g, k) in recv_keys.into_iter().enumerate() {
+            keys[g] = k;
+        }
+        if let (Some(rv), Some(values)) = (recv_values, values) {
+            for (g, v) in rv.into_iter().enumerate() {
+                values[g] = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the exchange of `pieces` (keys, and values if any) on the exchange
+    /// streams after the work queued so far on the main streams, one NCCL group per
+    /// chunk (`chunk_of[i]`: piece `i`'s, below `chunks`), in chunk order; a GPU's own
+    /// pieces are copied on its main stream. Returns, for each chunk and GPU, an event
+    /// on that GPU's exchange stream after the chunk.
+    #[allow(clippy::too_many_arguments)]
+    fn begin_chunked_exchange<K: Key, V: Element>(
+        &self,
+        keys: &[DeviceBuffer<K>],
+        recv_keys: &mut [DeviceBuffer<K>],
+        values: Option<&[DeviceBuffer<V>]>,
+        recv_values: Option<&mut Vec<DeviceBuffer<V>>>,
+        pieces: &[Piece],
+        chunk_of: &[usize],
+        chunks: usize,
+    ) -> Result<Vec<Vec<CudaEvent>>> {
+        let guard = self.comms.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(Comms(comms)) = guard.as_ref() else {
+            return Err(Error::Communication("no communicators (connect failed)".into()));
+        };
+        let silent = match self.silent.swap(usize::MAX, AtomicOrdering::Relaxed) {
+            usize::MAX => None,
+            r => Some(r),
+        };
+        self.x_after_main()?;
+        let mut key_lane = Lane { send: keys, recv: recv_keys };
+        let mut value_lane = match (values, recv_values) {
+            (Some(v), Some(rv)) => Some(Lane { send: v, recv: rv }),
+            _ => None,
+        };
+        let mut out = Vec::with_capacity(chunks);
+        for c in 0..chunks {
+            let these: Vec<Piece> = pieces.iter().zip(chunk_of).filter(|&(_, &k)| k == c).map(|(x, _)| *x).collect();
+            match value_lane.as_mut() {
+                Some(vl) => nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane, vl], &these, silent)?,
+                None => nccl::queue_exchange(&self.gpus, comms, &mut [&mut key_lane], &these, silent)?,
+            }
+            out.push(self.xstreams.iter().map(|x| mark(x)).collect::<Result<Vec<_>>>()?);
+        }
+        Ok(out)
     }
 
     /// Order bits of keys sampled from every GPU's unsorted part (at most
