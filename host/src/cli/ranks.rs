@@ -4,6 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use clap::Args;
 
@@ -72,11 +73,13 @@ pub fn rank_sort(args: &RankSortArgs) -> Result<bool> {
         // SIGINT, SIGTERM and SIGHUP remove rank 0's temporary output.
         atomic_file::clean_up_on_signals()?;
     }
+    let t = Instant::now();
     let mut group = RankGroup::join(&cfg, crate::cli::tuning().clone())?;
+    let joined_s = t.elapsed().as_secs_f64();
     let refused = || Err(crate::cli::args::records_refused("a sort over ranks", args.key_type));
     match (&args.input, &args.output) {
         (Some(input), Some(output)) => {
-            crate::with_key!(args.key_type, T => sort_file::<T>(&mut group, input, output, args), else refused())
+            crate::with_key!(args.key_type, T => sort_file::<T>(&mut group, input, output, args, joined_s), else refused())
         }
         _ => crate::with_key!(args.key_type, T => time_generated::<T>(&mut group, args), else refused()),
     }
@@ -108,7 +111,14 @@ fn read_shard<T: Key>(input: &Path, rank: usize, world: usize) -> Result<(Vec<T>
     Ok((shard, bytes / size))
 }
 
-fn sort_file<T: Key>(group: &mut RankGroup, input: &Path, output: &Path, args: &RankSortArgs) -> Result<bool> {
+fn sort_file<T: Key>(
+    group: &mut RankGroup,
+    input: &Path,
+    output: &Path,
+    args: &RankSortArgs,
+    joined_s: f64,
+) -> Result<bool> {
+    let t = Instant::now();
     let (rank, world) = (group.rank(), group.world());
     let size = size_of::<T>() as u64;
     // 1. Every rank reads its share; rank 0 creates the temporary output of the final
@@ -146,6 +156,8 @@ fn sort_file<T: Key>(group: &mut RankGroup, input: &Path, output: &Path, args: &
     let temp = PathBuf::from(unsafe { std::ffi::OsString::from_encoded_bytes_unchecked(name) });
 
     // 3. The sort.
+    let read_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     let gpu = group.gpu().clone();
     let mut keys = gpu.upload(&shard)?;
     drop(shard);
@@ -154,6 +166,8 @@ fn sort_file<T: Key>(group: &mut RankGroup, input: &Path, output: &Path, args: &
     drop(keys);
 
     // 4. Each rank writes its range; rank 0 renames the file once all have.
+    let sort_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
     group.test_die_at("write");
     let written = (|| {
         let at = report.offset() * size;
@@ -174,13 +188,15 @@ fn sort_file<T: Key>(group: &mut RankGroup, input: &Path, output: &Path, args: &
         None => Ok(()),
     })?;
     println!(
-        "rank {rank}/{world}: {} {} keys, elements {}..{} of {} written; {}",
+        "rank {rank}/{world}: {} {} keys, elements {}..{} of {} written; joining {joined_s:.3} s, reading {read_s:.3} s, \
+         sorting {sort_s:.3} s with the copies ({}), writing {:.3} s",
         report.held[rank],
         T::NAME,
         report.offset(),
         report.offset() + report.held[rank],
         report.total(),
-        phases(&report)
+        phases(&report),
+        t.elapsed().as_secs_f64()
     );
     Ok(true)
 }

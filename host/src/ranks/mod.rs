@@ -198,7 +198,15 @@ impl RankGroup {
             (control, Id::uninit(internal))
         };
         let comm = init_comm(&gpu, cfg, id)?;
-        Ok(RankGroup { gpu, comm: Some(comm), control, samples: crate::multi_gpu::SAMPLES_PER_GPU, die_at })
+        let mut group =
+            RankGroup { gpu, comm: Some(comm), control, samples: crate::multi_gpu::SAMPLES_PER_GPU, die_at };
+        // NCCL connects each pair of ranks at their first exchange (~0.2 to 1 s
+        // measured); done here, a sort's timings are the sort's.
+        if let Err(e) = group.connect() {
+            group.abort();
+            return Err(e);
+        }
+        Ok(group)
     }
 
     /// This rank's GPU (shared: buffers on it outlive a borrow of the group).
@@ -241,10 +249,32 @@ impl RankGroup {
     /// Drops the communicator after a failed collective: aborting it stops NCCL's
     /// kernels that still wait for a peer. The group cannot sort again.
     fn abort(&mut self) {
-        if let Some(c) = self.comm.take() {
-            // cudarc panics if the abort itself fails; the sort has failed already.
+        self.release_comm();
+    }
+
+    /// Aborts the communicator (cudarc's drop is `ncclCommAbort`) on a helper thread,
+    /// waiting at most [`ABORT_WAIT`]: with a peer that died, the abort may wait for it
+    /// in NCCL, and a failing process must still end.
+    fn release_comm(&mut self) {
+        let Some(c) = self.comm.take() else { return };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new().name("nccl-abort".into()).spawn(move || {
+            // cudarc panics if the abort itself fails; there is nothing left to save.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(c)));
+            let _ = tx.send(());
+        });
+        if spawned.is_ok() {
+            let _ = rx.recv_timeout(ABORT_WAIT);
         }
+    }
+}
+
+/// How long dropping a group waits for NCCL's abort (see [`RankGroup::release_comm`]).
+const ABORT_WAIT: Duration = Duration::from_secs(5);
+
+impl Drop for RankGroup {
+    fn drop(&mut self) {
+        self.release_comm();
     }
 }
 

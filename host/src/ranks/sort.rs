@@ -266,6 +266,27 @@ impl RankGroup {
         Ok(())
     }
 
+    /// One element from every rank to every other (one NCCL group), so that NCCL's
+    /// connections between all pairs exist before the first sort.
+    pub(super) fn connect(&self) -> Result<()> {
+        let p = self.world();
+        let counts = vec![vec![1u64; p]; p];
+        let layout = Layout::new(&counts, false);
+        let send = self.gpu.upload(&vec![self.rank() as u32; p])?;
+        let mut recv = self.gpu.alloc::<u32>(layout.received[self.rank()] as usize)?;
+        self.exchange(&send, &mut recv, &counts, &layout, true)?;
+        self.watch("the first exchange (connecting the ranks)")?;
+        let got = recv.to_vec(&self.gpu)?;
+        let want: Vec<u32> = (0..p as u32).filter(|&i| i != self.rank() as u32).collect();
+        if got != want {
+            return Err(Error::Communication(format!(
+                "rank {}: the first exchange delivered {got:?}, not {want:?}",
+                self.rank()
+            )));
+        }
+        Ok(())
+    }
+
     /// Every rank's `mine` (the same length on each), in rank order, through NCCL.
     fn all_gather_u64(&self, mine: &[u64], step: &str) -> Result<Vec<u64>> {
         let (r, p) = (self.rank(), self.world());
