@@ -8,7 +8,7 @@
 # HOST_BIN names the program (default: target/release/host beside this script);
 # MASTER_PORT (default: a random free-looking port) and SORT_RANKS_TIMEOUT pass through.
 # Over several hosts, start one process per GPU on each host yourself with the same
-# variables (docs/file-sort.md, "One process per GPU").
+# variables (docs/ranks.md).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
