@@ -249,6 +249,16 @@ impl AtomicFile {
         }
     }
 
+    /// The temporary file that [`AtomicFile::commit`] renames into place (`None` for
+    /// outputs written in place): other processes writing parts of the output at
+    /// their offsets open it by this name.
+    pub fn temp_path(&self) -> Option<&Path> {
+        match &self.kind {
+            Kind::Replace { tmp, .. } => Some(tmp),
+            Kind::Direct => None,
+        }
+    }
+
     /// Writes `bytes` to the output.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
         let dest = &self.dest;

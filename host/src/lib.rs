@@ -179,6 +179,7 @@ mod key_type;
 mod measure;
 mod multi_gpu;
 mod options;
+pub mod ranks;
 #[cfg(feature = "cli")]
 mod report;
 mod sorter;
@@ -204,6 +205,7 @@ pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{Order, SortOptions};
+pub use ranks::{RankConfig, RankGroup, RankReport};
 pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;

@@ -8,6 +8,7 @@ pub mod files;
 pub mod multi;
 pub mod ops;
 pub mod pairs;
+pub mod ranks;
 pub mod records;
 pub mod segments;
 pub mod topk;
@@ -62,6 +63,9 @@ enum Command {
     BenchSegments(segments::SegmentsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(files::SortArgs),
+    /// Sort across processes, one GPU each (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT):
+    /// a binary file into another, each rank writing its range, or generated keys, timed.
+    RankSort(ranks::RankSortArgs),
     /// Check that a file is another file sorted (order and same elements).
     CheckFile(files::CheckFileArgs),
     /// Write a file of generated elements.
@@ -167,6 +171,7 @@ pub fn main() -> ExitCode {
         Some(Command::BenchRecords(args)) => records::bench_records(&args),
         Some(Command::BenchSegments(args)) => segments::bench_segments(&args),
         Some(Command::Sort(args)) => files::sort(&args),
+        Some(Command::RankSort(args)) => ranks::rank_sort(&args),
         Some(Command::CheckFile(args)) => files::check_file(&args),
         Some(Command::Gen(args)) => files::generate(&args),
         Some(Command::Study(a)) => study(a),
