@@ -28,11 +28,10 @@
 //! GPUs is the stable sort of the concatenated input. With one GPU only the local sort
 //! runs: the result is [`crate::Sorter`]'s radix sort exactly.
 //!
-//! One process drives all GPUs (one communicator each, `ncclCommInitAll`). Several
-//! hosts would use the same steps with one process per GPU: rank 0 creates an NCCL
-//! unique id ([`cudarc::nccl::Id`]), a launcher (MPI, a TCP rendezvous) passes it to
-//! the others, each calls `Comm::from_rank`, and the host-side splitter choice becomes
-//! an all-gather of the samples and the partition totals; see docs/algorithms.md, "Beyond one sort".
+//! One process drives all GPUs (one communicator each, `ncclCommInitAll`). The same
+//! steps with one process per GPU (a TCP rendezvous passes NCCL's unique id, each rank
+//! calls `Comm::from_rank`, samples and counts are all-gathered) are
+//! [`crate::ranks::RankGroup`]; docs/ranks.md says how to run them on several hosts.
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
