@@ -271,53 +271,9 @@ fn fill<T: Random>(piece: &mut [T], first: usize, dist: Distribution, seed: u64,
     }
 }
 
-/// Keys that follow Zipf's law with exponent 1, approximately: rank `r` of 2^20
-/// (from 0) is drawn with probability `ln((r + 2) / (r + 1)) / ln(2^20 + 1)` (the
-/// continuous law's inverse, cheap per key), and each rank is a random key of the
-/// `uniform` distribution of `seed`. The most frequent key is about 5% of all, the
-/// first hundred about a third. Reproducible from `seed`.
-pub fn zipf<T: Random>(n: usize, seed: u64) -> Vec<T> {
-    const RANKS: usize = 1 << 20;
-    let table: Vec<T> = generate(RANKS, Distribution::Uniform, seed);
-    let scale = ((RANKS + 1) as f64).ln();
-    (0..n as u64)
-        .into_par_iter()
-        .map(|i| {
-            let u = (splitmix64(seed ^ splitmix64(i)) >> 11) as f64 / (1u64 << 53) as f64;
-            let rank = ((u * scale).exp() as usize).saturating_sub(1).min(RANKS - 1);
-            table[rank]
-        })
-        .collect()
-}
-
-/// `n` equal keys but one, in the middle, that differs (two random keys of `seed`).
-pub fn one_outlier<T: Random>(n: usize, seed: u64) -> Vec<T> {
-    let two: Vec<T> = generate(2, Distribution::Uniform, seed);
-    (0..n).map(|i| if i == n / 2 { two[1] } else { two[0] }).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn zipf_and_outlier_shapes() {
-        let n = 200_000;
-        let z: Vec<u32> = zipf(n, 3);
-        assert_eq!(z, zipf::<u32>(n, 3), "reproducible");
-        let mut counts = std::collections::HashMap::new();
-        for k in &z {
-            *counts.entry(*k).or_insert(0usize) += 1;
-        }
-        let mut c: Vec<usize> = counts.into_values().collect();
-        c.sort_unstable_by(|a, b| b.cmp(a));
-        let share = |k: usize| c[..k].iter().sum::<usize>() as f64 / n as f64;
-        assert!((0.04..0.06).contains(&share(1)), "top key {}", share(1));
-        assert!((0.3..0.4).contains(&share(100)), "top 100 {}", share(100));
-        let o: Vec<u64> = one_outlier(1001, 5);
-        assert_eq!(o.iter().filter(|&&k| k != o[0]).count(), 1);
-        assert_ne!(o[500], o[0]);
-    }
 
     #[test]
     fn impossible_host_sizes_are_errors() {

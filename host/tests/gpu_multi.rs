@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use host::testing::inputs::{Random, generate, one_outlier, zipf};
+use host::testing::inputs::{Random, generate};
 use host::testing::verify;
 use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter};
 
@@ -31,8 +31,6 @@ fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>
             let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
             // A test that chose a pipeline and failed leaves no trace in the others.
             s.set_pipeline(Pipeline::Auto);
-            s.set_exchange_chunks(host::testing::multi_gpu::EXCHANGE_CHUNKS);
-            s.set_top_digit_bits(host::testing::multi_gpu::plan::TOP_DIGIT_BITS);
             Some(s)
         }
         Err(e) => {
@@ -179,11 +177,8 @@ fn balanced_under_skew() {
         ("period 1024", (0..n as u32).map(|i| i % 1024).collect()),
         ("period 500", (0..n as u32).map(|i| i % 500).collect()),
     ];
-    let mut cases = cases;
-    cases.push(("zipf", zipf(n, 1)));
-    cases.push(("one random outlier", one_outlier(n, 2)));
     let mut s = s;
-    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst, Pipeline::TopBits] {
+    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst] {
         s.set_pipeline(pipeline);
         for (name, keys) in &cases {
             for order in ORDERS {
@@ -206,12 +201,12 @@ fn balanced_under_skew() {
     }
 }
 
-/// Every pipeline, chosen explicitly, gives the sorted keys and stable pairs; the
-/// partition-first and top-bits ones run where they serve and refuse where they do not.
+/// Both pipelines, chosen explicitly, give the sorted keys and stable pairs; the
+/// partition-first one runs where it serves and refuses where it does not.
 #[test]
 fn both_pipelines() {
     let Some(mut s) = two_gpus("both_pipelines") else { return };
-    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst, Pipeline::TopBits] {
+    for pipeline in [Pipeline::SortFirst, Pipeline::PartitionFirst] {
         s.set_pipeline(pipeline);
         for &n in &[0usize, 1, 4095, 4097, 1 << 19, (1 << 20) + 3] {
             for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Reverse] {
@@ -229,14 +224,10 @@ fn both_pipelines() {
     }
     let mut k: Vec<u32> = generate(1000, Distribution::Uniform, 1);
     let mut e = vec![Entity::default(); 1000];
-    for pipeline in [Pipeline::PartitionFirst, Pipeline::TopBits] {
-        s.set_pipeline(pipeline);
-        assert!(
-            matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))),
-            "{} takes 4- and 8-byte values only",
-            pipeline.name()
-        );
-    }
+    assert!(
+        matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))),
+        "partition first takes 4- and 8-byte values only"
+    );
     s.set_pipeline(Pipeline::Auto);
     let r = s.sort_pairs(&mut k, &mut e, &SortOptions::default()).unwrap();
     assert_eq!(r.pipeline, Pipeline::SortFirst, "auto: sort first");
@@ -244,132 +235,21 @@ fn both_pipelines() {
     assert_eq!(r.pipeline, Pipeline::SortFirst, "auto: sort first");
 }
 
-/// The top-bits pipeline over every key type, order and distribution, and skewed
-/// keys, gives the same bits as the one-GPU radix sort, keys and stable pairs.
-#[test]
-fn top_bits_is_the_one_gpu_sort() {
-    let Some(single) = common::gpu_sorter("top_bits_is_the_one_gpu_sort") else { return };
-    let Some(mut s) = two_gpus("top_bits_is_the_one_gpu_sort") else { return };
-    s.set_pipeline(Pipeline::TopBits);
-    fn same<K: Random + host::Key>(s: &MultiGpuSorter, single: &Sorter, input: &[K], what: &str) {
-        for order in ORDERS {
-            let opts = SortOptions::default().order(order);
-            let mut multi = input.to_vec();
-            let r = s.sort(&mut multi, &opts).unwrap_or_else(|e| panic!("{what} {} {order}: {e}", K::NAME));
-            assert_eq!(r.pipeline, Pipeline::TopBits);
-            let mut one = input.to_vec();
-            single.sort(&mut one, &opts).unwrap();
-            let bits = |v: &[K]| v.iter().map(|k| k.ord_bits(false).into()).collect::<Vec<u64>>();
-            assert!(bits(&multi) == bits(&one), "{what} {} n={} {order}: differs from one GPU", K::NAME, input.len());
-            check_pairs(s, input, order, &format!("top bits {what}"));
-        }
-    }
-    for &n in &[0usize, 1, 2, 1000, 65_537, (1 << 20) + 13] {
-        for dist in Distribution::ALL.iter().copied() {
-            let what = format!("{dist}");
-            same::<u32>(&s, single, &generate(n, dist, 21), &what);
-            same::<i32>(&s, single, &generate(n, dist, 22), &what);
-            same::<f32>(&s, single, &generate(n, dist, 23), &what);
-            same::<u64>(&s, single, &generate(n, dist, 24), &what);
-            same::<f64>(&s, single, &generate(n, dist, 25), &what);
-        }
-    }
-    let n = 1 << 21;
-    let small: Vec<u64> = generate::<u64>(n, Distribution::Uniform, 3).iter().map(|k| k % 1000).collect();
-    same::<u64>(&s, single, &small, "small u64 values");
-    same::<u32>(&s, single, &zipf(n, 7), "zipf");
-    same::<f64>(&s, single, &zipf(n, 8), "zipf");
-    same::<i64>(&s, single, &one_outlier(n, 9), "one random outlier");
-    let outlier: Vec<u32> = (0..n as u32).map(|i| if i == 12_345 { u32::MAX } else { 9 }).collect();
-    same::<u32>(&s, single, &outlier, "one outlier");
-    let mut floats: Vec<f32> = vec![f32::NAN, -f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
-    floats = floats.iter().cycle().take(300_007).copied().collect();
-    same::<f32>(&s, single, &floats, "special floats");
-    // The exchange by bucket in chunks, and a 16-bit partition digit.
-    for (chunks, digit) in [(3usize, 8u32), (1, 8), (0, 16), (2, 16)] {
-        s.set_exchange_chunks(chunks);
-        s.set_top_digit_bits(digit);
-        let what = |d: &str| format!("chunks {chunks} digit {digit} {d}");
-        for &n in &[0usize, 1, 1000, (1 << 20) + 13] {
-            for dist in [Distribution::Uniform, Distribution::TwoValues, Distribution::FewUnique, Distribution::Reverse]
-            {
-                same::<u32>(&s, single, &generate(n, dist, 31), &what(dist.name()));
-                same::<f64>(&s, single, &generate(n, dist, 32), &what(dist.name()));
-            }
-        }
-        same::<u32>(&s, single, &zipf(n, 33), &what("zipf"));
-        same::<u64>(&s, single, &small, &what("small u64 values"));
-        same::<u32>(&s, single, &outlier, &what("one outlier"));
-        same::<i64>(&s, single, &one_outlier(n, 34), &what("one random outlier"));
-    }
-}
-
-/// Every GPU of the host (4 or more, `SORT_REQUIRE_GPUS=4` makes fewer a failure):
-/// both the sort-first and the top-bits pipelines give the one-GPU sort's bits on
-/// uniform and skewed keys, each GPU within 10% of `n / p`.
-#[test]
-fn four_gpus() {
-    let test = "four_gpus";
-    let want = std::env::var("SORT_REQUIRE_GPUS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-    let count = MultiGpuSorter::device_count().unwrap_or(0);
-    if count < 4 {
-        if want >= 4 {
-            panic!("{test}: SORT_REQUIRE_GPUS={want} but {count} GPUs");
-        }
-        host::testing::skipped(test, &format!("needs 4 GPUs ({count} present)"));
-        return;
-    }
-    let Some(single) = common::gpu_sorter(test) else { return };
-    let mut s = MultiGpuSorter::new_tuned(&[0, 1, 2, 3], host::Tuning::from_env()).unwrap();
-    let n = (1 << 22) + 5;
-    let cases: Vec<(&str, Vec<u32>)> = vec![
-        ("uniform", generate(n, Distribution::Uniform, 1)),
-        ("all equal", vec![5; n]),
-        ("two values", generate(n, Distribution::TwoValues, 2)),
-        ("zipf", zipf(n, 3)),
-        ("one outlier", (0..n as u32).map(|i| if i == 7 { u32::MAX } else { 1 }).collect()),
-    ];
-    for (pipeline, chunks) in [(Pipeline::SortFirst, 0), (Pipeline::TopBits, 0), (Pipeline::TopBits, 3)] {
-        s.set_pipeline(pipeline);
-        s.set_exchange_chunks(chunks);
-        for (name, keys) in &cases {
-            for order in ORDERS {
-                let opts = SortOptions::default().order(order);
-                let mut multi = keys.clone();
-                let r = s.sort(&mut multi, &opts).unwrap();
-                assert_eq!(r.pipeline, pipeline);
-                let mut one = keys.clone();
-                single.sort(&mut one, &opts).unwrap();
-                assert!(multi == one, "{name} {} {order}: differs from one GPU", pipeline.name());
-                for h in &r.held {
-                    let ideal = n as f64 / 4.0;
-                    assert!((*h as f64 - ideal).abs() <= 0.1 * ideal, "{name} {}: held {:?}", pipeline.name(), r.held);
-                }
-                check_pairs(&s, keys, order, &format!("4 GPUs {} {name}", pipeline.name()));
-            }
-        }
-    }
-}
-
-/// Device parts of any lengths (one empty) come back as the sorted ranges, by either
-/// pipeline.
+/// Device parts of any lengths (one empty) come back as the sorted ranges.
 #[test]
 fn uneven_device_parts() {
-    let Some(mut s) = two_gpus("uneven_device_parts") else { return };
+    let Some(s) = two_gpus("uneven_device_parts") else { return };
+    let gpus = s.gpus();
     for (a, b) in [(0usize, 1000usize), (1000, 0), (1, 500_000), (300_000, 7), (0, 0)] {
         let x: Vec<u64> = generate(a, Distribution::Uniform, 1);
         let y: Vec<u64> = generate(b, Distribution::FewUnique, 2);
+        let mut parts = vec![gpus[0].upload(&x).unwrap(), gpus[1].upload(&y).unwrap()];
+        let r = s.sort_device(&mut parts, &SortOptions::default()).unwrap();
+        let got = s.gather(&parts).unwrap();
         let mut want: Vec<u64> = x.iter().chain(&y).copied().collect();
         want.sort();
-        for pipeline in [Pipeline::SortFirst, Pipeline::TopBits] {
-            s.set_pipeline(pipeline);
-            let gpus = s.gpus();
-            let mut parts = vec![gpus[0].upload(&x).unwrap(), gpus[1].upload(&y).unwrap()];
-            let r = s.sort_device(&mut parts, &SortOptions::default()).unwrap();
-            let got = s.gather(&parts).unwrap();
-            assert_eq!(got, want, "{}: parts of {a} and {b}", pipeline.name());
-            assert_eq!(r.held, vec![parts[0].len() as u64, parts[1].len() as u64]);
-        }
+        assert_eq!(got, want, "parts of {a} and {b}");
+        assert_eq!(r.held, vec![parts[0].len() as u64, parts[1].len() as u64]);
     }
 }
 

@@ -101,10 +101,6 @@ pub struct BenchArgs {
     /// With `--gpus`: sort (key, u32 index) pairs instead of keys.
     #[arg(long, requires = "gpus")]
     pairs: bool,
-    /// With `--gpus`: skewed inputs to time after the distributions (comma-separated:
-    /// `zipf`, `outlier`).
-    #[arg(long, value_delimiter = ',', requires = "gpus")]
-    skew: Vec<crate::cli::multi::Skew>,
 }
 
 /// Returns Ok(false) when a configuration failed.
@@ -128,7 +124,6 @@ pub fn bench(args: &BenchArgs) -> crate::Result<bool> {
             &args.key_types,
             &args.n,
             &args.dist,
-            &args.skew,
             args.order,
             args.seed,
             args.repeat,

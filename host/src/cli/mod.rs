@@ -138,9 +138,8 @@ struct RunArgs {
     require_gpu: bool,
     /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
     /// the variant is then radix on each GPU. `--gpus 1` gives the radix sort's result.
-    /// `SORT_MULTI_GPU_PIPELINE=partition-first` or `top-bits` picks another pipeline
-    /// (default: sort first; `host bench --gpus` takes a comma-separated list and times
-    /// each); `SORT_MULTI_GPU_TRACE=1` prints the partition-first per-GPU timeline.
+    /// `SORT_MULTI_GPU_PIPELINE=partition-first` picks the partition-first pipeline
+    /// (default: sort first); `SORT_MULTI_GPU_TRACE=1` prints its per-GPU timeline.
     #[arg(long, value_parser = multi::parse_gpus, conflicts_with = "cpu")]
     gpus: Option<multi::Gpus>,
 }

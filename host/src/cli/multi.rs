@@ -16,43 +16,10 @@ pub enum Gpus {
 
 impl Gpus {
     /// The sorter over these GPUs, opened with the program's tuning. The program's
-    /// `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`, `partition-first`, `top-bits`) picks its
+    /// `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`, `partition-first`) picks its
     /// pipeline, for comparing them.
     pub fn open(self) -> crate::Result<MultiGpuSorter> {
-        let mut sorter = self.open_default()?;
-        if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
-            sorter.set_pipeline(parse_pipeline(&v)?);
-        }
-        Ok(sorter)
-    }
-
-    /// The sorter over these GPUs with the default pipeline, and the top-bits
-    /// pipeline's settings from `SORT_MULTI_GPU_CHUNKS`
-    /// ([`MultiGpuSorter::set_exchange_chunks`]) and `SORT_MULTI_GPU_TOP_DIGIT`
-    /// ([`MultiGpuSorter::set_top_digit_bits`]) if set.
-    fn open_default(self) -> crate::Result<MultiGpuSorter> {
-        let mut sorter = self.open_plain()?;
-        let number = |name: &str| -> crate::Result<Option<usize>> {
-            match std::env::var(name) {
-                Ok(v) => v
-                    .trim()
-                    .parse::<usize>()
-                    .map(Some)
-                    .map_err(|_| crate::Error::BadArgument(format!("{name}={v}: expected a number"))),
-                Err(_) => Ok(None),
-            }
-        };
-        if let Some(c) = number("SORT_MULTI_GPU_CHUNKS")? {
-            sorter.set_exchange_chunks(c);
-        }
-        if let Some(d) = number("SORT_MULTI_GPU_TOP_DIGIT")? {
-            sorter.set_top_digit_bits(d as u32);
-        }
-        Ok(sorter)
-    }
-
-    fn open_plain(self) -> crate::Result<MultiGpuSorter> {
-        match self {
+        let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all_tuned(super::tuning().clone()),
             Gpus::Count(n) => {
                 // Before listing the ordinals: a count like 2^63 is refused, not allocated.
@@ -62,44 +29,17 @@ impl Gpus {
                 }
                 MultiGpuSorter::new_tuned(&(0..n).collect::<Vec<_>>(), super::tuning().clone())
             }
+        }?;
+        if let Ok(v) = std::env::var("SORT_MULTI_GPU_PIPELINE") {
+            let pipeline = Pipeline::parse(&v).ok_or_else(|| {
+                crate::Error::BadArgument(format!(
+                    "SORT_MULTI_GPU_PIPELINE={v}: expected auto, sort-first or partition-first"
+                ))
+            })?;
+            sorter.set_pipeline(pipeline);
         }
+        Ok(sorter)
     }
-}
-
-fn parse_pipeline(v: &str) -> crate::Result<Pipeline> {
-    Pipeline::parse(v).ok_or_else(|| {
-        crate::Error::BadArgument(format!(
-            "SORT_MULTI_GPU_PIPELINE={v}: expected auto, sort-first, partition-first or top-bits"
-        ))
-    })
-}
-
-/// The sorters `host bench --gpus` compares: one per GPU count, and with several GPUs
-/// one per pipeline that `SORT_MULTI_GPU_PIPELINE` lists (comma-separated; default:
-/// the default pipeline), so that the pipelines run on the same inputs.
-fn bench_sorters(counts: &[Gpus]) -> crate::Result<Vec<MultiGpuSorter>> {
-    let pipelines = match std::env::var("SORT_MULTI_GPU_PIPELINE") {
-        Ok(v) => v.split(',').map(parse_pipeline).collect::<crate::Result<Vec<_>>>()?,
-        Err(_) => vec![Pipeline::default()],
-    };
-    let mut out = Vec::new();
-    for &count in counts {
-        let first = count.open_default()?;
-        if first.len() == 1 {
-            out.push(first);
-            continue;
-        }
-        let mut first = Some(first);
-        for &pipeline in &pipelines {
-            let mut s = match first.take() {
-                Some(s) => s,
-                None => count.open_default()?,
-            };
-            s.set_pipeline(pipeline);
-            out.push(s);
-        }
-    }
-    Ok(out)
 }
 
 /// Parses `--gpus`: `all` or a count of at least 1.
@@ -126,18 +66,6 @@ pub fn phases(r: &MultiGpuReport) -> String {
             exchange_gb_s(r),
             r.merge_s * 1e3
         ),
-        Pipeline::TopBits => format!(
-            "top bits {}..{}: partition {:.3} ms, cuts {:.3} ms ({} keys re-sorted), exchange {:.3} ms ({:.1} GB/s), \
-             local sort {:.3} ms",
-            r.top_bits.0,
-            r.top_bits.1,
-            r.partition_s * 1e3,
-            r.splitters_s * 1e3,
-            r.resorted_keys,
-            r.exchange_s * 1e3,
-            exchange_gb_s(r),
-            r.local_sort_s * 1e3
-        ),
         _ => format!(
             "{}local sort {:.3} ms, splitters {:.3} ms, exchange {:.3} ms ({:.1} GB/s), merge {:.3} ms",
             if r.fell_back { "sort first (sampled splitters were uneven): " } else { "" },
@@ -154,7 +82,6 @@ pub fn phases(r: &MultiGpuReport) -> String {
 fn pipe(r: &MultiGpuReport) -> &'static str {
     match (r.pipeline, r.fell_back) {
         (Pipeline::PartitionFirst, _) => "part",
-        (Pipeline::TopBits, _) => "top",
         (Pipeline::SortFirst, true) => "sort!",
         (Pipeline::SortFirst, false) => "sort",
         (Pipeline::Auto, _) => "-",
@@ -299,40 +226,6 @@ pub fn run<K: Random + Key>(
     Ok(true)
 }
 
-/// Skewed inputs that `host bench --gpus` times besides the distributions (`--skew`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Skew {
-    /// Zipf's law over 2^20 random keys ([`inputs::zipf`]).
-    Zipf,
-    /// Equal keys but one ([`inputs::one_outlier`]).
-    Outlier,
-}
-
-/// One input of the multi-GPU bench.
-#[derive(Clone, Copy)]
-enum Input {
-    Dist(Distribution),
-    Skew(Skew),
-}
-
-impl Input {
-    fn name(self) -> &'static str {
-        match self {
-            Input::Dist(d) => d.name(),
-            Input::Skew(Skew::Zipf) => "zipf",
-            Input::Skew(Skew::Outlier) => "outlier",
-        }
-    }
-
-    fn generate<K: Random>(self, n: usize, seed: u64) -> Vec<K> {
-        match self {
-            Input::Dist(d) => inputs::generate(n, d, seed),
-            Input::Skew(Skew::Zipf) => inputs::zipf(n, seed),
-            Input::Skew(Skew::Outlier) => inputs::one_outlier(n, seed),
-        }
-    }
-}
-
 /// `host bench --gpus 1,2`: every GPU count on the same inputs, keys or pairs.
 #[allow(clippy::too_many_arguments)]
 pub fn bench(
@@ -340,14 +233,13 @@ pub fn bench(
     types: &[KeyType],
     sizes: &[usize],
     dists: &[Distribution],
-    skews: &[Skew],
     order: Order,
     seed: u64,
     repeat: usize,
     pairs: bool,
     check_result: bool,
 ) -> crate::Result<bool> {
-    let sorters = bench_sorters(counts)?;
+    let sorters = counts.iter().map(|g| g.open()).collect::<crate::Result<Vec<_>>>()?;
     for g in sorters.iter().max_by_key(|s| s.len()).map(|s| s.gpus()).unwrap_or(&[]) {
         println!("# device {}", g.info());
     }
@@ -366,8 +258,7 @@ pub fn bench(
     );
     println!(
         "# pipe: part = partition first (exchange beside the local sorts, phases timed on the GPUs, they overlap), \
-         sort = sort first (phases one after another), sort! = sort first after uneven sampled splitters, \
-         top = top bits (partition = the sort by the top bits, splitters = the cuts, local = the sort of what arrived)"
+         sort = sort first (phases one after another), sort! = sort first after uneven sampled splitters"
     );
     println!(
         "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>5} {:>9} {:>9} {:>7} {:>8} {:>6} {:>8} {:>7}",
@@ -389,10 +280,9 @@ pub fn bench(
     );
     let mut ok = true;
     for &kt in types {
-        let all = dists.iter().map(|&d| Input::Dist(d)).chain(skews.iter().map(|&s| Input::Skew(s)));
-        for input in all {
+        for &dist in dists {
             for &n in sizes {
-                ok &= crate::with_key!(kt, K => bench_one::<K>(&sorters, kt, n, input, order, seed, repeat, pairs, check_result), else Err(crate::cli::args::records_refused("several GPUs", kt)))?;
+                ok &= crate::with_key!(kt, K => bench_one::<K>(&sorters, kt, n, dist, order, seed, repeat, pairs, check_result), else Err(crate::cli::args::records_refused("several GPUs", kt)))?;
             }
         }
     }
@@ -404,14 +294,14 @@ fn bench_one<K: Random + Key>(
     sorters: &[MultiGpuSorter],
     kt: KeyType,
     n: usize,
-    dist: Input,
+    dist: Distribution,
     order: Order,
     seed: u64,
     repeat: usize,
     pairs: bool,
     check_result: bool,
 ) -> crate::Result<bool> {
-    let input: Vec<K> = dist.generate(n, seed);
+    let input: Vec<K> = inputs::generate(n, dist, seed);
     let opts = SortOptions::default().order(order);
     let mut base = None;
     let mut ok = true;

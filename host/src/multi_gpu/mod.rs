@@ -52,16 +52,12 @@ mod partitioned;
 pub use partitioned::partition_on_gpu;
 pub mod plan;
 mod sort_first;
-mod top_bits;
 
 use nccl::{Lane, Piece};
 
 /// Samples each GPU contributes to the splitter choice: each GPU ends within about
 /// `n / SAMPLES` keys of `n / p`.
 pub const SAMPLES_PER_GPU: u64 = 4096;
-
-/// Default for [`MultiGpuSorter::set_exchange_chunks`]: one exchange, one sort.
-pub const EXCHANGE_CHUNKS: usize = 0;
 
 /// Default for [`MultiGpuSorter::set_exchange_timeout`].
 pub const DEFAULT_EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -87,10 +83,6 @@ pub enum Pipeline {
     /// (an error otherwise). Falls back to sorting first when the sampled splitters
     /// would split unevenly ([`MultiGpuReport::fell_back`]).
     PartitionFirst,
-    /// Partition by the keys' top bits first (a stable radix pass), exchange, and sort
-    /// what each GPU received: no merge ([`top_bits`]). Keys alone or with 4- or 8-byte
-    /// values (an error otherwise).
-    TopBits,
 }
 
 impl Pipeline {
@@ -100,15 +92,12 @@ impl Pipeline {
             Pipeline::Auto => "auto",
             Pipeline::SortFirst => "sort-first",
             Pipeline::PartitionFirst => "partition-first",
-            Pipeline::TopBits => "top-bits",
         }
     }
 
-    /// `auto`, `sort-first`, `partition-first` or `top-bits`.
+    /// `auto`, `sort-first` or `partition-first`.
     pub fn parse(s: &str) -> Option<Pipeline> {
-        [Pipeline::Auto, Pipeline::SortFirst, Pipeline::PartitionFirst, Pipeline::TopBits]
-            .into_iter()
-            .find(|p| p.name() == s.trim())
+        [Pipeline::Auto, Pipeline::SortFirst, Pipeline::PartitionFirst].into_iter().find(|p| p.name() == s.trim())
     }
 }
 
@@ -143,11 +132,6 @@ pub struct MultiGpuReport {
     pub held: Vec<u64>,
     /// Bytes that crossed from one GPU to another (keys and values).
     pub exchanged_bytes: u64,
-    /// Top bits only: the order bits `(begin, end)` the partition sorted by.
-    pub top_bits: (u32, u32),
-    /// Top bits only: keys sorted a second time to place cuts inside buckets (skewed
-    /// keys; 0 for spread keys).
-    pub resorted_keys: u64,
 }
 
 impl MultiGpuReport {
@@ -186,10 +170,6 @@ pub struct MultiGpuSorter {
     comms: Mutex<Option<Comms>>,
     timeout: Duration,
     samples: u64,
-    /// Chunks of the top-bits exchange ([`MultiGpuSorter::set_exchange_chunks`]).
-    chunks: usize,
-    /// Digit of the top-bits partition ([`MultiGpuSorter::set_top_digit_bits`]).
-    top_digit: u32,
     /// Test hook: the rank whose pieces the next exchange leaves out (usize::MAX: none).
     silent: AtomicUsize,
 }
@@ -229,8 +209,6 @@ impl MultiGpuSorter {
             comms: Mutex::new(None),
             timeout: DEFAULT_EXCHANGE_TIMEOUT,
             samples: SAMPLES_PER_GPU,
-            chunks: EXCHANGE_CHUNKS,
-            top_digit: plan::TOP_DIGIT_BITS,
             silent: AtomicUsize::new(usize::MAX),
         })
     }
@@ -285,20 +263,6 @@ impl MultiGpuSorter {
     /// Which pipeline the sorts take (default [`Pipeline::Auto`]).
     pub fn set_pipeline(&mut self, pipeline: Pipeline) {
         self.pipeline = pipeline;
-    }
-
-    /// How the top-bits pipeline exchanges and sorts (default [`EXCHANGE_CHUNKS`]): 0,
-    /// one exchange and one radix sort of everything a GPU received; `c >= 1`, the keys
-    /// placed by bucket and sent in `c` chunks, each GPU sorting the buckets of a chunk
-    /// that has arrived (each on its own) while the later chunks travel.
-    pub fn set_exchange_chunks(&mut self, chunks: usize) {
-        self.chunks = chunks;
-    }
-
-    /// Bits of the digit the top-bits pipeline partitions by (default
-    /// [`plan::TOP_DIGIT_BITS`]; 1 to 16): 8 is one radix pass, 16 two.
-    pub fn set_top_digit_bits(&mut self, bits: u32) {
-        self.top_digit = bits.clamp(1, 16);
     }
 
     /// Samples per GPU for the splitters (default [`SAMPLES_PER_GPU`]; at least 1).
@@ -507,19 +471,9 @@ impl MultiGpuSorter {
                 V::NAME
             )));
         }
-        if self.pipeline == Pipeline::TopBits && !top_bits::serves(value_bytes) {
-            return Err(Error::BadArgument(format!(
-                "the top-bits pipeline takes keys alone or with values of 4 or 8 bytes, not {}",
-                V::NAME
-            )));
-        }
         if p == 1 {
             self.local_sorts(keys, values, opts)?;
             report.local_sort_s = start.elapsed().as_secs_f64();
-        } else if self.pipeline == Pipeline::TopBits {
-            self.connect()?;
-            self.run_top_bits(keys, values, opts, &mut report)?;
-            report.pipeline = Pipeline::TopBits;
         } else {
             self.connect()?;
             let first = self.pipeline == Pipeline::PartitionFirst;
