@@ -55,13 +55,6 @@ pub struct Tuning {
     /// all an SM holds at a time; fewer blocks also mean fewer global adds at the end
     /// (every block adds each nonzero count of its own). `SORT_RADIX_HIST_BLOCKS_PER_SM`.
     pub radix_hist_blocks_per_sm: u64,
-    /// Bits per digit of the radix sort's digit passes on full tiles: 8 (256 bins, four
-    /// passes for 32-bit keys) or 11 (2,048 bins, three passes; other values are
-    /// ignored). `None` (default): by key width and size
-    /// ([`kernels::radix::default_digits`], which says what was measured). The
-    /// one-block sorts and the short-tile passes always use 8 bits.
-    /// `SORT_RADIX_DIGIT_BITS=8|11`.
-    pub radix_digit_bits: Option<u32>,
     /// Top-k histogram blocks per SM (0 counts as 1). Default 2: the two that are
     /// resident at once (the launch bounds), each looping over its share, since more
     /// blocks would only add global atomics at their ends. `SORT_TOPK_HIST_BLOCKS_PER_SM`.
@@ -166,7 +159,6 @@ impl Default for Tuning {
             radix_packed_min: crate::variants::radix::PACKED_MIN,
             radix_pairs: None,
             radix_hist_blocks_per_sm: 1,
-            radix_digit_bits: None,
             topk_hist_blocks_per_sm: 2,
             segmented_warp_blocks_per_sm: 64,
             segmented_block_blocks_per_sm: 32,
@@ -228,7 +220,6 @@ impl Tuning {
                     }
                 }
                 "SORT_RADIX_HIST_BLOCKS_PER_SM" => set(&mut t.radix_hist_blocks_per_sm, positive(v)),
-                "SORT_RADIX_DIGIT_BITS" => t.radix_digit_bits = number(v).filter(|b| matches!(b, 8 | 11)),
                 "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM" => set(&mut t.segmented_block_blocks_per_sm, positive(v)),
@@ -309,7 +300,6 @@ mod tests {
         assert_eq!(t.radix_short_onesweep_max, 1 << 18);
         assert_eq!(t.radix_packed_min, 1 << 23);
         assert_eq!((t.radix_hist_blocks_per_sm, t.topk_hist_blocks_per_sm), (1, 2));
-        assert_eq!(t.radix_digit_bits, None);
         assert!(t.mergepath_wide && t.pdl && !t.sync_launches && !t.force_ptx && !t.multi_gpu_trace);
         assert_eq!((t.file_populate_threads, t.file_stage_bytes, t.file_stages), (4, 16 << 20, 4));
     }
@@ -325,8 +315,6 @@ mod tests {
             ("SORT_RADIX_PAIRS", "alternate", Tuning { radix_pairs: Some(Packing::Alternate), ..d.clone() }),
             ("SORT_RADIX_PAIRS", "through", Tuning { radix_pairs: Some(Packing::Through), ..d.clone() }),
             ("SORT_RADIX_HIST_BLOCKS_PER_SM", "3", Tuning { radix_hist_blocks_per_sm: 3, ..d.clone() }),
-            ("SORT_RADIX_DIGIT_BITS", "11", Tuning { radix_digit_bits: Some(11), ..d.clone() }),
-            ("SORT_RADIX_DIGIT_BITS", "8", Tuning { radix_digit_bits: Some(8), ..d.clone() }),
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
             ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),
@@ -370,8 +358,6 @@ mod tests {
             ("SORT_RADIX_PACKED_MIN", "2^23"),
             ("SORT_RADIX_PAIRS", "Through"),
             ("SORT_RADIX_HIST_BLOCKS_PER_SM", "0"),
-            ("SORT_RADIX_DIGIT_BITS", "9"),
-            ("SORT_RADIX_DIGIT_BITS", "eleven"),
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "0"),
             ("SORT_MERGEPATH_WIDTH", "wide"),
             ("SORT_MERGEPATH_REVERSE", "yes"),

@@ -175,8 +175,6 @@ fn radix_sorts_alike_under_every_tuning_knob() {
             ("radix_pairs = through", |t| t.radix_pairs = Some(Packing::Through)),
             ("radix_hist_blocks_per_sm = 3", |t| t.radix_hist_blocks_per_sm = 3),
             ("radix_hist_blocks_per_sm = 0", |t| t.radix_hist_blocks_per_sm = 0),
-            ("radix_digit_bits = 11", |t| t.radix_digit_bits = Some(11)),
-            ("radix_digit_bits = 8", |t| t.radix_digit_bits = Some(8)),
         ],
     ) else {
         return;
@@ -189,82 +187,6 @@ fn radix_sorts_alike_under_every_tuning_knob() {
             }
         }
     });
-}
-
-/// 11-bit digits (`Tuning::radix_digit_bits`: three passes for 32-bit keys, six for
-/// 64-bit keys, the last narrower) sort exactly as the CPU does: every key type and
-/// distribution around the tile and short-tile limits, pairs of every width (stable),
-/// `u32` pairs moved each way with one or several launches per pass, key-bit ranges
-/// of one or several 11-bit digits, and several launches per pass for keys alone.
-#[test]
-fn radix_wide_digits_match_cpu() {
-    use kernels::radix::Packing;
-    let Some(sorters) = common::tuned_sorters(
-        "radix_wide_digits_match_cpu",
-        &[("radix_digit_bits = 11", |t| t.radix_digit_bits = Some(kernels::radix::WIDE_DIGIT_BITS))],
-    ) else {
-        return;
-    };
-    let s = &sorters[0].1;
-    let gpu = s.gpu().unwrap();
-    let (m, t) = (kernels::radix::SHORT_ONESWEEP_MAX as usize, radix::small_max(4, 0) as usize);
-    let sizes = [m + 1, m + 2 * t + 7, 1_000_003, (1 << 20) + 13];
-    sizes.par_iter().for_each(|&n| {
-        for order in ORDERS {
-            for &dist in Distribution::ALL {
-                common::check_every_type(s, V, n, order, dist, 256);
-            }
-            for dist in [Distribution::FewUnique, Distribution::TwoValues, Distribution::Uniform] {
-                check_pairs::<u32, u32>(s, n, order, dist);
-                check_pairs::<f32, u64>(s, n, order, dist);
-                check_pairs::<i64, u32>(s, n, order, dist);
-                check_pairs::<u64, u64>(s, n, order, dist);
-            }
-        }
-    });
-    let mut cases = Vec::new();
-    for n in [m + 1, 1_000_003] {
-        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal] {
-            for bits in [None, Some((0, 11)), Some((3, 25)), Some((21, 32)), Some((0, 12))] {
-                for order in ORDERS {
-                    cases.push((n, dist, bits, order));
-                }
-            }
-        }
-    }
-    cases.par_iter().for_each(|&(n, dist, bits, order)| {
-        let keys: Vec<u32> = generate(n, dist, n as u64);
-        let vals: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-        let mut opts = SortOptions::new(V).order(order);
-        if let Some(b) = bits {
-            opts = opts.key_bits(b.0, b.1);
-        }
-        let (mut ck, mut cv) = (keys.clone(), vals.clone());
-        Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
-        let (mut c, mut g) = (keys.clone(), gpu.upload(&keys).unwrap());
-        Sorter::cpu().sort(&mut c, &opts).unwrap();
-        radix::sort_with_portion_tiles(gpu, &mut g, &opts, 3).unwrap();
-        assert!(g.to_vec(gpu).unwrap() == c, "keys n={n} {dist} bits {bits:?} {order} portion 3");
-        for packing in [Packing::Split, Packing::Alternate, Packing::Through] {
-            for portion in [u64::MAX, 2] {
-                let (mut gk, mut gv) = (gpu.upload(&keys).unwrap(), gpu.upload(&vals).unwrap());
-                radix::sort_pairs_with(gpu, &mut gk, &mut gv, &opts, packing, portion).unwrap();
-                let what = format!("n={n} {dist} bits {bits:?} {order} {packing:?} portion {portion}");
-                assert!(gk.to_vec(gpu).unwrap() == ck, "{what}: keys");
-                assert!(gv.to_vec(gpu).unwrap() == cv, "{what}: values (stability)");
-            }
-        }
-    });
-    let wide: Vec<i64> = generate(1_000_001, Distribution::Uniform, 9);
-    for order in ORDERS {
-        for b in [(0, 64), (40, 64), (0, 33), (7, 50), (0, 11)] {
-            let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
-            let (mut g, mut c) = (wide.clone(), wide.clone());
-            s.sort(&mut g, &opts).unwrap();
-            Sorter::cpu().sort(&mut c, &opts).unwrap();
-            assert!(g == c, "i64 {order} bits {b:?}");
-        }
-    }
 }
 
 #[test]

@@ -411,32 +411,6 @@ pub fn match_low8(v: u32) -> u32 {
     r
 }
 
-/// [`match_low8`] for the low 11 bits of `v` (the 2,048-bin radix digits).
-#[inline(always)]
-pub fn match_low11(v: u32) -> u32 {
-    let r: u32;
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .pred %mp; .reg .b32 %mm, %mt;",
-            "and.b32 %mt, {v}, 1; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 {r}, %mp, 0xffffffff; @!%mp not.b32 {r}, {r};",
-            "and.b32 %mt, {v}, 2; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 4; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 8; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 16; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 32; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 64; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 128; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 256; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 512; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 1024; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm; }}",
-            v = in(reg32) v,
-            r = out(reg32) r,
-            options(nomem, nostack),
-        );
-    }
-    r
-}
-
 /// Start of a kernel that may be launched as a *programmatic dependent* of the
 /// previous kernel in its stream (Hopper's PDL; `host::device` decides per kernel):
 /// waits until the previous grid has completed and its writes are visible

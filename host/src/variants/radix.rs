@@ -13,7 +13,7 @@
 //! lands are decided on the device.
 use kernels::key::Word;
 use kernels::params::DevPtr;
-use kernels::radix::{self as rk, Digits, HistKernel, Packing, Smem, Widths};
+use kernels::radix::{self as rk, HistKernel, Packing, Smem, Widths};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
@@ -91,9 +91,7 @@ pub fn sort_pairs_with<K: Key, V: Element>(
     let mut job =
         Job::new::<K>(gpu.tuning(), bit_order, opts.order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr())));
     job.packing = packing;
-    (job.tile, _) = tile_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, packing, job.digits);
-    job.digits = digits_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, job.tile);
-    job.through = through_for(packing, job.digits, job.bits);
+    (job.tile, _) = tile_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, packing);
     job.portion = portion_tiles.clamp(1, rk::portion_tiles(job.tile));
     job.run(gpu)
 }
@@ -198,28 +196,6 @@ fn packing_for(tuning: &Tuning, n: u64, kb: u32, vb: u32) -> Packing {
     }
 }
 
-/// The digit width of the digit passes of a sort of `n` keys of `kb` bytes with
-/// values of `vb` bytes on tiles of `tile` keys: 8 bits on short tiles (too few keys
-/// per tile for 2,048 bins), else as [`Tuning::radix_digit_bits`] says, else
-/// [`rk::default_digits`].
-fn digits_for(tuning: &Tuning, n: u64, kb: u32, vb: u32, tile: u32) -> Digits {
-    if tile < rk::tile(kb, vb) {
-        return Digits::NARROW;
-    }
-    match tuning.radix_digit_bits {
-        Some(rk::WIDE_DIGIT_BITS) => Digits::WIDE,
-        Some(_) => Digits::NARROW,
-        None => rk::default_digits(n, kb, vb),
-    }
-}
-
-/// Whether a sort whose pairs move as `packing`, with `digits` over bits `bits`, is
-/// routed through two scratch buffers ([`Job::through`]): split sorts on 11-bit
-/// digits with an odd number of passes.
-fn through_for(packing: Packing, digits: Digits, (begin, end): (u32, u32)) -> bool {
-    packing == Packing::Split && digits == Digits::WIDE && digits.passes(begin, end) % 2 == 1
-}
-
 /// Most histogram blocks per SM ([`Tuning::radix_hist_blocks_per_sm`], which says
 /// why one; at least one).
 fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
@@ -227,34 +203,23 @@ fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
 }
 
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
-/// of its scratch buffers (keys B, values B, status words, control block, and for a
-/// sort routed through scratch ([`Job::through`]) keys A and values A).
+/// of its four scratch buffers (keys, values, status words, control block).
 #[derive(Clone, Copy)]
 struct Plan {
     total_tiles: u64,
     status_tiles: u64,
     portions: u64,
     passes: u32,
-    words: [usize; 6],
+    words: [usize; 4],
 }
 
 impl Plan {
     #[allow(clippy::too_many_arguments)]
-    fn new(
-        n: u64,
-        kb: u32,
-        vb: u32,
-        packing: Packing,
-        tile: u32,
-        digits: Digits,
-        through: bool,
-        (begin, end): (u32, u32),
-        portion: u64,
-    ) -> Plan {
+    fn new(n: u64, kb: u32, vb: u32, packing: Packing, tile: u32, (begin, end): (u32, u32), portion: u64) -> Plan {
         let total_tiles = n.div_ceil(tile as u64);
         let (portions, status_tiles) = rk::balanced_portions(total_tiles, portion);
-        let passes = digits.passes(begin, end);
-        let ctrl_bytes = rk::ctrl::bytes(digits.bins(), (passes as u64 * portions) as u32);
+        let passes = rk::passes(begin, end);
+        let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
         // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
         let pair_words = n * (kb + vb) as u64 / 4;
         let (b0, b1) = match packing {
@@ -262,22 +227,18 @@ impl Plan {
             Packing::Alternate => (pair_words, 0),
             Packing::Through => (pair_words, pair_words),
         };
-        let (a0, a1) = if through { (b0, b1) } else { (0, 0) };
         let words = [
             b0 as usize,
             b1 as usize,
-            (status_tiles * 2 * digits.bins() as u64) as usize,
+            (status_tiles * 2 * rk::DIGITS as u64) as usize,
             ctrl_bytes.div_ceil(8) as usize * 2,
-            a0 as usize,
-            a1 as usize,
         ];
         Plan { total_tiles, status_tiles, portions, passes, words }
     }
 
     /// Scratch bytes a sort of `n` keys (and values) over all their bits needs
     /// besides its input; none on the one-block path. A packed sort needs this much;
-    /// it uses a second packed buffer only when that fits too, and so does a sort
-    /// routed through scratch ([`Job::through`]).
+    /// it uses a second packed buffer only when that fits too.
     fn scratch_bytes(tuning: &Tuning, n: usize, kb: u32, vb: u32) -> u64 {
         if n as u64 <= rk::small_max(kb, vb) {
             return 0;
@@ -286,19 +247,18 @@ impl Plan {
             Packing::Through => Packing::Alternate,
             p => p,
         };
-        let tile = tile_for(tuning, n as u64, kb, vb, packing, Digits::NARROW).0;
-        let digits = digits_for(tuning, n as u64, kb, vb, tile);
-        let plan = Plan::new(n as u64, kb, vb, packing, tile, digits, false, (0, 8 * kb), rk::portion_tiles(tile));
+        let (tile, _) = tile_for(tuning, n as u64, kb, vb, packing);
+        let plan = Plan::new(n as u64, kb, vb, packing, tile, (0, 8 * kb), rk::portion_tiles(tile));
         plan.words.iter().map(|&w| w as u64 * 4).sum()
     }
 }
 
-/// `(keys per tile, shared-memory bytes)` of the digit passes of a job with digits of
-/// `digits` (the tile does not depend on them): a packed pair is one 64-bit item.
-fn tile_for(tuning: &Tuning, n: u64, kb: u32, vb: u32, packing: Packing, digits: Digits) -> (u32, u32) {
+/// `(keys per tile, shared-memory bytes)` of the digit passes of a job: a packed pair
+/// is one 64-bit item.
+fn tile_for(tuning: &Tuning, n: u64, kb: u32, vb: u32, packing: Packing) -> (u32, u32) {
     match packing {
-        Packing::Split => (onesweep_tile(tuning, n, kb, vb), Smem::onesweep_digits(kb, vb, digits).bytes),
-        _ => (rk::packed_tile(), Smem::packed_digits(digits).bytes),
+        Packing::Split => (onesweep_tile(tuning, n, kb, vb), Smem::onesweep(kb, vb).bytes),
+        _ => (rk::packed_tile(), Smem::packed().bytes),
     }
 }
 
@@ -317,15 +277,6 @@ struct Job {
     packing: Packing,
     /// Keys per tile of the digit passes ([`tile_for`]).
     tile: u32,
-    /// Digit width of the digit passes ([`digits_for`]).
-    digits: Digits,
-    /// A split sort with an odd number of digit passes routed through two scratch
-    /// buffers (the first pass reads the caller's buffer, the last writes it: the plan
-    /// of [`Packing::Through`]), so that the result needs no copy back: with three
-    /// 11-bit passes the copy-back of 2^24 `u32` keys took 124 us, more than an 8-bit
-    /// pass (H200, 2026-11-27). Costs a second scratch buffer; a sort for which it does
-    /// not fit goes without ([`through_for`]).
-    through: bool,
     /// Tiles per onesweep launch.
     portion: u64,
 }
@@ -343,8 +294,7 @@ impl Job {
         let key_bytes = size_of::<K>() as u32;
         let value_bytes = values.map_or(0, |v| v.0 as u32);
         let packing = packing_for(tuning, n as u64, key_bytes, value_bytes);
-        let (tile, _) = tile_for(tuning, n as u64, key_bytes, value_bytes, packing, Digits::NARROW);
-        let digits = digits_for(tuning, n as u64, key_bytes, value_bytes, tile);
+        let (tile, _) = tile_for(tuning, n as u64, key_bytes, value_bytes, packing);
         Job {
             key_bytes,
             value_bytes,
@@ -355,25 +305,13 @@ impl Job {
             masks: bit_order.masks(8 * key_bytes, order.is_descending()),
             bits,
             tile,
-            digits,
-            through: through_for(packing, digits, bits),
             portion: rk::portion_tiles(tile),
         }
     }
 
     /// The passes, portions and scratch buffers this sort needs.
     fn plan(&self) -> Plan {
-        Plan::new(
-            self.n,
-            self.key_bytes,
-            self.value_bytes,
-            self.packing,
-            self.tile,
-            self.digits,
-            self.through,
-            self.bits,
-            self.portion,
-        )
+        Plan::new(self.n, self.key_bytes, self.value_bytes, self.packing, self.tile, self.bits, self.portion)
     }
 
     fn run(&self, gpu: &Gpu) -> Result<()> {
@@ -424,51 +362,34 @@ impl Job {
             Err(Error::OutOfMemory { .. }) if self.packing == Packing::Through => {
                 return Job { packing: Packing::Alternate, ..*self }.run(gpu);
             }
-            // The second scratch buffer does not fit: the copy-back moves the result.
-            Err(Error::OutOfMemory { .. }) if self.through => return Job { through: false, ..*self }.run(gpu),
             r => r?,
         };
-        let [keys_b, vals_b, status, ctrl, keys_sa, vals_sa] = &mut scratch.bufs[..] else {
-            unreachable!("six buffers")
-        };
+        let [keys_b, vals_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, words[3])?;
-        // The caller's keys and values; buffer A is theirs unless the sort is routed
-        // through scratch.
-        let keys_c = DevPtr::<K>::from_addr(self.keys);
-        let vals_c = DevPtr::<V>::from_addr(self.values);
-        let (keys_a, vals_a) = if self.through {
-            (keys_sa.dev_ptr().cast::<K>(), if vb > 0 { vals_sa.dev_ptr().cast() } else { DevPtr::NULL })
-        } else {
-            (keys_c, vals_c)
-        };
+        let keys_a = DevPtr::<K>::from_addr(self.keys);
+        let vals_a = DevPtr::<V>::from_addr(self.values);
         let vals_b = if vb > 0 { vals_b.dev_ptr().cast() } else { DevPtr::NULL };
         let (keys_b, status, ctrl) = (keys_b.dev_ptr().cast::<K>(), status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
         // Of buffer 0, cleared by the histogram.
-        let (digits, wide) = (self.digits, self.digits == Digits::WIDE);
-        let status_words = status_tiles * digits.bins() as u64;
+        let status_words = status_tiles * rk::DIGITS as u64;
 
         let sms = gpu.info().multiprocessors as u64;
-        let hist_smem = rk::hist::smem(passes, digits.bins());
-        let hist_kernel = if wide { K::HIST_WIDE } else { K::HIST };
-        gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
+        let hist_smem = rk::hist::smem(passes);
+        gpu.set_max_dynamic_smem(K::HIST.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
-        let packing = if self.through { Packing::Through } else { self.packing } as u32;
-        let hist = rk::Hist { keys: keys_c, n, begin, end, pos, neg, ctrl, status, status_words, packing };
-        gpu.launch(hist_kernel, cfg, &hist)?;
+        let packing = self.packing as u32;
+        let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        gpu.launch(K::HIST, cfg, &hist)?;
         if self.packing != Packing::Split {
             return self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl);
         }
 
-        let kernel = match (self.tile < rk::tile(kb, vb), wide) {
-            (true, _) => width.sweep_short,
-            (false, true) => width.sweep_wide,
-            (false, false) => width.sweep,
-        };
-        let smem = Smem::onesweep_digits(kb, vb, digits).bytes;
+        let kernel = if self.tile < rk::tile(kb, vb) { width.sweep_short } else { width.sweep };
+        let smem = Smem::onesweep(kb, vb).bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         let mut launch = 0u32;
         for pass in 0..passes {
-            let (shift, mask) = digits.pass_digit(begin, end, pass);
+            let (shift, mask) = rk::pass_digit(begin, end, pass);
             for q in 0..portions {
                 let first_tile = q * portion;
                 let tiles = (total_tiles - first_tile).min(portion) as u32;
@@ -477,8 +398,6 @@ impl Job {
                     keys_b,
                     vals_a,
                     vals_b,
-                    keys_c,
-                    vals_c,
                     n,
                     first_tile,
                     tiles,
@@ -504,10 +423,10 @@ impl Job {
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         let copy = rk::CopyBack {
             keys_b: keys_b.cast(),
-            keys_a: keys_c.cast(),
+            keys_a: keys_a.cast(),
             key_words,
             vals_b: vals_b.cast(),
-            vals_a: vals_c.cast(),
+            vals_a: vals_a.cast(),
             val_words,
             ctrl,
         };
@@ -528,12 +447,8 @@ impl Job {
     ) -> Result<()> {
         let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
-        let kernel = if self.digits == Digits::WIDE {
-            rk::radix_onesweep_packed_d11_k32_v32
-        } else {
-            rk::radix_onesweep_packed_k32_v32
-        };
-        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing, self.digits);
+        let kernel = rk::radix_onesweep_packed_k32_v32;
+        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing);
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
@@ -543,7 +458,7 @@ impl Job {
         let (n, (begin, end)) = (self.n, self.bits);
         let mut launch = 0u32;
         for pass in 0..passes {
-            let (shift, mask) = self.digits.pass_digit(begin, end, pass);
+            let (shift, mask) = rk::pass_digit(begin, end, pass);
             let shift = shift + 32;
             for q in 0..portions {
                 let first_tile = q * status_tiles;

@@ -10,11 +10,10 @@ use crate::block::unroll;
 use crate::gpu;
 use crate::key::Word;
 
-/// Digit of warp-striped item `k`, below `BINS`; items past `valid` get `BINS - 1`,
-/// at or above every real digit, so they rank after every key of the tile. The one
-/// place where the tile kernels turn a raw key into its digit.
+/// Digit of warp-striped item `k`; items past `valid` get 255, above every real
+/// digit, so they rank after every key of the tile.
 #[inline(always)]
-fn digit_of<K: Word, const I: usize, const BINS: u32>(
+fn digit_of<K: Word, const I: usize>(
     keys: &[K; I],
     k: usize,
     valid: u32,
@@ -25,7 +24,7 @@ fn digit_of<K: Word, const I: usize, const BINS: u32>(
 ) -> u32 {
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     let o = warp_striped(warp, k as u32, lane, I as u32);
-    if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { BINS - 1 }
+    if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 }
 }
 
 /// Loads the `valid` pairs at `keys[start..]`, `vals[start..]` warp-striped, `I` per
@@ -51,67 +50,44 @@ fn rank_smem(base: u32, s: &Smem) -> RankSmem {
     RankSmem { warp_digits: base + s.warp_digits, scan: base + s.scan, digit_start: base + s.digit_start }
 }
 
-/// Keys of each of this thread's `OWN` digits (`first + j`, those below `BINS`) in
-/// all tiles before `tile` (of this launch), from their status words: walks back,
-/// summing aggregates, until a tile that published its inclusive prefix. Each step
-/// reads [`look_back_window`] tiles of every digit not yet done (independent loads, so one step
+/// Predecessor tiles whose status words one look-back step reads at once.
+const LOOK_BACK_WINDOW: usize = 8;
+
+/// Keys of digit `d` in all tiles before `tile` (of this launch), from their status
+/// words: walks back, summing aggregates, until a tile that published its inclusive
+/// prefix. Reads [`LOOK_BACK_WINDOW`] tiles per step (independent loads, so one step
 /// costs one memory latency), then uses them nearest first and stops at the first
 /// tile that has published nothing yet, which the next step reads again. Tile 0
-/// always publishes a prefix, so the walk ends. `tile` > 0.
+/// always publishes a prefix, so the walk ends.
 #[inline(always)]
-unsafe fn look_back<const BINS: u32, const OWN: usize>(status: *const u32, tile: u32, first: u32) -> [u32; OWN] {
-    let mut sum = [0u32; OWN];
-    let mut next = [tile; OWN]; // tiles next-1, next-2, ... remain to be read
-    let mut done = [false; OWN];
-    unroll::<OWN>(|j| done[j] = first + j as u32 >= BINS);
-    let window = look_back_window(OWN);
+unsafe fn look_back(status: *const u32, tile: u32, d: u32) -> u32 {
+    let mut sum = 0u32;
+    let mut next = tile; // tiles next-1, next-2, ... remain to be read
     loop {
-        let mut w = [[0u32; MAX_WINDOW]; OWN];
-        unroll::<OWN>(|j| {
-            unroll::<MAX_WINDOW>(|i| {
-                if !done[j] && i < window && (i as u32) < next[j] {
-                    let at = (next[j] - 1 - i as u32) * BINS + first + j as u32;
-                    w[j][i] = unsafe { gpu::ld_relaxed_u32(status.add(at as usize)) };
-                }
-            })
-        });
-        let mut all = true;
-        unroll::<OWN>(|j| {
-            if !done[j] {
-                let mut used = 0u32;
-                let mut prefix = false;
-                unroll::<MAX_WINDOW>(|i| {
-                    if !prefix && i < window && used == i as u32 && (i as u32) < next[j] {
-                        let flag = w[j][i] & FLAG_MASK;
-                        if flag != 0 {
-                            sum[j] += w[j][i] & VALUE_MASK;
-                            used += 1;
-                            prefix = flag == FLAG_PREFIX;
-                        }
-                    }
-                });
-                done[j] = prefix;
-                next[j] -= used;
-                all &= prefix;
+        let mut w = [0u32; LOOK_BACK_WINDOW];
+        unroll::<LOOK_BACK_WINDOW>(|j| {
+            if (j as u32) < next {
+                w[j] = unsafe { gpu::ld_relaxed_u32(status.add(((next - 1 - j as u32) * DIGITS + d) as usize)) };
             }
         });
-        if all {
+        let mut used = 0u32;
+        let mut done = false;
+        unroll::<LOOK_BACK_WINDOW>(|j| {
+            if !done && used == j as u32 && (j as u32) < next {
+                let flag = w[j] & FLAG_MASK;
+                if flag != 0 {
+                    sum += w[j] & VALUE_MASK;
+                    used += 1;
+                    done = flag == FLAG_PREFIX;
+                }
+            }
+        });
+        if done {
             return sum;
         }
+        next -= used;
     }
 }
-
-/// Predecessor tiles whose status words one look-back step reads per digit: eight
-/// when a thread owns one digit, four when it owns several (all their loads go out
-/// together, so a step still costs one latency). With 2,048 bins and two tiles per
-/// step a 2^24-key pass took 4.3x as long as with 256 bins (H200, ncu: 12 warps per
-/// SM at 0.36 instructions per cycle per scheduler, 2.2x the instructions).
-const fn look_back_window(own: usize) -> usize {
-    if own == 1 { MAX_WINDOW } else { 4 }
-}
-
-/// The widest look-back window.
-const MAX_WINDOW: usize = 8;
 
 /// The parameters of one digit-pass launch (see the kernel entries).
 #[derive(Clone, Copy)]
@@ -121,11 +97,6 @@ struct Pass<K, V> {
     keys_b: *mut K,
     vals_a: *mut V,
     vals_b: *mut V,
-    /// Split sorts routed through two scratch buffers: the caller's keys and values,
-    /// read by a pass whose plan entry has `PLAN_LOAD_SPLIT` and written by one with
-    /// `PLAN_STORE_SPLIT` (null otherwise).
-    keys_c: *mut K,
-    vals_c: *mut V,
     /// Packed sorts: the caller's split arrays.
     split_keys: *mut u32,
     split_vals: *mut u32,
@@ -152,60 +123,40 @@ struct Pass<K, V> {
 /// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
 /// none carries the others' pointers and branches.
 #[inline(always)]
-unsafe fn onesweep<
-    K: Word,
-    V: Word,
-    const PAIRS: bool,
-    const PACKED: bool,
-    const I: usize,
-    const BINS: u32,
-    const OWN: usize,
->(
-    p: Pass<K, V>,
-) {
-    let digits = Digits { bits: BINS.trailing_zeros() };
-    let s = if PACKED {
-        Smem::packed_digits(digits)
-    } else {
-        Smem::onesweep_digits(K::BYTES, if PAIRS { V::BYTES } else { 0 }, digits)
-    };
+unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
+    let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
     let ctrl32 = p.ctrl as *mut u32;
     unsafe {
         let plan = *ctrl32.add((ctrl::PLAN + p.pass) as usize);
-        let words = p.status_tiles as usize * BINS as usize;
+        let words = p.status_tiles as usize * DIGITS as usize;
         let (cur, other) =
             if p.launch & 1 == 0 { (p.status, p.status.add(words)) } else { (p.status.add(words), p.status) };
         if tid == 0 {
-            gpu::sts_u32(
-                base + s.tile_id,
-                gpu::atomic_add_u32(ctrl32.add((ctrl::counters(BINS) + p.launch) as usize), 1),
-            );
+            gpu::sts_u32(base + s.tile_id, gpu::atomic_add_u32(ctrl32.add((ctrl::COUNTERS + p.launch) as usize), 1));
         }
         gpu::sync_threads();
         let tile = gpu::lds_u32(base + s.tile_id);
         // The next launch's status words (its buffer was used two launches ago).
-        let mut d = tid;
-        while d < BINS {
+        if tid < DIGITS {
             let mut t = tile;
             while t < p.status_tiles {
-                *other.add((t * BINS + d) as usize) = 0;
+                *other.add((t * DIGITS + tid) as usize) = 0;
                 t += p.tiles;
             }
-            d += BLOCK;
         }
         if plan == PLAN_SKIP {
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, I, BINS, OWN>(&p, &s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, I>(&p, &s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I, BINS, OWN>(&p, &s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I, BINS, OWN>(&p, &s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, I, BINS, OWN>(&p, &s, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I>(&p, &s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I>(&p, &s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, I>(&p, &s, plan, tile, cur),
         }
     }
 }
@@ -222,8 +173,6 @@ unsafe fn sweep_tile<
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
     const I: usize,
-    const BINS: u32,
-    const OWN: usize,
 >(
     p: &Pass<K, V>,
     s: &Smem,
@@ -238,12 +187,6 @@ unsafe fn sweep_tile<
     unsafe {
         let from_b = plan & PLAN_FROM_B != 0;
         let (src, dst) = pick(from_b, p.keys_a, p.keys_b);
-        // A split sort routed through two scratch buffers reads or writes the caller's
-        // keys on its first and last passes (the packed pass does so in its `LOAD_SPLIT`
-        // and `STORE_SPLIT` forms, whose plan entries never reach these branches).
-        let (load_caller, store_caller) = (plan & PLAN_LOAD_SPLIT != 0, plan & PLAN_STORE_SPLIT != 0);
-        let src = if !LOAD_SPLIT && load_caller { p.keys_c } else { src };
-        let dst = if !STORE_SPLIT && store_caller { p.keys_c } else { dst };
         let start = (p.first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         let ks = if LOAD_SPLIT {
@@ -251,18 +194,15 @@ unsafe fn sweep_tile<
         } else {
             load_striped::<K, I>(src, start, valid)
         };
-        let my_status = status.add((tile * BINS) as usize);
-        // This thread's digits (`first + j`, [`Digits::owned`]) and their tile counts.
-        let first = tid * OWN as u32;
-        let mut totals = [0u32; OWN];
-        let digit = |k| digit_of::<K, I, BINS>(&ks, k, valid, shift, mask, pos, neg);
+        let my_status = status.add((tile * DIGITS) as usize);
+        let mut total = 0u32;
+        let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
         let (warp, lane) = (tid / WARP, gpu::lane_id());
-        rank_by_digit::<I, BINS, OWN>(
+        rank_by_digit::<I, DIGITS>(
             digit,
             rank_smem(base, s),
-            |j, d, t| {
-                let total = if d == BINS - 1 { t - (tile_len - valid) } else { t };
-                totals[j] = total;
+            |d, t| {
+                total = if d == DIGITS - 1 { t - (tile_len - valid) } else { t };
                 let flag = if tile == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE };
                 gpu::st_relaxed_u32(my_status.add(d as usize), flag | total);
             },
@@ -273,23 +213,21 @@ unsafe fn sweep_tile<
                 }
             },
         );
-        let before = if tile > 0 { look_back::<BINS, OWN>(status, tile, first) } else { [0u32; OWN] };
-        let parity = p.portion & 1;
-        unroll::<OWN>(|j| {
-            let d = first + j as u32;
-            if d < BINS {
-                let (before, total) = (before[j], totals[j]);
-                if tile > 0 {
-                    gpu::st_relaxed_u32(my_status.add(d as usize), FLAG_PREFIX | (before + total));
-                }
-                let carry_in = *p.ctrl.add(ctrl::carry(BINS, p.pass, parity, d) as usize);
-                let run_start = gpu::lds_u32(base + s.digit_start + 4 * d);
-                gpu::sts_u64(base + s.global_base + 8 * d, (carry_in + before as u64).wrapping_sub(run_start as u64));
-                if tile == p.tiles - 1 {
-                    *p.ctrl.add(ctrl::carry(BINS, p.pass, parity ^ 1, d) as usize) = carry_in + (before + total) as u64;
-                }
+        if tid < DIGITS {
+            let d = tid;
+            let mut before = 0u32;
+            if tile > 0 {
+                before = look_back(status, tile, d);
+                gpu::st_relaxed_u32(my_status.add(d as usize), FLAG_PREFIX | (before + total));
             }
-        });
+            let parity = p.portion & 1;
+            let carry_in = *p.ctrl.add(ctrl::carry(p.pass, parity, d) as usize);
+            let run_start = gpu::lds_u32(base + s.digit_start + 4 * d);
+            gpu::sts_u64(base + s.global_base + 8 * d, (carry_in + before as u64).wrapping_sub(run_start as u64));
+            if tile == p.tiles - 1 {
+                *p.ctrl.add(ctrl::carry(p.pass, parity ^ 1, d) as usize) = carry_in + (before + total) as u64;
+            }
+        }
         gpu::sync_threads();
         let mut dig = [0u32; I];
         unroll::<I>(|k| {
@@ -310,8 +248,6 @@ unsafe fn sweep_tile<
         });
         if PAIRS {
             let (vsrc, vdst) = pick(from_b, p.vals_a, p.vals_b);
-            let vsrc = if load_caller { p.vals_c } else { vsrc };
-            let vdst = if store_caller { p.vals_c } else { vdst };
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
             unroll::<I>(|k| {
@@ -354,11 +290,11 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         let mut vs = if PAIRS { load_striped::<V, I>(vals, 0, n) } else { [V::ZERO; I] };
         for p in 0..passes(begin, end) {
             let (shift, mask) = pass_digit(begin, end, p);
-            let digit = |k| digit_of::<K, I, DIGITS>(&ks, k, n, shift, mask, pos, neg);
-            rank_by_digit::<I, DIGITS, NARROW_OWN>(
+            let digit = |k| digit_of(&ks, k, n, shift, mask, pos, neg);
+            rank_by_digit::<I, DIGITS>(
                 digit,
                 rank_smem(base, &s),
-                |_, _, _| {},
+                |_, _| {},
                 |k, r| {
                     sts_at::<K>(base + s.keys + r * K::BYTES, ks[k]);
                     if PAIRS {
@@ -394,7 +330,7 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
 /// tests. Each thread adds to its lane's word of a counter ([`hist::slot`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool, const BINS: u32>(
+unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>(
     keys: *const K,
     first: u64,
     n: u64,
@@ -420,7 +356,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool,
     unroll::<NP>(|p| {
         unroll::<I>(|j| {
             if FULL || j < valid {
-                let counter = p as u32 * BINS + ks[j].digit(shifts[p], masks[p]);
+                let counter = p as u32 * DIGITS + ks[j].digit(shifts[p], masks[p]);
                 unsafe { gpu::reds_add_u32(counters + 4 * hist::slot(counter, slots, lane), 1) };
             }
         })
@@ -433,7 +369,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool,
 /// sums each counter's words. Every thread of the block must call it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const BINS: u32>(
+unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
     keys: *const K,
     n: u64,
     begin: u32,
@@ -443,9 +379,8 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const BINS: u32
     counters: u32,
     ctrl: *mut u64,
 ) {
-    let slots = const { hist::slots(NP as u32, BINS) };
-    let counter_count = NP as u32 * BINS;
-    let digits = Digits { bits: BINS.trailing_zeros() };
+    let slots = const { hist::slots(NP as u32) };
+    let counter_count = NP as u32 * DIGITS;
     let (tid, bd) = (gpu::thread_idx(), gpu::block_dim());
     unsafe {
         let mut i = tid;
@@ -456,14 +391,14 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const BINS: u32
         gpu::sync_threads();
         let mut shifts = [0u32; NP];
         let mut masks = [0u32; NP];
-        unroll::<NP>(|p| (shifts[p], masks[p]) = digits.pass_digit(begin, end, p as u32));
+        unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
         let per_step = bd as u64 * I as u64;
         let whole = n / per_step;
         let mut step = gpu::block_idx() as u64;
         // One argument list for the whole-step and the partial-step bodies.
         macro_rules! count_step_at {
             ($full:literal) => {
-                count_step::<K, NP, I, $full, BINS>(
+                count_step::<K, NP, I, $full>(
                     keys,
                     step * per_step + tid as u64,
                     n,
@@ -494,17 +429,17 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const BINS: u32
                 c += gpu::lds_u32(counters + 4 * hist::slot(j, slots, hist::sum_slot(i, slots, lane)));
             }
             if c != 0 {
-                gpu::red_add_u64(ctrl.add(ctrl::hist(BINS, 0, j) as usize), c as u64);
+                gpu::red_add_u64(ctrl.add((ctrl::HIST + j) as usize), c as u64);
             }
             j += bd;
         }
     }
 }
 
-/// Digit counts of every pass of `BINS` bins, then (last block) the offsets and the
-/// plan; also clears the first launch's status words.
+/// Digit counts of every pass, then (last block) the offsets and the plan; also
+/// clears the first launch's status words.
 #[inline(always)]
-pub(crate) unsafe fn histogram<K: Word, const BINS: u32>(p: Hist<K>) {
+pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
     let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing } = p;
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
@@ -512,8 +447,7 @@ pub(crate) unsafe fn histogram<K: Word, const BINS: u32>(p: Hist<K>) {
     let counters = base + hist::COUNTERS;
     let tid = gpu::thread_idx();
     let bd = gpu::block_dim();
-    let digits = Digits { bits: BINS.trailing_zeros() };
-    let np = digits.passes(begin, end);
+    let np = passes(begin, end);
     let ctrl32 = ctrl as *mut u32;
     unsafe {
         if tid < 16 {
@@ -525,17 +459,13 @@ pub(crate) unsafe fn histogram<K: Word, const BINS: u32>(p: Hist<K>) {
         macro_rules! count {
             ($i:expr; $($np:literal)*) => {
                 match np {
-                    $($np => count_digits::<K, $np, { $i as usize }, BINS>(keys, n, begin, end, pos, neg, counters, ctrl),)*
+                    $($np => count_digits::<K, $np, { $i as usize }>(keys, n, begin, end, pos, neg, counters, ctrl),)*
                     _ => {}
                 }
             };
         }
         // `I` is `hist::items(K::BYTES)`, which the host's grid assumes.
-        if BINS > DIGITS && K::BYTES == 4 {
-            count!(hist::items(4); 1 2 3);
-        } else if BINS > DIGITS {
-            count!(hist::items(8); 1 2 3 4 5 6);
-        } else if K::BYTES == 4 && DIGIT_BITS == 8 {
+        if K::BYTES == 4 && DIGIT_BITS == 8 {
             count!(hist::items(4); 1 2 3 4);
         } else if K::BYTES == 4 {
             count!(hist::items(4); 1 2 3 4 5 6 7 8);
@@ -559,24 +489,15 @@ pub(crate) unsafe fn histogram<K: Word, const BINS: u32>(p: Hist<K>) {
             return;
         }
         gpu::thread_fence();
-        // Each thread scans `own` consecutive digits (all of them with the block's
-        // `HIST_BLOCK` threads).
-        let own = BINS.div_ceil(HIST_BLOCK);
-        let first = tid * own;
         for p in 0..np {
-            let count = |d: u32| gpu::ld_volatile_u64(ctrl.add(ctrl::hist(BINS, p, d) as usize));
-            let mut sum = 0u64;
-            for d in first..(first + own).min(BINS) {
-                let c = count(d);
-                sum += c;
+            let c =
+                if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
+            let (excl, _) = block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
+            if tid < DIGITS {
+                *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
                 if c == n {
                     gpu::sts_u32(flags + 4 + 4 * p, 1);
                 }
-            }
-            let (mut excl, _) = block_exclusive_sum_u64(sum, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
-            for d in first..(first + own).min(BINS) {
-                *ctrl.add(ctrl::carry(BINS, p, 0, d) as usize) = excl;
-                excl += count(d);
             }
         }
         gpu::sync_threads();
@@ -589,19 +510,14 @@ pub(crate) unsafe fn histogram<K: Word, const BINS: u32>(p: Hist<K>) {
     }
 }
 
-/// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread,
-/// digits of `BINS` bins (`OWN`: [`Digits::owned`]).
+/// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize, const BINS: u32, const OWN: usize>(
-    p: Sweep<K, V>,
-) {
+pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
     let Sweep {
         keys_a,
         keys_b,
         vals_a,
         vals_b,
-        keys_c,
-        vals_c,
         n,
         first_tile,
         tiles,
@@ -622,8 +538,6 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize, 
         keys_b: keys_b.get(),
         vals_a: vals_a.get(),
         vals_b: vals_b.get(),
-        keys_c: keys_c.get(),
-        vals_c: vals_c.get(),
         split_keys,
         split_vals,
         n,
@@ -640,12 +554,12 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize, 
         status_tiles,
         ctrl: ctrl.get(),
     };
-    unsafe { onesweep::<K, V, PAIRS, false, I, BINS, OWN>(p) }
+    unsafe { onesweep::<K, V, PAIRS, false, I>(p) }
 }
 
-/// The digit pass of a packed sort ([`PackedSweep`]), digits of `BINS` bins.
+/// The digit pass of a packed sort ([`PackedSweep`]).
 #[inline(always)]
-pub(crate) unsafe fn packed_sweep<const BINS: u32, const OWN: usize>(p: PackedSweep) {
+pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
     let PackedSweep {
         keys,
         vals,
@@ -673,8 +587,6 @@ pub(crate) unsafe fn packed_sweep<const BINS: u32, const OWN: usize>(p: PackedSw
         keys_b,
         vals_a,
         vals_b,
-        keys_c: core::ptr::null_mut(),
-        vals_c: core::ptr::null_mut(),
         split_keys,
         split_vals,
         n,
@@ -691,7 +603,7 @@ pub(crate) unsafe fn packed_sweep<const BINS: u32, const OWN: usize>(p: PackedSw
         status_tiles,
         ctrl: ctrl.get(),
     };
-    unsafe { onesweep::<u64, u32, false, true, I, BINS, OWN>(p) }
+    unsafe { onesweep::<u64, u32, false, true, I>(p) }
 }
 
 /// The one-block sort entry ([`Small`]), `I` keys per thread.

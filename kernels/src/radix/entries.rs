@@ -2,19 +2,17 @@
 //! width, and [`Widths`], the handles of one width that the host picks at run time.
 use super::params::*;
 #[cfg(target_arch = "nvptx64")]
-use super::{DIGITS, MID_ITEMS, NARROW_OWN, SHORT_ITEMS, WIDE_DIGITS, WIDE_OWN, device, items};
+use super::{MID_ITEMS, SHORT_ITEMS, device, items};
 #[cfg(target_arch = "nvptx64")]
 use crate::gpu;
 use crate::key::Word;
 use crate::params::{EntryLayout, Kernel};
 
-/// The tile kernels of one key and value width: the digit pass on full tiles (8-bit
-/// and 11-bit digits) and on short tiles, and the one-block sort on its three tile
-/// sizes.
+/// The tile kernels of one key and value width: the digit pass on full and on short
+/// tiles, and the one-block sort on its three tile sizes.
 #[derive(Clone, Copy, Debug)]
 pub struct Widths<K, V> {
     pub sweep: Kernel<Sweep<K, V>>,
-    pub sweep_wide: Kernel<Sweep<K, V>>,
     pub sweep_short: Kernel<Sweep<K, V>>,
     pub small: Kernel<Small<K, V>>,
     pub small_short: Kernel<Small<K, V>>,
@@ -22,10 +20,9 @@ pub struct Widths<K, V> {
 }
 
 impl<K: Word, V: Word> Widths<K, V> {
-    const fn layouts(&self) -> [EntryLayout; 6] {
+    const fn layouts(&self) -> [EntryLayout; 5] {
         [
             self.sweep.layout(),
-            self.sweep_wide.layout(),
             self.sweep_short.layout(),
             self.small.layout(),
             self.small_short.layout(),
@@ -49,15 +46,11 @@ macro_rules! width_entries {
         paste::paste! {
             sweep_entry!([<radix_onesweep_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
-                device::sweep::<$k, $v, $pairs, { full_items!($k, $v, $pairs) as usize }, DIGITS, NARROW_OWN>(p)
-            });
-            sweep_entry!([<radix_onesweep_d11_ $suffix>] { K = $k, V = $v } |p| {
-                gpu::grid_dependency_wait();
-                device::sweep::<$k, $v, $pairs, { full_items!($k, $v, $pairs) as usize }, WIDE_DIGITS, WIDE_OWN>(p)
+                device::sweep::<$k, $v, $pairs, { full_items!($k, $v, $pairs) as usize }>(p)
             });
             sweep_entry!([<radix_onesweep_short_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
-                device::sweep::<$k, $v, $pairs, { SHORT_ITEMS as usize }, DIGITS, NARROW_OWN>(p)
+                device::sweep::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(p)
             });
             small_entry!([<radix_small_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
@@ -74,7 +67,6 @@ macro_rules! width_entries {
             #[doc = concat!("The tile kernels of `", stringify!($suffix), "`.")]
             pub const [<$suffix:upper>]: Widths<$k, $v> = Widths {
                 sweep: [<radix_onesweep_ $suffix>],
-                sweep_wide: [<radix_onesweep_d11_ $suffix>],
                 sweep_short: [<radix_onesweep_short_ $suffix>],
                 small: [<radix_small_ $suffix>],
                 small_short: [<radix_small_short_ $suffix>],
@@ -93,31 +85,17 @@ width_entries!(u64, u64, true, k64_v64);
 packed_sweep_entry!(
     radix_onesweep_packed_k32_v32 {} | p | {
         gpu::grid_dependency_wait();
-        device::packed_sweep::<DIGITS, NARROW_OWN>(p)
-    }
-);
-packed_sweep_entry!(
-    radix_onesweep_packed_d11_k32_v32 {} | p | {
-        gpu::grid_dependency_wait();
-        device::packed_sweep::<WIDE_DIGITS, WIDE_OWN>(p)
+        device::packed_sweep(p)
     }
 );
 
 hist_entry!(radix_hist_k32 { K = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram::<u32, DIGITS>(p)
+    device::histogram(p)
 });
 hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram::<u64, DIGITS>(p)
-});
-hist_entry!(radix_hist_d11_k32 { K = u32 } |p| {
-    gpu::grid_dependency_wait();
-    device::histogram::<u32, WIDE_DIGITS>(p)
-});
-hist_entry!(radix_hist_d11_k64 { K = u64 } |p| {
-    gpu::grid_dependency_wait();
-    device::histogram::<u64, WIDE_DIGITS>(p)
+    device::histogram(p)
 });
 
 unpack_back_entry!(
@@ -134,38 +112,32 @@ copy_back_entry!(
     }
 );
 
-/// The histogram kernels of keys `K`: 8-bit and 11-bit digits.
+/// The histogram kernel of keys `K`.
 pub trait HistKernel: Word {
     const HIST: Kernel<Hist<Self>>;
-    const HIST_WIDE: Kernel<Hist<Self>>;
 }
 
 impl HistKernel for u32 {
     const HIST: Kernel<Hist<u32>> = radix_hist_k32;
-    const HIST_WIDE: Kernel<Hist<u32>> = radix_hist_d11_k32;
 }
 
 impl HistKernel for u64 {
     const HIST: Kernel<Hist<u64>> = radix_hist_k64;
-    const HIST_WIDE: Kernel<Hist<u64>> = radix_hist_d11_k64;
 }
 
 /// Every radix entry.
 pub const KERNELS: &[EntryLayout] = &{
     let w = [K32.layouts(), K32_V32.layouts(), K32_V64.layouts(), K64.layouts(), K64_V32.layouts(), K64_V64.layouts()];
-    let mut all = [radix_hist_k32.layout(); 44];
+    let mut all = [radix_hist_k32.layout(); 35];
     let mut i = 0;
-    while i < 36 {
-        all[i] = w[i / 6][i % 6];
+    while i < 30 {
+        all[i] = w[i / 5][i % 5];
         i += 1;
     }
-    all[36] = radix_hist_k32.layout();
-    all[37] = radix_hist_k64.layout();
-    all[38] = radix_hist_d11_k32.layout();
-    all[39] = radix_hist_d11_k64.layout();
-    all[40] = radix_onesweep_packed_k32_v32.layout();
-    all[41] = radix_onesweep_packed_d11_k32_v32.layout();
-    all[42] = radix_unpack_back.layout();
-    all[43] = radix_copy_back.layout();
+    all[30] = radix_hist_k32.layout();
+    all[31] = radix_hist_k64.layout();
+    all[32] = radix_onesweep_packed_k32_v32.layout();
+    all[33] = radix_unpack_back.layout();
+    all[34] = radix_copy_back.layout();
     all
 };

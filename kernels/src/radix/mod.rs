@@ -1,10 +1,8 @@
 //! `radix`: least-significant-digit radix sort in the style of Onesweep (Adinets and
-//! Merrill, 2022), with 8-bit digits ([`DIGIT_BITS`], 256 bins) or 11-bit digits
-//! ([`WIDE_DIGIT_BITS`], 2,048 bins: three passes for 32-bit keys instead of four, six
-//! for 64-bit keys instead of eight; [`Digits`]).
+//! Merrill, 2022), 8-bit digits.
 //!
 //! The passes over `n` keys of `K` bits (32 or 64), with `P = ceil((end_bit -
-//! begin_bit) / digit bits)` digit passes:
+//! begin_bit) / 8)` digit passes:
 //!
 //! 1. `radix_hist`: one read of the keys builds the digit histograms of *all* passes
 //!    (shared-memory counters, one word per lane so that a warp's adds do not collide
@@ -48,61 +46,6 @@ pub const DIGIT_BITS: u32 = 7;
 #[cfg(all(feature = "digit-bits-6", not(feature = "digit-bits-7")))]
 pub const DIGIT_BITS: u32 = 6;
 pub const DIGITS: u32 = 1 << DIGIT_BITS;
-/// Bits per digit of the wide digit passes: 2,048 bins, so 32-bit keys take three
-/// passes (11 + 11 + 10 bits) and 64-bit keys six, each pass reading and writing every
-/// key once (28 bytes of traffic per `u32` key instead of 36 with a histogram read).
-pub const WIDE_DIGIT_BITS: u32 = 11;
-pub const WIDE_DIGITS: u32 = 1 << WIDE_DIGIT_BITS;
-
-/// The digit width of a sort's digit passes (`bits`, 8 or 11) and what follows from it.
-/// The one-block sorts (`radix_small*`) and the short-tile passes always use 8 bits:
-/// their tiles are too short for 2,048 bins to pay.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Digits {
-    pub bits: u32,
-}
-
-impl Digits {
-    pub const NARROW: Digits = Digits { bits: DIGIT_BITS };
-    pub const WIDE: Digits = Digits { bits: WIDE_DIGIT_BITS };
-
-    /// Bins per pass.
-    pub const fn bins(self) -> u32 {
-        1 << self.bits
-    }
-
-    /// Number of digit passes over bits `begin..end`.
-    pub const fn passes(self, begin: u32, end: u32) -> u32 {
-        (end - begin).div_ceil(self.bits)
-    }
-
-    /// `(shift, mask)` of pass `p` over bits `begin..end`: the digit is
-    /// `(order_bits >> shift) & mask`; the last pass may have fewer bits.
-    pub const fn pass_digit(self, begin: u32, end: u32, p: u32) -> (u32, u32) {
-        let shift = begin + p * self.bits;
-        let bits = if end - shift < self.bits { end - shift } else { self.bits };
-        (shift, (1 << bits) - 1)
-    }
-
-    /// Digits each thread of a [`BLOCK`]-thread tile block owns in the per-digit steps
-    /// (totals, look-back, offsets): consecutive digits `tid * own ..`, so that one
-    /// block scan over the threads gives every digit's start.
-    pub const fn owned(self) -> u32 {
-        self.bins().div_ceil(BLOCK)
-    }
-}
-
-/// [`Digits::owned`] of the 8-bit and the 11-bit digits, as constants for the
-/// kernels' generic arguments.
-pub const NARROW_OWN: usize = Digits::NARROW.owned() as usize;
-pub const WIDE_OWN: usize = Digits::WIDE.owned() as usize;
-
-/// The digit width of the digit passes of a sort of `n` keys of `kb` bytes with values
-/// of `vb` bytes on full tiles, unless the tuning chooses ([`Digits`]). The one place
-/// where the measured rule lives: 8 bits until 11 bits are measured faster.
-pub const fn default_digits(_n: u64, _kb: u32, _vb: u32) -> Digits {
-    Digits::NARROW
-}
 /// Largest number of passes (64-bit keys).
 pub const MAX_PASSES: u32 = 8;
 /// Threads per block of the histogram kernel: one block per SM, since its counters
@@ -132,21 +75,10 @@ pub const PLAN_STORE_SPLIT: u32 = 8;
 /// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
 /// the others' loads and ranking (at most 56 registers per thread). The histogram:
 /// one block of [`HIST_BLOCK`] threads per SM, so a launch of that size cannot fail
-/// for want of registers (at most 64). The 11-bit digit passes: two blocks per SM for
-/// `u32` keys (their shared memory, 102 KiB, allows two; at most 80 registers), one
-/// for the others (their staged tiles leave room for one).
+/// for want of registers (at most 64).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_k32", HIST_BLOCK, 1),
     ("radix_hist_k64", HIST_BLOCK, 1),
-    ("radix_hist_d11_k32", HIST_BLOCK, 1),
-    ("radix_hist_d11_k64", HIST_BLOCK, 1),
-    ("radix_onesweep_d11_k32", BLOCK, 2),
-    ("radix_onesweep_d11_k32_v32", BLOCK, 1),
-    ("radix_onesweep_d11_k32_v64", BLOCK, 1),
-    ("radix_onesweep_d11_k64", BLOCK, 1),
-    ("radix_onesweep_d11_k64_v32", BLOCK, 1),
-    ("radix_onesweep_d11_k64_v64", BLOCK, 1),
-    ("radix_onesweep_packed_d11_k32_v32", BLOCK, 1),
     ("radix_onesweep_k32", BLOCK, 3),
     ("radix_onesweep_k32_v32", BLOCK, 2),
     ("radix_onesweep_k32_v64", BLOCK, 2),
@@ -281,14 +213,17 @@ pub const fn balanced_portions(total_tiles: u64, max_tiles: u64) -> (u64, u64) {
     (portions, total_tiles.div_ceil(portions))
 }
 
-/// Number of 8-bit digit passes over bits `begin..end` ([`Digits::passes`]).
+/// Number of digit passes over bits `begin..end`.
 pub const fn passes(begin: u32, end: u32) -> u32 {
-    Digits::NARROW.passes(begin, end)
+    (end - begin).div_ceil(DIGIT_BITS)
 }
 
-/// `(shift, mask)` of 8-bit pass `p` over bits `begin..end` ([`Digits::pass_digit`]).
+/// `(shift, mask)` of pass `p` over bits `begin..end`: the digit is
+/// `(order_bits >> shift) & mask`; the last pass may have fewer than 8 bits.
 pub const fn pass_digit(begin: u32, end: u32, p: u32) -> (u32, u32) {
-    Digits::NARROW.pass_digit(begin, end, p)
+    let shift = begin + p * DIGIT_BITS;
+    let bits = if end - shift < DIGIT_BITS { end - shift } else { DIGIT_BITS };
+    (shift, (1 << bits) - 1)
 }
 
 /// The plan from which passes are trivial (every key under one digit): the entries of
@@ -381,41 +316,30 @@ pub const fn route(entry: u32) -> (Buf, Buf) {
     (from, to)
 }
 
-/// The control block in device memory: `u32`s first (the plan at [`ctrl::PLAN`], a
-/// done counter), then `u64` words (digit counts, digit offsets carried from portion
-/// to portion), then one `u32` tile counter per onesweep launch. Zeroed before each
-/// sort. The counts' layout depends on the bins per pass (`bins`: 256 or 2,048); the
-/// plan's does not, so the copy-back kernels read it without knowing the digit width.
+/// The control block in device memory, in `u64` words: digit counts, digit offsets
+/// (carried from portion to portion), then `u32`s: the plan, a done counter and one
+/// tile counter per onesweep launch. Zeroed before each sort.
 pub mod ctrl {
-    use super::MAX_PASSES;
-    /// The plan, in `u32` words from the start of the block.
-    pub const PLAN: u32 = 0;
-    /// The histogram's done counter, in `u32` words.
-    pub const DONE: u32 = 16;
-    /// `u64` words before the counts.
-    const HEAD: u32 = 16;
-
-    /// `hist(bins, p, d)`, in `u64` words: keys with digit `d` in pass `p`.
-    #[inline(always)]
-    pub const fn hist(bins: u32, p: u32, d: u32) -> u32 {
-        HEAD + p * bins + d
-    }
-
-    /// Global offset of digit `d` of pass `p` for the portion of that parity, in `u64`
-    /// words.
-    #[inline(always)]
-    pub const fn carry(bins: u32, pass: u32, parity: u32, d: u32) -> u32 {
-        HEAD + MAX_PASSES * bins + (pass * 2 + parity) * bins + d
-    }
-
-    /// The first onesweep launch's tile counter, in `u32` words.
-    pub const fn counters(bins: u32) -> u32 {
-        2 * (HEAD + 3 * MAX_PASSES * bins)
-    }
+    use super::{DIGITS, MAX_PASSES};
+    /// `hist[p * 256 + d]`: keys with digit `d` in pass `p`.
+    pub const HIST: u32 = 0;
+    /// `carry[(p * 2 + parity) * 256 + d]`: global offset of digit `d` of pass `p` for
+    /// the portion of that parity.
+    pub const CARRY: u32 = HIST + MAX_PASSES * DIGITS;
+    /// Start of the `u32` area, in `u32` words from the start of the block.
+    pub const U32_AREA: u32 = 2 * (CARRY + 2 * MAX_PASSES * DIGITS);
+    pub const PLAN: u32 = U32_AREA;
+    pub const DONE: u32 = U32_AREA + 16;
+    pub const COUNTERS: u32 = U32_AREA + 32;
 
     /// Bytes of the control block for `launches` onesweep launches.
-    pub const fn bytes(bins: u32, launches: u32) -> u64 {
-        (counters(bins) + launches) as u64 * 4
+    pub const fn bytes(launches: u32) -> u64 {
+        (COUNTERS + launches) as u64 * 4
+    }
+
+    #[inline(always)]
+    pub const fn carry(pass: u32, parity: u32, d: u32) -> u32 {
+        CARRY + (pass * 2 + parity) * DIGITS + d
     }
 }
 
@@ -426,12 +350,11 @@ pub struct Smem {
     /// The block's tile id (broadcast from thread 0).
     pub tile_id: u32,
     pub scan: u32,
-    /// One word per bin: start of each digit's run in the ranked tile.
+    /// 256 words: start of each digit's run in the ranked tile.
     pub digit_start: u32,
-    /// One `u64` per bin: global position of each digit's run minus its start in the
-    /// tile.
+    /// 256 `u64`s: global position of each digit's run minus its start in the tile.
     pub global_base: u32,
-    /// Per-warp digit counters ([`crate::block::rank::counter_bytes`]).
+    /// `WARPS * 256` words: per-warp digit counters.
     pub warp_digits: u32,
     /// The tile staged in rank order: keys (then values, in the onesweep kernel).
     pub keys: u32,
@@ -444,38 +367,27 @@ pub struct Smem {
 }
 
 impl Smem {
-    const fn head(bins: u32) -> (u32, u32, u32, u32, u32) {
+    const fn head() -> (u32, u32, u32, u32, u32) {
         let scan = 16;
         let digit_start = scan + 160;
-        let global_base = digit_start + 4 * bins;
-        let warp_digits = global_base + 8 * bins;
-        let keys = (warp_digits + crate::block::rank::counter_bytes(WARPS, bins)).next_multiple_of(16);
+        let global_base = digit_start + 4 * DIGITS;
+        let warp_digits = global_base + 8 * DIGITS;
+        let keys = (warp_digits + 4 * WARPS * DIGITS).next_multiple_of(16);
         (scan, digit_start, global_base, warp_digits, keys)
     }
 
-    /// Onesweep with 8-bit digits: keys and then values staged through one buffer.
+    /// Onesweep: keys and then values staged through one buffer.
     pub const fn onesweep(kb: u32, vb: u32) -> Smem {
-        Smem::onesweep_of(kb, vb, tile(kb, vb), DIGITS)
+        Smem::onesweep_of(kb, vb, tile(kb, vb))
     }
 
-    /// Onesweep with digits of `digits`.
-    pub const fn onesweep_digits(kb: u32, vb: u32, digits: Digits) -> Smem {
-        Smem::onesweep_of(kb, vb, tile(kb, vb), digits.bins())
-    }
-
-    /// The packed pass with 8-bit digits: its words staged as 64-bit keys,
-    /// [`packed_tile`] of them.
+    /// The packed pass: its words staged as 64-bit keys, [`packed_tile`] of them.
     pub const fn packed() -> Smem {
-        Smem::packed_digits(Digits::NARROW)
+        Smem::onesweep_of(8, 0, packed_tile())
     }
 
-    /// The packed pass with digits of `digits`.
-    pub const fn packed_digits(digits: Digits) -> Smem {
-        Smem::onesweep_of(8, 0, packed_tile(), digits.bins())
-    }
-
-    const fn onesweep_of(kb: u32, vb: u32, tile: u32, bins: u32) -> Smem {
-        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head(bins);
+    const fn onesweep_of(kb: u32, vb: u32, tile: u32) -> Smem {
+        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
         let wide = if vb > kb { vb } else { kb };
         let ranks = keys + tile * wide;
         let bytes = if vb > 0 { ranks + 2 * tile } else { ranks };
@@ -484,7 +396,7 @@ impl Smem {
 
     /// One-block sort: keys and values staged side by side.
     pub const fn small(kb: u32, vb: u32) -> Smem {
-        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head(DIGITS);
+        let (scan, digit_start, global_base, warp_digits, keys) = Smem::head();
         let vals = keys + tile(kb, vb) * kb;
         let bytes = vals + tile(kb, vb) * vb;
         Smem { tile_id: 0, scan, digit_start, global_base, warp_digits, keys, vals, ranks: bytes, bytes }
@@ -521,30 +433,21 @@ pub mod hist {
     /// A multiple of 128 bytes (32 banks of 4 bytes), so that word `s` of a counter
     /// lies in bank `s` when a counter has 32 words.
     pub const COUNTERS: u32 = (SCAN + crate::scan::SMEM_BYTES).next_multiple_of(128);
-    /// Most bytes of counters with 8-bit digits: 4 passes x 256 digits x 32 words, or
-    /// 8 x 256 x 16.
+    /// Most bytes of counters: 4 passes x 256 digits x 32 words, or 8 x 256 x 16.
     pub const COUNTER_BYTES: u32 = 128 * 1024;
-    /// Most bytes of counters with 11-bit digits: 3 passes x 2,048 digits x 8 words, or
-    /// 6 x 2,048 x 4 (within the 227 KiB a block may use on an H100).
-    pub const WIDE_COUNTER_BYTES: u32 = 192 * 1024;
 
-    /// Most bytes of counters with `bins` bins per pass.
-    pub const fn counter_bytes(bins: u32) -> u32 {
-        if bins > DIGITS { WIDE_COUNTER_BYTES } else { COUNTER_BYTES }
-    }
-
-    /// Words per counter with `np` passes of `bins` bins: 32 (one per lane: every lane
-    /// of a warp in its own bank) where that fits [`counter_bytes`], else fewer (16:
-    /// two lanes per bank and per word).
-    pub const fn slots(np: u32, bins: u32) -> u32 {
+    /// Words per counter with `np` passes: 32 (one per lane: every lane of a warp in
+    /// its own bank) where that fits [`COUNTER_BYTES`], else fewer (16: two lanes per
+    /// bank and per word).
+    pub const fn slots(np: u32) -> u32 {
         let mut s = WARP;
-        while s > 1 && 4 * np * bins * s > counter_bytes(bins) {
+        while s > 1 && 4 * np * DIGITS * s > COUNTER_BYTES {
             s /= 2;
         }
         s
     }
 
-    /// Word, from [`COUNTERS`], where `lane` counts counter `counter` (`p * bins + d`).
+    /// Word, from [`COUNTERS`], where `lane` counts counter `counter` (`p * DIGITS + d`).
     #[inline(always)]
     pub const fn slot(counter: u32, slots: u32, lane: u32) -> u32 {
         counter * slots + lane % slots
@@ -558,9 +461,9 @@ pub mod hist {
         (i + lane * slots / WARP) % slots
     }
 
-    /// Dynamic shared memory of a launch over `np` passes of `bins` bins.
-    pub const fn smem(np: u32, bins: u32) -> u32 {
-        COUNTERS + 4 * np * bins * slots(np, bins)
+    /// Dynamic shared memory of a launch over `np` passes.
+    pub const fn smem(np: u32) -> u32 {
+        COUNTERS + 4 * np * DIGITS * slots(np)
     }
 
     /// Keys one block reads per grid-stride step.

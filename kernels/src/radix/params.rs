@@ -29,18 +29,13 @@ crate::params::kernel_params! {
 
 crate::params::kernel_params! {
     /// One digit pass over one portion of tiles (`radix_onesweep`): buffers A and B of
-    /// the keys and of the values (the plan says which is read), the caller's keys and
-    /// values `keys_c` / `vals_c` (read and written instead where the plan says so: a
-    /// sort routed through two scratch buffers, [`super::Packing::Through`]), the digit
-    /// `(order bits >> shift) & mask`, and this launch's place among the sort's
-    /// launches.
+    /// the keys and of the values (the plan says which is read), the digit `(order bits
+    /// >> shift) & mask`, and this launch's place among the sort's launches.
     pub struct Sweep<K, V> {
         pub keys_a: DevPtr<K>,
         pub keys_b: DevPtr<K>,
         pub vals_a: DevPtr<V>,
         pub vals_b: DevPtr<V>,
-        pub keys_c: DevPtr<K>,
-        pub vals_c: DevPtr<V>,
         pub n: u64,
         pub first_tile: u64,
         pub tiles: u32,

@@ -28,43 +28,17 @@ fn passes_and_digits_cover_the_bit_range() {
         assert_eq!((pass_digit(0, 32, 3), pass_digit(3, 20, 2)), ((24, 0xff), (19, 0x1)));
     }
     assert!(passes(0, 32) <= MAX_PASSES);
-    let w = Digits::WIDE;
-    assert_eq!((w.bins(), w.passes(0, 32), w.passes(0, 64), w.passes(3, 20)), (2048, 3, 6, 2));
-    assert_eq!((w.pass_digit(0, 32, 2), w.pass_digit(0, 64, 5)), ((22, 0x3ff), (55, 0x1ff)));
-    assert_eq!(
-        (Digits::NARROW.passes(0, 32), Digits::NARROW.pass_digit(0, 32, 1)),
-        (passes(0, 32), pass_digit(0, 32, 1))
-    );
-    for digits in [Digits::NARROW, Digits::WIDE] {
-        if digits == Digits::NARROW && !wide_keys_fit() {
-            continue;
+    for (b, e) in [(0u32, 32u32), (0, 64), (5, 17), (31, 32), (0, 9)] {
+        let mut covered = 0u64;
+        for p in 0..passes(b, e) {
+            let (shift, mask) = pass_digit(b, e, p);
+            let bits = (mask as u64) << shift;
+            assert_eq!(covered & bits, 0);
+            covered |= bits;
         }
-        assert!(digits.passes(0, 64) <= MAX_PASSES);
-        for (b, e) in [(0u32, 32u32), (0, 64), (5, 17), (31, 32), (0, 9), (0, 11), (0, 12)] {
-            let mut covered = 0u64;
-            for p in 0..digits.passes(b, e) {
-                let (shift, mask) = digits.pass_digit(b, e, p);
-                assert!(mask < digits.bins() && mask > 0);
-                let bits = (mask as u64) << shift;
-                assert_eq!(covered & bits, 0);
-                covered |= bits;
-            }
-            let want = if e == 64 { u64::MAX << b } else { ((1u64 << e) - 1) & !((1u64 << b) - 1) };
-            assert_eq!(covered, want, "{digits:?} {b}..{e}");
-        }
+        let want = if e == 64 { u64::MAX << b } else { ((1u64 << e) - 1) & !((1u64 << b) - 1) };
+        assert_eq!(covered, want, "{b}..{e}");
     }
-}
-
-#[test]
-fn threads_own_every_digit_once() {
-    for digits in [Digits::NARROW, Digits::WIDE] {
-        let own = digits.owned();
-        // Thread `t` owns `t * own ..`: every digit below `bins` has one owner
-        // among the block's threads, and the histogram's last block covers them all.
-        assert!(own * BLOCK >= digits.bins() && (own - 1) * BLOCK < digits.bins());
-        assert!(digits.bins().div_ceil(HIST_BLOCK) * HIST_BLOCK >= digits.bins());
-    }
-    assert_eq!((NARROW_OWN, WIDE_OWN), (Digits::NARROW.owned() as usize, 6));
 }
 
 #[test]
@@ -128,7 +102,7 @@ fn layouts_fit_and_counts_fit_status_words() {
             assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
             assert_eq!(s.keys % 16, 0);
             assert!(s.scan + crate::block::scan::SCAN_SMEM <= s.digit_start);
-            assert!(s.warp_digits + crate::block::rank::counter_bytes(WARPS, DIGITS) <= s.keys);
+            assert!(s.warp_digits + 4 * WARPS * DIGITS <= s.keys);
         }
     }
     // The packed pass's blocks per SM share an H100 SM's 228 KiB (1 KiB reserved each).
@@ -139,28 +113,8 @@ fn layouts_fit_and_counts_fit_status_words() {
     // The u32 keys-only tile kernel stays within the default 48 KiB.
     const {
         assert!(Smem::onesweep(4, 0).bytes <= 48 * 1024);
-    }
-    // 11-bit digits: one block per SM within the 227 KiB a block may use.
-    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
-        let s = Smem::onesweep_digits(kb, vb, Digits::WIDE);
-        assert!(s.bytes <= 227 * 1024, "{kb}/{vb}: {s:?}");
-        assert!(s.warp_digits + crate::block::rank::counter_bytes(WARPS, WIDE_DIGITS) <= s.keys);
-        assert!(s.keys.is_multiple_of(16));
-        assert_eq!(Smem::onesweep_digits(kb, vb, Digits::NARROW), Smem::onesweep(kb, vb));
-        // Packed counters: every offset of a tile fits 16 bits.
-        assert!(tile(kb, vb) < 1 << 16 && packed_tile() < 1 << 16);
-    }
-    // u32 keys: two blocks per SM (the launch bounds) in an H100 SM's 228 KiB.
-    assert!(2 * (Smem::onesweep_digits(4, 0, Digits::WIDE).bytes + 1024) <= 228 * 1024);
-    assert!(WARPS.is_multiple_of(2));
-    assert!(Smem::packed_digits(Digits::WIDE).bytes <= 227 * 1024);
-    // The control block: the plan and done counter below the counts, the counts and
-    // offsets of every pass apart, the tile counters after them.
-    for bins in [DIGITS, WIDE_DIGITS] {
-        assert!(ctrl::DONE < 2 * ctrl::hist(bins, 0, 0) && ctrl::PLAN + MAX_PASSES < ctrl::DONE);
-        assert_eq!(ctrl::hist(bins, MAX_PASSES - 1, bins - 1) + 1, ctrl::carry(bins, 0, 0, 0));
-        assert!(2 * (ctrl::carry(bins, MAX_PASSES - 1, 1, bins - 1) + 1) <= ctrl::counters(bins));
-        assert_eq!(ctrl::bytes(bins, 3), 4 * (ctrl::counters(bins) as u64 + 3));
+        assert!(ctrl::U32_AREA.is_multiple_of(2));
+        assert!(ctrl::carry(MAX_PASSES - 1, 1, DIGITS - 1) < ctrl::U32_AREA / 2);
     }
 }
 
@@ -173,51 +127,44 @@ fn histogram_layout_fits_one_block_per_sm() {
         assert!(hist::MAX_KEYS_PER_BLOCK < 1 << 32);
     }
     for np in 1..=MAX_PASSES {
-        let s = hist::slots(np, DIGITS);
+        let s = hist::slots(np);
         assert!(s.is_power_of_two() && s <= 32);
         // At most two lanes of a warp per bank and per word.
         assert!(s >= 16, "{np} passes: {s} slots");
         assert!(4 * np * DIGITS * s <= hist::COUNTER_BYTES);
         // One block per SM: an H100 block may opt in to 227 KiB.
-        assert!(hist::smem(np, DIGITS) <= 227 * 1024);
+        assert!(hist::smem(np) <= 227 * 1024);
     }
     if DIGIT_BITS == 8 {
-        assert_eq!(hist::slots(4, DIGITS), 32);
-        assert_eq!(hist::slots(5, DIGITS), 16);
-        assert_eq!(hist::smem(MAX_PASSES, DIGITS), hist::COUNTERS + hist::COUNTER_BYTES);
+        assert_eq!(hist::slots(4), 32);
+        assert_eq!(hist::slots(5), 16);
+        assert_eq!(hist::smem(MAX_PASSES), hist::COUNTERS + hist::COUNTER_BYTES);
     }
-    // 11-bit digits: three passes (32-bit keys) with 8 words a counter, six (64-bit
-    // keys) with 4.
-    for np in 1..=Digits::WIDE.passes(0, 64) {
-        let s = hist::slots(np, WIDE_DIGITS);
-        assert!(s.is_power_of_two() && s >= 4 && 4 * np * WIDE_DIGITS * s <= hist::WIDE_COUNTER_BYTES);
-        assert!(hist::smem(np, WIDE_DIGITS) <= 227 * 1024);
-    }
-    assert_eq!((hist::slots(3, WIDE_DIGITS), hist::slots(6, WIDE_DIGITS)), (8, 4));
 }
 
 #[test]
 fn histogram_lanes_spread_over_banks() {
     let bank = |word: u32| (hist::COUNTERS / 4 + word) % 32;
     let mut seed = 3;
-    for (np, bins) in (1..=MAX_PASSES).map(|np| (np, DIGITS)).chain((1..=6).map(|np| (np, WIDE_DIGITS))) {
-        let s = hist::slots(np, bins);
+    for np in 1..=MAX_PASSES {
+        let s = hist::slots(np);
         // Any digits of a warp's 32 keys: each bank takes at most 32 / s lanes, and two
         // lanes share a word only when their digits and their lanes modulo s agree.
         for t in 0..200 {
             let p = t % np;
-            let digits: Vec<u32> = (0..32).map(|_| if t % 2 == 0 { lcg(&mut seed) as u32 % bins } else { 7 }).collect();
-            let words: Vec<u32> = (0..32).map(|l| hist::slot(p * bins + digits[l as usize], s, l)).collect();
+            let digits: Vec<u32> =
+                (0..32).map(|_| if t % 2 == 0 { lcg(&mut seed) as u32 % DIGITS } else { 7 }).collect();
+            let words: Vec<u32> = (0..32).map(|l| hist::slot(p * DIGITS + digits[l as usize], s, l)).collect();
             let mut per_bank = [0u32; 32];
             for &w in &words {
-                assert!(w < np * bins * s);
+                assert!(w < np * DIGITS * s);
                 per_bank[bank(w) as usize] += 1;
             }
             assert!(per_bank.iter().all(|&c| c <= 32 / s), "{np} passes: {per_bank:?}");
         }
         // The sum: at every step a warp's 32 counters read 32 banks, and each counter
         // reads each of its words once.
-        let counters = np * bins;
+        let counters = np * DIGITS;
         for first in (0..counters).step_by(32) {
             for i in 0..s {
                 let mut seen = [false; 32];
@@ -242,34 +189,30 @@ fn histogram_lanes_spread_over_banks() {
 #[test]
 fn histogram_model_counts_every_key_once() {
     let mut seed = 11;
-    for (kb, digits) in [(4u32, Digits::NARROW), (8, Digits::NARROW), (4, Digits::WIDE), (8, Digits::WIDE)] {
-        if !wide_keys_fit() && kb == 8 && digits == Digits::NARROW {
-            continue;
-        }
-        let bins = digits.bins();
+    for kb in [4u32, 8] {
         let step = hist::step(kb);
         for (n, max_blocks) in [(1u64, 1u64), (step - 1, 4), (step, 4), (5 * step + 77, 3), (70_000, 132)] {
             let width = 8 * kb;
             let keys: Vec<u64> = (0..n).map(|_| lcg(&mut seed) >> (64 - width)).collect();
             let (begin, end) = (0, width);
-            let np = digits.passes(begin, end);
-            let s = hist::slots(np, bins);
+            let np = passes(begin, end);
+            let s = hist::slots(np);
             let grid = hist::grid(n, kb, max_blocks);
             let (items, bd) = (hist::items(kb) as u64, HIST_BLOCK as u64);
             assert_eq!(step, items * bd);
             let whole = n / step;
-            let mut global = vec![0u64; (np * bins) as usize];
+            let mut global = vec![0u64; (np * DIGITS) as usize];
             for block in 0..grid {
-                let mut words = vec![0u32; (np * bins * s) as usize];
+                let mut words = vec![0u32; (np * DIGITS * s) as usize];
                 let mut count = |first: u64| {
                     for tid in 0..bd {
                         for j in 0..items {
                             let i = first + tid + j * bd;
                             if i < n {
                                 for p in 0..np {
-                                    let (shift, mask) = digits.pass_digit(begin, end, p);
+                                    let (shift, mask) = pass_digit(begin, end, p);
                                     let d = (keys[i as usize] >> shift) as u32 & mask;
-                                    words[hist::slot(p * bins + d, s, tid as u32 % 32) as usize] += 1;
+                                    words[hist::slot(p * DIGITS + d, s, tid as u32 % 32) as usize] += 1;
                                 }
                             }
                         }
@@ -292,13 +235,13 @@ fn histogram_model_counts_every_key_once() {
                 }
             }
             for p in 0..np {
-                let (shift, mask) = digits.pass_digit(begin, end, p);
-                let mut want = vec![0u64; bins as usize];
+                let (shift, mask) = pass_digit(begin, end, p);
+                let mut want = vec![0u64; DIGITS as usize];
                 for &k in &keys {
                     want[((k >> shift) as u32 & mask) as usize] += 1;
                 }
-                let got = &global[(p * bins) as usize..((p + 1) * bins) as usize];
-                assert_eq!(got, &want[..], "kb {kb} {digits:?} n {n} pass {p}");
+                let got = &global[(p * DIGITS) as usize..((p + 1) * DIGITS) as usize];
+                assert_eq!(got, &want[..], "kb {kb} n {n} pass {p}");
             }
         }
     }
@@ -324,8 +267,8 @@ fn histogram_blocks_never_count_2_pow_32_keys() {
     }
 }
 
-/// The kernels' passes on the CPU: digits of `digits`, `tile` keys per tile, `portion`
-/// tiles per launch, pairs moved as `packing` says (the buffers each pass reads and writes come from
+/// The kernels' passes on the CPU: `tile` keys per tile, `portion` tiles per launch,
+/// pairs moved as `packing` says (the buffers each pass reads and writes come from
 /// [`route`], as in the kernel; a packed pair is modelled as the pair itself).
 /// Returns the keys and values as the kernels leave them in the caller's buffers.
 #[allow(clippy::too_many_arguments)]
@@ -334,7 +277,6 @@ fn model(
     vals: &[u64],
     width: u32,
     masks: (u64, u64),
-    digits: Digits,
     begin: u32,
     end: u32,
     tile: u64,
@@ -348,12 +290,11 @@ fn model(
         let o = k ^ if k & sign != 0 { neg } else { pos };
         if width == 32 { o & 0xffff_ffff } else { o }
     };
-    let bins = digits.bins() as usize;
-    let np = digits.passes(begin, end);
-    let mut hist = vec![vec![0u64; bins]; np as usize];
+    let np = passes(begin, end);
+    let mut hist = vec![[0u64; 256]; np as usize];
     for &k in keys {
         for p in 0..np {
-            let (s, m) = digits.pass_digit(begin, end, p);
+            let (s, m) = pass_digit(begin, end, p);
             hist[p as usize][((ord(k) >> s) as u32 & m) as usize] += 1;
         }
     }
@@ -371,11 +312,11 @@ fn model(
         if e == PLAN_SKIP {
             continue;
         }
-        let (shift, mask) = digits.pass_digit(begin, end, p);
+        let (shift, mask) = pass_digit(begin, end, p);
         let digit = |k: u64| (ord(k) >> shift) as u32 & mask;
-        let mut carry = [vec![0u64; bins], vec![0u64; bins]];
+        let mut carry = [[0u64; 256]; 2];
         let mut acc = 0;
-        for d in 0..bins {
+        for d in 0..256 {
             carry[0][d] = acc;
             acc += hist[p as usize][d];
         }
@@ -388,24 +329,28 @@ fn model(
         let mut q = 0usize;
         while first < total_tiles {
             let tiles = (total_tiles - first).min(portion);
-            let mut status = vec![vec![0u32; bins]; tiles as usize];
+            let mut status = vec![[0u32; 256]; tiles as usize];
             for t in 0..tiles {
                 let start = (first + t) * tile;
                 let valid = tile.min(n - start);
-                // Items past the end carry the last digit and rank last, as in the kernel.
-                let last = bins as u32 - 1;
-                let ds: Vec<u32> = (0..tile)
-                    .map(|o| if o < valid { digit(bufs[src].0[(start + o) as usize]) } else { last })
-                    .collect();
-                let mut counts = vec![0u32; bins];
+                // Items past the end carry digit 255 and rank last, as in the kernel.
+                let ds: Vec<u32> =
+                    (0..tile).map(|o| if o < valid { digit(bufs[src].0[(start + o) as usize]) } else { 255 }).collect();
+                let mut counts = [0u32; 256];
                 for &d in &ds {
                     counts[d as usize] += 1;
                 }
-                counts[bins - 1] -= (tile - valid) as u32;
-                for d in 0..bins {
+                let mut run_start = [0u32; 256];
+                let mut a = 0;
+                for d in 0..256 {
+                    run_start[d] = a;
+                    a += counts[d];
+                }
+                counts[255] -= (tile - valid) as u32;
+                for d in 0..256 {
                     status[t as usize][d] = if t == 0 { FLAG_PREFIX } else { FLAG_AGGREGATE } | counts[d];
                 }
-                for d in 0..bins {
+                for d in 0..256 {
                     let mut before = 0u32;
                     if t > 0 {
                         let mut u = t - 1;
@@ -490,15 +435,12 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                     expect.sort_by_key(|&i| field(keys[i as usize]));
                     let ek: Vec<u64> = expect.iter().map(|&i| keys[i as usize]).collect();
                     for packing in [Packing::Split, Packing::Alternate, Packing::Through] {
-                        for digits in [Digits::NARROW, Digits::WIDE] {
-                            let (k, v) = model(&keys, &vals, width, masks, digits, begin, end, tile, portion, packing);
-                            let what = std::format!(
-                                "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} \
-                                 {packing:?} {digits:?}"
-                            );
-                            assert_eq!(v, expect, "{what}: values (stability)");
-                            assert_eq!(k, ek, "{what}: keys");
-                        }
+                        let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion, packing);
+                        let what = std::format!(
+                            "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} {packing:?}"
+                        );
+                        assert_eq!(v, expect, "{what}: values (stability)");
+                        assert_eq!(k, ek, "{what}: keys");
                     }
                 }
             }
