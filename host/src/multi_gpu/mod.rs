@@ -142,7 +142,7 @@ impl MultiGpuReport {
 }
 
 /// `len` `u64`s from `u64` index `at` of a `u32` scratch buffer (waits for the GPU).
-fn read_u64s(gpu: &Gpu, buf: &DeviceBuffer<u32>, at: usize, len: usize) -> Result<Vec<u64>> {
+pub(crate) fn read_u64s(gpu: &Gpu, buf: &DeviceBuffer<u32>, at: usize, len: usize) -> Result<Vec<u64>> {
     let mut words = vec![0u32; 2 * len];
     buf.read_at(gpu, 2 * at, &mut words)?;
     Ok(words.as_chunks::<2>().0.iter().map(|w| w[0] as u64 | (w[1] as u64) << 32).collect())

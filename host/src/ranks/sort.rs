@@ -8,11 +8,11 @@ use kernels::params::{DevPtr, Direction};
 use kernels::splitters::{self as ks, SplitterKernels};
 
 use super::RankGroup;
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::DeviceBuffer;
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
-use crate::multi_gpu::nccl;
 use crate::multi_gpu::plan::{self, Layout};
+use crate::multi_gpu::{nccl, read_u64s};
 use crate::options::SortOptions;
 use crate::variants::launch::one_thread_per_item;
 use crate::variants::mergepath::{self, Run};
@@ -52,13 +52,6 @@ impl RankReport {
     pub fn total(&self) -> u64 {
         self.held.iter().sum()
     }
-}
-
-/// `len` `u64`s from the start of a `u32` scratch buffer at `u64` index `at`.
-fn read_u64s(gpu: &Gpu, buf: &DeviceBuffer<u32>, at: usize, len: usize) -> Result<Vec<u64>> {
-    let mut words = vec![0u32; 2 * len];
-    buf.read_at(gpu, 2 * at, &mut words)?;
-    Ok(words.as_chunks::<2>().0.iter().map(|w| w[0] as u64 | (w[1] as u64) << 32).collect())
 }
 
 fn nccl_err(rank: usize, step: &str, e: cudarc::nccl::result::NcclError) -> Error {
