@@ -7,7 +7,7 @@ use kernels::key::BitOrder;
 /// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
 /// kernels that move primitive keys as raw words) are what ties it to the built-in types.
 pub trait Element:
-    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
+    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels + kernels::rows::RowKernels>
     + bytemuck::Pod
     + Send
     + Sync
@@ -24,7 +24,7 @@ pub trait Element:
 {
 }
 impl<T> Element for T where
-    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
+    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels + kernels::rows::RowKernels>
         + bytemuck::Pod
         + Send
         + Sync

@@ -40,6 +40,68 @@ impl fmt::Display for Order {
     }
 }
 
+/// Where floats' NaNs sort.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum NanOrder {
+    /// IEEE 754 total order (the default; [`f32::total_cmp`]):
+    /// `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`, NaNs ordered by sign and
+    /// payload. `0.0 / 0.0` on x86 is a `-NaN`, so it sorts first ascending.
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "total", help = None::<&str>))]
+    Total,
+    /// numpy's and torch's order: every NaN, whatever its sign and payload, is larger
+    /// than `+inf` and equal to every other NaN. Ascending puts all NaNs last in input
+    /// order (stable sorts), descending first; top-k treats NaN as the largest value
+    /// (`torch.topk`). NaN bits are returned unchanged.
+    #[cfg_attr(feature = "cli", value(name = "last", help = None::<&str>))]
+    Last,
+}
+
+impl NanOrder {
+    /// Whether this is [`NanOrder::Last`].
+    pub fn is_last(self) -> bool {
+        self == NanOrder::Last
+    }
+}
+
+/// The whole order keys are compared by: the direction and where NaNs go. What the
+/// launchers that derive order bits on the device take ([`KeyOrder::bit_order`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KeyOrder {
+    /// Ascending or descending.
+    pub order: Order,
+    /// Where NaNs go.
+    pub nan: NanOrder,
+}
+
+impl KeyOrder {
+    /// `order`, NaNs as `nan` says.
+    pub fn new(order: Order, nan: NanOrder) -> KeyOrder {
+        KeyOrder { order, nan }
+    }
+
+    /// The bit order of keys `K` under this order (their own, or the NaN-last form of a
+    /// float's: [`kernels::key::BitOrder::with_nan_last`]); `None` for records.
+    pub fn bit_order<K: kernels::SortKey>(self) -> Option<kernels::key::BitOrder> {
+        K::BIT_ORDER.map(|b| b.with_nan_last(self.nan.is_last()))
+    }
+
+    /// Whether NaN-last order changes anything for keys `K` (floats, or records with a
+    /// float key, under [`NanOrder::Last`]).
+    pub fn nan_last_for<K: kernels::SortKey>(self) -> bool {
+        use kernels::key::BitOrder;
+        let float = matches!(K::BIT_ORDER.or(K::RECORD_KEY.map(|r| r.1)), Some(BitOrder::Float));
+        float && self.nan.is_last()
+    }
+}
+
+impl From<Order> for KeyOrder {
+    fn from(order: Order) -> Self {
+        KeyOrder { order, nan: NanOrder::Total }
+    }
+}
+
 /// How to sort: which algorithm, which direction, which block size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SortOptions {
@@ -52,12 +114,14 @@ pub struct SortOptions {
     /// Radix sort only: sort by order bits `begin..end` of each key (see
     /// [`SortOptions::key_bits`]); `None` sorts by the whole key.
     pub key_bits: Option<(u32, u32)>,
+    /// Where NaNs of float keys sort ([`NanOrder`]); integers ignore it.
+    pub nan: NanOrder,
 }
 
 impl SortOptions {
     /// `variant`, ascending, 256 threads per block, the whole key.
     pub fn new(variant: Variant) -> Self {
-        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
+        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None, nan: NanOrder::Total }
     }
 
     /// Sets the direction.
@@ -91,6 +155,42 @@ impl SortOptions {
     pub fn key_bits(mut self, begin: u32, end: u32) -> Self {
         self.key_bits = Some((begin, end));
         self
+    }
+
+    /// Sorts floats' NaNs last ascending (first descending), all equal, in input
+    /// order, as numpy and torch do ([`NanOrder::Last`]); the default is IEEE total
+    /// order. On the GPU the `radix` variant (the default) takes it for sorts, pairs
+    /// and argsort; the other variants refuse it ([`Error::Unsupported`]). Segments,
+    /// rows and top-k take it on both backends.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let nan = f32::from_bits(0xffc0_0000); // a -NaN, as x86 makes for 0.0 / 0.0
+    /// let mut keys = vec![2.0f32, nan, -1.0, f32::INFINITY];
+    /// Sorter::with_fallback().sort(&mut keys, &SortOptions::default().nan_last())?;
+    /// assert_eq!(keys[..3], [-1.0, 2.0, f32::INFINITY]);
+    /// assert_eq!(keys[3].to_bits(), 0xffc0_0000); // the NaN's bits are kept
+    /// let mut keys = vec![2.0f32, nan, -1.0];
+    /// let desc = SortOptions::default().nan_last().order(Order::Descending);
+    /// Sorter::with_fallback().sort(&mut keys, &desc)?;
+    /// assert!(keys[0].is_nan() && keys[1..] == [2.0, -1.0]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn nan_last(mut self) -> Self {
+        self.nan = NanOrder::Last;
+        self
+    }
+
+    /// Sets where NaNs sort ([`NanOrder`]).
+    pub fn nan(mut self, nan: NanOrder) -> Self {
+        self.nan = nan;
+        self
+    }
+
+    /// The direction and NaN order together.
+    pub fn key_order(&self) -> KeyOrder {
+        KeyOrder::new(self.order, self.nan)
     }
 
     /// Checks the options the same way on every backend, so that options the CPU

@@ -22,6 +22,7 @@ pub mod partition;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod rows;
 pub mod runs;
 pub mod scan;
 pub mod search;
@@ -60,6 +61,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     topk::KERNELS,
     runs::KERNELS,
     searchsorted::KERNELS,
+    rows::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the

@@ -9,6 +9,7 @@ pub mod multi;
 pub mod ops;
 pub mod pairs;
 pub mod records;
+pub mod rows;
 pub mod segments;
 pub mod topk;
 
@@ -19,7 +20,9 @@ use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads, rec
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, time_sort};
 use crate::study::{self, StudyConfig, StudyKind};
-use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type};
+use crate::{
+    Distribution, Element, KeyType, NanOrder, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type,
+};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Sort random data on the GPU with a chosen algorithm, time it and check it.
@@ -60,6 +63,8 @@ enum Command {
     BenchRecords(records::RecordsArgs),
     /// Time the segmented sort (many independent segments in one call) on the GPU.
     BenchSegments(segments::SegmentsArgs),
+    /// Time the row-wise sort, argsort and top-k of a row-major matrix on the GPU.
+    BenchRows(rows::RowsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(files::SortArgs),
     /// Check that a file is another file sorted (order and same elements).
@@ -111,6 +116,10 @@ struct RunArgs {
     /// Sort direction.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
     order: Order,
+    /// Where NaNs of float keys sort: `total` (IEEE total order, -NaN first) or `last`
+    /// (numpy and torch: every NaN after +inf ascending, first descending).
+    #[arg(long, value_enum, default_value_t = NanOrder::Total)]
+    nan: NanOrder,
     /// Input distribution.
     #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
     dist: Distribution,
@@ -165,6 +174,7 @@ pub fn main() -> ExitCode {
         Some(Command::BenchOps(args)) => ops::bench_ops(&args),
         Some(Command::BenchRecords(args)) => records::bench_records(&args),
         Some(Command::BenchSegments(args)) => segments::bench_segments(&args),
+        Some(Command::BenchRows(args)) => rows::bench_rows(&args),
         Some(Command::Sort(args)) => files::sort(&args),
         Some(Command::CheckFile(args)) => files::check_file(&args),
         Some(Command::Gen(args)) => files::generate(&args),
@@ -264,7 +274,7 @@ fn run(args: &RunArgs) -> crate::Result<bool> {
 const LARGE_CHECK: usize = 1 << 27;
 
 fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Result<bool> {
-    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size);
+    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size).nan(args.nan);
     let on_gpu = sorter.gpu().is_some();
     println!(
         "variant:    {}{}",

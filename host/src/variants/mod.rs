@@ -18,6 +18,7 @@ pub mod naive;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod rows;
 pub mod runs;
 pub mod scan;
 mod scratch;

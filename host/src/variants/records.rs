@@ -71,10 +71,10 @@ pub fn record_field<T: SortKey>() -> Option<KeyField> {
     let key_type = match (size_of::<T::Bits>(), bit_order) {
         (4, BitOrder::Unsigned) => KeyType::U32,
         (4, BitOrder::Signed) => KeyType::I32,
-        (4, BitOrder::Float) => KeyType::F32,
+        (4, BitOrder::Float | BitOrder::FloatNanLast) => KeyType::F32,
         (_, BitOrder::Unsigned) => KeyType::U64,
         (_, BitOrder::Signed) => KeyType::I64,
-        (_, BitOrder::Float) => KeyType::F64,
+        (_, BitOrder::Float | BitOrder::FloatNanLast) => KeyType::F64,
     };
     Some(KeyField::new(offset, key_type))
 }
@@ -313,6 +313,21 @@ pub fn gather<R: bytemuck::Pod>(
             idx.len(),
             dst.len()
         )));
+    }
+    gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
+}
+
+/// `dst[i] = src[idx[i]]` for the `dst.len()` = `idx.len()` indices, each below
+/// `src.len()` (the caller's promise: top-k and NaN-last sorts gather by the indices
+/// a sort returned).
+pub(crate) fn gather_from<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<R>,
+    dst: &mut DeviceBuffer<R>,
+    idx: &DeviceBuffer<u32>,
+) -> Result<()> {
+    if dst.len() != idx.len() {
+        return Err(Error::BadArgument(format!("gather of {} indices into {} records", idx.len(), dst.len())));
     }
     gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
 }

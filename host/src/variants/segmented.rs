@@ -27,7 +27,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
 use crate::error::{Error, Result};
-use crate::options::Order;
+use crate::options::{KeyOrder, Order};
 
 mod sealed {
     pub trait Sealed {}
@@ -81,7 +81,13 @@ pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> [u
 /// outside `offsets[0]..offsets[S]` alone. Primitive keys only. The offsets are
 /// checked, uploaded and sorted by as in [`sort_segments_device`]. Errors
 /// ([`Error::BadArgument`]) leave `buf` untouched.
-pub fn sort_segments<K: Key>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
+pub fn sort_segments<K: Key>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    offsets: &[usize],
+    order: impl Into<KeyOrder>,
+) -> Result<()> {
+    let order = order.into();
     check_offsets(buf.len(), offsets)?;
     with_device_offsets(gpu, offsets, |o| match o {
         DeviceOffsets::U32(o) => run(gpu, buf, None, o, order),
@@ -97,8 +103,9 @@ pub fn sort_segments_pairs<K: Key>(
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<u32>,
     offsets: &[usize],
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
+    let order = order.into();
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
@@ -118,9 +125,9 @@ pub fn sort_segments_device<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     offsets: &DeviceBuffer<O>,
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
-    run(gpu, keys, None, offsets, order)
+    run(gpu, keys, None, offsets, order.into())
 }
 
 /// [`sort_segments_device`] of keys with a `u32` value each, stably (see
@@ -130,12 +137,12 @@ pub fn sort_segments_device_pairs<K: Key, O: SegmentOffset>(
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<u32>,
     offsets: &DeviceBuffer<O>,
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
-    run(gpu, keys, Some(values), offsets, order)
+    run(gpu, keys, Some(values), offsets, order.into())
 }
 
 /// Offsets uploaded in the narrowest word that holds them.
@@ -157,12 +164,47 @@ fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffse
     f(&dev)
 }
 
+/// The segmented sort in `order`. Under NaN-last order the kernels would store a
+/// NaN's order bits back as some NaN, not its own bits ([`kernels::key::BitOrder::FloatNanLast`]),
+/// so each key's position is sorted along instead and the keys (and values) are
+/// gathered from where they were: two more buffers of `n` words and a gather each.
 fn run<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<u32>>,
     offsets: &DeviceBuffer<O>,
-    order: Order,
+    order: KeyOrder,
+) -> Result<()> {
+    if !order.nan_last_for::<K>() || offsets.len() < 2 {
+        return run_bits(gpu, buf, values, offsets, order);
+    }
+    let n = buf.len();
+    Error::check_u32_indices("a NaN-last segmented sort", n)?;
+    let mut at = gpu.alloc::<u32>(n)?;
+    if n > 0 {
+        let iota = kernels::records::Iota { idx: at.dev_ptr(), n: n as u64 };
+        gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
+    }
+    let mut sorted = gpu.alloc::<K>(n)?;
+    sorted.copy_from_device(gpu, buf)?;
+    run_bits(gpu, &mut sorted, Some(&mut at), offsets, order)?;
+    super::records::gather_from(gpu, buf, &mut sorted, &at)?;
+    buf.copy_from_device(gpu, &sorted)?;
+    if let Some(values) = values {
+        let mut moved = gpu.alloc::<u32>(n)?;
+        super::records::gather_from(gpu, values, &mut moved, &at)?;
+        values.copy_from_device(gpu, &moved)?;
+    }
+    Ok(())
+}
+
+/// [`run`] on the order bits alone (NaN payloads are not kept under NaN-last).
+fn run_bits<K: Key, O: SegmentOffset>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<u32>>,
+    offsets: &DeviceBuffer<O>,
+    order: KeyOrder,
 ) -> Result<()> {
     let segments = offsets.len().saturating_sub(1);
     if segments == 0 {
@@ -179,7 +221,7 @@ fn run<K: Key, O: SegmentOffset>(
     if n >= 1 << sk::START_BITS {
         return Err(Error::TooManyElements { what: "a segmented sort".into(), max: (1 << sk::START_BITS) - 1, len: n });
     }
-    let bit_order = K::KEY_ORDER;
+    let bit_order = K::KEY_ORDER.with_nan_last(order.nan.is_last());
     let kb = size_of::<K>() as u32;
     let vals = values.map(|v| v.dev_ptr());
     let vb = if vals.is_some() { 4 } else { 0 };
@@ -219,7 +261,7 @@ fn run<K: Key, O: SegmentOffset>(
     } else {
         None
     };
-    let masks = bit_order.masks(8 * kb, order.is_descending());
+    let masks = bit_order.masks(8 * kb, order.order.is_descending());
     // The kernels move a key as the unsigned word of its width, `K::Bits`.
     let keys: DevPtr<K::Bits> = buf.dev_ptr().cast();
     let bins =
@@ -258,11 +300,11 @@ fn run<K: Key, O: SegmentOffset>(
     drop(scratch);
     let total: usize = large.iter().map(|l| l.1).sum();
     if vals.is_none() && sk::batch_large(large.len() as u64, total as u64) {
-        return sort_large_together(gpu, buf, &large, total, order);
+        return sort_large_together(gpu, buf, &large, total, bit_order, order.order);
     }
     for &(start, len) in &large {
         let v = vals.map(|v| (4, v.offset(start as u64).addr()));
-        super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order)?;
+        super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order.order)?;
     }
     Ok(())
 }
@@ -365,6 +407,7 @@ fn sort_large_together<K: Key>(
     buf: &mut DeviceBuffer<K>,
     large: &[(usize, usize)],
     total: usize,
+    bit_order: kernels::key::BitOrder,
     order: Order,
 ) -> Result<()> {
     let count = large.len() as u32;
@@ -390,7 +433,7 @@ fn sort_large_together<K: Key>(
     };
     let (gather, scatter) = (<K::Bits as SegmentedKernels>::GATHER, <K::Bits as SegmentedKernels>::SCATTER);
     gpu.launch(gather, cfg, &copy(&concat, &ids))?;
-    super::radix::sort_pairs(gpu, &mut concat, &mut ids, order, None)?;
+    super::radix::sort_pairs_in(gpu, &mut concat, &mut ids, bit_order, order, None)?;
     let bits = (0, sk::segment_index_bits(count));
     super::radix::sort_pairs(gpu, &mut ids, &mut concat, Order::Ascending, Some(bits))?;
     // The pair sorts may have swapped the buffers' storage: take the pointers again.

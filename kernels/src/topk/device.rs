@@ -544,6 +544,28 @@ unsafe fn each_candidate<K: Word>(
     }
 }
 
+/// [`FinishRows`]: [`finish`] of the whole row `block_idx` (its positions are the
+/// column indices), into that row of the outputs.
+#[inline(always)]
+pub unsafe fn finish_rows<K: Word>(p: FinishRows<K>) {
+    let row = gpu::block_idx() as u64;
+    let FinishRows { keys, cols, k, pos, neg, out_keys, out_idx } = p;
+    unsafe {
+        finish(Finish {
+            keys: keys.offset(row * cols),
+            idx: DevPtr::NULL,
+            len: cols,
+            stage: finish::ALL,
+            k,
+            pos,
+            neg,
+            ctrl: DevPtr::NULL,
+            out_keys: out_keys.offset(row * k),
+            out_idx: out_idx.offset(row * k),
+        })
+    }
+}
+
 /// The first `k` candidates by composite key, written in order ([`Finish`]).
 #[inline(always)]
 pub unsafe fn finish<K: Word>(p: Finish<K>) {
@@ -617,8 +639,12 @@ pub unsafe fn finish<K: Word>(p: Finish<K>) {
         let mut i = tid as u64;
         while i < k {
             let ord = gpu::lds_u64(ords + 8 * i as u32);
-            *out_keys.add(i as usize) = K::from_u64(ord).raw(pos, neg);
-            *out_idx.add(i as usize) = gpu::lds_u32(ids + 4 * i as u32);
+            let id = gpu::lds_u32(ids + 4 * i as u32);
+            // Candidates that are the input itself: its own key, bits and all (the
+            // order bits of NaN-last order do not give a NaN's bits back).
+            *out_keys.add(i as usize) =
+                if idx.is_null() { *keys.add(id as usize) } else { K::from_u64(ord).raw(pos, neg) };
+            *out_idx.add(i as usize) = id;
             i += FINISH_BLOCK as u64;
         }
         if stage == finish::FAST && tid == 0 {
