@@ -156,12 +156,11 @@ impl Sorter {
                 }
                 check_nan_last_on_gpu::<K>(opts, "a pair sort")?;
                 if opts.key_order().nan_last_for::<K>() {
-                    // The radix sort moves raw keys; values of any size follow the
-                    // permutation on the host.
+                    // The permutation of the keys' canonical copy (which keeps NaN
+                    // payloads out of the sort); keys and values of any size follow
+                    // it on the host.
                     let k = gpu.upload(keys)?;
-                    let bit_order = opts.key_order().bit_order::<K>().unwrap_or(K::KEY_ORDER);
-                    let perm =
-                        variants::radix::argsort_in(gpu, &k, bit_order, opts.order, opts.key_bits)?.to_vec(gpu)?;
+                    let perm = variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)?;
                     permute(keys, &perm);
                     permute(values, &perm);
                     return Ok(self.backend());
@@ -335,8 +334,11 @@ impl Sorter {
                     });
                 }
                 let k = gpu.upload(keys)?;
-                let bit_order = opts.key_order().bit_order::<K>().unwrap_or(K::KEY_ORDER);
-                variants::radix::argsort_in(gpu, &k, bit_order, opts.order, opts.key_bits)?.to_vec(gpu)
+                if opts.key_order().nan_last_for::<K>() {
+                    variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
+                } else {
+                    variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
+                }
             }
             None => cpu_argsort(keys, opts),
         }
@@ -827,8 +829,8 @@ fn cpu_sort<T: Element>(data: &mut [T], opts: &SortOptions) -> Result<()> {
         None if !opts.key_order().nan_last_for::<T>() => cpu::sort(data, opts.order),
         None => {
             use rayon::prelude::*;
-            let desc = opts.order.is_descending();
-            data.par_sort_by_key(|x| x.sort_bits(desc, true));
+            let order = opts.key_order();
+            data.par_sort_by_key(|x| order.sort_bits(x));
         }
         Some(_) => {
             let perm = cpu_argsort(data, opts)?;
@@ -883,8 +885,7 @@ pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: impl Into<KeyOrder>) -
     if k == 0 {
         return (Vec::new(), Vec::new());
     }
-    let (desc, nan_last) = (order.order.is_descending(), order.nan_last_for::<K>());
-    let rank = |&i: &u32| -> (u64, u32) { (keys[i as usize].sort_bits(desc, nan_last).into(), i) };
+    let rank = |&i: &u32| -> (u64, u32) { (order.sort_bits(&keys[i as usize]), i) };
     let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
     if k < idx.len() {
         idx.select_nth_unstable_by_key(k - 1, rank);
@@ -904,9 +905,9 @@ fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         Some(_) => return Err(Error::key_bits_of_record(K::NAME)),
         None => (0, width),
     };
-    let (desc, nan_last) = (opts.order.is_descending(), opts.key_order().nan_last_for::<K>());
+    let order = opts.key_order();
     let field = |k: &K| -> u64 {
-        let b: u64 = k.sort_bits(desc, nan_last).into();
+        let b = order.sort_bits(k);
         let span = end - begin;
         if span == 64 { b } else { (b >> begin) & ((1u64 << span) - 1) }
     };

@@ -5,16 +5,13 @@
 //! serves every type, and descending order is the same comparison on `!bits` (which
 //! keeps equal keys equal, so stability is unaffected).
 //!
-//! Floats use IEEE 754 total order (the order of [`f32::total_cmp`]) by default:
-//! `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`. *NaN-last* order
-//! ([`BitOrder::FloatNanLast`], numpy's and torch's) gives every NaN, whatever its sign
-//! and payload, the largest order bits: all NaNs compare equal (a stable sort keeps
-//! them in input order) and sort after `+inf` ascending, first descending.
+//! Floats use IEEE 754 total order (the order of [`f32::total_cmp`]):
+//! `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`.
 
 /// An element that can be sorted: a plain-old-data value with an order-preserving key.
 pub trait SortKey: Copy + 'static {
     /// Unsigned integer whose natural order is the element's sort order.
-    type Bits: Word + Ord + core::ops::Not<Output = Self::Bits> + Into<u64>;
+    type Bits: Copy + Ord + core::ops::Not<Output = Self::Bits> + Into<u64>;
     /// Suffix of this type's kernel entry points (`naive_merge_pass_u32`, ...) and
     /// its name on the command line.
     const NAME: &'static str;
@@ -27,22 +24,6 @@ pub trait SortKey: Copy + 'static {
     const RECORD_KEY: Option<(usize, BitOrder)> = None;
     /// Order-preserving key bits.
     fn bits(&self) -> Self::Bits;
-    /// Whether the key is a NaN (floats, and records by their float key field).
-    #[inline(always)]
-    fn is_nan(&self) -> bool {
-        false
-    }
-    /// [`SortKey::ord_bits`] where `nan_last` may ask for NaN-last order: every NaN
-    /// then gets the largest order bits (all ones, before the descending flip).
-    #[inline(always)]
-    fn sort_bits(&self, descending: bool, nan_last: bool) -> Self::Bits {
-        if nan_last && self.is_nan() {
-            let max = Self::Bits::MAX;
-            if descending { !max } else { max }
-        } else {
-            self.ord_bits(descending)
-        }
-    }
     /// Key bits for the requested direction: ascending compares `bits`, descending
     /// compares `!bits`.
     #[inline(always)]
@@ -63,14 +44,6 @@ pub enum BitOrder {
     Signed,
     /// IEEE 754 total order: negatives fully flipped, positives the sign bit set.
     Float,
-    /// [`BitOrder::Float`] except that every NaN gets the largest order bits (NaN-last
-    /// order, see the module docs). Its masks ([`BitOrder::masks`]) are those of
-    /// `Float` with the sign bit of `neg` flipped: a pair whose sign bits disagree,
-    /// which no other order produces, is how [`ordered_u32`] / [`ordered_u64`] learn it
-    /// without another kernel parameter. The order bits of NaNs cannot be inverted
-    /// ([`raw_u32`] gives a NaN back, not its payload): kernels that carry order bits
-    /// and store `raw` at the end lose NaN payloads under this order.
-    FloatNanLast,
 }
 
 impl BitOrder {
@@ -83,63 +56,22 @@ impl BitOrder {
         let (pos, neg) = match self {
             BitOrder::Unsigned => (0, 0),
             BitOrder::Signed => (sign, sign),
-            BitOrder::Float | BitOrder::FloatNanLast => (sign, all),
+            BitOrder::Float => (sign, all),
         };
-        let (pos, neg) = if descending { (pos ^ all, neg ^ all) } else { (pos, neg) };
-        match self {
-            BitOrder::FloatNanLast => (pos, neg ^ sign),
-            _ => (pos, neg),
-        }
-    }
-
-    /// This order, or its NaN-last form where `nan_last` asks for it and the keys are
-    /// floats (integers have no NaNs: unchanged).
-    #[inline(always)]
-    pub const fn with_nan_last(self, nan_last: bool) -> BitOrder {
-        match self {
-            BitOrder::Float if nan_last => BitOrder::FloatNanLast,
-            other => other,
-        }
-    }
-
-    /// Whether the order bits of this order can be turned back into raw keys
-    /// ([`raw_u32`]): all but NaN-last, which maps every NaN to the same bits.
-    #[inline(always)]
-    pub const fn invertible(self) -> bool {
-        !matches!(self, BitOrder::FloatNanLast)
+        if descending { (pos ^ all, neg ^ all) } else { (pos, neg) }
     }
 }
 
-/// Order bits of a raw 32-bit key under the masks of [`BitOrder::masks`]: the one
-/// order-bit function of every kernel that moves raw words. Masks whose sign bits
-/// disagree are [`BitOrder::FloatNanLast`]'s: the sign bit of `neg` is flipped back,
-/// and every NaN (exponent all ones, mantissa not zero, either sign) gets all ones
-/// ascending, zero descending (`pos`'s sign bit is set exactly when ascending).
-/// Both tests depend only on the masks, which are uniform across a launch, and on the
-/// key; total-order callers pay one uniform branch.
+/// Order bits of a raw 32-bit key under the masks of [`BitOrder::masks`].
 #[inline(always)]
 pub const fn ordered_u32(raw: u32, pos: u32, neg: u32) -> u32 {
-    const SIGN: u32 = 0x8000_0000;
-    if (pos ^ neg) & SIGN == 0 {
-        raw ^ if raw & SIGN != 0 { neg } else { pos }
-    } else if raw & !SIGN > 0x7f80_0000 {
-        if pos & SIGN != 0 { u32::MAX } else { 0 }
-    } else {
-        raw ^ if raw & SIGN != 0 { neg ^ SIGN } else { pos }
-    }
+    raw ^ if raw & 0x8000_0000 != 0 { neg } else { pos }
 }
 
-/// [`ordered_u32`] for 64-bit keys (doubles' NaNs under [`BitOrder::FloatNanLast`]).
+/// Order bits of a raw 64-bit key under the masks of [`BitOrder::masks`].
 #[inline(always)]
 pub const fn ordered_u64(raw: u64, pos: u64, neg: u64) -> u64 {
-    const SIGN: u64 = 0x8000_0000_0000_0000;
-    if (pos ^ neg) & SIGN == 0 {
-        raw ^ if raw & SIGN != 0 { neg } else { pos }
-    } else if raw & !SIGN > 0x7ff0_0000_0000_0000 {
-        if pos & SIGN != 0 { u64::MAX } else { 0 }
-    } else {
-        raw ^ if raw & SIGN != 0 { neg ^ SIGN } else { pos }
-    }
+    raw ^ if raw & 0x8000_0000_0000_0000 != 0 { neg } else { pos }
 }
 
 /// The raw 32-bit key whose order bits ([`ordered_u32`]) are `ord`. Every mask pair of
@@ -267,10 +199,6 @@ impl SortKey for f32 {
     fn bits(&self) -> u32 {
         f32_order_bits(self.to_bits())
     }
-    #[inline(always)]
-    fn is_nan(&self) -> bool {
-        f32::is_nan(*self)
-    }
 }
 
 impl SortKey for u64 {
@@ -301,10 +229,6 @@ impl SortKey for f64 {
     fn bits(&self) -> u64 {
         f64_order_bits(self.to_bits())
     }
-    #[inline(always)]
-    fn is_nan(&self) -> bool {
-        f64::is_nan(*self)
-    }
 }
 
 /// The game entity of the Catania report's experiment: sorted by
@@ -327,10 +251,6 @@ impl SortKey for Entity {
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.distance_from_player.to_bits())
-    }
-    #[inline(always)]
-    fn is_nan(&self) -> bool {
-        self.distance_from_player.is_nan()
     }
 }
 
@@ -482,89 +402,6 @@ mod tests {
                     for r in [r, r << 32 | r, !r, r.rotate_right(1)] {
                         assert_eq!(raw_u64(ordered_u64(r, pos, neg), pos, neg), r, "{bo:?} {desc} {r:#x}");
                     }
-                }
-            }
-        }
-    }
-
-    /// NaNs of both signs and several payloads, the infinities and both zeros.
-    fn nan_zoo_f32() -> [f32; 12] {
-        [
-            f32::from_bits(0xffff_ffff),
-            -f32::NAN,
-            f32::from_bits(0x7f80_0001),
-            f32::NEG_INFINITY,
-            -1.5,
-            -0.0,
-            0.0,
-            1e-40,
-            f32::INFINITY,
-            f32::NAN,
-            f32::from_bits(0xff80_0001),
-            f32::from_bits(0x7fff_ffff),
-        ]
-    }
-
-    /// NaN-last order as numpy and torch define it, independently of the bits: NaNs
-    /// are equal to each other and above everything else; the rest by `total_cmp`.
-    fn nan_last_cmp<F: Copy>(
-        a: F,
-        b: F,
-        is_nan: impl Fn(F) -> bool,
-        total: impl Fn(F, F) -> core::cmp::Ordering,
-    ) -> core::cmp::Ordering {
-        use core::cmp::Ordering::*;
-        match (is_nan(a), is_nan(b)) {
-            (true, true) => Equal,
-            (true, false) => Greater,
-            (false, true) => Less,
-            (false, false) => total(a, b),
-        }
-    }
-
-    #[test]
-    fn nan_last_bits_put_every_nan_last_and_equal() {
-        let f = nan_zoo_f32();
-        let d: Vec<f64> = f.iter().map(|&x| x as f64).chain([f64::from_bits(0xfff0_0000_0000_0001)]).collect();
-        for desc in [false, true] {
-            for a in f {
-                for b in f {
-                    let want = nan_last_cmp(a, b, f32::is_nan, |x, y| x.total_cmp(&y));
-                    let want = if desc { want.reverse() } else { want };
-                    assert_eq!(a.sort_bits(desc, true).cmp(&b.sort_bits(desc, true)), want, "{a:?} {b:?} {desc}");
-                    // The kernels' function agrees with the host's.
-                    let (pos, neg) = BitOrder::FloatNanLast.masks(32, desc);
-                    assert_eq!(ordered_u32(a.to_bits(), pos as u32, neg as u32), a.sort_bits(desc, true), "{a:?}");
-                    // Total order is unchanged by the flag for non-NaNs and without it.
-                    assert_eq!(a.sort_bits(desc, false), a.ord_bits(desc));
-                }
-            }
-            for &a in &d {
-                for &b in &d {
-                    let want = nan_last_cmp(a, b, f64::is_nan, |x, y| x.total_cmp(&y));
-                    let want = if desc { want.reverse() } else { want };
-                    assert_eq!(a.sort_bits(desc, true).cmp(&b.sort_bits(desc, true)), want, "{a:?} {b:?} {desc}");
-                    let (pos, neg) = BitOrder::FloatNanLast.masks(64, desc);
-                    assert_eq!(ordered_u64(a.to_bits(), pos, neg), a.sort_bits(desc, true), "{a:?}");
-                }
-            }
-        }
-        // Integers have no NaNs: the flag changes nothing.
-        assert_eq!(BitOrder::Signed.with_nan_last(true), BitOrder::Signed);
-        assert_eq!((-3i32).sort_bits(false, true), (-3i32).bits());
-        assert!(!BitOrder::FloatNanLast.invertible() && BitOrder::Float.invertible());
-    }
-
-    #[test]
-    fn nan_last_masks_differ_from_every_total_order_mask_in_the_sign_bit_only() {
-        for width in [32, 64] {
-            let sign = 1u64 << (width - 1);
-            for desc in [false, true] {
-                let (p, n) = BitOrder::Float.masks(width, desc);
-                assert_eq!(BitOrder::FloatNanLast.masks(width, desc), (p, n ^ sign));
-                for bo in [BitOrder::Unsigned, BitOrder::Signed, BitOrder::Float] {
-                    let (p, n) = bo.masks(width, desc);
-                    assert_eq!(p & sign, n & sign, "{bo:?}: total-order masks keep agreeing sign bits");
                 }
             }
         }

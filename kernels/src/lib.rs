@@ -17,6 +17,7 @@ pub mod block;
 pub mod key;
 pub mod mergepath;
 pub mod naive;
+pub mod nan;
 pub mod params;
 pub mod partition;
 pub mod quick;
@@ -62,6 +63,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     runs::KERNELS,
     searchsorted::KERNELS,
     rows::KERNELS,
+    nan::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the

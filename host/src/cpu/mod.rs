@@ -75,7 +75,7 @@ pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: impl 
         rest = tail;
         if seg.len() >= LONG_SEGMENT {
             if nan_last {
-                seg.par_sort_by_key(|x| x.sort_bits(desc, true));
+                seg.par_sort_by_key(|x| order.sort_bits(x));
             } else {
                 sort(seg, order.order);
             }
@@ -86,7 +86,7 @@ pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: impl 
     // Total order: equal order bits are equal keys, so an unstable sort gives the
     // stable result. NaN-last makes NaNs of different bits equal: stable.
     if nan_last {
-        short.into_par_iter().for_each(|seg| seg.sort_by_key(|x| x.sort_bits(desc, true)));
+        short.into_par_iter().for_each(|seg| seg.sort_by_key(|x| order.sort_bits(x)));
     } else {
         short.into_par_iter().for_each(|seg| seg.sort_unstable_by_key(|x| x.ord_bits(desc)));
     }
@@ -104,7 +104,6 @@ pub fn sort_segments_pairs<T: Element>(
     use rayon::prelude::*;
     let order = order.into();
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
-    let (desc, nan_last) = (order.order.is_descending(), order.nan_last_for::<T>());
     let (mut keys, mut vals) = (&mut data[first..last], &mut values[first..last]);
     let mut segs = Vec::with_capacity(offsets.len());
     for w in offsets.windows(2) {
@@ -117,7 +116,7 @@ pub fn sort_segments_pairs<T: Element>(
     }
     segs.into_par_iter().for_each(|(k, v)| {
         let mut pairs: Vec<(T, u32)> = k.iter().copied().zip(v.iter().copied()).collect();
-        pairs.sort_by_key(|p| p.0.sort_bits(desc, nan_last));
+        pairs.sort_by_key(|p| order.sort_bits(&p.0));
         for (i, (key, val)) in pairs.into_iter().enumerate() {
             (k[i], v[i]) = (key, val);
         }

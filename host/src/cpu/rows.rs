@@ -8,11 +8,10 @@ use crate::options::KeyOrder;
 /// The stable sorting permutation of each row of `keys` (`cols` > 0 columns), as
 /// column indices.
 pub fn argsort_rows<K: Element>(keys: &[K], cols: usize, order: KeyOrder) -> Vec<u32> {
-    let (desc, nan_last) = (order.order.is_descending(), order.nan_last_for::<K>());
     let mut idx = vec![0u32; keys.len()];
     idx.par_chunks_mut(cols).zip(keys.par_chunks(cols)).for_each(|(idx, row)| {
         idx.iter_mut().enumerate().for_each(|(j, v)| *v = j as u32);
-        idx.sort_by_key(|&j| row[j as usize].sort_bits(desc, nan_last));
+        idx.sort_by_key(|&j| order.sort_bits(&row[j as usize]));
     });
     idx
 }

@@ -100,7 +100,6 @@ pub fn sort_pairs_with<K: Key, V: Element>(
 fn key_job<T: Element>(tuning: &Tuning, buf: &DeviceBuffer<T>, opts: &SortOptions) -> Result<Job> {
     let bit_order = T::BIT_ORDER.ok_or_else(|| Error::BadArgument(format!("{} is a record, not a key", T::NAME)))?;
     let bits = check_bits::<T>(opts.key_bits, 8 * size_of::<T>() as u32)?;
-    let bit_order = bit_order.with_nan_last(opts.nan.is_last());
     Ok(Job::new::<T>(tuning, bit_order, opts.order, bits, buf.len(), buf.ptr(), None))
 }
 
@@ -118,6 +117,21 @@ pub(crate) fn sort_at<K: SortKey>(
     Job::new::<K>(gpu.tuning(), bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
 }
 
+/// [`sort_at`] with 4- or 8-byte `values`, by order bits `key_bits` of each key
+/// ([`crate::SortOptions::key_bits`]; `None`: the whole key).
+pub(crate) fn sort_pairs_at<K: SortKey>(
+    gpu: &Gpu,
+    keys: u64,
+    values: (usize, u64),
+    n: usize,
+    bit_order: BitOrder,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
+    Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some(values)).run(gpu)
+}
+
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
 /// order, and so do their values). Keys are the primitive types; values are of 4 or 8
 /// bytes (an index, a second key, a payload) and move with their keys. Wider values
@@ -130,19 +144,7 @@ pub fn sort_pairs<K: Key, V: Element>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    sort_pairs_in(gpu, keys, values, K::KEY_ORDER, order, key_bits)
-}
-
-/// [`sort_pairs`] by the order bits of `bit_order` (the keys' own, or their NaN-last
-/// form: [`BitOrder::with_nan_last`]).
-pub fn sort_pairs_in<K: Key, V: Element>(
-    gpu: &Gpu,
-    keys: &mut DeviceBuffer<K>,
-    values: &mut DeviceBuffer<V>,
-    bit_order: BitOrder,
-    order: Order,
-    key_bits: Option<(u32, u32)>,
-) -> Result<()> {
+    let bit_order = K::KEY_ORDER;
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
@@ -163,17 +165,6 @@ pub fn argsort<K: Key>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<DeviceBuffer<u32>> {
-    argsort_in(gpu, keys, K::KEY_ORDER, order, key_bits)
-}
-
-/// [`argsort`] by the order bits of `bit_order` (see [`sort_pairs_in`]).
-pub fn argsort_in<K: Key>(
-    gpu: &Gpu,
-    keys: &DeviceBuffer<K>,
-    bit_order: BitOrder,
-    order: Order,
-    key_bits: Option<(u32, u32)>,
-) -> Result<DeviceBuffer<u32>> {
     let n = keys.len();
     Error::check_u32_indices("argsort", n)?;
     let mut k = gpu.alloc::<K>(n)?;
@@ -183,7 +174,7 @@ pub fn argsort_in<K: Key>(
         let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
         gpu.launch(kernels::records::iota_u32, cfg, &kernels::records::Iota { idx: idx.dev_ptr(), n: n as u64 })?;
     }
-    sort_pairs_in(gpu, &mut k, &mut idx, bit_order, order, key_bits)?;
+    sort_pairs(gpu, &mut k, &mut idx, order, key_bits)?;
     Ok(idx)
 }
 
@@ -317,12 +308,7 @@ impl Job {
     ) -> Job {
         let key_bytes = size_of::<K>() as u32;
         let value_bytes = values.map_or(0, |v| v.0 as u32);
-        // A packed pair word holds a 32-bit key above its value, where the NaN test of
-        // NaN-last masks (made for the word's width) would be wrong: split.
-        let packing = match bit_order {
-            BitOrder::FloatNanLast => Packing::Split,
-            _ => packing_for(tuning, n as u64, key_bytes, value_bytes),
-        };
+        let packing = packing_for(tuning, n as u64, key_bytes, value_bytes);
         let (tile, _) = tile_for(tuning, n as u64, key_bytes, value_bytes, packing);
         Job {
             key_bytes,

@@ -71,10 +71,10 @@ pub fn record_field<T: SortKey>() -> Option<KeyField> {
     let key_type = match (size_of::<T::Bits>(), bit_order) {
         (4, BitOrder::Unsigned) => KeyType::U32,
         (4, BitOrder::Signed) => KeyType::I32,
-        (4, BitOrder::Float | BitOrder::FloatNanLast) => KeyType::F32,
+        (4, BitOrder::Float) => KeyType::F32,
         (_, BitOrder::Unsigned) => KeyType::U64,
         (_, BitOrder::Signed) => KeyType::I64,
-        (_, BitOrder::Float | BitOrder::FloatNanLast) => KeyType::F64,
+        (_, BitOrder::Float) => KeyType::F64,
     };
     Some(KeyField::new(offset, key_type))
 }

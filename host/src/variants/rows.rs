@@ -110,10 +110,11 @@ pub fn top_k_rows<K: Key>(
     if rows == 0 || kk == 0 {
         return Ok((out_keys, out_idx));
     }
-    if kk as u64 <= tk::FAST_K_MAX {
+    // NaN-last float keys take the sort-and-take path below: the sort of their
+    // canonical copy keeps NaN payloads ([`super::segmented`]).
+    if kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>() {
         let width = 8 * size_of::<K>() as u32;
-        let bit_order = order.bit_order::<K>().unwrap_or(K::KEY_ORDER);
-        let (pos, neg) = bit_order.masks(width, order.order.is_descending());
+        let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
         let p = FinishRows::<K::Bits> {
             keys: keys.dev_ptr().cast(),
             cols: cols as u64,

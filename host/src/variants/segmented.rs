@@ -164,10 +164,10 @@ fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffse
     f(&dev)
 }
 
-/// The segmented sort in `order`. Under NaN-last order the kernels would store a
-/// NaN's order bits back as some NaN, not its own bits ([`kernels::key::BitOrder::FloatNanLast`]),
-/// so each key's position is sorted along instead and the keys (and values) are
-/// gathered from where they were: two more buffers of `n` words and a gather each.
+/// The segmented sort in `order`. Float keys under NaN-last order are sorted through
+/// their NaN-canonical copy ([`super::nan`]): the copy is sorted in total order with
+/// each key's position, and the keys (and values) are gathered from where they were,
+/// which keeps NaN payloads (two more buffers of `n` words and a gather each).
 fn run<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
@@ -176,7 +176,7 @@ fn run<K: Key, O: SegmentOffset>(
     order: KeyOrder,
 ) -> Result<()> {
     if !order.nan_last_for::<K>() || offsets.len() < 2 {
-        return run_bits(gpu, buf, values, offsets, order);
+        return run_total(gpu, buf, values, offsets, order.order);
     }
     let n = buf.len();
     Error::check_u32_indices("a NaN-last segmented sort", n)?;
@@ -185,9 +185,8 @@ fn run<K: Key, O: SegmentOffset>(
         let iota = kernels::records::Iota { idx: at.dev_ptr(), n: n as u64 };
         gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
     }
-    let mut sorted = gpu.alloc::<K>(n)?;
-    sorted.copy_from_device(gpu, buf)?;
-    run_bits(gpu, &mut sorted, Some(&mut at), offsets, order)?;
+    let mut sorted = super::nan::canonical_copy(gpu, buf)?;
+    run_total(gpu, &mut sorted, Some(&mut at), offsets, order.order)?;
     super::records::gather_from(gpu, buf, &mut sorted, &at)?;
     buf.copy_from_device(gpu, &sorted)?;
     if let Some(values) = values {
@@ -198,13 +197,13 @@ fn run<K: Key, O: SegmentOffset>(
     Ok(())
 }
 
-/// [`run`] on the order bits alone (NaN payloads are not kept under NaN-last).
-fn run_bits<K: Key, O: SegmentOffset>(
+/// [`run`] in IEEE 754 total order.
+fn run_total<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<u32>>,
     offsets: &DeviceBuffer<O>,
-    order: KeyOrder,
+    order: Order,
 ) -> Result<()> {
     let segments = offsets.len().saturating_sub(1);
     if segments == 0 {
@@ -221,7 +220,7 @@ fn run_bits<K: Key, O: SegmentOffset>(
     if n >= 1 << sk::START_BITS {
         return Err(Error::TooManyElements { what: "a segmented sort".into(), max: (1 << sk::START_BITS) - 1, len: n });
     }
-    let bit_order = K::KEY_ORDER.with_nan_last(order.nan.is_last());
+    let bit_order = K::KEY_ORDER;
     let kb = size_of::<K>() as u32;
     let vals = values.map(|v| v.dev_ptr());
     let vb = if vals.is_some() { 4 } else { 0 };
@@ -261,7 +260,7 @@ fn run_bits<K: Key, O: SegmentOffset>(
     } else {
         None
     };
-    let masks = bit_order.masks(8 * kb, order.order.is_descending());
+    let masks = bit_order.masks(8 * kb, order.is_descending());
     // The kernels move a key as the unsigned word of its width, `K::Bits`.
     let keys: DevPtr<K::Bits> = buf.dev_ptr().cast();
     let bins =
@@ -300,11 +299,11 @@ fn run_bits<K: Key, O: SegmentOffset>(
     drop(scratch);
     let total: usize = large.iter().map(|l| l.1).sum();
     if vals.is_none() && sk::batch_large(large.len() as u64, total as u64) {
-        return sort_large_together(gpu, buf, &large, total, bit_order, order.order);
+        return sort_large_together(gpu, buf, &large, total, order);
     }
     for &(start, len) in &large {
         let v = vals.map(|v| (4, v.offset(start as u64).addr()));
-        super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order.order)?;
+        super::radix::sort_at::<K>(gpu, buf.ptr_at(start), v, len, bit_order, order)?;
     }
     Ok(())
 }
@@ -407,7 +406,6 @@ fn sort_large_together<K: Key>(
     buf: &mut DeviceBuffer<K>,
     large: &[(usize, usize)],
     total: usize,
-    bit_order: kernels::key::BitOrder,
     order: Order,
 ) -> Result<()> {
     let count = large.len() as u32;
@@ -433,7 +431,7 @@ fn sort_large_together<K: Key>(
     };
     let (gather, scatter) = (<K::Bits as SegmentedKernels>::GATHER, <K::Bits as SegmentedKernels>::SCATTER);
     gpu.launch(gather, cfg, &copy(&concat, &ids))?;
-    super::radix::sort_pairs_in(gpu, &mut concat, &mut ids, bit_order, order, None)?;
+    super::radix::sort_pairs(gpu, &mut concat, &mut ids, order, None)?;
     let bits = (0, sk::segment_index_bits(count));
     super::radix::sort_pairs(gpu, &mut ids, &mut concat, Order::Ascending, Some(bits))?;
     // The pair sorts may have swapped the buffers' storage: take the pointers again.

@@ -29,7 +29,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
 use crate::error::{Error, Result};
-use crate::options::KeyOrder;
+use crate::options::{KeyOrder, Order};
 
 /// Histogram blocks per SM ([`crate::Tuning::topk_hist_blocks_per_sm`], which says why
 /// two; at least one).
@@ -46,9 +46,9 @@ fn hist_blocks_per_sm(gpu: &Gpu) -> u64 {
 ///
 /// `k > n` returns all `n` keys sorted; `k = 0` or `n = 0` returns empty buffers.
 /// Primitive keys only ([`Error::BadArgument`] for records); at most `u32::MAX` keys
-/// (the indices are `u32`). Floats in IEEE 754 total order, or NaN-last ([`KeyOrder`]):
-/// the kernels then turn the order bits of a NaN back into some NaN, not its bits
-/// (the caller gathers the keys by index where they matter).
+/// (the indices are `u32`). Floats in IEEE 754 total order, or NaN-last ([`KeyOrder`]:
+/// NaN the largest value, as in `torch.topk`), which selects on a NaN-canonical copy
+/// and gathers the keys' own bits by the indices ([`super::nan`]).
 pub fn top_k<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
@@ -77,6 +77,26 @@ pub fn top_k_on<K: Key>(
     choice: PathChoice,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let order = order.into();
+    if !order.nan_last_for::<K>() {
+        return top_k_total(gpu, keys, k, order.order, choice);
+    }
+    // NaN-last: the top-k of the canonical copy (every NaN the largest key, all equal,
+    // ties to the lowest index as always), then the keys' own bits by the indices.
+    Error::check_u32_indices("top-k", keys.len())?;
+    let copy = super::nan::canonical_copy(gpu, keys)?;
+    let (mut out_keys, out_idx) = top_k_total(gpu, &copy, k, order.order, choice)?;
+    super::records::gather_from(gpu, keys, &mut out_keys, &out_idx)?;
+    Ok((out_keys, out_idx))
+}
+
+/// [`top_k_on`] in IEEE 754 total order.
+fn top_k_total<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: Order,
+    choice: PathChoice,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let n = keys.len();
     Error::check_u32_indices("top-k", n)?;
     let kk = k.min(n);
@@ -84,23 +104,17 @@ pub fn top_k_on<K: Key>(
         return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
     }
     let aligned = keys.ptr().is_multiple_of(16);
-    let (mut out_keys, out_idx) = match (choice, tk::plan(n as u64, kk as u64, aligned)) {
-        (PathChoice::Planned, Path::Direct) => direct(gpu, keys, kk, order)?,
-        (PathChoice::Planned, Path::Sampled(plan)) => sampled(gpu, keys, kk, order, plan)?,
-        _ => exact(gpu, keys, kk, order)?,
-    };
-    if order.nan_last_for::<K>() {
-        // The kernels turned NaNs' order bits back into some NaN: the keys' own bits
-        // are where the indices say.
-        super::records::gather_from(gpu, keys, &mut out_keys, &out_idx)?;
+    match (choice, tk::plan(n as u64, kk as u64, aligned)) {
+        (PathChoice::Planned, Path::Direct) => direct(gpu, keys, kk, order),
+        (PathChoice::Planned, Path::Sampled(plan)) => sampled(gpu, keys, kk, order, plan),
+        _ => exact(gpu, keys, kk, order),
     }
-    Ok((out_keys, out_idx))
 }
 
 /// The order masks of `K` in `order`, as the key words the kernels move (`K::Bits`).
-fn masks<K: Key>(order: KeyOrder) -> (K::Bits, K::Bits) {
+fn masks<K: Key>(order: Order) -> (K::Bits, K::Bits) {
     let width = 8 * size_of::<K>() as u32;
-    let (pos, neg) = K::KEY_ORDER.with_nan_last(order.nan.is_last()).masks(width, order.order.is_descending());
+    let (pos, neg) = K::KEY_ORDER.masks(width, order.is_descending());
     (K::Bits::from_u64(pos), K::Bits::from_u64(neg))
 }
 
@@ -116,7 +130,7 @@ fn direct<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     kk: usize,
-    order: KeyOrder,
+    order: Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let (pos, neg) = masks::<K>(order);
     let out_keys = gpu.alloc::<K>(kk)?;
@@ -144,7 +158,7 @@ fn sampled<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     kk: usize,
-    order: KeyOrder,
+    order: Order,
     plan: SamplePlan,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let n = keys.len();
@@ -249,7 +263,7 @@ fn exact<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     kk: usize,
-    order: KeyOrder,
+    order: Order,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     let n = keys.len();
     let width = 8 * size_of::<K>() as u32;
@@ -305,8 +319,7 @@ fn exact<K: Key>(
     }
     out_keys.truncate(candidates);
     out_idx.truncate(candidates);
-    let bit_order = K::KEY_ORDER.with_nan_last(order.nan.is_last());
-    super::radix::sort_pairs_in(gpu, &mut out_keys, &mut out_idx, bit_order, order.order, None)?;
+    super::radix::sort_pairs(gpu, &mut out_keys, &mut out_idx, order, None)?;
     out_keys.truncate(kk);
     out_idx.truncate(kk);
     Ok((out_keys, out_idx))

@@ -639,12 +639,8 @@ pub unsafe fn finish<K: Word>(p: Finish<K>) {
         let mut i = tid as u64;
         while i < k {
             let ord = gpu::lds_u64(ords + 8 * i as u32);
-            let id = gpu::lds_u32(ids + 4 * i as u32);
-            // Candidates that are the input itself: its own key, bits and all (the
-            // order bits of NaN-last order do not give a NaN's bits back).
-            *out_keys.add(i as usize) =
-                if idx.is_null() { *keys.add(id as usize) } else { K::from_u64(ord).raw(pos, neg) };
-            *out_idx.add(i as usize) = id;
+            *out_keys.add(i as usize) = K::from_u64(ord).raw(pos, neg);
+            *out_idx.add(i as usize) = gpu::lds_u32(ids + 4 * i as u32);
             i += FINISH_BLOCK as u64;
         }
         if stage == finish::FAST && tid == 0 {
