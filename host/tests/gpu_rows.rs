@@ -121,3 +121,55 @@ fn nan_last_is_refused_by_the_other_gpu_variants() {
     s.sort(&mut ints, &opts).unwrap();
     assert!(ints.windows(2).all(|w| w[0] <= w[1]));
 }
+
+/// The device-resident entry points under NaN-last order keep NaN payloads and leave
+/// the inputs of argsort and top-k alone; key bits select bits of NaN-last order
+/// bits (those of the canonical copy the GPU sorts).
+#[test]
+fn nan_last_device_entry_points_keep_payloads() {
+    let Some(s) = gpu_sorter("nan_last_device_entry_points_keep_payloads") else { return };
+    let gpu = s.gpu().expect("a GPU sorter");
+    let cpu = Sorter::cpu();
+    for n in [1000usize, 70_000] {
+        let input = nan_zoo_f32(n, n as u64 + 1);
+        let wide = nan_zoo_f64(n, 9);
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            let what = format!("n={n} {order}");
+            let mut buf = s.upload(&input).unwrap();
+            s.sort_device(&mut buf, &opts).unwrap();
+            let mut want = input.clone();
+            cpu.sort(&mut want, &opts).unwrap();
+            assert!(bits_of(&buf.to_vec(gpu).unwrap()) == bits_of(&want), "{what}: sort_device");
+
+            let keys = s.upload(&wide).unwrap();
+            let (gk, gi) = s.top_k_device(&keys, 300, &opts).unwrap();
+            let (wk, wi) = cpu.top_k(&wide, 300, &opts).unwrap();
+            assert!(gi.to_vec(gpu).unwrap() == wi, "{what}: top_k_device indices");
+            assert!(bits_of(&gk.to_vec(gpu).unwrap()) == bits_of(&wk), "{what}: top_k_device keys");
+            assert!(bits_of(&keys.to_vec(gpu).unwrap()) == bits_of(&wide), "{what}: top-k input changed");
+
+            let (rows, cols) = (10, n / 10);
+            let mut m = s.upload(&input).unwrap();
+            s.sort_rows_device(&mut m, rows, cols, &opts).unwrap();
+            let mut want = input.clone();
+            cpu.sort_rows(&mut want, rows, cols, &opts).unwrap();
+            assert!(bits_of(&m.to_vec(gpu).unwrap()) == bits_of(&want), "{what}: sort_rows_device");
+            let keys = s.upload(&input).unwrap();
+            let (gk, gi) = s.top_k_rows_device(&keys, rows, cols, 7, &opts).unwrap();
+            let (wk, wi) = cpu.top_k_rows(&input, rows, cols, 7, &opts).unwrap();
+            assert!(gi.to_vec(gpu).unwrap() == wi, "{what}: top_k_rows_device indices");
+            assert!(bits_of(&gk.to_vec(gpu).unwrap()) == bits_of(&wk), "{what}: top_k_rows_device keys");
+            let p = s.argsort_rows_device(&keys, rows, cols, &opts).unwrap();
+            assert!(p.to_vec(gpu).unwrap() == cpu.argsort_rows(&input, rows, cols, &opts).unwrap(), "{what}");
+            assert!(bits_of(&keys.to_vec(gpu).unwrap()) == bits_of(&input), "{what}: argsort_rows input changed");
+
+            let high = opts.clone().key_bits(16, 32);
+            assert!(s.argsort(&input, &high).unwrap() == cpu.argsort(&input, &high).unwrap(), "{what}: key bits");
+            let (mut g, mut c) = (input.clone(), input.clone());
+            s.sort(&mut g, &high).unwrap();
+            cpu.sort(&mut c, &high).unwrap();
+            assert!(bits_of(&g) == bits_of(&c), "{what}: sort by key bits");
+        }
+    }
+}
