@@ -305,11 +305,11 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Res
         // Past 2^27 elements sorting a reference copy takes minutes: check order and a
         // multiset fingerprint in linear time instead (stability is not checked then).
         let result = if args.n > LARGE_CHECK {
-            verify::check_large(&input, &timing.output, args.order).map(|()| {
+            verify::check_large(&input, &timing.output, opts.key_order()).map(|()| {
                 "ok (ordered, same multiset fingerprint as the input; stability not checked at this size)".to_string()
             })
         } else {
-            verify::check(&input, &timing.output, args.order, stable).map(|c| c.to_string())
+            verify::check(&input, &timing.output, opts.key_order(), stable).map(|c| c.to_string())
         };
         match result {
             Ok(c) => println!("check:      {c}"),
