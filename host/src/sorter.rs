@@ -633,7 +633,8 @@ impl Sorter {
     }
 
     /// [`Sorter::top_k_rows`] of a matrix already on the device: two new device
-    /// buffers; for `k` up to 2,048 one launch that the host does not wait for.
+    /// buffers; for `k` up to 2,048 in total order one launch that the host does not
+    /// wait for (NaN-last float keys sort the rows).
     pub fn top_k_rows_device<K: Key>(
         &self,
         keys: &DeviceBuffer<K>,

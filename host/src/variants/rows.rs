@@ -6,8 +6,9 @@
 //! keys, are sorted one block per row). Top-k of each row, for `k` up to
 //! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
 //! narrows it by a radix select on `(order bits, column)` and sorts the survivors
-//! (the top-k module's one-block finish); larger `k` sorts the rows and keeps the
-//! first `k` of each.
+//! (the top-k module's one-block finish); larger `k`, and float keys under NaN-last
+//! order (whose NaN payloads the sort's canonical-copy route keeps), sort the rows and
+//! keep the first `k` of each.
 use kernels::rows::{RowIota, RowKernels, RowOffsets, RowTake};
 use kernels::topk::{self as tk, FinishRows, TopkKernels};
 
