@@ -1,7 +1,7 @@
 //! NaN-last order on the GPU ([`crate::NanOrder::Last`]), by a canonical copy: the
 //! sorting kernels know IEEE 754 total order only, which keeps the default order's
 //! kernels as fast as they are. For float keys under NaN-last order
-//! ([`KeyOrder::nan_last_for`], the one place that decides), `nan_canonical_f32` /
+//! ([`crate::KeyOrder::nan_last_for`], the one place that decides), `nan_canonical_f32` /
 //! `nan_canonical_f64` ([`kernels::nan`]) copy the keys with every NaN replaced by the
 //! largest NaN in total order; total order on that copy is NaN-last order (NaN-first
 //! descending), all NaNs equal. The copy is sorted with positions, and the original
