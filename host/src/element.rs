@@ -7,8 +7,12 @@ use kernels::key::BitOrder;
 /// Its kernels (the supertraits from `kernels`, and those of its key word `Bits` for the
 /// kernels that move primitive keys as raw words) are what ties it to the built-in types.
 pub trait Element:
-    SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
-    + bytemuck::Pod
+    SortKey<
+        Bits: kernels::segmented::SegmentedKernels
+                  + kernels::topk::TopkKernels
+                  + kernels::rows::RowKernels
+                  + kernels::nan::NanKernels,
+    > + bytemuck::Pod
     + Send
     + Sync
     + std::fmt::Debug
@@ -24,8 +28,12 @@ pub trait Element:
 {
 }
 impl<T> Element for T where
-    T: SortKey<Bits: kernels::segmented::SegmentedKernels + kernels::topk::TopkKernels>
-        + bytemuck::Pod
+    T: SortKey<
+            Bits: kernels::segmented::SegmentedKernels
+                      + kernels::topk::TopkKernels
+                      + kernels::rows::RowKernels
+                      + kernels::nan::NanKernels,
+        > + bytemuck::Pod
         + Send
         + Sync
         + std::fmt::Debug

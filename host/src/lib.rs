@@ -204,7 +204,7 @@ pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
 pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
-pub use options::{Order, SortOptions};
+pub use options::{KeyOrder, NanOrder, Order, SortOptions};
 pub use ranks::{RankConfig, RankGroup, RankReport};
 pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;

@@ -40,6 +40,90 @@ impl fmt::Display for Order {
     }
 }
 
+/// Where floats' NaNs sort.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum NanOrder {
+    /// IEEE 754 total order (the default; [`f32::total_cmp`]):
+    /// `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`, NaNs ordered by sign and
+    /// payload. `0.0 / 0.0` on x86 is a `-NaN`, so it sorts first ascending.
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "total", help = None::<&str>))]
+    Total,
+    /// numpy's and torch's order: every NaN, whatever its sign and payload, is larger
+    /// than `+inf` and equal to every other NaN. Ascending puts all NaNs last in input
+    /// order (stable sorts), descending first; top-k treats NaN as the largest value
+    /// (`torch.topk`). NaN bits are returned unchanged.
+    #[cfg_attr(feature = "cli", value(name = "last", help = None::<&str>))]
+    Last,
+}
+
+impl NanOrder {
+    /// Whether this is [`NanOrder::Last`].
+    pub fn is_last(self) -> bool {
+        self == NanOrder::Last
+    }
+}
+
+/// The whole order keys are compared by: the direction and where NaNs go. What the
+/// segmented, row and top-k launchers take ([`KeyOrder::nan_last_for`] says which
+/// keys NaN-last order concerns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KeyOrder {
+    /// Ascending or descending.
+    pub order: Order,
+    /// Where NaNs go.
+    pub nan: NanOrder,
+}
+
+impl KeyOrder {
+    /// `order`, NaNs as `nan` says.
+    pub fn new(order: Order, nan: NanOrder) -> KeyOrder {
+        KeyOrder { order, nan }
+    }
+
+    /// Whether NaN-last order changes anything for keys `K` (floats, or records with a
+    /// float key, under [`NanOrder::Last`]).
+    ///
+    /// The one decision of the NaN-last route: on the GPU such keys are sorted through
+    /// a NaN-canonical copy (`host::variants::nan`), everything else by the
+    /// total-order kernels alone; on the CPU such keys compare by
+    /// the NaN-last order bits of their canonical form.
+    pub fn nan_last_for<K: kernels::SortKey>(self) -> bool {
+        use kernels::key::BitOrder;
+        let float = matches!(K::BIT_ORDER.or(K::RECORD_KEY.map(|r| r.1)), Some(BitOrder::Float));
+        float && self.nan.is_last()
+    }
+
+    /// The bits the CPU backend compares `x` by under this order: its order bits
+    /// ([`kernels::SortKey::ord_bits`]), except that under NaN-last order every NaN
+    /// of a float key gets all ones ascending and zero descending (the order bits of
+    /// the canonical NaN, `kernels::nan::CANONICAL_NAN_F32`, which the GPU sorts by).
+    pub(crate) fn sort_bits<K: kernels::SortKey>(self, x: &K) -> u64 {
+        let desc = self.order.is_descending();
+        if self.nan_last_for::<K>() && is_nan_order_bits(x.bits().into(), 8 * size_of::<K::Bits>() as u32) {
+            return if desc { 0 } else { u64::MAX };
+        }
+        x.ord_bits(desc).into()
+    }
+}
+
+/// Whether the ascending order bits `bits` of a float of `width` bits (32 or 64) are a
+/// NaN's: above `+inf`'s (positive NaNs) or below `-inf`'s (negative NaNs, whose bits
+/// are flipped).
+fn is_nan_order_bits(bits: u64, width: u32) -> bool {
+    let (sign, exponent) = if width == 32 { (1u64 << 31, 0x7f80_0000) } else { (1u64 << 63, 0x7ff0_0000_0000_0000) };
+    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let pos_inf = sign | exponent;
+    bits > pos_inf || bits < !pos_inf & all
+}
+
+impl From<Order> for KeyOrder {
+    fn from(order: Order) -> Self {
+        KeyOrder { order, nan: NanOrder::Total }
+    }
+}
+
 /// How to sort: which algorithm, which direction, which block size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SortOptions {
@@ -52,12 +136,14 @@ pub struct SortOptions {
     /// Radix sort only: sort by order bits `begin..end` of each key (see
     /// [`SortOptions::key_bits`]); `None` sorts by the whole key.
     pub key_bits: Option<(u32, u32)>,
+    /// Where NaNs of float keys sort ([`NanOrder`]); integers ignore it.
+    pub nan: NanOrder,
 }
 
 impl SortOptions {
     /// `variant`, ascending, 256 threads per block, the whole key.
     pub fn new(variant: Variant) -> Self {
-        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None }
+        SortOptions { variant, order: Order::Ascending, block_size: 256, key_bits: None, nan: NanOrder::Total }
     }
 
     /// Sets the direction.
@@ -91,6 +177,45 @@ impl SortOptions {
     pub fn key_bits(mut self, begin: u32, end: u32) -> Self {
         self.key_bits = Some((begin, end));
         self
+    }
+
+    /// Sorts floats' NaNs last ascending (first descending), all equal, in input
+    /// order, as numpy and torch do ([`NanOrder::Last`]); the default is IEEE total
+    /// order. On the GPU the `radix` variant (the default) takes it for sorts, pairs
+    /// and argsort; the other variants refuse it ([`Error::Unsupported`]). Segments,
+    /// rows and top-k take it on both backends. The GPU's sorting kernels know total
+    /// order only: float keys under this order are sorted as a copy with every NaN
+    /// made the largest one, with positions, and gathered from them (one more pass
+    /// over the keys, a pair sort and a gather); the default order costs nothing.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let nan = f32::from_bits(0xffc0_0000); // a -NaN, as x86 makes for 0.0 / 0.0
+    /// let mut keys = vec![2.0f32, nan, -1.0, f32::INFINITY];
+    /// Sorter::with_fallback().sort(&mut keys, &SortOptions::default().nan_last())?;
+    /// assert_eq!(keys[..3], [-1.0, 2.0, f32::INFINITY]);
+    /// assert_eq!(keys[3].to_bits(), 0xffc0_0000); // the NaN's bits are kept
+    /// let mut keys = vec![2.0f32, nan, -1.0];
+    /// let desc = SortOptions::default().nan_last().order(Order::Descending);
+    /// Sorter::with_fallback().sort(&mut keys, &desc)?;
+    /// assert!(keys[0].is_nan() && keys[1..] == [2.0, -1.0]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn nan_last(mut self) -> Self {
+        self.nan = NanOrder::Last;
+        self
+    }
+
+    /// Sets where NaNs sort ([`NanOrder`]).
+    pub fn nan(mut self, nan: NanOrder) -> Self {
+        self.nan = nan;
+        self
+    }
+
+    /// The direction and NaN order together.
+    pub fn key_order(&self) -> KeyOrder {
+        KeyOrder::new(self.order, self.nan)
     }
 
     /// Checks the options the same way on every backend, so that options the CPU
@@ -232,5 +357,56 @@ impl std::str::FromStr for Variant {
             let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
             Error::BadArgument(format!("unknown variant `{s}` (known: {})", names.join(", ")))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::SortKey;
+
+    #[test]
+    fn nan_order_bits_are_exactly_the_nans() {
+        let f32s = [
+            0x7fc0_0000u32,
+            0xffc0_0000,
+            0x7f80_0001,
+            0xff80_0001,
+            0x7fff_ffff,
+            0xffff_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0,
+            0x8000_0000,
+            1,
+        ];
+        for raw in f32s {
+            let x = f32::from_bits(raw);
+            assert_eq!(is_nan_order_bits(x.bits().into(), 32), x.is_nan(), "{raw:#x}");
+            let d = x as f64;
+            assert_eq!(is_nan_order_bits(d.bits(), 64), d.is_nan(), "{raw:#x} widened");
+        }
+        for raw in [0x7ff0_0000_0000_0001u64, 0xfff0_0000_0000_0001, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000] {
+            let d = f64::from_bits(raw);
+            assert_eq!(is_nan_order_bits(d.bits(), 64), d.is_nan(), "{raw:#x}");
+        }
+    }
+
+    #[test]
+    fn nan_last_sort_bits_put_nans_last_ascending_and_first_descending() {
+        let last = KeyOrder::new(Order::Ascending, NanOrder::Last);
+        let first = KeyOrder::new(Order::Descending, NanOrder::Last);
+        let nans = [f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001)];
+        for nan in nans {
+            assert!(last.sort_bits(&nan) > last.sort_bits(&f32::INFINITY));
+            assert!(first.sort_bits(&nan) < first.sort_bits(&f32::INFINITY));
+            assert_eq!(last.sort_bits(&nan), last.sort_bits(&nans[0]), "all NaNs equal");
+        }
+        // Total order and integers: the order bits themselves.
+        let total = KeyOrder::from(Order::Ascending);
+        assert_eq!(total.sort_bits(&-f32::NAN), (-f32::NAN).bits() as u64);
+        assert_eq!(last.sort_bits(&u32::MAX), u32::MAX as u64);
     }
 }

@@ -4,7 +4,7 @@ use crate::by_key::RecordKey;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
-use crate::options::{Order, SortOptions, Variant};
+use crate::options::{KeyOrder, SortOptions, Variant};
 use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
 use crate::variants::searchsorted::{QueryOrder, Side};
@@ -109,6 +109,7 @@ impl Sorter {
         opts.validate()?;
         match &self.gpu {
             Some(gpu) => {
+                check_nan_last_on_gpu::<T>(opts, "a sort")?;
                 let mut buf = gpu.upload(data)?;
                 self.sort_device(&mut buf, opts)?;
                 buf.copy_to_host(gpu, data)?;
@@ -152,6 +153,17 @@ impl Sorter {
                         by: format!("variant {} on the GPU", opts.variant),
                         hint: "the radix and mergepath variants sort pairs",
                     });
+                }
+                check_nan_last_on_gpu::<K>(opts, "a pair sort")?;
+                if opts.key_order().nan_last_for::<K>() {
+                    // The permutation of the keys' canonical copy (which keeps NaN
+                    // payloads out of the sort); keys and values of any size follow
+                    // it on the host.
+                    let k = gpu.upload(keys)?;
+                    let perm = variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)?;
+                    permute(keys, &perm);
+                    permute(values, &perm);
+                    return Ok(self.backend());
                 }
                 let mut k = gpu.upload(keys)?;
                 let mut v = gpu.upload(values)?;
@@ -211,10 +223,10 @@ impl Sorter {
                 let range = &mut keys[first..last];
                 let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
                 let mut buf = gpu.upload(range)?;
-                variants::segmented::sort_segments(gpu, &mut buf, &rel, opts.order)?;
+                variants::segmented::sort_segments(gpu, &mut buf, &rel, opts.key_order())?;
                 buf.copy_to_host(gpu, range)?;
             }
-            None => cpu::sort_segments(keys, offsets, opts.order),
+            None => cpu::sort_segments(keys, offsets, opts.key_order()),
         }
         Ok(self.backend())
     }
@@ -251,11 +263,11 @@ impl Sorter {
                 let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
                 let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
                 let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
-                variants::segmented::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.order)?;
+                variants::segmented::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.key_order())?;
                 k.copy_to_host(gpu, krange)?;
                 v.copy_to_host(gpu, vrange)?;
             }
-            None => cpu::sort_segments_pairs(keys, values, offsets, opts.order),
+            None => cpu::sort_segments_pairs(keys, values, offsets, opts.key_order()),
         }
         Ok(self.backend())
     }
@@ -285,7 +297,7 @@ impl Sorter {
         offsets: &DeviceBuffer<O>,
         opts: &SortOptions,
     ) -> Result<()> {
-        variants::segmented::sort_segments_device(self.require_gpu()?, keys, offsets, opts.order)
+        variants::segmented::sort_segments_device(self.require_gpu()?, keys, offsets, opts.key_order())
     }
 
     /// [`Sorter::sort_segments_device`] of keys with a `u32` value each, stably (see
@@ -297,7 +309,7 @@ impl Sorter {
         offsets: &DeviceBuffer<O>,
         opts: &SortOptions,
     ) -> Result<()> {
-        variants::segmented::sort_segments_device_pairs(self.require_gpu()?, keys, values, offsets, opts.order)
+        variants::segmented::sort_segments_device_pairs(self.require_gpu()?, keys, values, offsets, opts.key_order())
     }
 
     /// The stable sorting permutation of `keys`: `keys[p[0]], keys[p[1]], ...` is
@@ -322,7 +334,11 @@ impl Sorter {
                     });
                 }
                 let k = gpu.upload(keys)?;
-                variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
+                if opts.key_order().nan_last_for::<K>() {
+                    variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
+                } else {
+                    variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
+                }
             }
             None => cpu_argsort(keys, opts),
         }
@@ -462,10 +478,10 @@ impl Sorter {
         match &self.gpu {
             Some(gpu) => {
                 let buf = gpu.upload(keys)?;
-                let (k, i) = variants::topk::top_k(gpu, &buf, k, opts.order)?;
+                let (k, i) = variants::topk::top_k(gpu, &buf, k, opts.key_order())?;
                 Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
             }
-            None => Ok(cpu_top_k(keys, k, opts.order)),
+            None => Ok(cpu_top_k(keys, k, opts.key_order())),
         }
     }
 
@@ -495,7 +511,140 @@ impl Sorter {
     ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
         let gpu = self.require_gpu()?;
         check_top_k_options(opts)?;
-        variants::topk::top_k(gpu, keys, k, opts.order)
+        variants::topk::top_k(gpu, keys, k, opts.key_order())
+    }
+
+    /// Sorts each row of the row-major `rows` x `cols` matrix `keys` in place, like
+    /// `torch.sort(x, dim=-1)` (stable). Of `opts` the order and the NaN order
+    /// ([`SortOptions::nan_last`]) are used. `keys.len()` must be `rows * cols`
+    /// ([`Error::BadArgument`]), at most `u32::MAX`. On the GPU the rows are the
+    /// segments of the segmented sort, their offsets made on the device (rows up to
+    /// 7,680 32-bit keys: one block per row, see [`Sorter::sort_segments_device`]).
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let mut m = vec![3.0f32, 1.0, 2.0, /* row 2 */ f32::NAN, -1.0, 5.0];
+    /// let sorter = Sorter::with_fallback();
+    /// sorter.sort_rows(&mut m, 2, 3, &SortOptions::default().nan_last())?;
+    /// assert_eq!(m[..5], [1.0, 2.0, 3.0, -1.0, 5.0]);
+    /// assert!(m[5].is_nan());
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_rows<K: Key>(&self, keys: &mut [K], rows: usize, cols: usize, opts: &SortOptions) -> Result<Backend> {
+        variants::rows::check_shape(keys.len(), rows, cols)?;
+        match &self.gpu {
+            Some(gpu) => {
+                let mut buf = gpu.upload(keys)?;
+                variants::rows::sort_rows(gpu, &mut buf, rows, cols, opts.key_order())?;
+                buf.copy_to_host(gpu, keys)?;
+            }
+            None => {
+                let offsets: Vec<usize> = (0..=rows).map(|r| r * cols).collect();
+                cpu::sort_segments(keys, &offsets, opts.key_order());
+            }
+        }
+        Ok(self.backend())
+    }
+
+    /// The stable sorting permutation of each row of the row-major `rows` x `cols`
+    /// matrix `keys`, as column indices (`torch.argsort(x, dim=-1, stable=True)`):
+    /// row `r` of the result lists the columns of row `r` in sorted order.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let m = [30i64, -4, 12, /* row 2 */ 7, 7, -1];
+    /// let p = Sorter::with_fallback().argsort_rows(&m, 2, 3, &SortOptions::default())?;
+    /// assert_eq!(p, [1, 2, 0, 2, 0, 1]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn argsort_rows<K: Key>(&self, keys: &[K], rows: usize, cols: usize, opts: &SortOptions) -> Result<Vec<u32>> {
+        variants::rows::check_shape(keys.len(), rows, cols)?;
+        match &self.gpu {
+            Some(gpu) => {
+                let buf = gpu.upload(keys)?;
+                variants::rows::argsort_rows(gpu, &buf, rows, cols, opts.key_order())?.to_vec(gpu)
+            }
+            None if cols == 0 => Ok(Vec::new()),
+            None => Ok(cpu::rows::argsort_rows(keys, cols, opts.key_order())),
+        }
+    }
+
+    /// The first `min(k, cols)` keys of each row's stable sort and their columns, as
+    /// two row-major `rows` x `min(k, cols)` matrices: `torch.topk(x, k, dim=-1)`
+    /// (descending: the largest; ties to the lowest column). The result is always
+    /// sorted (what `sorted=True` asks; `sorted=False` allows any order, so it is a
+    /// valid answer to that too). Under [`SortOptions::nan_last`], NaN is the largest
+    /// value, as in `torch.topk`.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let logits = [0.5f32, 2.0, -1.0, 2.0, /* row 2 */ 9.0, 0.0, 3.0, 1.0];
+    /// let desc = SortOptions::default().order(Order::Descending);
+    /// let (v, i) = Sorter::with_fallback().top_k_rows(&logits, 2, 4, 2, &desc)?;
+    /// assert_eq!((v, i), (vec![2.0, 2.0, 9.0, 3.0], vec![1, 3, 0, 2]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k_rows<K: Key>(
+        &self,
+        keys: &[K],
+        rows: usize,
+        cols: usize,
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(Vec<K>, Vec<u32>)> {
+        check_top_k_options(opts)?;
+        variants::rows::check_shape(keys.len(), rows, cols)?;
+        match &self.gpu {
+            Some(gpu) => {
+                let buf = gpu.upload(keys)?;
+                let (k, i) = variants::rows::top_k_rows(gpu, &buf, rows, cols, k, opts.key_order())?;
+                Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
+            }
+            None if cols == 0 => Ok((Vec::new(), Vec::new())),
+            None => Ok(cpu::rows::top_k_rows(keys, cols, k, opts.key_order())),
+        }
+    }
+
+    /// [`Sorter::sort_rows`] of a matrix already on the device; queued on the sorter's
+    /// stream (the segmented sort waits only for its bin counts).
+    pub fn sort_rows_device<K: Key>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        rows: usize,
+        cols: usize,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        variants::rows::sort_rows(self.require_gpu()?, keys, rows, cols, opts.key_order())
+    }
+
+    /// [`Sorter::argsort_rows`] of a matrix already on the device: a new device buffer
+    /// of column indices; `keys` is left unchanged.
+    pub fn argsort_rows_device<K: Key>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        rows: usize,
+        cols: usize,
+        opts: &SortOptions,
+    ) -> Result<DeviceBuffer<u32>> {
+        variants::rows::argsort_rows(self.require_gpu()?, keys, rows, cols, opts.key_order())
+    }
+
+    /// [`Sorter::top_k_rows`] of a matrix already on the device: two new device
+    /// buffers; for `k` up to 2,048 in total order one launch that the host does not
+    /// wait for (NaN-last float keys sort the rows).
+    pub fn top_k_rows_device<K: Key>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        rows: usize,
+        cols: usize,
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+        check_top_k_options(opts)?;
+        variants::rows::top_k_rows(self.require_gpu()?, keys, rows, cols, k, opts.key_order())
     }
 
     /// Each run of equal adjacent keys as its first key and its length
@@ -658,6 +807,7 @@ impl Sorter {
     pub fn sort_device<T: Element>(&self, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
         let gpu = self.require_gpu()?;
         opts.validate()?;
+        check_nan_last_on_gpu::<T>(opts, "a sort")?;
         variants::sort(gpu, buf, opts)
     }
 
@@ -677,12 +827,41 @@ fn permute<T: Copy + Send + Sync>(data: &mut [T], perm: &[u32]) {
 /// The CPU sort, honouring [`SortOptions::key_bits`].
 fn cpu_sort<T: Element>(data: &mut [T], opts: &SortOptions) -> Result<()> {
     match opts.key_bits {
-        None => cpu::sort(data, opts.order),
+        None if !opts.key_order().nan_last_for::<T>() => cpu::sort(data, opts.order),
+        None => {
+            use rayon::prelude::*;
+            let order = opts.key_order();
+            data.par_sort_by_key(|x| order.sort_bits(x));
+        }
         Some(_) => {
             let perm = cpu_argsort(data, opts)?;
             let sorted: Vec<T> = perm.iter().map(|&i| data[i as usize]).collect();
             data.copy_from_slice(&sorted);
         }
+    }
+    Ok(())
+}
+
+/// On the GPU, NaN-last order is the radix sort's (the default variant) and needs a
+/// primitive key; the other variants compare order bits in their own networks, and
+/// records go through their key field's extraction, which takes total order only.
+fn check_nan_last_on_gpu<T: Element>(opts: &SortOptions, what: &str) -> Result<()> {
+    if !opts.key_order().nan_last_for::<T>() {
+        return Ok(());
+    }
+    if opts.variant != Variant::Radix {
+        return Err(Error::Unsupported {
+            option: "NaN-last order",
+            by: format!("variant {} on the GPU", opts.variant),
+            hint: "the radix variant (the default) and the CPU backend sort NaNs last",
+        });
+    }
+    if T::BIT_ORDER.is_none() {
+        return Err(Error::Unsupported {
+            option: "NaN-last order",
+            by: format!("{what} of {} records on the GPU", T::NAME),
+            hint: "sort primitive float keys, or use the CPU backend",
+        });
     }
     Ok(())
 }
@@ -701,13 +880,13 @@ fn check_top_k_options(opts: &SortOptions) -> Result<()> {
 
 /// [`Sorter::top_k`] on the CPU: a selection of the `k`-th (order bits, index), which
 /// are unique, then a sort of the `k` before it.
-pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: Order) -> (Vec<K>, Vec<u32>) {
+pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: impl Into<KeyOrder>) -> (Vec<K>, Vec<u32>) {
+    let order = order.into();
     let k = k.min(keys.len());
     if k == 0 {
         return (Vec::new(), Vec::new());
     }
-    let desc = order.is_descending();
-    let rank = |&i: &u32| -> (u64, u32) { (keys[i as usize].ord_bits(desc).into(), i) };
+    let rank = |&i: &u32| -> (u64, u32) { (order.sort_bits(&keys[i as usize]), i) };
     let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
     if k < idx.len() {
         idx.select_nth_unstable_by_key(k - 1, rank);
@@ -727,9 +906,9 @@ fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         Some(_) => return Err(Error::key_bits_of_record(K::NAME)),
         None => (0, width),
     };
-    let desc = opts.order.is_descending();
+    let order = opts.key_order();
     let field = |k: &K| -> u64 {
-        let b: u64 = k.ord_bits(desc).into();
+        let b = order.sort_bits(k);
         let span = end - begin;
         if span == 64 { b } else { (b >> begin) & ((1u64 << span) - 1) }
     };

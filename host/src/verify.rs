@@ -1,7 +1,7 @@
 //! Checks a sort's output against its input: ordered, a permutation of the input
 //! (nothing lost, nothing duplicated, compared bit for bit), and, where the variant
 //! promises it, stable.
-use crate::{Element, Order, cpu};
+use crate::{Element, KeyOrder, cpu};
 
 /// Why an output is wrong, with the first offending index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,18 +32,30 @@ impl std::fmt::Display for Checked {
     }
 }
 
-/// Verifies `output` as a sort of `input` in `order`; with `stable`, also that equal
-/// keys kept their input order (the output must then equal the stable reference).
-pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) -> Result<Checked, Mismatch> {
+/// Verifies `output` as a sort of `input` in `order` (NaN-last order too); with
+/// `stable`, also that equal keys kept their input order (the output must then equal
+/// the stable reference).
+pub fn check<T: Element>(
+    input: &[T],
+    output: &[T],
+    order: impl Into<KeyOrder>,
+    stable: bool,
+) -> Result<Checked, Mismatch> {
+    let order = order.into();
     if input.len() != output.len() {
         return Err(Mismatch(format!("output has {} elements, input {}", output.len(), input.len())));
     }
-    let desc = order.is_descending();
-    if let Some(i) = output.windows(2).position(|w| w[0].ord_bits(desc) > w[1].ord_bits(desc)) {
-        return Err(Mismatch(format!("not ordered ({order}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
+    if let Some(i) = output.windows(2).position(|w| order.sort_bits(&w[0]) > order.sort_bits(&w[1])) {
+        let o = order.order;
+        return Err(Mismatch(format!("not ordered ({o}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
     }
     let mut expect = input.to_vec();
-    cpu::reference_sort(&mut expect, order);
+    if order.nan_last_for::<T>() {
+        // std's stable sort by NaN-last bits (NaNs of any bits are equal).
+        expect.sort_by_key(|x| order.sort_bits(x));
+    } else {
+        cpu::reference_sort(&mut expect, order.order);
+    }
     if stable {
         if let Some(i) = first_difference(&expect, output) {
             return Err(Mismatch(format!(
@@ -56,7 +68,7 @@ pub fn check<T: Element>(input: &[T], output: &[T], order: Order, stable: bool) 
         // Same multiset: both sorted by (key, raw bytes) must be identical.
         let mut got = output.to_vec();
         let by_key_then_bytes = |a: &T, b: &T| {
-            a.ord_bits(desc).cmp(&b.ord_bits(desc)).then_with(|| bytemuck::bytes_of(a).cmp(bytemuck::bytes_of(b)))
+            order.sort_bits(a).cmp(&order.sort_bits(b)).then_with(|| bytemuck::bytes_of(a).cmp(bytemuck::bytes_of(b)))
         };
         expect.sort_by(by_key_then_bytes);
         got.sort_by(by_key_then_bytes);
@@ -109,11 +121,12 @@ impl Fingerprint {
 
 /// Linear-time check for very large outputs: `output` is ordered and has the same
 /// [`Fingerprint`] as the input. Does not check stability.
-pub fn check_large<T: Element>(input: &[T], output: &[T], order: Order) -> Result<(), Mismatch> {
+pub fn check_large<T: Element>(input: &[T], output: &[T], order: impl Into<KeyOrder>) -> Result<(), Mismatch> {
     use rayon::prelude::*;
-    let desc = order.is_descending();
-    if let Some(i) = output.par_windows(2).position_any(|w| w[0].ord_bits(desc) > w[1].ord_bits(desc)) {
-        return Err(Mismatch(format!("not ordered ({order}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
+    let order = order.into();
+    if let Some(i) = output.par_windows(2).position_any(|w| order.sort_bits(&w[0]) > order.sort_bits(&w[1])) {
+        let o = order.order;
+        return Err(Mismatch(format!("not ordered ({o}) at index {i}: {:?} then {:?}", output[i], output[i + 1])));
     }
     let (a, b) = (Fingerprint::of(input), Fingerprint::of(output));
     if a != b {
@@ -138,7 +151,21 @@ fn first_difference<T: Element>(a: &[T], b: &[T]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Entity;
+    use crate::{Entity, NanOrder, Order};
+
+    #[test]
+    fn nan_last_outputs_are_checked_in_nan_last_order() {
+        let (neg_nan, nan) = (f32::from_bits(0xffc0_0000), f32::from_bits(0x7fc0_0001));
+        let input = [nan, 1.0, neg_nan, -2.0];
+        let last = KeyOrder::new(Order::Ascending, NanOrder::Last);
+        check(&input, &[-2.0, 1.0, nan, neg_nan], last, true).unwrap();
+        check_large(&input, &[-2.0, 1.0, neg_nan, nan], last).unwrap();
+        // NaNs keep their input order in a stable NaN-last sort.
+        assert!(check(&input, &[-2.0, 1.0, neg_nan, nan], last, true).is_err());
+        // Total order puts -NaN first: that output is not NaN-last order, and back.
+        assert!(check(&input, &[neg_nan, -2.0, 1.0, nan], last, false).is_err());
+        assert!(check(&input, &[-2.0, 1.0, nan, neg_nan], Order::Ascending, false).is_err());
+    }
 
     fn e(d: f32, id: u32) -> Entity {
         Entity { distance_from_player: d, id, position: [0.0; 3] }

@@ -17,11 +17,13 @@ pub mod block;
 pub mod key;
 pub mod mergepath;
 pub mod naive;
+pub mod nan;
 pub mod params;
 pub mod partition;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod rows;
 pub mod runs;
 pub mod scan;
 pub mod search;
@@ -60,6 +62,8 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     topk::KERNELS,
     runs::KERNELS,
     searchsorted::KERNELS,
+    rows::KERNELS,
+    nan::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the

@@ -10,6 +10,7 @@ pub mod ops;
 pub mod pairs;
 pub mod ranks;
 pub mod records;
+pub mod rows;
 pub mod segments;
 pub mod topk;
 
@@ -20,7 +21,9 @@ use self::args::{parse_block_size, parse_count, parse_repeat, parse_threads, rec
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, time_sort};
 use crate::study::{self, StudyConfig, StudyKind};
-use crate::{Distribution, Element, KeyType, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type};
+use crate::{
+    Distribution, Element, KeyType, NanOrder, Order, SortOptions, Sorter, Tuning, Variant, verify, with_key_type,
+};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Sort random data on the GPU with a chosen algorithm, time it and check it.
@@ -61,6 +64,8 @@ enum Command {
     BenchRecords(records::RecordsArgs),
     /// Time the segmented sort (many independent segments in one call) on the GPU.
     BenchSegments(segments::SegmentsArgs),
+    /// Time the row-wise sort, argsort and top-k of a row-major matrix on the GPU.
+    BenchRows(rows::RowsArgs),
     /// Sort a binary or text file of numbers into another file.
     Sort(files::SortArgs),
     /// Sort across processes, one GPU each (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT):
@@ -115,6 +120,10 @@ struct RunArgs {
     /// Sort direction.
     #[arg(long, value_enum, default_value_t = Order::Ascending)]
     order: Order,
+    /// Where NaNs of float keys sort: `total` (IEEE total order, -NaN first) or `last`
+    /// (numpy and torch: every NaN after +inf ascending, first descending).
+    #[arg(long, value_enum, default_value_t = NanOrder::Total)]
+    nan: NanOrder,
     /// Input distribution.
     #[arg(long, value_enum, default_value_t = Distribution::Uniform)]
     dist: Distribution,
@@ -169,6 +178,7 @@ pub fn main() -> ExitCode {
         Some(Command::BenchOps(args)) => ops::bench_ops(&args),
         Some(Command::BenchRecords(args)) => records::bench_records(&args),
         Some(Command::BenchSegments(args)) => segments::bench_segments(&args),
+        Some(Command::BenchRows(args)) => rows::bench_rows(&args),
         Some(Command::Sort(args)) => files::sort(&args),
         Some(Command::RankSort(args)) => ranks::rank_sort(&args),
         Some(Command::CheckFile(args)) => files::check_file(&args),
@@ -269,7 +279,7 @@ fn run(args: &RunArgs) -> crate::Result<bool> {
 const LARGE_CHECK: usize = 1 << 27;
 
 fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Result<bool> {
-    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size);
+    let opts = SortOptions::new(args.variant).order(args.order).block_size(args.block_size).nan(args.nan);
     let on_gpu = sorter.gpu().is_some();
     println!(
         "variant:    {}{}",
@@ -300,11 +310,11 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Res
         // Past 2^27 elements sorting a reference copy takes minutes: check order and a
         // multiset fingerprint in linear time instead (stability is not checked then).
         let result = if args.n > LARGE_CHECK {
-            verify::check_large(&input, &timing.output, args.order).map(|()| {
+            verify::check_large(&input, &timing.output, opts.key_order()).map(|()| {
                 "ok (ordered, same multiset fingerprint as the input; stability not checked at this size)".to_string()
             })
         } else {
-            verify::check(&input, &timing.output, args.order, stable).map(|c| c.to_string())
+            verify::check(&input, &timing.output, opts.key_order(), stable).map(|c| c.to_string())
         };
         match result {
             Ok(c) => println!("check:      {c}"),

@@ -10,6 +10,7 @@
 //!   encoding, searchsorted) on the CPU.
 mod merge;
 mod parallel;
+pub mod rows;
 pub mod runs;
 pub mod searchsorted;
 mod sequential;
@@ -18,7 +19,7 @@ pub use parallel::{parallel_merge_sort, sub_array_start};
 pub use sequential::{bottom_up_merge_sort, recursive_merge_sort};
 
 use crate::element::Element;
-use crate::options::Order;
+use crate::options::{KeyOrder, Order};
 
 /// From this many elements on, [`sort`] uses every thread. On the 16-core test
 /// machine (sizes study, docs/results/sizes.csv) 16 threads beat one from 4096 keys
@@ -59,35 +60,50 @@ pub fn sort<T: Element>(data: &mut [T], order: Order) {
 const LONG_SEGMENT: usize = 1 << 16;
 
 /// Sorts each segment `data[offsets[i]..offsets[i + 1]]` in `order` by the order bits,
-/// as every sort of this library does; keys outside the segments stay put. `offsets`
-/// must be valid (non-decreasing, the last at most `data.len()`; see
-/// [`crate::variants::segmented::check_offsets`]).
-pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: Order) {
+/// as every sort of this library does (NaN-last too, [`KeyOrder`]); keys outside the
+/// segments stay put. `offsets` must be valid (non-decreasing, the last at most
+/// `data.len()`; see [`crate::variants::segmented::check_offsets`]).
+pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: impl Into<KeyOrder>) {
     use rayon::prelude::*;
+    let order = order.into();
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
-    let desc = order.is_descending();
+    let (desc, nan_last) = (order.order.is_descending(), order.nan_last_for::<T>());
     let mut rest = &mut data[first..last];
     let mut short = Vec::with_capacity(offsets.len());
     for w in offsets.windows(2) {
         let (seg, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
         rest = tail;
         if seg.len() >= LONG_SEGMENT {
-            sort(seg, order);
+            if nan_last {
+                seg.par_sort_by_key(|x| order.sort_bits(x));
+            } else {
+                sort(seg, order.order);
+            }
         } else if seg.len() > 1 {
             short.push(seg);
         }
     }
-    // Equal order bits are equal keys, so an unstable sort gives the stable result.
-    short.into_par_iter().for_each(|seg| seg.sort_unstable_by_key(|x| x.ord_bits(desc)));
+    // Total order: equal order bits are equal keys, so an unstable sort gives the
+    // stable result. NaN-last makes NaNs of different bits equal: stable.
+    if nan_last {
+        short.into_par_iter().for_each(|seg| seg.sort_by_key(|x| order.sort_bits(x)));
+    } else {
+        short.into_par_iter().for_each(|seg| seg.sort_unstable_by_key(|x| x.ord_bits(desc)));
+    }
 }
 
 /// [`sort_segments`] of keys with a `u32` value each, stably: within a segment, equal
 /// keys keep their input order and values move with their keys. `values` has the
 /// length of `data`.
-pub fn sort_segments_pairs<T: Element>(data: &mut [T], values: &mut [u32], offsets: &[usize], order: Order) {
+pub fn sort_segments_pairs<T: Element>(
+    data: &mut [T],
+    values: &mut [u32],
+    offsets: &[usize],
+    order: impl Into<KeyOrder>,
+) {
     use rayon::prelude::*;
+    let order = order.into();
     let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
-    let desc = order.is_descending();
     let (mut keys, mut vals) = (&mut data[first..last], &mut values[first..last]);
     let mut segs = Vec::with_capacity(offsets.len());
     for w in offsets.windows(2) {
@@ -100,7 +116,7 @@ pub fn sort_segments_pairs<T: Element>(data: &mut [T], values: &mut [u32], offse
     }
     segs.into_par_iter().for_each(|(k, v)| {
         let mut pairs: Vec<(T, u32)> = k.iter().copied().zip(v.iter().copied()).collect();
-        pairs.sort_by_key(|p| p.0.ord_bits(desc));
+        pairs.sort_by_key(|p| order.sort_bits(&p.0));
         for (i, (key, val)) in pairs.into_iter().enumerate() {
             (k[i], v[i]) = (key, val);
         }

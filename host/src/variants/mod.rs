@@ -15,9 +15,11 @@ use records::PairSort;
 pub mod launch;
 pub mod mergepath;
 pub mod naive;
+pub mod nan;
 pub mod quick;
 pub mod radix;
 pub mod records;
+pub mod rows;
 pub mod runs;
 pub mod scan;
 mod scratch;
@@ -54,6 +56,7 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
     match opts.variant {
         // The radix sort orders key bits: records by their key field and a gather.
         Variant::Radix if T::BIT_ORDER.is_none() => records::sort_by_own_key(gpu, buf, opts, PairSort::Radix),
+        Variant::Radix if opts.key_order().nan_last_for::<T>() => nan::sort(gpu, buf, opts.order, opts.key_bits),
         Variant::Radix => radix::sort(gpu, buf, opts),
         Variant::Mergepath if mergepath::sorts_by_key::<T>(buf.len()) => {
             records::sort_by_own_key(gpu, buf, opts, PairSort::Mergepath)

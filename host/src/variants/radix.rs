@@ -117,6 +117,21 @@ pub(crate) fn sort_at<K: SortKey>(
     Job::new::<K>(gpu.tuning(), bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
 }
 
+/// [`sort_at`] with 4- or 8-byte `values`, by order bits `key_bits` of each key
+/// ([`crate::SortOptions::key_bits`]; `None`: the whole key).
+pub(crate) fn sort_pairs_at<K: SortKey>(
+    gpu: &Gpu,
+    keys: u64,
+    values: (usize, u64),
+    n: usize,
+    bit_order: BitOrder,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
+    Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some(values)).run(gpu)
+}
+
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
 /// order, and so do their values). Keys are the primitive types; values are of 4 or 8
 /// bytes (an index, a second key, a payload) and move with their keys. Wider values

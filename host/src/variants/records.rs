@@ -317,6 +317,21 @@ pub fn gather<R: bytemuck::Pod>(
     gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
 }
 
+/// `dst[i] = src[idx[i]]` for the `dst.len()` = `idx.len()` indices, each below
+/// `src.len()` (the caller's promise: top-k and NaN-last sorts gather by the indices
+/// a sort returned).
+pub(crate) fn gather_from<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<R>,
+    dst: &mut DeviceBuffer<R>,
+    idx: &DeviceBuffer<u32>,
+) -> Result<()> {
+    if dst.len() != idx.len() {
+        return Err(Error::BadArgument(format!("gather of {} indices into {} records", idx.len(), dst.len())));
+    }
+    gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
+}
+
 fn gather_raw(gpu: &Gpu, src: u64, dst: u64, n: usize, record_bytes: usize, idx: &DeviceBuffer<u32>) -> Result<()> {
     if n == 0 || record_bytes == 0 {
         return Ok(());

@@ -27,7 +27,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
 use crate::error::{Error, Result};
-use crate::options::Order;
+use crate::options::{KeyOrder, Order};
 
 mod sealed {
     pub trait Sealed {}
@@ -81,7 +81,13 @@ pub fn bin_counts(offsets: &[usize], key_bytes: usize, value_bytes: usize) -> [u
 /// outside `offsets[0]..offsets[S]` alone. Primitive keys only. The offsets are
 /// checked, uploaded and sorted by as in [`sort_segments_device`]. Errors
 /// ([`Error::BadArgument`]) leave `buf` untouched.
-pub fn sort_segments<K: Key>(gpu: &Gpu, buf: &mut DeviceBuffer<K>, offsets: &[usize], order: Order) -> Result<()> {
+pub fn sort_segments<K: Key>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    offsets: &[usize],
+    order: impl Into<KeyOrder>,
+) -> Result<()> {
+    let order = order.into();
     check_offsets(buf.len(), offsets)?;
     with_device_offsets(gpu, offsets, |o| match o {
         DeviceOffsets::U32(o) => run(gpu, buf, None, o, order),
@@ -97,8 +103,9 @@ pub fn sort_segments_pairs<K: Key>(
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<u32>,
     offsets: &[usize],
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
+    let order = order.into();
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
@@ -118,9 +125,9 @@ pub fn sort_segments_device<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     keys: &mut DeviceBuffer<K>,
     offsets: &DeviceBuffer<O>,
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
-    run(gpu, keys, None, offsets, order)
+    run(gpu, keys, None, offsets, order.into())
 }
 
 /// [`sort_segments_device`] of keys with a `u32` value each, stably (see
@@ -130,12 +137,12 @@ pub fn sort_segments_device_pairs<K: Key, O: SegmentOffset>(
     keys: &mut DeviceBuffer<K>,
     values: &mut DeviceBuffer<u32>,
     offsets: &DeviceBuffer<O>,
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<()> {
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }
-    run(gpu, keys, Some(values), offsets, order)
+    run(gpu, keys, Some(values), offsets, order.into())
 }
 
 /// Offsets uploaded in the narrowest word that holds them.
@@ -157,7 +164,41 @@ fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffse
     f(&dev)
 }
 
+/// The segmented sort in `order`. Float keys under NaN-last order are sorted through
+/// their NaN-canonical copy ([`super::nan`]): the copy is sorted in total order with
+/// each key's position, and the keys (and values) are gathered from where they were,
+/// which keeps NaN payloads (two more buffers of `n` words and a gather each).
 fn run<K: Key, O: SegmentOffset>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    values: Option<&mut DeviceBuffer<u32>>,
+    offsets: &DeviceBuffer<O>,
+    order: KeyOrder,
+) -> Result<()> {
+    if !order.nan_last_for::<K>() || offsets.len() < 2 {
+        return run_total(gpu, buf, values, offsets, order.order);
+    }
+    let n = buf.len();
+    Error::check_u32_indices("a NaN-last segmented sort", n)?;
+    let mut at = gpu.alloc::<u32>(n)?;
+    if n > 0 {
+        let iota = kernels::records::Iota { idx: at.dev_ptr(), n: n as u64 };
+        gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
+    }
+    let mut sorted = super::nan::canonical_copy(gpu, buf)?;
+    run_total(gpu, &mut sorted, Some(&mut at), offsets, order.order)?;
+    super::records::gather_from(gpu, buf, &mut sorted, &at)?;
+    buf.copy_from_device(gpu, &sorted)?;
+    if let Some(values) = values {
+        let mut moved = gpu.alloc::<u32>(n)?;
+        super::records::gather_from(gpu, values, &mut moved, &at)?;
+        values.copy_from_device(gpu, &moved)?;
+    }
+    Ok(())
+}
+
+/// [`run`] in IEEE 754 total order.
+fn run_total<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     values: Option<&mut DeviceBuffer<u32>>,

@@ -29,7 +29,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
 use crate::error::{Error, Result};
-use crate::options::Order;
+use crate::options::{KeyOrder, Order};
 
 /// Histogram blocks per SM ([`crate::Tuning::topk_hist_blocks_per_sm`], which says why
 /// two; at least one).
@@ -46,12 +46,14 @@ fn hist_blocks_per_sm(gpu: &Gpu) -> u64 {
 ///
 /// `k > n` returns all `n` keys sorted; `k = 0` or `n = 0` returns empty buffers.
 /// Primitive keys only ([`Error::BadArgument`] for records); at most `u32::MAX` keys
-/// (the indices are `u32`). Floats in IEEE 754 total order.
+/// (the indices are `u32`). Floats in IEEE 754 total order, or NaN-last ([`KeyOrder`]:
+/// NaN the largest value, as in `torch.topk`), which selects on a NaN-canonical copy
+/// and gathers the keys' own bits by the indices ([`super::nan`]).
 pub fn top_k<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     k: usize,
-    order: Order,
+    order: impl Into<KeyOrder>,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     top_k_on(gpu, keys, k, order, PathChoice::Planned)
 }
@@ -68,6 +70,27 @@ pub enum PathChoice {
 
 /// [`top_k`] on the path `choice` says (the results are the same on every path).
 pub fn top_k_on<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: impl Into<KeyOrder>,
+    choice: PathChoice,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let order = order.into();
+    if !order.nan_last_for::<K>() {
+        return top_k_total(gpu, keys, k, order.order, choice);
+    }
+    // NaN-last: the top-k of the canonical copy (every NaN the largest key, all equal,
+    // ties to the lowest index as always), then the keys' own bits by the indices.
+    Error::check_u32_indices("top-k", keys.len())?;
+    let copy = super::nan::canonical_copy(gpu, keys)?;
+    let (mut out_keys, out_idx) = top_k_total(gpu, &copy, k, order.order, choice)?;
+    super::records::gather_from(gpu, keys, &mut out_keys, &out_idx)?;
+    Ok((out_keys, out_idx))
+}
+
+/// [`top_k_on`] in IEEE 754 total order.
+fn top_k_total<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     k: usize,

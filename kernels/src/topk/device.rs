@@ -544,6 +544,28 @@ unsafe fn each_candidate<K: Word>(
     }
 }
 
+/// [`FinishRows`]: [`finish`] of the whole row `block_idx` (its positions are the
+/// column indices), into that row of the outputs.
+#[inline(always)]
+pub unsafe fn finish_rows<K: Word>(p: FinishRows<K>) {
+    let row = gpu::block_idx() as u64;
+    let FinishRows { keys, cols, k, pos, neg, out_keys, out_idx } = p;
+    unsafe {
+        finish(Finish {
+            keys: keys.offset(row * cols),
+            idx: DevPtr::NULL,
+            len: cols,
+            stage: finish::ALL,
+            k,
+            pos,
+            neg,
+            ctrl: DevPtr::NULL,
+            out_keys: out_keys.offset(row * k),
+            out_idx: out_idx.offset(row * k),
+        })
+    }
+}
+
 /// The first `k` candidates by composite key, written in order ([`Finish`]).
 #[inline(always)]
 pub unsafe fn finish<K: Word>(p: Finish<K>) {

@@ -191,6 +191,24 @@ crate::params::kernel_params! {
     entries finish_entry;
 }
 
+crate::params::kernel_params! {
+    /// `topk_rows` (a block of [`FINISH_BLOCK`] threads per row): `topk_finish` on
+    /// each row of the row-major `rows` x `cols` matrix `keys`, block `r` writing the
+    /// first `k` (at most [`FAST_K_MAX`]) of row `r` by `(order bits, column)` to row
+    /// `r` of the `rows` x `k` outputs, with column indices (`torch.topk(dim=-1)`).
+    pub struct FinishRows<K> {
+        pub keys: DevPtr<K>,
+        pub cols: u64,
+        pub k: u64,
+        pub pos: K,
+        pub neg: K,
+        pub out_keys: DevPtr<K>,
+        pub out_idx: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`FinishRows`].
+    entries finish_rows_entry;
+}
+
 /// The stages of `topk_finish`.
 pub mod finish {
     /// After `topk_filter`: the candidates are valid if their count (all keys at or
@@ -219,6 +237,7 @@ pub trait TopkKernels: Word {
     const GATHER: Kernel<Gather<Self>>;
     const FILTER: Kernel<Filter<Self>>;
     const FINISH: Kernel<Finish<Self>>;
+    const FINISH_ROWS: Kernel<FinishRows<Self>>;
 }
 
 macro_rules! topk_entries {
@@ -229,12 +248,14 @@ macro_rules! topk_entries {
             gather_entry!([<topk_gather_ $suffix>] { K = $k } |p| device::gather::<$k>(p));
             filter_entry!([<topk_filter_ $suffix>] { K = $k } |p| device::filter::<$k>(p));
             finish_entry!([<topk_finish_ $suffix>] { K = $k } |p| device::finish::<$k>(p));
+            finish_rows_entry!([<topk_rows_ $suffix>] { K = $k } |p| device::finish_rows::<$k>(p));
             impl TopkKernels for $k {
                 const HIST: Kernel<Hist<$k>> = [<topk_hist_ $suffix>];
                 const COMPACT: Kernel<Compact<$k>> = [<topk_compact_ $suffix>];
                 const GATHER: Kernel<Gather<$k>> = [<topk_gather_ $suffix>];
                 const FILTER: Kernel<Filter<$k>> = [<topk_filter_ $suffix>];
                 const FINISH: Kernel<Finish<$k>> = [<topk_finish_ $suffix>];
+                const FINISH_ROWS: Kernel<FinishRows<$k>> = [<topk_rows_ $suffix>];
             }
         }
     };
@@ -256,6 +277,8 @@ pub const KERNELS: &[EntryLayout] = &[
     <u64 as TopkKernels>::GATHER.layout(),
     <u64 as TopkKernels>::FILTER.layout(),
     <u64 as TopkKernels>::FINISH.layout(),
+    <u32 as TopkKernels>::FINISH_ROWS.layout(),
+    <u64 as TopkKernels>::FINISH_ROWS.layout(),
 ];
 
 /// Bits per select digit: 2,048 shared counters (8 KiB) per histogram block; 2^26
@@ -298,6 +321,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (SAMPLE.name(), SAMPLE_BLOCK, 1),
     (<u32 as TopkKernels>::FINISH.name(), FINISH_BLOCK, 1),
     (<u64 as TopkKernels>::FINISH.name(), FINISH_BLOCK, 1),
+    (<u32 as TopkKernels>::FINISH_ROWS.name(), FINISH_BLOCK, 1),
+    (<u64 as TopkKernels>::FINISH_ROWS.name(), FINISH_BLOCK, 1),
 ];
 
 /// Blocks per SM of the filter's grid (its launch bound).

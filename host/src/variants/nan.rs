@@ -1,0 +1,72 @@
+//! NaN-last order on the GPU ([`crate::NanOrder::Last`]), by a canonical copy: the
+//! sorting kernels know IEEE 754 total order only, which keeps the default order's
+//! kernels as fast as they are. For float keys under NaN-last order
+//! ([`crate::KeyOrder::nan_last_for`], the one place that decides), `nan_canonical_f32` /
+//! `nan_canonical_f64` ([`kernels::nan`]) copy the keys with every NaN replaced by the
+//! largest NaN in total order; total order on that copy is NaN-last order (NaN-first
+//! descending), all NaNs equal. The copy is sorted with positions, and the original
+//! keys (and values) are gathered by them, so NaN payloads are kept.
+//!
+//! Costs over a total-order sort of the same keys: one copy pass, a pair sort instead
+//! of a keys-only one, and a gather. Sorts, pairs and argsort use [`argsort`]; top-k
+//! ([`super::topk`]) and segments and rows ([`super::segmented`]) call
+//! [`canonical_copy`] and gather themselves.
+use kernels::nan::{Canonicalize, NanKernels};
+
+use super::launch::one_thread_per_item;
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::options::Order;
+use kernels::key::BitOrder;
+
+/// A copy of the float keys `keys` with every NaN replaced by the canonical NaN
+/// ([`kernels::nan::canonical_f32`]). [`Error::BadArgument`] for keys that are not
+/// floats (they have no NaNs; their callers take the total-order path).
+pub fn canonical_copy<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
+    if K::BIT_ORDER != Some(BitOrder::Float) {
+        return Err(Error::BadArgument(format!("the NaN-canonical copy takes float keys, not {}", K::NAME)));
+    }
+    let n = keys.len();
+    let copy = gpu.alloc::<K>(n)?;
+    if n > 0 {
+        let p = Canonicalize::<K::Bits> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
+        gpu.launch(<K::Bits as NanKernels>::CANONICALIZE, one_thread_per_item(n as u64, 256, 0)?, &p)?;
+    }
+    Ok(copy)
+}
+
+/// The stable sorting permutation of the float keys `keys` in NaN-last `order`: the
+/// radix sort of their canonical copy with positions (by order bits `key_bits` of the
+/// copy, which are NaN-last order's).
+pub fn argsort<K: Element>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<DeviceBuffer<u32>> {
+    let n = keys.len();
+    Error::check_u32_indices("a NaN-last sort", n)?;
+    let copy = canonical_copy(gpu, keys)?;
+    let idx = gpu.alloc::<u32>(n)?;
+    if n > 0 {
+        let iota = kernels::records::Iota { idx: idx.dev_ptr(), n: n as u64 };
+        gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
+    }
+    // The copy's total order is NaN-last order: the float keys' own bit order.
+    super::radix::sort_pairs_at::<K>(gpu, copy.ptr(), (4, idx.ptr()), n, BitOrder::Float, order, key_bits)?;
+    Ok(idx)
+}
+
+/// Sorts the float keys `buf` in NaN-last `order` (see [`argsort`]), their bits kept.
+pub fn sort<K: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let perm = argsort(gpu, buf, order, key_bits)?;
+    let mut sorted = gpu.alloc::<K>(buf.len())?;
+    super::records::gather_from(gpu, buf, &mut sorted, &perm)?;
+    buf.copy_from_device(gpu, &sorted)
+}

@@ -1,0 +1,145 @@
+//! Row-wise sorts of a row-major matrix (`rows` x `cols`), as `torch.sort`,
+//! `torch.argsort` and `torch.topk` along the last dimension do. Everything stays on
+//! the device: the row offsets and column indices are made there
+//! (`kernels/src/rows/`), and the rows are the segments of the segmented sort
+//! ([`super::segmented`]: rows up to the radix sort's one-block limit, 7,680 32-bit
+//! keys, are sorted one block per row). Top-k of each row, for `k` up to
+//! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
+//! narrows it by a radix select on `(order bits, column)` and sorts the survivors
+//! (the top-k module's one-block finish); larger `k`, and float keys under NaN-last
+//! order (whose NaN payloads the sort's canonical-copy route keeps), sort the rows and
+//! keep the first `k` of each.
+use kernels::rows::{RowIota, RowKernels, RowOffsets, RowTake};
+use kernels::topk::{self as tk, FinishRows, TopkKernels};
+
+use super::launch::{blocks, one_thread_per_item};
+use crate::device::{DeviceBuffer, Gpu};
+use crate::element::Key;
+use crate::error::{Error, Result};
+use crate::options::KeyOrder;
+
+/// Checks that `len` elements are a `rows` x `cols` matrix whose offsets and column
+/// indices fit `u32` (at most `u32::MAX` elements).
+pub fn check_shape(len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows.checked_mul(cols) != Some(len) {
+        return Err(Error::BadArgument(format!("{len} elements are not a {rows} x {cols} matrix")));
+    }
+    Error::check_u32_indices("a row-wise sort", len)
+}
+
+/// The segment offsets of the rows, `i * cols` for `i = 0..=rows`, made on the device.
+fn row_offsets(gpu: &Gpu, rows: usize, cols: usize) -> Result<DeviceBuffer<u32>> {
+    let offsets = gpu.alloc::<u32>(rows + 1)?;
+    let p = RowOffsets { offsets: offsets.dev_ptr(), rows: rows as u32, cols: cols as u32 };
+    gpu.launch(kernels::rows::rows_offsets, one_thread_per_item(rows as u64 + 1, 256, 0)?, &p)?;
+    Ok(offsets)
+}
+
+/// Each element's column, `i % cols`, made on the device.
+fn column_indices(gpu: &Gpu, n: usize, cols: usize) -> Result<DeviceBuffer<u32>> {
+    let idx = gpu.alloc::<u32>(n)?;
+    if n > 0 {
+        let p = RowIota { idx: idx.dev_ptr(), n: n as u64, cols: cols as u32 };
+        gpu.launch(kernels::rows::rows_iota, one_thread_per_item(n as u64, 256, 0)?, &p)?;
+    }
+    Ok(idx)
+}
+
+/// Sorts each row of the row-major `rows` x `cols` matrix `buf` in `order`, in place.
+pub fn sort_rows<K: Key>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    rows: usize,
+    cols: usize,
+    order: impl Into<KeyOrder>,
+) -> Result<()> {
+    check_shape(buf.len(), rows, cols)?;
+    if rows == 0 || cols <= 1 {
+        return Ok(());
+    }
+    let offsets = row_offsets(gpu, rows, cols)?;
+    super::segmented::sort_segments_device(gpu, buf, &offsets, order)
+}
+
+/// The stable sorting permutation of each row of `keys` (left unchanged): a new
+/// `rows` x `cols` matrix of column indices (`torch.argsort(dim=-1, stable=True)`).
+pub fn argsort_rows<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    rows: usize,
+    cols: usize,
+    order: impl Into<KeyOrder>,
+) -> Result<DeviceBuffer<u32>> {
+    check_shape(keys.len(), rows, cols)?;
+    Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order.into())?.1)
+}
+
+/// A copy of `keys` sorted row by row in `order`, with the column each key came from.
+fn sorted_rows_with_columns<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    rows: usize,
+    cols: usize,
+    order: KeyOrder,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let mut sorted = gpu.alloc::<K>(keys.len())?;
+    sorted.copy_from_device(gpu, keys)?;
+    let mut idx = column_indices(gpu, keys.len(), cols)?;
+    if rows > 0 && cols > 1 {
+        let offsets = row_offsets(gpu, rows, cols)?;
+        super::segmented::sort_segments_device_pairs(gpu, &mut sorted, &mut idx, &offsets, order)?;
+    }
+    Ok((sorted, idx))
+}
+
+/// The first `min(k, cols)` keys of each row's stable sort in `order` and their
+/// columns: two new `rows` x `min(k, cols)` matrices (`torch.topk(x, k, dim=-1)`,
+/// ties to the lowest column, sorted).
+pub fn top_k_rows<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    rows: usize,
+    cols: usize,
+    k: usize,
+    order: impl Into<KeyOrder>,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    let order = order.into();
+    check_shape(keys.len(), rows, cols)?;
+    let kk = k.min(cols);
+    let out_keys = gpu.alloc::<K>(rows * kk)?;
+    let out_idx = gpu.alloc::<u32>(rows * kk)?;
+    if rows == 0 || kk == 0 {
+        return Ok((out_keys, out_idx));
+    }
+    // NaN-last float keys take the sort-and-take path below: the sort of their
+    // canonical copy keeps NaN payloads ([`super::segmented`]).
+    if kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>() {
+        let width = 8 * size_of::<K>() as u32;
+        let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
+        let p = FinishRows::<K::Bits> {
+            keys: keys.dev_ptr().cast(),
+            cols: cols as u64,
+            k: kk as u64,
+            pos: <K::Bits as kernels::key::Word>::from_u64(pos),
+            neg: <K::Bits as kernels::key::Word>::from_u64(neg),
+            out_keys: out_keys.dev_ptr().cast(),
+            out_idx: out_idx.dev_ptr(),
+        };
+        let kernel = <K::Bits as TopkKernels>::FINISH_ROWS;
+        gpu.set_max_dynamic_smem(kernel.name(), tk::FINISH_SMEM)?;
+        gpu.launch(kernel, blocks(rows as u64, tk::FINISH_BLOCK, tk::FINISH_SMEM)?, &p)?;
+        return Ok((out_keys, out_idx));
+    }
+    let (sorted, idx) = sorted_rows_with_columns(gpu, keys, rows, cols, order)?;
+    let p = RowTake::<K::Bits> {
+        src: sorted.dev_ptr().cast(),
+        src_idx: idx.dev_ptr(),
+        dst: out_keys.dev_ptr().cast(),
+        dst_idx: out_idx.dev_ptr(),
+        rows: rows as u32,
+        cols: cols as u32,
+        k: kk as u32,
+    };
+    gpu.launch(<K::Bits as RowKernels>::TAKE, one_thread_per_item((rows * kk) as u64, 256, 0)?, &p)?;
+    Ok((out_keys, out_idx))
+}
