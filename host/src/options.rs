@@ -218,6 +218,21 @@ impl SortOptions {
         KeyOrder::new(self.order, self.nan)
     }
 
+    /// For the sorts that compare the GPUs' total-order bits across devices (several
+    /// GPUs, one process per GPU): an [`Error::Unsupported`] when float keys `K` are
+    /// asked for NaN-last order, which those sorts do not offer (their splitters and
+    /// merges know total order only), rather than a silently different order.
+    pub fn refuse_nan_last<K: kernels::SortKey>(&self, by: &str) -> Result<()> {
+        if self.key_order().nan_last_for::<K>() {
+            return Err(Error::Unsupported {
+                option: "NaN-last order",
+                by: by.to_string(),
+                hint: "sort on one GPU (Sorter) or the CPU backend for NaNs last",
+            });
+        }
+        Ok(())
+    }
+
     /// Checks the options the same way on every backend, so that options the CPU
     /// backend accepts work on any GPU: the block size is a power of two from 32 (a
     /// warp) to [`MAX_BLOCK_SIZE`] ([`check_block_size`]).
@@ -392,6 +407,18 @@ mod tests {
             let d = f64::from_bits(raw);
             assert_eq!(is_nan_order_bits(d.bits(), 64), d.is_nan(), "{raw:#x}");
         }
+    }
+
+    #[test]
+    fn the_cross_gpu_sorts_refuse_nan_last_for_floats_only() {
+        let last = SortOptions::default().nan_last();
+        let err = last.refuse_nan_last::<f32>("the multi-GPU sort").unwrap_err();
+        assert!(matches!(err, Error::Unsupported { option: "NaN-last order", .. }), "{err}");
+        assert!(last.refuse_nan_last::<f64>("x").is_err());
+        // Integers have no NaN: the option means nothing to them, as everywhere else.
+        assert!(last.refuse_nan_last::<u32>("x").is_ok());
+        assert!(last.refuse_nan_last::<i64>("x").is_ok());
+        assert!(SortOptions::default().refuse_nan_last::<f32>("x").is_ok());
     }
 
     #[test]

@@ -354,7 +354,8 @@ impl MultiGpuSorter {
     /// Sorts the keys spread over the GPUs: `parts[g]` lives on GPU `g` (any lengths).
     /// Afterwards `parts[g]` holds the `g`-th range of the sorted keys (its length
     /// changes: about the total over the GPU count). Primitive key types, either order;
-    /// `opts.variant` and `opts.key_bits` are not used (the local sort is `radix`).
+    /// `opts.variant` and `opts.key_bits` are not used (the local sort is `radix`);
+    /// NaN-last order of float keys is refused ([`SortOptions::refuse_nan_last`]).
     ///
     /// On an error the contents of `parts` are unspecified (they are the caller's
     /// keys, some possibly sorted or moved), but no key is lost while no error occurs.
@@ -452,6 +453,7 @@ impl MultiGpuSorter {
         mut values: Option<&mut [DeviceBuffer<V>]>,
         opts: &SortOptions,
     ) -> Result<MultiGpuReport> {
+        opts.refuse_nan_last::<K>("the multi-GPU sort")?;
         self.check_parts(keys, "key")?;
         if let Some(v) = values.as_deref() {
             self.check_parts(v, "value")?;

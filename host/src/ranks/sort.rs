@@ -88,6 +88,7 @@ impl RankGroup {
         values: Option<&mut DeviceBuffer<V>>,
         opts: &SortOptions,
     ) -> Result<RankReport> {
+        opts.refuse_nan_last::<K>("the one-process-per-GPU sort")?;
         if !keys.belongs_to(&self.gpu) || values.as_deref().is_some_and(|v| !v.belongs_to(&self.gpu)) {
             return Err(Error::BadArgument(format!("rank {}: the buffers are not on this rank's GPU", self.rank())));
         }
