@@ -170,7 +170,7 @@ def test_new_operations_are_ordered_with_the_callers_stream(torch):
 def test_float_total_order_on_the_device(torch):
     a = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], np.float32)
     t = on_device(torch, a)
-    gpusort.sort_(t)
+    gpusort.sort_(t, total_order=True)
     got = to_host(t)
     assert np.isnan(got[0]) and np.signbit(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
     assert same_bits(got[1:7], np.array([-np.inf, -1.0, -0.0, 0.0, 1.0, np.inf], np.float32))
@@ -200,8 +200,12 @@ def test_device_errors(torch):
     t = on_device(torch, np.arange(100, dtype=np.float32))
     with pytest.raises(ValueError, match="make it contiguous"):
         gpusort.sort_(t[::2])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpusort.sort_(t.reshape(10, 10).T)
+    with pytest.raises(ValueError, match="last dimension"):
+        gpusort.sort(t.reshape(10, 10), dim=0)
     with pytest.raises(ValueError, match="one-dimensional"):
-        gpusort.sort_(t.reshape(10, 10))
+        gpusort.sort_pairs(t.reshape(10, 10), t.reshape(10, 10))
     with pytest.raises(TypeError, match="gpusort sorts"):
         gpusort.sort_(t.half())
     with pytest.raises(TypeError, match="same side"):
@@ -239,3 +243,90 @@ def test_cupy_arrays_when_installed(torch):
     values, counts = gpusort.unique(cupy.asarray(a[:1000].round()), return_counts=True)
     want, want_counts = np.unique(a[:1000].round(), return_counts=True)
     assert same_bits(cupy.asnumpy(values), want) and np.array_equal(cupy.asnumpy(counts), want_counts)
+
+
+# numpy's and torch's float order (the default) and rows, against torch itself.
+
+from test_numpy_order import numpy_order_key, zoo  # noqa: E402
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [16, 4097, (1 << 20) + 3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_nan_order_matches_torch_bit_for_bit(torch, ftype, n, descending):
+    a = zoo(ftype, n, seed=n)
+    t = on_device(torch, a)
+    want_v, want_i = torch.sort(t, descending=descending, stable=True)
+    got = gpusort.sort(t, descending=descending)
+    assert same_bits(to_host(got), to_host(want_v))
+    assert torch.equal(gpusort.argsort(t, descending=descending), want_i)
+    if not descending:
+        assert same_bits(to_host(got), np.sort(a, kind="stable"))
+    k, v = gpusort.sort_pairs(t, torch.arange(n, device="cuda"), descending=descending)
+    assert same_bits(to_host(k), to_host(want_v)) and torch.equal(v, want_i)
+    u = t.clone()
+    gpusort.sort_(u, descending=descending)
+    assert same_bits(to_host(u), to_host(want_v))
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_nan_is_the_largest_as_in_torch(torch, ftype, largest):
+    a = zoo(ftype, 100_003, seed=5)
+    t = on_device(torch, a)
+    for k in (1, 100, 5000):
+        values, indices = gpusort.topk(t, k, largest=largest)
+        assert indices.dtype == torch.int64
+        perm = stable_argsort(numpy_order_key(a), largest)[:k]
+        assert np.array_equal(to_host(indices), perm) and same_bits(to_host(values), a[perm])
+        tv, _ = torch.topk(t, k, largest=largest)
+        # torch.topk's values agree in value (NaNs where torch has NaNs); its tie order
+        # is unspecified, so the bits of equal values (NaN payloads, zero signs) may differ.
+        assert np.array_equal(to_host(values), to_host(tv), equal_nan=True)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_with_nans_matches_numpy_on_the_device(torch, ftype, side):
+    a = np.sort(zoo(ftype, 10_000, seed=3), kind="stable")
+    q = zoo(ftype, 30_001, seed=4)
+    for qs, promise in ((q, False), (np.sort(q, kind="stable"), True)):
+        got = gpusort.searchsorted(on_device(torch, a), on_device(torch, qs), side=side, queries_sorted=promise)
+        assert np.array_equal(to_host(got), np.searchsorted(a, qs, side=side))
+
+
+def _rows_argsort(a, descending):
+    """The stable sorting permutation of each row of ``a`` in numpy's order."""
+    rows = a.reshape(-1, a.shape[-1]) if a.size else a.reshape(0, a.shape[-1])
+    key = numpy_order_key if a.dtype.kind == "f" else (lambda r: r)
+    perm = [stable_argsort(key(r), descending) for r in rows]
+    return np.array(perm, np.int64).reshape(a.shape)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (5, 17), (300, 1000), (2, 3, 4097), (16, 20_000), (0, 3)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_match_numpy_and_torch(torch, dtype, shape, descending):
+    n = int(np.prod(shape))
+    kind = np.dtype(dtype).kind
+    a = zoo(dtype, n, seed=n).reshape(shape) if kind == "f" and n >= 4 else keys(dtype, n, seed=n, duplicates=True).reshape(shape)
+    t = on_device(torch, a)
+    want_i = _rows_argsort(a, descending)
+    want_v = np.take_along_axis(a, want_i, -1)
+    got = gpusort.sort(t, descending=descending)
+    assert got.shape == t.shape and same_bits(to_host(got), want_v)
+    idx = gpusort.argsort(t, descending=descending)
+    assert idx.dtype == torch.int64 and np.array_equal(to_host(idx), want_i)
+    u = t.clone()
+    assert gpusort.sort_(u, dim=-1, descending=descending) is u and torch.equal(u, got)
+    if kind != "u":  # torch.sort itself, stable, bit for bit
+        tv, ti = torch.sort(t, dim=-1, descending=descending, stable=True)
+        assert same_bits(to_host(got), to_host(tv)) and torch.equal(idx, ti)
+    cols = shape[-1]
+    for k in sorted({0, 1, min(50, cols), cols}):
+        values, indices = gpusort.topk(t, k, largest=descending)
+        assert values.shape == shape[:-1] + (k,) and indices.dtype == torch.int64
+        assert np.array_equal(to_host(indices), want_i[..., :k])  # ties: lowest column first
+        assert same_bits(to_host(values), want_v[..., :k])
+        if n and k and kind != "u":
+            tv, _ = torch.topk(t, k, dim=-1, largest=descending)
+            assert np.array_equal(to_host(values), to_host(tv), equal_nan=True)
