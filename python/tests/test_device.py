@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort
+from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort, total_order_key
 
 import gpusort
 
@@ -250,23 +250,47 @@ def test_cupy_arrays_when_installed(torch):
 from test_numpy_order import numpy_order_key, zoo  # noqa: E402
 
 
+def torch_comparable(a):
+    """``a`` with every NaN the default NaN: torch's CUDA sort orders NaNs by their bits
+    (negative NaNs first, then by payload, as CUB's radix sort), numpy's order does not;
+    with one NaN bit pattern both orders agree, so torch can be the reference."""
+    return np.where(np.isnan(a), a.dtype.type(np.nan), a)
+
+
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [16, 4097, (1 << 20) + 3])
 @pytest.mark.parametrize("descending", [False, True])
-def test_nan_order_matches_torch_bit_for_bit(torch, ftype, n, descending):
+def test_nan_order_matches_numpy_and_torch_bit_for_bit(torch, ftype, n, descending):
     a = zoo(ftype, n, seed=n)
     t = on_device(torch, a)
-    want_v, want_i = torch.sort(t, descending=descending, stable=True)
+    perm = stable_argsort(numpy_order_key(a), descending)
     got = gpusort.sort(t, descending=descending)
-    assert same_bits(to_host(got), to_host(want_v))
-    assert torch.equal(gpusort.argsort(t, descending=descending), want_i)
+    assert same_bits(to_host(got), a[perm])
+    assert np.array_equal(to_host(gpusort.argsort(t, descending=descending)), perm)
     if not descending:
         assert same_bits(to_host(got), np.sort(a, kind="stable"))
     k, v = gpusort.sort_pairs(t, torch.arange(n, device="cuda"), descending=descending)
-    assert same_bits(to_host(k), to_host(want_v)) and torch.equal(v, want_i)
+    assert same_bits(to_host(k), a[perm]) and np.array_equal(to_host(v), perm)
     u = t.clone()
     gpusort.sort_(u, descending=descending)
-    assert same_bits(to_host(u), to_host(want_v))
+    assert same_bits(to_host(u), a[perm])
+    # torch.sort(stable=True) itself, where its NaN order is numpy's (one NaN pattern).
+    b = on_device(torch, torch_comparable(a))
+    want_v, want_i = torch.sort(b, descending=descending, stable=True)
+    assert same_bits(to_host(gpusort.sort(b, descending=descending)), to_host(want_v))
+    assert torch.equal(gpusort.argsort(b, descending=descending), want_i)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, ftype):
+    # No NaN: the check for NaN and -0.0 must still send -0.0 to numpy's order.
+    a = np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0] * 1000, ftype)
+    t = on_device(torch, a)
+    assert same_bits(to_host(gpusort.sort(t)), np.sort(a, kind="stable"))
+    assert np.array_equal(to_host(gpusort.argsort(t)), np.argsort(a, kind="stable"))
+    assert same_bits(to_host(gpusort.sort(t, total_order=True)), a[stable_argsort(total_order_key(a))])
+    plain = keys(ftype, 10_000, seed=2)  # neither NaN nor -0.0: the total-order path
+    assert same_bits(to_host(gpusort.sort(on_device(torch, plain))), np.sort(plain, kind="stable"))
 
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
@@ -279,10 +303,11 @@ def test_topk_nan_is_the_largest_as_in_torch(torch, ftype, largest):
         assert indices.dtype == torch.int64
         perm = stable_argsort(numpy_order_key(a), largest)[:k]
         assert np.array_equal(to_host(indices), perm) and same_bits(to_host(values), a[perm])
-        tv, _ = torch.topk(t, k, largest=largest)
+        b = on_device(torch, torch_comparable(a))
+        tv, _ = torch.topk(b, k, largest=largest)
         # torch.topk's values agree in value (NaNs where torch has NaNs); its tie order
-        # is unspecified, so the bits of equal values (NaN payloads, zero signs) may differ.
-        assert np.array_equal(to_host(values), to_host(tv), equal_nan=True)
+        # is unspecified, so the bits of equal values (zero signs) may differ.
+        assert np.array_equal(to_host(gpusort.topk(b, k, largest=largest)[0]), to_host(tv), equal_nan=True)
 
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
@@ -317,10 +342,12 @@ def test_rows_match_numpy_and_torch(torch, dtype, shape, descending):
     idx = gpusort.argsort(t, descending=descending)
     assert idx.dtype == torch.int64 and np.array_equal(to_host(idx), want_i)
     u = t.clone()
-    assert gpusort.sort_(u, dim=-1, descending=descending) is u and torch.equal(u, got)
-    if kind != "u":  # torch.sort itself, stable, bit for bit
-        tv, ti = torch.sort(t, dim=-1, descending=descending, stable=True)
-        assert same_bits(to_host(got), to_host(tv)) and torch.equal(idx, ti)
+    assert gpusort.sort_(u, dim=-1, descending=descending) is u and same_bits(to_host(u), to_host(got))
+    if kind != "u":  # torch.sort itself, stable, bit for bit (one NaN pattern: see torch_comparable)
+        b = on_device(torch, torch_comparable(a) if kind == "f" else a)
+        tv, ti = torch.sort(b, dim=-1, descending=descending, stable=True)
+        assert same_bits(to_host(gpusort.sort(b, descending=descending)), to_host(tv))
+        assert torch.equal(gpusort.argsort(b, descending=descending), ti)
     cols = shape[-1]
     for k in sorted({0, 1, min(50, cols), cols}):
         values, indices = gpusort.topk(t, k, largest=descending)
@@ -328,5 +355,7 @@ def test_rows_match_numpy_and_torch(torch, dtype, shape, descending):
         assert np.array_equal(to_host(indices), want_i[..., :k])  # ties: lowest column first
         assert same_bits(to_host(values), want_v[..., :k])
         if n and k and kind != "u":
-            tv, _ = torch.topk(t, k, dim=-1, largest=descending)
-            assert np.array_equal(to_host(values), to_host(tv), equal_nan=True)
+            b = on_device(torch, torch_comparable(a) if kind == "f" else a)
+            tv, _ = torch.topk(b, k, dim=-1, largest=descending)
+            ours = gpusort.topk(b, k, largest=descending)[0]
+            assert np.array_equal(to_host(ours), to_host(tv), equal_nan=True)
