@@ -11,7 +11,8 @@ Order: floats as numpy and torch order them: every NaN, whatever its sign bit an
 payload, after ``+inf`` ascending (first descending; the largest value for ``topk``), all
 NaNs equal, and ``-0.0`` equal to ``+0.0``. Sorts keep equal keys (so NaNs among
 themselves, and both zeros) in their input order, in both directions, so results match
-``numpy.sort(kind='stable')`` and ``torch.sort(stable=True)`` bit for bit. Every function
+``numpy.sort(kind='stable')`` bit for bit (and ``torch.sort(stable=True)``, except that
+torch's CUDA sort puts negative NaNs first and orders NaNs by payload). Every function
 that orders floats takes ``total_order=True`` for IEEE 754 total order instead, ``-nan <
 -inf < ... < -0.0 < +0.0 < ... < +inf < +nan`` (NaNs by sign and payload): one order for
 every bit pattern, and on the GPU the faster one (numpy's order sorts a canonical copy of
