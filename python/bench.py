@@ -3,7 +3,10 @@ tensor) and torch.sort of 2^24 and 2^28 float32 keys, argsort against torch.args
 (stable), sort_pairs against a stable torch.sort and a gather of the values, top-k
 (k = 100 of 2^26) against torch.topk, searchsorted (2^24 queries in 2^26 keys) against
 torch.searchsorted, unique_consecutive and unique (2^26 keys, 2^20 distinct) against
-torch's, and the call overhead of a 1,000-key sort. Device times are CUDA events on the
+torch's, row-wise sort (4,096 x 4,096 float32, dim=-1) against torch.sort and
+top-k (k = 50 of each row of 128 x 50,257 float32) against torch.topk, the cost of
+numpy's NaN order (the default) over total_order=True, and the call overhead of a
+1,000-key sort. Device times are CUDA events on the
 current stream around each call (gpusort joins its own stream to it), after warm-up;
 inputs restored before each repeat outside the timed range; medians. Needs PyTorch
 with CUDA. Operations the installed gpusort lacks are left out, so an older build can
@@ -52,7 +55,18 @@ def wall_us(fn, *, repeat, warmup=20):
     return statistics.median(times)
 
 
-OPS = ("sort", "argsort", "pairs", "topk", "search", "unique", "overhead")
+OPS = ("sort", "argsort", "pairs", "topk", "search", "unique", "rows", "overhead")
+
+
+def has_keyword(fn, name):
+    """Whether the installed gpusort's ``fn`` takes keyword ``name`` (older builds
+    lack ``dim`` and ``total_order``)."""
+    import inspect
+
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def gkeys(n, ms):
@@ -108,6 +122,9 @@ def main():
             row("sort f32, in place (sort_)", n, ours_inplace, theirs, "torch.sort returns values and indices")
             row("sort f32, new tensor", n, ours_new, theirs)
             row("sort f32 vs torch stable=True", n, ours_new, theirs_stable)
+            if has_keyword(gpusort.sort, "total_order"):
+                ours_total = device_ms(lambda: gpusort.sort(keys, total_order=True), repeat=rep)
+                row("sort f32 total_order=True", n, ours_total, theirs_stable, "no NaN-canonical copy")
             del work
         if "argsort" in ops:
             ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)
@@ -184,6 +201,31 @@ def main():
         if not torch.equal(v, tv):
             print("MISMATCH: gpusort.topk values != torch.topk values")
         del keys
+        torch.cuda.empty_cache()
+
+    if "rows" in ops and has_keyword(gpusort.sort, "dim"):
+        m = torch.randn(4096, 4096, device="cuda", generator=gen)
+        ours = device_ms(lambda: gpusort.sort(m, dim=-1), repeat=args.repeat)
+        theirs = device_ms(lambda: torch.sort(m, dim=-1, stable=True), repeat=args.repeat)
+        theirs_fast = device_ms(lambda: torch.sort(m, dim=-1), repeat=args.repeat)
+        row("sort rows 4096 x 4096 f32, dim=-1", m.numel(), ours, theirs, "torch stable=True")
+        row("sort rows 4096 x 4096 f32, dim=-1", m.numel(), ours, theirs_fast, "torch default")
+        ours_total = device_ms(lambda: gpusort.sort(m, dim=-1, total_order=True), repeat=args.repeat)
+        row("sort rows 4096 x 4096 f32 total_order", m.numel(), ours_total, theirs, "torch stable=True")
+        ours_arg = device_ms(lambda: gpusort.argsort(m, dim=-1), repeat=args.repeat)
+        theirs_arg = device_ms(lambda: torch.argsort(m, dim=-1, stable=True), repeat=args.repeat)
+        row("argsort rows 4096 x 4096 f32", m.numel(), ours_arg, theirs_arg, "torch stable=True")
+        if not torch.equal(gpusort.sort(m, dim=-1), torch.sort(m, dim=-1, stable=True).values):
+            print("MISMATCH: gpusort.sort(dim=-1) != torch.sort(dim=-1)")
+        logits = torch.randn(128, 50257, device="cuda", generator=gen)
+        ours = device_ms(lambda: gpusort.topk(logits, 50, dim=-1), repeat=args.repeat)
+        theirs = device_ms(lambda: torch.topk(logits, 50, dim=-1), repeat=args.repeat)
+        row("topk rows 128 x 50257 f32, k=50", logits.numel(), ours, theirs)
+        ours_total = device_ms(lambda: gpusort.topk(logits, 50, dim=-1, total_order=True), repeat=args.repeat)
+        row("topk rows 128 x 50257 f32 total_order", logits.numel(), ours_total, theirs)
+        if not torch.equal(gpusort.topk(logits, 50, dim=-1)[0], torch.topk(logits, 50, dim=-1)[0]):
+            print("MISMATCH: gpusort.topk(dim=-1) values != torch.topk values")
+        del m, logits
         torch.cuda.empty_cache()
 
     if "overhead" in ops:

@@ -51,9 +51,10 @@ pub enum NanOrder {
     #[cfg_attr(feature = "cli", value(name = "total", help = None::<&str>))]
     Total,
     /// numpy's and torch's order: every NaN, whatever its sign and payload, is larger
-    /// than `+inf` and equal to every other NaN. Ascending puts all NaNs last in input
-    /// order (stable sorts), descending first; top-k treats NaN as the largest value
-    /// (`torch.topk`). NaN bits are returned unchanged.
+    /// than `+inf` and equal to every other NaN, and `-0.0` equals `+0.0`. Ascending
+    /// puts all NaNs last in input order (stable sorts), descending first; both zeros
+    /// keep their input order; top-k treats NaN as the largest value (`torch.topk`).
+    /// The keys' bits (NaN payloads, zero signs) are returned unchanged.
     #[cfg_attr(feature = "cli", value(name = "last", help = None::<&str>))]
     Last,
 }
@@ -98,11 +99,22 @@ impl KeyOrder {
     /// The bits the CPU backend compares `x` by under this order: its order bits
     /// ([`kernels::SortKey::ord_bits`]), except that under NaN-last order every NaN
     /// of a float key gets all ones ascending and zero descending (the order bits of
-    /// the canonical NaN, `kernels::nan::CANONICAL_NAN_F32`, which the GPU sorts by).
+    /// the canonical NaN, `kernels::nan::CANONICAL_NAN_F32`, which the GPU sorts by),
+    /// and `-0.0` of a primitive float gets the order bits of `+0.0` (the canonical
+    /// copy's zero: both zeros are one value, as in numpy and torch).
     pub(crate) fn sort_bits<K: kernels::SortKey>(self, x: &K) -> u64 {
         let desc = self.order.is_descending();
-        if self.nan_last_for::<K>() && is_nan_order_bits(x.bits().into(), 8 * size_of::<K::Bits>() as u32) {
-            return if desc { 0 } else { u64::MAX };
+        let width = 8 * size_of::<K::Bits>() as u32;
+        let asc: u64 = x.bits().into();
+        if self.nan_last_for::<K>() {
+            if is_nan_order_bits(asc, width) {
+                return if desc { 0 } else { u64::MAX };
+            }
+            let sign = 1u64 << (width - 1);
+            // -0.0's ascending order bits are all ones below the sign bit.
+            if K::BIT_ORDER == Some(kernels::key::BitOrder::Float) && asc == sign - 1 {
+                return if desc { sign - 1 } else { sign }; // +0.0's: `sign`, flipped within `width`
+            }
         }
         x.ord_bits(desc).into()
     }
@@ -435,5 +447,19 @@ mod tests {
         let total = KeyOrder::from(Order::Ascending);
         assert_eq!(total.sort_bits(&-f32::NAN), (-f32::NAN).bits() as u64);
         assert_eq!(last.sort_bits(&u32::MAX), u32::MAX as u64);
+    }
+
+    #[test]
+    fn nan_last_sort_bits_make_both_zeros_one_value() {
+        for order in [Order::Ascending, Order::Descending] {
+            let o = KeyOrder::new(order, NanOrder::Last);
+            assert_eq!(o.sort_bits(&-0.0f32), o.sort_bits(&0.0f32), "{order}");
+            assert_eq!(o.sort_bits(&-0.0f64), o.sort_bits(&0.0f64), "{order}");
+            let (lo, hi) = if order.is_descending() { (1e-45f32, -1e-45) } else { (-1e-45f32, 1e-45) };
+            assert!(o.sort_bits(&lo) < o.sort_bits(&-0.0f32) && o.sort_bits(&-0.0f32) < o.sort_bits(&hi));
+        }
+        // Total order keeps -0.0 before +0.0.
+        let total = KeyOrder::from(Order::Ascending);
+        assert!(total.sort_bits(&-0.0f32) < total.sort_bits(&0.0f32));
     }
 }

@@ -178,11 +178,26 @@ fn results_are_written_into_lent_outputs() {
             let sorted = unsafe { gpu.borrow_device_memory::<f32>(kp, n) }.unwrap();
             let q = unsafe { gpu.borrow_device_memory::<f32>(qp, n) }.unwrap();
             let mut out = unsafe { gpu.borrow_device_memory::<u64>(ip, n) }.unwrap();
-            sorted.searchsorted_into(sorter, &q, host::Side::Right, host::QueryOrder::Unsorted, &mut out).unwrap();
+            sorted
+                .searchsorted_into(
+                    sorter,
+                    &q,
+                    host::Side::Right,
+                    host::QueryOrder::Unsorted,
+                    host::NanOrder::Total,
+                    &mut out,
+                )
+                .unwrap();
             // Results over the queries are refused (queries read from the results' memory).
             let q_over = unsafe { gpu.borrow_device_memory::<f32>(ip, n) }.unwrap();
-            let refused =
-                sorted.searchsorted_into(sorter, &q_over, host::Side::Left, host::QueryOrder::Unsorted, &mut out);
+            let refused = sorted.searchsorted_into(
+                sorter,
+                &q_over,
+                host::Side::Left,
+                host::QueryOrder::Unsorted,
+                host::NanOrder::Total,
+                &mut out,
+            );
             assert!(matches!(refused, Err(Error::BadArgument(_))), "{refused:?}");
         }
         let want: Vec<u64> =

@@ -1,7 +1,9 @@
-//! What the Python side hands over: a one-dimensional, C-contiguous array described by
-//! numpy's `__array_interface__` (host memory) or by `__cuda_array_interface__` (device
-//! memory: PyTorch, CuPy, Numba), read into an [`Array`]. Both interfaces share their
-//! fields (`data`, `shape`, `typestr`, `strides`); the CUDA one adds `stream`.
+//! What the Python side hands over: a C-contiguous array described by numpy's
+//! `__array_interface__` (host memory) or by `__cuda_array_interface__` (device memory:
+//! PyTorch, CuPy, Numba), read into an [`Array`]: one-dimensional ([`Array::read`]) or,
+//! for the row-wise operations, of any number of dimensions seen as a matrix of its
+//! last dimension's rows ([`Array::read_rows`]). Both interfaces share their fields
+//! (`data`, `shape`, `typestr`, `strides`); the CUDA one adds `stream`.
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -113,7 +115,7 @@ pub enum Stream {
     Handle(u64),
 }
 
-/// A one-dimensional, C-contiguous array of a supported type at a raw address.
+/// A C-contiguous array of a supported type at a raw address, `len` elements in all.
 #[derive(Clone, Copy, Debug)]
 pub struct Array {
     pub ptr: u64,
@@ -129,6 +131,29 @@ impl Array {
     /// messages. The object must outlive every use of the address (the caller keeps a
     /// reference to it for the length of the call).
     pub fn read(obj: &Bound<'_, PyAny>, memory: Memory, what: &str) -> PyResult<Array> {
+        let (array, shape) = Array::read_shaped(obj, memory, what)?;
+        if shape.len() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{what}: gpusort sorts one-dimensional arrays here, this one has shape {shape:?} (flatten it, e.g. a.ravel())"
+            )));
+        }
+        Ok(array)
+    }
+
+    /// Reads an array of one or more dimensions, C-contiguous, as the row-major matrix
+    /// of its last dimension: `(array, rows, cols)` with `cols` the last dimension and
+    /// `rows` the product of the others (1 for a one-dimensional array).
+    pub fn read_rows(obj: &Bound<'_, PyAny>, memory: Memory, what: &str) -> PyResult<(Array, usize, usize)> {
+        let (array, shape) = Array::read_shaped(obj, memory, what)?;
+        let Some((&cols, outer)) = shape.split_last() else {
+            return Err(PyValueError::new_err(format!("{what}: a zero-dimensional array has no rows to sort")));
+        };
+        Ok((array, outer.iter().product(), cols))
+    }
+
+    /// Reads the interface of an array of any shape, checked to be C-contiguous, with
+    /// its shape.
+    fn read_shaped(obj: &Bound<'_, PyAny>, memory: Memory, what: &str) -> PyResult<(Array, Vec<usize>)> {
         let attr = memory.attribute();
         let iface =
             obj.getattr(attr).map_err(|_| PyTypeError::new_err(format!("{what}: {} has no {attr}", type_name(obj))))?;
@@ -145,22 +170,19 @@ impl Array {
             ))
         })?;
         let shape: Vec<usize> = field("shape")?.extract()?;
-        let [len] = shape[..] else {
-            return Err(PyValueError::new_err(format!(
-                "{what}: gpusort sorts one-dimensional arrays, this one has shape {shape:?} (flatten it, e.g. a.ravel())"
-            )));
-        };
+        let len = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or_else(|| {
+            PyValueError::new_err(format!("{what}: the shape {shape:?} has more elements than an address can reach"))
+        })?;
         let strides: Option<Vec<isize>> = match iface.get_item("strides")? {
             Some(s) if !s.is_none() => Some(s.extract()?),
             _ => None,
         };
-        if let Some(&[stride]) = strides.as_deref()
-            && len > 1
-            && stride != dtype.size() as isize
+        if let Some(strides) = strides
+            && !is_c_contiguous(&shape, &strides, dtype.size())
         {
             return Err(PyValueError::new_err(format!(
-                "{what}: the array is not contiguous (a stride of {stride} bytes for {}-byte elements): make it contiguous \
-                 first (numpy.ascontiguousarray(a), t.contiguous())",
+                "{what}: the array is not C-contiguous (strides {strides:?} bytes for shape {shape:?} of {}-byte \
+                 elements): make it contiguous first (numpy.ascontiguousarray(a), t.contiguous())",
                 dtype.size()
             )));
         }
@@ -175,7 +197,7 @@ impl Array {
             (Memory::Device, Some(s)) if !s.is_none() => Stream::Handle(s.extract()?),
             _ => Stream::Unspecified,
         };
-        Ok(Array { ptr, len, dtype, readonly, stream })
+        Ok((Array { ptr, len, dtype, readonly, stream }, shape))
     }
 
     /// Refuses a read-only array as the destination of a write.
@@ -228,6 +250,25 @@ impl Array {
     }
 }
 
+/// Whether `strides` (bytes) lay out `shape` row-major without gaps; dimensions of
+/// one element may have any stride (numpy and torch give them arbitrary ones).
+fn is_c_contiguous(shape: &[usize], strides: &[isize], size: usize) -> bool {
+    if shape.len() != strides.len() {
+        return false;
+    }
+    if shape.contains(&0) {
+        return true;
+    }
+    let mut expect = size as isize;
+    for (&d, &s) in shape.iter().zip(strides).rev() {
+        if d > 1 && s != expect {
+            return false;
+        }
+        expect *= d as isize;
+    }
+    true
+}
+
 /// The Python type of `obj`, for messages.
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "the object".into())
@@ -245,4 +286,20 @@ fn describe_typestr(typestr: &str) -> String {
         _ => return format!("'{typestr}'"),
     };
     if typestr.starts_with('>') { format!("big-endian {name} ('{typestr}')") } else { format!("{name} ('{typestr}')") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_c_contiguous;
+
+    #[test]
+    fn c_contiguity_of_strides() {
+        assert!(is_c_contiguous(&[3, 4], &[16, 4], 4));
+        assert!(!is_c_contiguous(&[3, 4], &[4, 12], 4), "column-major");
+        assert!(!is_c_contiguous(&[3, 4], &[32, 4], 4), "every other row");
+        assert!(!is_c_contiguous(&[8], &[8], 4), "every other element");
+        assert!(is_c_contiguous(&[1, 4], &[999, 4], 4), "a dimension of one: any stride");
+        assert!(is_c_contiguous(&[2, 0], &[0, 0], 4), "empty");
+        assert!(is_c_contiguous(&[2, 3, 5], &[120, 40, 8], 8));
+    }
 }

@@ -12,13 +12,13 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use host::cudarc::driver::{result, sys};
-use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, Key, QueryOrder, Side, Sorter, shared_sorter};
+use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, QueryOrder, Side, Sorter, shared_sorter};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::array::{Array, DType, Memory, Stream, with_dtype};
 use crate::errors::OrPyErr;
-use crate::host_arrays::{check_k, check_out, options};
+use crate::host_arrays::{check_k, check_out, check_u32_indices, options};
 
 /// The sorter of the device that holds `ptr`: the process-wide one (device 0) or one
 /// opened for that device on first use and kept for the process.
@@ -143,6 +143,7 @@ pub fn sort(
     src: &Bound<'_, PyAny>,
     out: &Bound<'_, PyAny>,
     descending: bool,
+    nan_last: bool,
     stream: Option<u64>,
 ) -> PyResult<()> {
     let s = Array::read(src, Memory::Device, "a")?;
@@ -158,18 +159,11 @@ pub fn sort(
                 if s.ptr != d.ptr {
                     to.copy_from(borrow::<T>(gpu, &s)?.buffer())?;
                 }
-                to.sort(sorter, &options(descending))
+                to.sort(sorter, &options(descending, nan_last))
             })
         })
     })
     .or_py()
-}
-
-/// Checks a 4-byte index output of the device top-k: `len` elements of int32 or uint32
-/// (the library's u32 indices are copied in bit for bit and widened to int64 on the
-/// Python side).
-fn check_index_out(out: &Array, len: usize) -> PyResult<()> {
-    check_out_array(out, "indices", len, &[DType::I32, DType::U32])
 }
 
 /// Checks an output the device functions write: writable, `len` elements of one of
@@ -204,6 +198,7 @@ pub fn argsort(
     src: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     descending: bool,
+    nan_last: bool,
     stream: Option<u64>,
 ) -> PyResult<()> {
     let s = Array::read(src, Memory::Device, "a")?;
@@ -215,7 +210,8 @@ pub fn argsort(
     py.detach(|| {
         on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                borrow::<T>(gpu, &s)?.argsort_into(sorter, options(descending).order, &mut borrow::<u64>(gpu, &i)?)
+                let order = options(descending, nan_last).key_order();
+                borrow::<T>(gpu, &s)?.argsort_into(sorter, order, &mut borrow::<u64>(gpu, &i)?)
             })
         })
     })
@@ -233,6 +229,7 @@ pub fn sort_pairs(
     keys_out: &Bound<'_, PyAny>,
     values_out: &Bound<'_, PyAny>,
     descending: bool,
+    nan_last: bool,
     stream: Option<u64>,
 ) -> PyResult<()> {
     let k = Array::read(keys, Memory::Device, "keys")?;
@@ -262,7 +259,7 @@ pub fn sort_pairs(
                 if v.ptr != vo.ptr {
                     vt.copy_from(borrow::<V>(gpu, &v)?.buffer())?;
                 }
-                kt.sort_pairs(&mut vt, sorter, options(descending).order)
+                kt.sort_pairs(&mut vt, sorter, options(descending, nan_last).key_order())
             }))
         })
     })
@@ -272,7 +269,8 @@ pub fn sort_pairs(
 /// Writes into `out` (int64 or uint64, one per query) where each query of the device
 /// array `queries` falls in the ascending device array `sorted` (`right`: after equal
 /// keys). `queries_sorted` promises ascending queries (the merge path); otherwise each
-/// query is a binary search.
+/// query is a binary search. `nan_last`: floats compared as numpy compares them.
+#[allow(clippy::too_many_arguments)]
 pub fn searchsorted(
     py: Python<'_>,
     sorted: &Bound<'_, PyAny>,
@@ -280,6 +278,7 @@ pub fn searchsorted(
     out: &Bound<'_, PyAny>,
     right: bool,
     queries_sorted: bool,
+    nan_last: bool,
     stream: Option<u64>,
 ) -> PyResult<()> {
     let s = Array::read(sorted, Memory::Device, "sorted")?;
@@ -297,7 +296,8 @@ pub fn searchsorted(
         on_callers_streams(&[&q, &o, &s], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
                 let keys = borrow::<T>(gpu, &s)?;
-                keys.searchsorted_into(sorter, &borrow::<T>(gpu, &q)?, side, order, &mut borrow::<u64>(gpu, &o)?)
+                let nan = options(false, nan_last).nan;
+                keys.searchsorted_into(sorter, &borrow::<T>(gpu, &q)?, side, order, nan, &mut borrow::<u64>(gpu, &o)?)
             })
         })
     })
@@ -319,9 +319,12 @@ pub fn check_same_dtype(sorted: &Array, queries: &Array) -> PyResult<()> {
 
 /// The distinct values of the device array `src` (`consecutive`: of each run of equal
 /// adjacent keys; otherwise sorted, numpy.unique) and, with `counts`, how often each
-/// occurs. The library computes them into its own buffers and reads back their length;
-/// `alloc(n, dtype)` (the caller's library) then makes the results, exactly that long,
-/// and the library copies its values into them and widens its u32 counts into int64.
+/// occurs (int64). `alloc(n, dtype)` (the caller's library) makes outputs as long as
+/// the input, which every result fits; the library writes the values and the int64
+/// counts straight into them ([`BorrowedBuffer::unique_into`]: one kernel for the
+/// runs, then one read of their number) and the results are their first elements,
+/// views sliced here (as `torch.unique_consecutive`, whose results keep storage for
+/// the whole input too).
 pub fn unique<'py>(
     py: Python<'py>,
     src: &Bound<'py, PyAny>,
@@ -331,63 +334,45 @@ pub fn unique<'py>(
     stream: Option<u64>,
 ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
     let s = Array::read(src, Memory::Device, "a")?;
-    with_dtype!(s.dtype, T => unique_of::<T>(py, &s, consecutive, counts, alloc, stream))
-}
-
-fn unique_of<'py, T: Key>(
-    py: Python<'py>,
-    s: &Array,
-    consecutive: bool,
-    want_counts: bool,
-    alloc: &Bound<'py, PyAny>,
-    stream: Option<u64>,
-) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
-    let mut runs: Option<(DeviceBuffer<T>, DeviceBuffer<u32>)> = None;
+    check_u32_indices("unique", s.len)?;
+    let values_obj = alloc.call1((s.len, s.dtype.name()))?;
+    let counts_obj = if counts { Some(alloc.call1((s.len, "int64"))?) } else { None };
+    let v = Array::read(&values_obj, Memory::Device, "the values' allocation")?;
+    check_out_array(&v, "the values' allocation", s.len, &[s.dtype])?;
+    let c = counts_obj.as_ref().map(|c| Array::read(c, Memory::Device, "the counts' allocation")).transpose()?;
+    if let Some(c) = &c {
+        check_out_array(c, "the counts' allocation", s.len, WIDE_INDEX)?;
+    }
+    let mut found = 0;
     if s.len > 0 {
+        let arrays: Vec<&Array> = [&s, &v].into_iter().chain(c.as_ref()).collect();
         py.detach(|| {
-            on_callers_streams(&[s], stream, |sorter, gpu| {
-                let keys = borrow::<T>(gpu, s)?;
-                runs = Some(if consecutive {
-                    sorter.run_length_encode_device(keys.buffer())?
-                } else {
-                    sorter.unique_counts_device(keys.buffer())?
-                });
-                Ok(())
+            on_callers_streams(&arrays, stream, |sorter, gpu| {
+                with_dtype!(s.dtype, T => {
+                    let mut out_counts = c.as_ref().map(|c| borrow::<u64>(gpu, c)).transpose()?;
+                    found = borrow::<T>(gpu, &s)?.unique_into(sorter, consecutive, &mut borrow::<T>(gpu, &v)?, out_counts.as_mut())?;
+                    Ok(())
+                })
             })
         })
         .or_py()?;
     }
-    let n = runs.as_ref().map_or(0, |(k, _)| k.len());
-    let values_obj = alloc.call1((n, s.dtype.name()))?;
-    let counts_obj = if want_counts { Some(alloc.call1((n, "int64"))?) } else { None };
-    let Some((keys, lengths)) = runs else { return Ok((values_obj, counts_obj)) };
-    let v = Array::read(&values_obj, Memory::Device, "the values' allocation")?;
-    check_out_array(&v, "the values' allocation", n, &[s.dtype])?;
-    let c = counts_obj.as_ref().map(|c| Array::read(c, Memory::Device, "the counts' allocation")).transpose()?;
-    if let Some(c) = &c {
-        check_out_array(c, "the counts' allocation", n, WIDE_INDEX)?;
-    }
-    let outputs: Vec<&Array> = std::iter::once(&v).chain(c.as_ref()).collect();
-    py.detach(|| {
-        on_callers_streams(&outputs, stream, |_, gpu| {
-            copy_out(gpu, &v, &keys)?;
-            if let Some(c) = &c {
-                borrow::<u64>(gpu, c)?.widen_from(&lengths)?;
-            }
-            Ok(())
-        })
-    })
-    .or_py()?;
+    let head = pyo3::types::PySlice::new(py, 0, found as isize, 1);
+    let values_obj = values_obj.get_item(&head)?;
+    let counts_obj = counts_obj.map(|c| c.get_item(&head)).transpose()?;
     Ok((values_obj, counts_obj))
 }
 
 /// Writes the `k` largest (or smallest) elements of the device array `src`, sorted,
-/// into `values` and their indices (u32 bits) into `indices`.
+/// into `values`, and their indices into `indices` (int64 or uint64: the library's u32
+/// indices widened by one pass straight into it, [`BorrowedBuffer::widen_from`]).
+#[allow(clippy::too_many_arguments)]
 pub fn topk(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
     k: i64,
     largest: bool,
+    nan_last: bool,
     values: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     stream: Option<u64>,
@@ -396,25 +381,115 @@ pub fn topk(
     let k = check_k(k, s.len)?;
     let v = Array::read(values, Memory::Device, "values")?;
     let i = Array::read(indices, Memory::Device, "indices")?;
-    v.check_writable("values")?;
-    if v.dtype != s.dtype || v.len != k {
-        return Err(PyValueError::new_err(format!(
-            "values: {} elements of {}, expected {k} of {}",
-            v.len,
-            v.dtype.name(),
-            s.dtype.name()
-        )));
-    }
-    check_index_out(&i, k)?;
+    check_out_array(&v, "values", k, &[s.dtype])?;
+    check_out_array(&i, "indices", k, WIDE_INDEX)?;
     if k == 0 {
         return Ok(());
     }
     py.detach(|| {
         on_callers_streams(&[&s, &v, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                let (top, at) = borrow::<T>(gpu, &s)?.top_k(sorter, k, options(largest).order)?;
+                let (top, at) = borrow::<T>(gpu, &s)?.top_k(sorter, k, options(largest, nan_last).key_order())?;
                 copy_out(gpu, &v, &top)?;
-                copy_out(gpu, &i, &at)
+                borrow::<u64>(gpu, &i)?.widen_from(&at)
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Sorts each row (along the last dimension) of the C-contiguous device array `src`
+/// into `out` (same shape; the same array: in place), stably
+/// ([`BorrowedBuffer::sort_rows`]).
+pub fn sort_rows(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+    descending: bool,
+    nan_last: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let (s, rows, cols) = Array::read_rows(src, Memory::Device, "a")?;
+    let (d, ..) = Array::read_rows(out, Memory::Device, "out")?;
+    check_out(&s, &d)?;
+    check_u32_indices("sort along the last dimension", s.len)?;
+    if s.len == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&d, &s], stream, |sorter, gpu| {
+            with_dtype!(d.dtype, T => {
+                let mut to = borrow::<T>(gpu, &d)?;
+                if s.ptr != d.ptr {
+                    to.copy_from(borrow::<T>(gpu, &s)?.buffer())?;
+                }
+                to.sort_rows(sorter, rows, cols, options(descending, nan_last).key_order())
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Writes the stable sorting permutation of each row of the device array `src`
+/// (column indices) into `indices` (int64 or uint64, `src`'s shape), widened from the
+/// library's u32 by one pass ([`BorrowedBuffer::argsort_rows_into`]).
+pub fn argsort_rows(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    descending: bool,
+    nan_last: bool,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let (s, rows, cols) = Array::read_rows(src, Memory::Device, "a")?;
+    let (i, ..) = Array::read_rows(indices, Memory::Device, "indices")?;
+    check_out_array(&i, "indices", s.len, WIDE_INDEX)?;
+    check_u32_indices("argsort along the last dimension", s.len)?;
+    if s.len == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                let order = options(descending, nan_last).key_order();
+                borrow::<T>(gpu, &s)?.argsort_rows_into(sorter, rows, cols, order, &mut borrow::<u64>(gpu, &i)?)
+            })
+        })
+    })
+    .or_py()
+}
+
+/// Writes the `k` largest (or smallest) elements of each row of the device array
+/// `src`, sorted, into `values` and their columns into `indices` (int64 or uint64;
+/// both of `src`'s shape with `k` as the last dimension): [`BorrowedBuffer::top_k_rows`].
+#[allow(clippy::too_many_arguments)]
+pub fn topk_rows(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    k: i64,
+    largest: bool,
+    nan_last: bool,
+    values: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    stream: Option<u64>,
+) -> PyResult<()> {
+    let (s, rows, cols) = Array::read_rows(src, Memory::Device, "a")?;
+    let k = check_k(k, cols)?;
+    let (v, ..) = Array::read_rows(values, Memory::Device, "values")?;
+    let (i, ..) = Array::read_rows(indices, Memory::Device, "indices")?;
+    check_out_array(&v, "values", rows * k, &[s.dtype])?;
+    check_out_array(&i, "indices", rows * k, WIDE_INDEX)?;
+    check_u32_indices("top-k along the last dimension", s.len)?;
+    if rows * k == 0 {
+        return Ok(());
+    }
+    py.detach(|| {
+        on_callers_streams(&[&s, &v, &i], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                let order = options(largest, nan_last).key_order();
+                let (top, at) = borrow::<T>(gpu, &s)?.top_k_rows(sorter, rows, cols, k, order)?;
+                copy_out(gpu, &v, &top)?;
+                borrow::<u64>(gpu, &i)?.widen_from(&at)
             })
         })
     })

@@ -11,16 +11,40 @@ use crate::device_arrays::check_same_dtype;
 use crate::errors::OrPyErr;
 
 /// The options of a sort in `descending` or ascending order (the default variant: the
-/// radix sort on the GPU, stable; the CPU sort is stable too).
-pub fn options(descending: bool) -> SortOptions {
-    SortOptions::default().order(if descending { Order::Descending } else { Order::Ascending })
+/// radix sort on the GPU, stable; the CPU sort is stable too), with floats' NaNs in
+/// numpy's and torch's order when `nan_last` (every NaN above `+inf`, all NaNs one
+/// value and both zeros one value: [`SortOptions::nan_last`]), else in IEEE 754 total
+/// order. Integers ignore the NaN order.
+pub fn options(descending: bool, nan_last: bool) -> SortOptions {
+    let opts = SortOptions::default().order(if descending { Order::Descending } else { Order::Ascending });
+    if nan_last { opts.nan_last() } else { opts }
 }
 
 /// A new numpy array of `len` elements of `dtype` (uninitialised, as `numpy.empty`).
 fn new_array<'py>(py: Python<'py>, len: usize, dtype: DType) -> PyResult<(Bound<'py, PyAny>, Array)> {
-    let obj = py.import("numpy")?.call_method1("empty", (len, dtype.name()))?;
-    let array = Array::read(&obj, Memory::Host, "result")?;
+    new_shaped(py, &[len], dtype)
+}
+
+/// A new numpy array of `shape` and `dtype` (uninitialised), read as its rows.
+fn new_shaped<'py>(py: Python<'py>, shape: &[usize], dtype: DType) -> PyResult<(Bound<'py, PyAny>, Array)> {
+    let shape = pyo3::types::PyTuple::new(py, shape)?;
+    let obj = py.import("numpy")?.call_method1("empty", (shape, dtype.name()))?;
+    let (array, _, _) = Array::read_rows(&obj, Memory::Host, "result")?;
     Ok((obj, array))
+}
+
+/// The shape of `a` (host or device array) from its interface.
+pub fn shape_of(a: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    a.getattr("shape")?.extract()
+}
+
+/// `shape` with its last dimension `last`.
+fn with_last(shape: &[usize], last: usize) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    if let Some(l) = s.last_mut() {
+        *l = last;
+    }
+    s
 }
 
 /// Refuses an `out` that does not match the input in type and length, or shares only
@@ -46,7 +70,7 @@ pub fn check_out(src: &Array, out: &Array) -> PyResult<()> {
 
 /// Refuses more elements than `u32` indices can address (the library's argsort and
 /// top-k index with `u32`), before anything is allocated.
-fn check_u32_indices(what: &str, len: usize) -> PyResult<()> {
+pub fn check_u32_indices(what: &str, len: usize) -> PyResult<()> {
     if len > u32::MAX as usize {
         return Err(Error::TooManyElements {
             what: format!("{what} (u32 indices)"),
@@ -64,6 +88,7 @@ pub fn sort<'py>(
     a: &Bound<'py, PyAny>,
     out: Option<&Bound<'py, PyAny>>,
     descending: bool,
+    nan_last: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let src = Array::read(a, Memory::Host, "a")?;
     let (out_obj, dst) = match out {
@@ -83,7 +108,7 @@ pub fn sort<'py>(
             if let Some(from) = from {
                 to.copy_from_slice(from);
             }
-            shared_sorter().sort(to, &options(descending)).map(drop)
+            shared_sorter().sort(to, &options(descending, nan_last)).map(drop)
         })
         .or_py()?;
     });
@@ -91,7 +116,12 @@ pub fn sort<'py>(
 }
 
 /// The stable sorting permutation of `a`, as a new int64 array.
-pub fn argsort<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, descending: bool) -> PyResult<Bound<'py, PyAny>> {
+pub fn argsort<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    descending: bool,
+    nan_last: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let src = Array::read(a, Memory::Host, "a")?;
     check_u32_indices("argsort", src.len)?;
     let (out_obj, out) = new_array(py, src.len, DType::I64)?;
@@ -99,7 +129,7 @@ pub fn argsort<'py>(py: Python<'py>, a: &Bound<'py, PyAny>, descending: bool) ->
         // SAFETY: `a` stays referenced; `out` is a new array apart from it.
         let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<i64>()) };
         py.detach(|| {
-            let perm = shared_sorter().argsort(keys, &options(descending))?;
+            let perm = shared_sorter().argsort(keys, &options(descending, nan_last))?;
             idx.iter_mut().zip(perm).for_each(|(o, p)| *o = p as i64);
             Ok(())
         })
@@ -114,6 +144,7 @@ pub fn sort_pairs<'py>(
     keys: &Bound<'py, PyAny>,
     values: &Bound<'py, PyAny>,
     descending: bool,
+    nan_last: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let (k, v) = (Array::read(keys, Memory::Host, "keys")?, Array::read(values, Memory::Host, "values")?);
     if k.len != v.len {
@@ -128,7 +159,7 @@ pub fn sort_pairs<'py>(
         py.detach(|| {
             kout.copy_from_slice(kin);
             vout.copy_from_slice(vin);
-            shared_sorter().sort_pairs(kout, vout, &options(descending)).map(drop)
+            shared_sorter().sort_pairs(kout, vout, &options(descending, nan_last)).map(drop)
         })
         .or_py()?;
     }));
@@ -150,6 +181,7 @@ pub fn topk<'py>(
     a: &Bound<'py, PyAny>,
     k: i64,
     largest: bool,
+    nan_last: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let src = Array::read(a, Memory::Host, "a")?;
     let k = check_k(k, src.len)?;
@@ -160,7 +192,7 @@ pub fn topk<'py>(
         // SAFETY: `a` stays referenced; the outputs are new arrays.
         let (keys, vout, iout) = unsafe { (src.as_slice::<T>(), vals.as_mut_slice::<T>(), idx.as_mut_slice::<i64>()) };
         py.detach(|| {
-            let (top, at) = shared_sorter().top_k(keys, k, &options(largest))?;
+            let (top, at) = shared_sorter().top_k(keys, k, &options(largest, nan_last))?;
             vout.copy_from_slice(&top);
             iout.iter_mut().zip(at).for_each(|(o, i)| *o = i as i64);
             Ok(())
@@ -171,12 +203,16 @@ pub fn topk<'py>(
 }
 
 /// For each query, where it falls in the ascending `sorted` (`right`: after equal
-/// keys), as a new int64 array ([`host::Sorter::searchsorted`]).
+/// keys), as a new int64 array ([`host::Sorter::searchsorted`]). With `nan_last`,
+/// floats compare as numpy compares them (every NaN above `+inf` and equal to every
+/// other, `-0.0 == +0.0`): the search runs on canonical copies of both
+/// ([`kernels::runs::canonical`]: one NaN, one zero), whose total order is that order.
 pub fn searchsorted<'py>(
     py: Python<'py>,
     sorted: &Bound<'py, PyAny>,
     queries: &Bound<'py, PyAny>,
     right: bool,
+    nan_last: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let s = Array::read(sorted, Memory::Host, "sorted")?;
     let q = Array::read(queries, Memory::Host, "queries")?;
@@ -187,13 +223,33 @@ pub fn searchsorted<'py>(
         // SAFETY: the inputs stay referenced; `out` is a new array apart from them.
         let (keys, qs, at) = unsafe { (s.as_slice::<T>(), q.as_slice::<T>(), out.as_mut_slice::<i64>()) };
         py.detach(|| {
-            let found = shared_sorter().searchsorted(keys, qs, side)?;
+            let found = if nan_last && src_is_float(s.dtype) {
+                shared_sorter().searchsorted(&canonical(keys), &canonical(qs), side)?
+            } else {
+                shared_sorter().searchsorted(keys, qs, side)?
+            };
             at.iter_mut().zip(found).for_each(|(o, i)| *o = i as i64);
             Ok(())
         })
         .or_py()?;
     });
     Ok(out_obj)
+}
+
+/// Whether `dtype` is a float type (the one kind NaN order concerns).
+fn src_is_float(dtype: DType) -> bool {
+    matches!(dtype, DType::F32 | DType::F64)
+}
+
+/// A copy of `keys` with every float replaced by its canonical value (one NaN, one
+/// zero: [`kernels::runs::canonical`]); integers are copied as they are.
+fn canonical<T: Key>(keys: &[T]) -> Vec<T> {
+    keys.iter()
+        .map(|k| match size_of::<T>() {
+            4 => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u32>(*k))),
+            _ => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u64>(*k))),
+        })
+        .collect()
 }
 
 /// The distinct values of `a` (`consecutive`: the first of each run of equal adjacent
@@ -233,4 +289,93 @@ fn unique_of<'py, T: Key>(
     // SAFETY: a new int64 array of one element per value.
     unsafe { out.as_mut_slice::<i64>() }.iter_mut().zip(lengths).for_each(|(o, c)| *o = c as i64);
     Ok((values_obj, Some(counts_obj)))
+}
+
+/// Each row (along the last dimension) of the C-contiguous array `a` sorted, stably,
+/// into `out` (a new array of `a`'s shape when `None`; `out` may be `a` itself):
+/// [`host::Sorter::sort_rows`].
+pub fn sort_rows<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    out: Option<&Bound<'py, PyAny>>,
+    descending: bool,
+    nan_last: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (src, rows, cols) = Array::read_rows(a, Memory::Host, "a")?;
+    check_u32_indices("sort along the last dimension", src.len)?;
+    let (out_obj, dst) = match out {
+        Some(o) => {
+            let (dst, ..) = Array::read_rows(o, Memory::Host, "out")?;
+            check_out(&src, &dst)?;
+            (o.clone(), dst)
+        }
+        None => new_shaped(py, &shape_of(a)?, src.dtype)?,
+    };
+    let in_place = src.ptr == dst.ptr;
+    with_dtype!(src.dtype, T => {
+        // SAFETY: as in `sort`.
+        let (from, to) = unsafe { ((!in_place).then(|| src.as_slice::<T>()), dst.as_mut_slice::<T>()) };
+        py.detach(|| {
+            if let Some(from) = from {
+                to.copy_from_slice(from);
+            }
+            shared_sorter().sort_rows(to, rows, cols, &options(descending, nan_last)).map(drop)
+        })
+        .or_py()?;
+    });
+    Ok(out_obj)
+}
+
+/// The stable sorting permutation of each row of `a` (column indices, int64, `a`'s
+/// shape): [`host::Sorter::argsort_rows`].
+pub fn argsort_rows<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    descending: bool,
+    nan_last: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (src, rows, cols) = Array::read_rows(a, Memory::Host, "a")?;
+    check_u32_indices("argsort along the last dimension", src.len)?;
+    let (out_obj, out) = new_shaped(py, &shape_of(a)?, DType::I64)?;
+    with_dtype!(src.dtype, T => {
+        // SAFETY: `a` stays referenced; `out` is a new array apart from it.
+        let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<i64>()) };
+        py.detach(|| {
+            let perm = shared_sorter().argsort_rows(keys, rows, cols, &options(descending, nan_last))?;
+            idx.iter_mut().zip(perm).for_each(|(o, p)| *o = p as i64);
+            Ok(())
+        })
+        .or_py()?;
+    });
+    Ok(out_obj)
+}
+
+/// The `k` largest (or smallest) elements of each row of `a`, sorted, and their
+/// columns (int64): two new arrays of `a`'s shape with `k` as the last dimension
+/// ([`host::Sorter::top_k_rows`]; ties to the lowest column).
+pub fn topk_rows<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    k: i64,
+    largest: bool,
+    nan_last: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let (src, rows, cols) = Array::read_rows(a, Memory::Host, "a")?;
+    let k = check_k(k, cols)?;
+    check_u32_indices("top-k along the last dimension", src.len)?;
+    let shape = with_last(&shape_of(a)?, k);
+    let (vals_obj, vals) = new_shaped(py, &shape, src.dtype)?;
+    let (idx_obj, idx) = new_shaped(py, &shape, DType::I64)?;
+    with_dtype!(src.dtype, T => {
+        // SAFETY: `a` stays referenced; the outputs are new arrays.
+        let (keys, vout, iout) = unsafe { (src.as_slice::<T>(), vals.as_mut_slice::<T>(), idx.as_mut_slice::<i64>()) };
+        py.detach(|| {
+            let (top, at) = shared_sorter().top_k_rows(keys, rows, cols, k, &options(largest, nan_last))?;
+            vout.copy_from_slice(&top);
+            iout.iter_mut().zip(at).for_each(|(o, i)| *o = i as i64);
+            Ok(())
+        })
+        .or_py()?;
+    });
+    Ok((vals_obj, idx_obj))
 }

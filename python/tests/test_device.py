@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort
+from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort, total_order_key
 
 import gpusort
 
@@ -170,7 +170,7 @@ def test_new_operations_are_ordered_with_the_callers_stream(torch):
 def test_float_total_order_on_the_device(torch):
     a = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], np.float32)
     t = on_device(torch, a)
-    gpusort.sort_(t)
+    gpusort.sort_(t, total_order=True)
     got = to_host(t)
     assert np.isnan(got[0]) and np.signbit(got[0]) and np.isnan(got[-1]) and not np.signbit(got[-1])
     assert same_bits(got[1:7], np.array([-np.inf, -1.0, -0.0, 0.0, 1.0, np.inf], np.float32))
@@ -200,8 +200,12 @@ def test_device_errors(torch):
     t = on_device(torch, np.arange(100, dtype=np.float32))
     with pytest.raises(ValueError, match="make it contiguous"):
         gpusort.sort_(t[::2])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpusort.sort_(t.reshape(10, 10).T)
+    with pytest.raises(ValueError, match="last dimension"):
+        gpusort.sort(t.reshape(10, 10), dim=0)
     with pytest.raises(ValueError, match="one-dimensional"):
-        gpusort.sort_(t.reshape(10, 10))
+        gpusort.sort_pairs(t.reshape(10, 10), t.reshape(10, 10))
     with pytest.raises(TypeError, match="gpusort sorts"):
         gpusort.sort_(t.half())
     with pytest.raises(TypeError, match="same side"):
@@ -239,3 +243,119 @@ def test_cupy_arrays_when_installed(torch):
     values, counts = gpusort.unique(cupy.asarray(a[:1000].round()), return_counts=True)
     want, want_counts = np.unique(a[:1000].round(), return_counts=True)
     assert same_bits(cupy.asnumpy(values), want) and np.array_equal(cupy.asnumpy(counts), want_counts)
+
+
+# numpy's and torch's float order (the default) and rows, against torch itself.
+
+from test_numpy_order import numpy_order_key, zoo  # noqa: E402
+
+
+def torch_comparable(a):
+    """``a`` with every NaN the default NaN: torch's CUDA sort orders NaNs by their bits
+    (negative NaNs first, then by payload, as CUB's radix sort), numpy's order does not;
+    with one NaN bit pattern both orders agree, so torch can be the reference."""
+    return np.where(np.isnan(a), a.dtype.type(np.nan), a)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [16, 4097, (1 << 20) + 3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_nan_order_matches_numpy_and_torch_bit_for_bit(torch, ftype, n, descending):
+    a = zoo(ftype, n, seed=n)
+    t = on_device(torch, a)
+    perm = stable_argsort(numpy_order_key(a), descending)
+    got = gpusort.sort(t, descending=descending)
+    assert same_bits(to_host(got), a[perm])
+    assert np.array_equal(to_host(gpusort.argsort(t, descending=descending)), perm)
+    if not descending:
+        assert same_bits(to_host(got), np.sort(a, kind="stable"))
+    k, v = gpusort.sort_pairs(t, torch.arange(n, device="cuda"), descending=descending)
+    assert same_bits(to_host(k), a[perm]) and np.array_equal(to_host(v), perm)
+    u = t.clone()
+    gpusort.sort_(u, descending=descending)
+    assert same_bits(to_host(u), a[perm])
+    # torch.sort(stable=True) itself, where its NaN order is numpy's (one NaN pattern).
+    b = on_device(torch, torch_comparable(a))
+    want_v, want_i = torch.sort(b, descending=descending, stable=True)
+    assert same_bits(to_host(gpusort.sort(b, descending=descending)), to_host(want_v))
+    assert torch.equal(gpusort.argsort(b, descending=descending), want_i)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, ftype):
+    # No NaN: the check for NaN and -0.0 must still send -0.0 to numpy's order.
+    a = np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0] * 1000, ftype)
+    t = on_device(torch, a)
+    assert same_bits(to_host(gpusort.sort(t)), np.sort(a, kind="stable"))
+    assert np.array_equal(to_host(gpusort.argsort(t)), np.argsort(a, kind="stable"))
+    assert same_bits(to_host(gpusort.sort(t, total_order=True)), a[stable_argsort(total_order_key(a))])
+    plain = keys(ftype, 10_000, seed=2)  # neither NaN nor -0.0: the total-order path
+    assert same_bits(to_host(gpusort.sort(on_device(torch, plain))), np.sort(plain, kind="stable"))
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_nan_is_the_largest_as_in_torch(torch, ftype, largest):
+    a = zoo(ftype, 100_003, seed=5)
+    t = on_device(torch, a)
+    for k in (1, 100, 5000):
+        values, indices = gpusort.topk(t, k, largest=largest)
+        assert indices.dtype == torch.int64
+        perm = stable_argsort(numpy_order_key(a), largest)[:k]
+        assert np.array_equal(to_host(indices), perm) and same_bits(to_host(values), a[perm])
+        b = on_device(torch, torch_comparable(a))
+        tv, _ = torch.topk(b, k, largest=largest)
+        # torch.topk's values agree in value (NaNs where torch has NaNs); its tie order
+        # is unspecified, so the bits of equal values (zero signs) may differ.
+        assert np.array_equal(to_host(gpusort.topk(b, k, largest=largest)[0]), to_host(tv), equal_nan=True)
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_with_nans_matches_numpy_on_the_device(torch, ftype, side):
+    a = np.sort(zoo(ftype, 10_000, seed=3), kind="stable")
+    q = zoo(ftype, 30_001, seed=4)
+    for qs, promise in ((q, False), (np.sort(q, kind="stable"), True)):
+        got = gpusort.searchsorted(on_device(torch, a), on_device(torch, qs), side=side, queries_sorted=promise)
+        assert np.array_equal(to_host(got), np.searchsorted(a, qs, side=side))
+
+
+def _rows_argsort(a, descending):
+    """The stable sorting permutation of each row of ``a`` in numpy's order."""
+    rows = a.reshape(-1, a.shape[-1]) if a.size else a.reshape(0, a.shape[-1])
+    key = numpy_order_key if a.dtype.kind == "f" else (lambda r: r)
+    perm = [stable_argsort(key(r), descending) for r in rows]
+    return np.array(perm, np.int64).reshape(a.shape)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (5, 17), (300, 1000), (2, 3, 4097), (16, 20_000), (0, 3)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_match_numpy_and_torch(torch, dtype, shape, descending):
+    n = int(np.prod(shape))
+    kind = np.dtype(dtype).kind
+    a = zoo(dtype, n, seed=n).reshape(shape) if kind == "f" and n >= 4 else keys(dtype, n, seed=n, duplicates=True).reshape(shape)
+    t = on_device(torch, a)
+    want_i = _rows_argsort(a, descending)
+    want_v = np.take_along_axis(a, want_i, -1)
+    got = gpusort.sort(t, descending=descending)
+    assert got.shape == t.shape and same_bits(to_host(got), want_v)
+    idx = gpusort.argsort(t, descending=descending)
+    assert idx.dtype == torch.int64 and np.array_equal(to_host(idx), want_i)
+    u = t.clone()
+    assert gpusort.sort_(u, dim=-1, descending=descending) is u and same_bits(to_host(u), to_host(got))
+    if kind != "u":  # torch.sort itself, stable, bit for bit (one NaN pattern: see torch_comparable)
+        b = on_device(torch, torch_comparable(a) if kind == "f" else a)
+        tv, ti = torch.sort(b, dim=-1, descending=descending, stable=True)
+        assert same_bits(to_host(gpusort.sort(b, descending=descending)), to_host(tv))
+        assert torch.equal(gpusort.argsort(b, descending=descending), ti)
+    cols = shape[-1]
+    for k in sorted({0, 1, min(50, cols), cols}):
+        values, indices = gpusort.topk(t, k, largest=descending)
+        assert values.shape == shape[:-1] + (k,) and indices.dtype == torch.int64
+        assert np.array_equal(to_host(indices), want_i[..., :k])  # ties: lowest column first
+        assert same_bits(to_host(values), want_v[..., :k])
+        if n and k and kind != "u":
+            b = on_device(torch, torch_comparable(a) if kind == "f" else a)
+            tv, _ = torch.topk(b, k, dim=-1, largest=descending)
+            ours = gpusort.topk(b, k, largest=descending)[0]
+            assert np.array_equal(to_host(ours), to_host(tv), equal_nan=True)

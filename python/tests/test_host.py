@@ -62,14 +62,14 @@ def test_topk_is_argsort_prefix(dtype, k, largest):
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
 @pytest.mark.parametrize("descending", [False, True])
-def test_floats_sort_in_ieee_total_order(ftype, descending):
+def test_total_order_sorts_floats_in_ieee_total_order(ftype, descending):
     nan = np.array(np.nan, ftype)
     neg_nan = -nan
     assert np.signbit(neg_nan)
     special = np.array([np.inf, -np.inf, 0.0, -0.0, 1.5, -1.5, np.finfo(ftype).tiny, -np.finfo(ftype).tiny], ftype)
     a = np.concatenate([special, np.repeat(nan, 3), np.repeat(neg_nan, 2), special, keys(ftype, 500, seed=9)])
     np.random.default_rng(4).shuffle(a)
-    got = gpusort.sort(a, descending=descending)
+    got = gpusort.sort(a, descending=descending, total_order=True)
     want = a[stable_argsort(total_order_key(a), descending)]
     assert same_bits(got, want)
     # The documented order: -nan < -inf < ... < -0.0 < +0.0 < ... < +inf < +nan.
@@ -80,12 +80,14 @@ def test_floats_sort_in_ieee_total_order(ftype, descending):
     zeros = np.flatnonzero(up == 0)
     assert np.signbit(up[zeros[:2]]).all() and not np.signbit(up[zeros[2:]]).any()
     # argsort follows the same order, stably.
-    assert np.array_equal(gpusort.argsort(a, descending=descending), stable_argsort(total_order_key(a), descending))
+    got = gpusort.argsort(a, descending=descending, total_order=True)
+    assert np.array_equal(got, stable_argsort(total_order_key(a), descending))
 
 
 def test_positive_nans_go_last_as_in_numpy():
     a = np.array([2.0, np.nan, -1.0, np.nan, 0.5], np.float32)
     assert same_bits(gpusort.sort(a), np.sort(a))
+    assert same_bits(gpusort.sort(a, total_order=True), np.sort(a))
 
 
 def test_out_receives_the_result_and_is_returned(dtype):
@@ -125,8 +127,10 @@ def test_non_contiguous_input_is_a_value_error():
             gpusort.sort(view)
         with pytest.raises(ValueError, match="make it contiguous"):
             gpusort.argsort(view)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpusort.sort(a.reshape(4, 5).T)
     with pytest.raises(ValueError, match="one-dimensional"):
-        gpusort.sort(a.reshape(4, 5))
+        gpusort.sort_pairs(a.reshape(4, 5), a.reshape(4, 5))
     assert gpusort.sort(np.ascontiguousarray(a[::-1])).tolist() == list(range(20))
 
 
@@ -218,12 +222,12 @@ def test_searchsorted_matches_numpy(dtype, n, side):
 
 
 def test_searchsorted_floats_in_total_order():
-    # -0.0 sorts before +0.0 and NaNs by sign, as the sort leaves them; numpy treats
-    # the zeros as equal and puts every NaN last.
+    # total_order=True: -0.0 before +0.0 and NaNs by sign, as sort(total_order=True)
+    # leaves them.
     a = np.array([-np.nan, -np.inf, -1.0, -0.0, 0.0, 1.0, np.inf, np.nan], np.float64)
     q = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0], np.float64)
-    assert np.array_equal(gpusort.searchsorted(a, q), [3, 4, 7, 0, 5])
-    assert np.array_equal(gpusort.searchsorted(a, q, side="right"), [4, 5, 8, 1, 6])
+    assert np.array_equal(gpusort.searchsorted(a, q, total_order=True), [3, 4, 7, 0, 5])
+    assert np.array_equal(gpusort.searchsorted(a, q, side="right", total_order=True), [4, 5, 8, 1, 6])
 
 
 def test_searchsorted_errors():

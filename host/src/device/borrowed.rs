@@ -14,7 +14,7 @@ use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointer
 use super::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{DriverContext, Error, Result};
-use crate::options::{Order, SortOptions};
+use crate::options::{KeyOrder, NanOrder, SortOptions};
 use crate::sorter::Sorter;
 use crate::variants;
 use crate::variants::searchsorted::{QueryOrder, Side};
@@ -141,14 +141,21 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     }
 
     /// The stable sorting permutation of the lent keys (as [`Sorter::argsort`], the
-    /// radix sort) in a new device buffer; queued, not waited for. At most 2^32 - 1 keys.
-    pub fn argsort(&self, sorter: &Sorter, order: Order) -> Result<DeviceBuffer<u32>>
+    /// radix sort; float keys in NaN-last order through their canonical copy,
+    /// [`variants::nan`]) in a new device buffer; queued, not waited for. At most
+    /// 2^32 - 1 keys.
+    pub fn argsort(&self, sorter: &Sorter, order: impl Into<KeyOrder>) -> Result<DeviceBuffer<u32>>
     where
         T: Key,
     {
+        let order = order.into();
         let gpu = self.check_sorter(sorter)?;
         Error::check_u32_indices("argsort", self.buf.len())?;
-        variants::radix::argsort(gpu, &self.buf, order, None)
+        if order.nan_last_for::<T>() {
+            variants::nan::argsort(gpu, &self.buf, order.order, None)
+        } else {
+            variants::radix::argsort(gpu, &self.buf, order.order, None)
+        }
     }
 
     /// Writes the stable sorting permutation of the lent keys into `out` (lent memory of
@@ -156,7 +163,12 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     /// widens the `u32` permutation into `out` ([`BorrowedBuffer::widen_from`]), so a
     /// caller's int64 result needs no copy and no widening of its own. Queued, not
     /// waited for. At most 2^32 - 1 keys.
-    pub fn argsort_into(&self, sorter: &Sorter, order: Order, out: &mut BorrowedBuffer<'_, u64>) -> Result<()>
+    pub fn argsort_into(
+        &self,
+        sorter: &Sorter,
+        order: impl Into<KeyOrder>,
+        out: &mut BorrowedBuffer<'_, u64>,
+    ) -> Result<()>
     where
         T: Key,
     {
@@ -175,17 +187,20 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
 
     /// Sorts the lent keys and the lent `values` in place as pairs (as
     /// [`Sorter::sort_pairs`], the radix sort: stable, values of 4 or 8 bytes move with
-    /// their keys); queued, not waited for. The keys and values must not overlap. On
-    /// error both hold unspecified permutations of partial results.
+    /// their keys; float keys in NaN-last order: the permutation of their canonical
+    /// copy, then a gather of keys and values by it); queued, not waited for. The keys
+    /// and values must not overlap. On error both hold unspecified permutations of
+    /// partial results.
     pub fn sort_pairs<V: Element>(
         &mut self,
         values: &mut BorrowedBuffer<'_, V>,
         sorter: &Sorter,
-        order: Order,
+        order: impl Into<KeyOrder>,
     ) -> Result<()>
     where
         T: Key,
     {
+        let order = order.into();
         let gpu = self.check_sorter(sorter)?;
         values.check_sorter(sorter)?;
         if self.buf.len() != values.buf.len() {
@@ -197,20 +212,86 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let sorted = variants::radix::sort_pairs(gpu, &mut self.buf, &mut values.buf, order, None);
+        if order.nan_last_for::<T>() {
+            let perm = variants::nan::argsort(gpu, &self.buf, order.order, None)?;
+            gather_in_place(gpu, &mut self.buf, &perm)?;
+            return gather_in_place(gpu, &mut values.buf, &perm);
+        }
+        let sorted = variants::radix::sort_pairs(gpu, &mut self.buf, &mut values.buf, order.order, None);
         let restored = self.restore().and(values.restore());
         sorted.and(restored)
     }
 
+    /// Sorts each row of the lent row-major `rows` x `cols` matrix in place
+    /// ([`Sorter::sort_rows_device`]: `torch.sort(x, dim=-1, stable=True)`); queued,
+    /// not waited for.
+    pub fn sort_rows(&mut self, sorter: &Sorter, rows: usize, cols: usize, order: impl Into<KeyOrder>) -> Result<()>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        let sorted = variants::rows::sort_rows(gpu, &mut self.buf, rows, cols, order);
+        sorted.and(self.restore())
+    }
+
+    /// Writes the stable sorting permutation of each row of the lent row-major `rows` x
+    /// `cols` matrix (column indices, [`Sorter::argsort_rows_device`]) into `out`
+    /// (lent memory of the same length) as `u64`: the `u32` permutation widened by one
+    /// pass ([`BorrowedBuffer::widen_from`]). Queued, not waited for.
+    pub fn argsort_rows_into(
+        &self,
+        sorter: &Sorter,
+        rows: usize,
+        cols: usize,
+        order: impl Into<KeyOrder>,
+        out: &mut BorrowedBuffer<'_, u64>,
+    ) -> Result<()>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        out.check_sorter(sorter)?;
+        check_lengths("argsort_rows", self.buf.len(), "indices", out.buf.len())?;
+        if self.overlaps(out) {
+            return Err(Error::BadArgument("argsort_rows: the indices overlap the keys".into()));
+        }
+        let perm = variants::rows::argsort_rows(gpu, &self.buf, rows, cols, order)?;
+        out.widen_from(&perm)
+    }
+
+    /// The first `min(k, cols)` keys of each row's stable sort in `order` and their
+    /// columns ([`Sorter::top_k_rows_device`]: `torch.topk(x, k, dim=-1)`), in new
+    /// device buffers; queued, not waited for.
+    pub fn top_k_rows(
+        &self,
+        sorter: &Sorter,
+        rows: usize,
+        cols: usize,
+        k: usize,
+        order: impl Into<KeyOrder>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        variants::rows::top_k_rows(gpu, &self.buf, rows, cols, k, order)
+    }
+
     /// For each of the lent `queries`, where it falls in these lent keys (ascending in
     /// the sort's order), written into `out` ([`Sorter::searchsorted_device`]; `order`
-    /// says whether the queries are ascending: the merge path). Queued, not waited for.
+    /// says whether the queries are ascending: the merge path). Floats compare by
+    /// `nan`: [`NanOrder::Total`] by their bits' total order, [`NanOrder::Last`] as
+    /// numpy compares them (every NaN above `+inf`, all NaNs equal, `-0.0 == +0.0`;
+    /// the keys must be ascending in that order), by a search of canonical copies of
+    /// keys and queries ([`variants::runs::canonical_copy`]). Queued, not waited for.
+    #[allow(clippy::too_many_arguments)]
     pub fn searchsorted_into(
         &self,
         sorter: &Sorter,
         queries: &BorrowedBuffer<'_, T>,
         side: Side,
         order: QueryOrder,
+        nan: NanOrder,
         out: &mut BorrowedBuffer<'_, u64>,
     ) -> Result<()>
     where
@@ -223,18 +304,65 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         if out.overlaps(self) || out.overlaps(queries) {
             return Err(Error::BadArgument("searchsorted: the results overlap the keys or the queries".into()));
         }
+        if KeyOrder::new(crate::Order::Ascending, nan).nan_last_for::<T>() {
+            let keys = variants::runs::canonical_copy(gpu, &self.buf)?;
+            let queries = variants::runs::canonical_copy(gpu, &queries.buf)?;
+            return variants::searchsorted::searchsorted_into(gpu, &keys, &queries, side, order, &mut out.buf);
+        }
         variants::searchsorted::searchsorted_into(gpu, &self.buf, &queries.buf, side, order, &mut out.buf)
     }
 
     /// The first `min(k, n)` keys of the stable sort in `order` and their indices (as
     /// [`Sorter::top_k`]), in new device buffers; queued, not waited for.
-    pub fn top_k(&self, sorter: &Sorter, k: usize, order: Order) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
+    pub fn top_k(
+        &self,
+        sorter: &Sorter,
+        k: usize,
+        order: impl Into<KeyOrder>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<u32>)>
     where
         T: Key,
     {
         let gpu = self.check_sorter(sorter)?;
         Error::check_u32_indices("top-k", self.buf.len())?;
         variants::topk::top_k(gpu, &self.buf, k, order)
+    }
+
+    /// Run-length encodes the lent keys ([`Sorter::run_length_encode_device`]: the
+    /// first key of each run of equal adjacent keys, and with `out_counts` the run's
+    /// length as `u64`) straight into lent outputs at least as long as the keys, and
+    /// returns the number of runs, the length of the results at their start: one
+    /// kernel and one read of that number, which waits for the device. That with
+    /// `consecutive`; without, the distinct values and their counts
+    /// ([`Sorter::unique_counts_device`]: a canonical copy of the keys sorted, then
+    /// encoded).
+    pub fn unique_into(
+        &self,
+        sorter: &Sorter,
+        consecutive: bool,
+        out_keys: &mut BorrowedBuffer<'_, T>,
+        out_counts: Option<&mut BorrowedBuffer<'_, u64>>,
+    ) -> Result<usize>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        out_keys.check_sorter(sorter)?;
+        if out_keys.overlaps(self) {
+            return Err(Error::BadArgument("unique: the output keys overlap the input".into()));
+        }
+        if let Some(c) = &out_counts {
+            c.check_sorter(sorter)?;
+            if c.overlaps(self) || c.overlaps(out_keys) {
+                return Err(Error::BadArgument("unique: the counts overlap the keys".into()));
+            }
+        }
+        let counts = out_counts.map(|c| &mut c.buf);
+        if consecutive {
+            variants::runs::run_length_encode_into_wide(gpu, &self.buf, &mut out_keys.buf, counts)
+        } else {
+            variants::runs::unique_counts_into_wide(gpu, &self.buf, &mut out_keys.buf, counts)
+        }
     }
 
     /// Whether the lent bytes of `self` and `other` share an address.
@@ -291,6 +419,14 @@ impl BorrowedBuffer<'_, u64> {
         let p = kernels::records::Widen { src: src.dev_ptr(), dst: self.buf.dev_ptr(), n };
         self.gpu.launch(kernels::records::widen_u32_u64, cfg, &p)
     }
+}
+
+/// `buf[i] = buf[perm[i]]` for every `i`, through a new buffer (the gather cannot work
+/// in place); `buf` keeps its address.
+fn gather_in_place<R: bytemuck::Pod>(gpu: &Gpu, buf: &mut DeviceBuffer<R>, perm: &DeviceBuffer<u32>) -> Result<()> {
+    let mut gathered = gpu.alloc::<R>(buf.len())?;
+    variants::records::gather_from(gpu, buf, &mut gathered, perm)?;
+    buf.copy_from_device(gpu, &gathered)
 }
 
 /// Refuses an output whose length is not the input's.

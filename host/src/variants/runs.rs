@@ -47,15 +47,56 @@ pub fn run_length_encode_into<K: Key>(
     out_keys: &mut DeviceBuffer<K>,
     out_counts: &mut DeviceBuffer<u32>,
 ) -> Result<usize> {
-    let n = keys.len();
+    check_outputs(keys.len(), out_keys.len(), Some(out_counts.len()))?;
+    encode(gpu, keys, out_keys, Counts::U32(out_counts.ptr()))
+}
+
+/// [`run_length_encode_into`] with `u64` run lengths written by the encoding itself
+/// (int64 counts for Python callers need no widening pass), or none (`out_counts`
+/// `None`: the first keys of the runs only, `unique_consecutive` without counts).
+pub fn run_length_encode_into_wide<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out_keys: &mut DeviceBuffer<K>,
+    out_counts: Option<&mut DeviceBuffer<u64>>,
+) -> Result<usize> {
+    check_outputs(keys.len(), out_keys.len(), out_counts.as_ref().map(|c| c.len()))?;
+    let counts = out_counts.map_or(Counts::None, |c| Counts::U64(c.ptr()));
+    encode(gpu, keys, out_keys, counts)
+}
+
+/// Refuses more keys than `u32` lengths count, and outputs shorter than the keys.
+fn check_outputs(n: usize, keys: usize, counts: Option<usize>) -> Result<()> {
     Error::check_u32_indices("run-length encoding", n)?;
-    if out_keys.len() < n || out_counts.len() < n {
+    if keys < n || counts.is_some_and(|c| c < n) {
         return Err(Error::BadArgument(format!(
-            "run-length encoding of {n} keys into buffers of {} keys and {} counts",
-            out_keys.len(),
-            out_counts.len()
+            "run-length encoding of {n} keys into buffers of {keys} keys and {} counts",
+            counts.unwrap_or(0)
         )));
     }
+    Ok(())
+}
+
+/// Where the encoding writes the run lengths (a device address).
+#[derive(Clone, Copy)]
+enum Counts {
+    U32(u64),
+    U64(u64),
+    None,
+}
+
+/// The look-back's sleep ([`rk::BACKOFF_NS`]); `SORT_RUNS_BACKOFF_NS` overrides it
+/// for measurements (0: spin).
+fn backoff_ns() -> u32 {
+    static NS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *NS.get_or_init(|| {
+        std::env::var("SORT_RUNS_BACKOFF_NS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(rk::BACKOFF_NS)
+    })
+}
+
+/// The encoding of `keys` (outputs checked by the caller): returns the number of runs.
+fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
+    let n = keys.len();
     if n == 0 {
         return Ok(0);
     }
@@ -77,10 +118,15 @@ pub fn run_length_encode_into<K: Key>(
                 keys: keys.dev_ptr().cast(),
                 n: n as u64,
                 float: (K::KEY_ORDER == BitOrder::Float) as u32,
+                backoff: backoff_ns(),
+                wide_counts: matches!(counts, Counts::U64(_)) as u32,
                 ctrl: ctrl_ptr,
                 status: status_ptr,
                 out_keys: out_keys.dev_ptr().cast(),
-                out_counts: out_counts.dev_ptr(),
+                out_counts: DevPtr::from_addr(match counts {
+                    Counts::U32(a) | Counts::U64(a) => a,
+                    Counts::None => 0,
+                }),
             }
         };
     }
@@ -97,6 +143,35 @@ pub fn run_length_encode_into<K: Key>(
     Ok(runs)
 }
 
+/// A copy of `keys` in which every float is its canonical value (every NaN the
+/// positive quiet NaN, `-0.0` as `+0.0`: [`kernels::runs::canonical`]), so that IEEE
+/// total order on the copy is numpy's comparison of the keys (NaNs above `+inf` and
+/// all equal, both zeros equal). Integer keys are copied as they are. Queued, not
+/// waited for.
+pub fn canonical_copy<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
+    let n = keys.len();
+    let mut copy = gpu.alloc::<K>(n)?;
+    if n == 0 {
+        return Ok(copy);
+    }
+    if K::KEY_ORDER != BitOrder::Float {
+        copy.copy_from_device(gpu, keys)?;
+        return Ok(copy);
+    }
+    let grid = (n as u64).div_ceil(rk::COPY_BLOCK as u64).min(gpu.info().multiprocessors as u64 * 16);
+    let cfg = blocks(grid, rk::COPY_BLOCK, 0)?;
+    fn launch<W: RunKernels>(gpu: &Gpu, cfg: LaunchConfig, src: u64, dst: u64, n: u64) -> Result<()> {
+        let p = Canonical::<W> { src: DevPtr::from_addr(src), dst: DevPtr::from_addr(dst), n };
+        gpu.launch(W::CANONICAL, cfg, &p)
+    }
+    let (src, dst) = (keys.ptr(), copy.ptr());
+    match size_of::<K>() {
+        4 => launch::<u32>(gpu, cfg, src, dst, n as u64)?,
+        _ => launch::<u64>(gpu, cfg, src, dst, n as u64)?,
+    }
+    Ok(copy)
+}
+
 /// The sorted distinct values of `keys` and how often each occurs (numpy's
 /// `unique(return_counts=True)`): a canonical copy of the keys (floats: every NaN the
 /// positive quiet NaN, `-0.0` as `+0.0`, so that all NaNs are one value, sorted last,
@@ -108,22 +183,24 @@ pub fn unique_counts<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<(Devic
     if n == 0 {
         return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
     }
-    let mut sorted = gpu.alloc::<K>(n)?;
-    if K::KEY_ORDER == BitOrder::Float {
-        let grid = (n as u64).div_ceil(rk::COPY_BLOCK as u64).min(gpu.info().multiprocessors as u64 * 16);
-        let cfg = blocks(grid, rk::COPY_BLOCK, 0)?;
-        fn launch<W: RunKernels>(gpu: &Gpu, cfg: LaunchConfig, src: u64, dst: u64, n: u64) -> Result<()> {
-            let p = Canonical::<W> { src: DevPtr::from_addr(src), dst: DevPtr::from_addr(dst), n };
-            gpu.launch(W::CANONICAL, cfg, &p)
-        }
-        let (src, dst) = (keys.ptr(), sorted.ptr());
-        match size_of::<K>() {
-            4 => launch::<u32>(gpu, cfg, src, dst, n as u64)?,
-            _ => launch::<u64>(gpu, cfg, src, dst, n as u64)?,
-        }
-    } else {
-        sorted.copy_from_device(gpu, keys)?;
-    }
+    let mut sorted = canonical_copy(gpu, keys)?;
     super::sort(gpu, &mut sorted, &SortOptions::default())?;
     run_length_encode(gpu, &sorted)
+}
+
+/// [`unique_counts`] into given buffers (each at least as long as `keys`), the counts
+/// as `u64` or none ([`run_length_encode_into_wide`]); returns the number of values.
+pub fn unique_counts_into_wide<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out_keys: &mut DeviceBuffer<K>,
+    out_counts: Option<&mut DeviceBuffer<u64>>,
+) -> Result<usize> {
+    check_outputs(keys.len(), out_keys.len(), out_counts.as_ref().map(|c| c.len()))?;
+    if keys.is_empty() {
+        return Ok(0);
+    }
+    let mut sorted = canonical_copy(gpu, keys)?;
+    super::sort(gpu, &mut sorted, &SortOptions::default())?;
+    run_length_encode_into_wide(gpu, &sorted, out_keys, out_counts)
 }

@@ -1,6 +1,6 @@
 //! Shared by the NaN-order and row test files: floats full of the values whose order
 //! is easy to get wrong, and the NaN-last order as numpy and torch define it, written
-//! from `is_nan` and `total_cmp` alone (not from the library's order bits).
+//! from `is_nan`, `==` and `total_cmp` alone (not from the library's order bits).
 #![allow(dead_code)]
 use std::cmp::Ordering;
 
@@ -46,7 +46,7 @@ pub fn nan_zoo_f64(n: usize, seed: u64) -> Vec<f64> {
 }
 
 /// A float type for the model.
-pub trait Float: Copy {
+pub trait Float: Copy + PartialEq + From<i8> {
     fn nan(self) -> bool;
     fn total(self, other: Self) -> Ordering;
 }
@@ -68,13 +68,14 @@ impl Float for f64 {
 }
 
 /// numpy's and torch's order: NaNs equal to each other and above everything else,
-/// the rest in total order (so `-0.0 < +0.0`, as every sort of this library has it);
-/// reversed for descending.
+/// `-0.0` equal to `+0.0`, the rest in total order; reversed for descending.
 pub fn nan_last_cmp<F: Float>(a: F, b: F, descending: bool) -> Ordering {
+    let zero = F::from(0);
     let o = match (a.nan(), b.nan()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,
         (false, true) => Ordering::Less,
+        (false, false) if a == zero && b == zero => Ordering::Equal, // -0.0 == +0.0
         (false, false) => a.total(b),
     };
     if descending { o.reverse() } else { o }

@@ -1,13 +1,14 @@
 //! `nan`: NaN-last order (numpy's and torch's: every NaN after `+inf` ascending, first
-//! descending, all NaNs equal) by a copy of the keys instead of another order in the
-//! sorting kernels.
+//! descending, all NaNs equal, and `-0.0` equal to `+0.0`) by a copy of the keys
+//! instead of another order in the sorting kernels.
 //!
 //! `nan_canonical_f32` / `nan_canonical_f64` ([`Canonicalize`]) copy float keys with
 //! every NaN, whatever its sign and payload, replaced by the canonical NaN of
-//! [`canonical_f32`] / [`canonical_f64`]: the largest value in IEEE 754 total order.
-//! IEEE total order on the copy is therefore NaN-last order ascending and, with the
-//! descending flip, NaN-first descending; all NaNs of the copy are equal, so a stable
-//! sort of it keeps them in input order. The host sorts the copy with positions and
+//! [`canonical_f32`] / [`canonical_f64`] (the largest value in IEEE 754 total order)
+//! and `-0.0` replaced by `+0.0`. IEEE total order on the copy is therefore NaN-last
+//! order ascending and, with the descending flip, NaN-first descending; all NaNs of
+//! the copy are equal, and so are both zeros, so a stable sort of it keeps each in
+//! input order (as `numpy.sort(kind='stable')` and `torch.sort(stable=True)` do). The host sorts the copy with positions and
 //! gathers the original keys (and values) by them, which keeps NaN payloads; the
 //! total-order kernels stay as they are (`host::variants::nan`).
 use crate::params::{DevPtr, EntryLayout, Kernel};
@@ -19,16 +20,29 @@ pub const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
 pub const CANONICAL_NAN_F64: u64 = 0x7fff_ffff_ffff_ffff;
 
 /// `raw` (an `f32`'s bits), or [`CANONICAL_NAN_F32`] if it is a NaN of either sign
-/// (exponent all ones, mantissa not zero).
+/// (exponent all ones, mantissa not zero), or `+0.0` if it is `-0.0`.
 #[inline(always)]
 pub const fn canonical_f32(raw: u32) -> u32 {
-    if raw & 0x7fff_ffff > 0x7f80_0000 { CANONICAL_NAN_F32 } else { raw }
+    if raw & 0x7fff_ffff > 0x7f80_0000 {
+        CANONICAL_NAN_F32
+    } else if raw == 0x8000_0000 {
+        0
+    } else {
+        raw
+    }
 }
 
-/// `raw` (an `f64`'s bits), or [`CANONICAL_NAN_F64`] if it is a NaN.
+/// `raw` (an `f64`'s bits), or [`CANONICAL_NAN_F64`] if it is a NaN, or `+0.0` if it
+/// is `-0.0`.
 #[inline(always)]
 pub const fn canonical_f64(raw: u64) -> u64 {
-    if raw & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 { CANONICAL_NAN_F64 } else { raw }
+    if raw & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 {
+        CANONICAL_NAN_F64
+    } else if raw == 0x8000_0000_0000_0000 {
+        0
+    } else {
+        raw
+    }
 }
 
 crate::params::kernel_params! {
@@ -104,13 +118,14 @@ mod tests {
     }
 
     /// NaN-last order as numpy and torch define it, independently of any bits: NaNs
-    /// equal to each other and above everything else, the rest by total order.
-    fn nan_last_cmp<F: Copy>(a: F, b: F, is_nan: impl Fn(F) -> bool, total: impl Fn(F, F) -> Ordering) -> Ordering {
+    /// equal to each other and above everything else, the rest by value (`-0.0 ==
+    /// +0.0`).
+    fn nan_last_cmp<F: Copy + PartialOrd>(a: F, b: F, is_nan: impl Fn(F) -> bool) -> Ordering {
         match (is_nan(a), is_nan(b)) {
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Greater,
             (false, true) => Ordering::Less,
-            (false, false) => total(a, b),
+            (false, false) => a.partial_cmp(&b).unwrap(),
         }
     }
 
@@ -120,12 +135,15 @@ mod tests {
         for a in f {
             let ca = f32::from_bits(canonical_f32(a.to_bits()));
             assert_eq!(ca.is_nan(), a.is_nan());
-            if !a.is_nan() {
-                assert_eq!(ca.to_bits(), a.to_bits(), "non-NaNs are copied bit for bit");
+            if !a.is_nan() && a != 0.0 {
+                assert_eq!(ca.to_bits(), a.to_bits(), "non-NaNs but -0.0 are copied bit for bit");
+            }
+            if a == 0.0 {
+                assert_eq!(ca.to_bits(), 0, "both zeros become +0.0");
             }
             for b in f {
                 let cb = f32::from_bits(canonical_f32(b.to_bits()));
-                let want = nan_last_cmp(a, b, f32::is_nan, |x, y| x.total_cmp(&y));
+                let want = nan_last_cmp(a, b, f32::is_nan);
                 assert_eq!(ca.total_cmp(&cb), want, "{a:?} {b:?}");
             }
         }
@@ -134,12 +152,15 @@ mod tests {
         for &a in &d {
             let ca = f64::from_bits(canonical_f64(a.to_bits()));
             assert_eq!(ca.is_nan(), a.is_nan());
-            if !a.is_nan() {
+            if !a.is_nan() && a != 0.0 {
                 assert_eq!(ca.to_bits(), a.to_bits());
+            }
+            if a == 0.0 {
+                assert_eq!(ca.to_bits(), 0);
             }
             for &b in &d {
                 let cb = f64::from_bits(canonical_f64(b.to_bits()));
-                let want = nan_last_cmp(a, b, f64::is_nan, |x, y| x.total_cmp(&y));
+                let want = nan_last_cmp(a, b, f64::is_nan);
                 assert_eq!(ca.total_cmp(&cb), want, "{a:?} {b:?}");
             }
         }

@@ -45,15 +45,23 @@ fn window(c: Carry, upto: u32) -> Carry {
     Carry { runs, last }
 }
 
+/// `nanosleep`: lets the warp's SM sub-partition issue other warps' loads for about
+/// `ns` nanoseconds.
+#[inline(always)]
+fn nanosleep(ns: u32) {
+    unsafe { core::arch::asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nomem, nostack)) };
+}
+
 /// The carry of all tiles before `tile` from their status words (warp 0 only, all its
 /// lanes). Each round loads the [`LOOK_BACK`] nearest unread predecessors at once
 /// (lane `l` of slot `k` holds tile `next - 1 - 32 k - l`), then walks them 32 at a
 /// time: it stops at the nearest inclusive prefix if every tile up to it has
 /// published, takes 32 aggregates and goes on, or reads again from where it stands
-/// if a tile has not published yet. Tile 0 publishes a prefix at once, so the walk
-/// ends.
+/// if a tile has not published yet, after sleeping `backoff` ns (0: at once), so that
+/// waiting warps do not flood the L2 with status reads while the tiles they wait for
+/// load their keys. Tile 0 publishes a prefix at once, so the walk ends.
 #[inline(always)]
-unsafe fn look_back(words: *const u64, tile: u32) -> Carry {
+unsafe fn look_back(words: *const u64, tile: u32, backoff: u32) -> Carry {
     const SLOTS: usize = (LOOK_BACK / WARP) as usize;
     let lane = gpu::lane_id();
     let mut acc = Carry::default(); // the tiles already walked (nearer ones)
@@ -96,13 +104,35 @@ unsafe fn look_back(words: *const u64, tile: u32) -> Carry {
         if let Some(c) = found {
             return c;
         }
+        // `next` did not move past the tile that stopped the walk only when one of
+        // them had not published: wait before reading again.
+        if stop && backoff != 0 {
+            nanosleep(backoff);
+        }
+    }
+}
+
+/// Writes run `r`'s length: a `u32` at `out[r]`, or with `wide` a `u64` at `out`
+/// seen as `u64`s (for callers whose counts are int64, which then need no widening
+/// pass); nothing where `out` is null (no counts asked for).
+#[inline(always)]
+unsafe fn write_count(out: *mut u32, wide: u32, r: usize, len: u64) {
+    unsafe {
+        if out.is_null() {
+            return;
+        }
+        if wide != 0 {
+            *(out as *mut u64).add(r) = len;
+        } else {
+            *out.add(r) = len as u32;
+        }
     }
 }
 
 /// Flags the heads of one tile, finds the carry before it, and writes its runs.
 #[inline(always)]
 pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
-    let Encode { keys, n, float, ctrl, status: words, out_keys, out_counts } = p;
+    let Encode { keys, n, float, backoff, wide_counts, ctrl, status: words, out_keys, out_counts } = p;
     let (keys, ctrl, words) = (keys.get(), ctrl.get(), words.get());
     let (out_keys, out_counts) = (out_keys.get(), out_counts.get());
     let float = float != 0;
@@ -173,7 +203,7 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
                 if lane == 0 {
                     publish(status::AGGREGATE, tile_carry);
                 }
-                let c = look_back(words, tile);
+                let c = look_back(words, tile, backoff);
                 if lane == 0 {
                     publish(status::PREFIX, c.then(tile_carry));
                 }
@@ -185,7 +215,7 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
                 if start + valid as u64 == n {
                     // The tile of the last key: the last run's length and the count.
                     let all = before_tile.then(tile_carry);
-                    *out_counts.add(all.runs as usize - 1) = (n - (all.last - 1)) as u32;
+                    write_count(out_counts, wide_counts, all.runs as usize - 1, n - (all.last - 1));
                     *ctrl.add(ctrl::RUNS as usize) = all.runs;
                 }
             }
@@ -214,7 +244,7 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
                 *out_keys.add(r as usize) = *keys.add(g as usize);
                 if r > 0 {
                     let prev = if lower != 0 { item_base + (31 - lower.leading_zeros()) as u64 } else { run.last - 1 };
-                    *out_counts.add(r as usize - 1) = (g - prev) as u32;
+                    write_count(out_counts, wide_counts, r as usize - 1, g - prev);
                 }
             }
             run = run.then(item_carry(mask, item_base));

@@ -24,10 +24,11 @@ use crate::params::{DevPtr, EntryLayout, Kernel};
 /// Threads per block of the encoding kernel.
 pub const BLOCK: u32 = 512;
 /// Keys per thread of 4-byte keys (warp-striped: coalesced loads; `(warp, item, lane)`
-/// is index order), and of 8-byte keys: 48 and 64 KiB tiles. 16 and 24 items measured
+/// is index order), and of 8-byte keys: 32 and 64 KiB tiles. 16 and 24 items measured
 /// alike for 2^26 sorted u32 (0.32 and 0.31 ms, H100, 2026-11-27; docs/history.md,
-/// "Unique, run-length encoding, searchsorted"); 32 spilled under the 64-register bound.
-pub const ITEMS_32: usize = 24;
+/// "Unique, run-length encoding, searchsorted"); with the look-back's sleep parameter
+/// and the `u64` counts, 24 spilled 136 bytes under the 64-register bound, 16 spills 8.
+pub const ITEMS_32: usize = 16;
 pub const ITEMS_64: usize = 16;
 
 /// Keys per tile of keys of `bytes` bytes.
@@ -43,6 +44,12 @@ pub const WARPS: u32 = BLOCK / crate::block::WARP;
 /// Shared memory of the encoding kernel: the tile id and the tile's exclusive carry
 /// (16 bytes), then each warp's carry (two `u64`s a warp).
 pub const SMEM: u32 = 32 + 16 * WARPS;
+/// The look-back's sleep between reads of unpublished predecessors (ns; 0: spin), as
+/// CUB's look-back can back off. Tried against spinning warps' status reads taking L2
+/// bandwidth from the key loads (ncu: L2 traffic twice the DRAM traffic): 0, 32, 64 and
+/// 256 ns measured alike (2^26 sorted i32 with counts through Python: 0.45-0.48 ms,
+/// torch 0.40-0.43 ms, H100, 2026-11-27), so the default spins.
+pub const BACKOFF_NS: u32 = 0;
 /// Threads per block of the canonicalising copy.
 pub const COPY_BLOCK: u32 = 256;
 
@@ -54,12 +61,19 @@ crate::params::kernel_params! {
         pub n: u64,
         /// Nonzero for float keys: equality of [`canonical`] bits.
         pub float: u32,
+        /// Nanoseconds a look-back that finds a predecessor unpublished sleeps before
+        /// reading again (0: it spins).
+        pub backoff: u32,
+        /// Nonzero: `out_counts` holds `u64` lengths (the pointer is the `u64`
+        /// array's), else `u32`.
+        pub wide_counts: u32,
         /// The control block ([`ctrl`]), zeroed.
         pub ctrl: DevPtr<u64>,
         /// Two words per tile ([`status`]), zeroed.
         pub status: DevPtr<u64>,
         /// At least as many keys as runs (`n` is always enough).
         pub out_keys: DevPtr<K>,
+        /// As many lengths as runs (`u64` with `wide_counts`); null: none written.
         pub out_counts: DevPtr<u32>,
     }
     /// Declares an entry taking [`Encode`].
