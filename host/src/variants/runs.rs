@@ -85,15 +85,6 @@ enum Counts {
     None,
 }
 
-/// The look-back's sleep ([`rk::BACKOFF_NS`]); `SORT_RUNS_BACKOFF_NS` overrides it
-/// for measurements (0: spin).
-fn backoff_ns() -> u32 {
-    static NS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *NS.get_or_init(|| {
-        std::env::var("SORT_RUNS_BACKOFF_NS").ok().and_then(|v| v.trim().parse().ok()).unwrap_or(rk::BACKOFF_NS)
-    })
-}
-
 /// The encoding of `keys` (outputs checked by the caller): returns the number of runs.
 fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
     let n = keys.len();
@@ -118,7 +109,7 @@ fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer
                 keys: keys.dev_ptr().cast(),
                 n: n as u64,
                 float: (K::KEY_ORDER == BitOrder::Float) as u32,
-                backoff: backoff_ns(),
+                backoff: rk::BACKOFF_NS,
                 wide_counts: matches!(counts, Counts::U64(_)) as u32,
                 ctrl: ctrl_ptr,
                 status: status_ptr,
