@@ -203,7 +203,7 @@ pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;
-pub use multi_gpu::{MultiGpuReport, MultiGpuSorter, Pipeline};
+pub use multi_gpu::{Exchange, MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{KeyOrder, NanOrder, Order, SortOptions};
 pub use ranks::{RankConfig, RankGroup, RankReport};
 pub use sorter::{Backend, Sorter};

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use host::testing::inputs::{Random, generate};
 use host::testing::verify;
-use host::{Distribution, Element, Entity, Error, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter};
+use host::{Distribution, Element, Entity, Error, Exchange, MultiGpuSorter, Order, Pipeline, SortOptions, Sorter};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -31,6 +31,8 @@ fn two_gpus(test: &str) -> Option<std::sync::MutexGuard<'static, MultiGpuSorter>
             let mut s = s.lock().unwrap_or_else(|p| p.into_inner());
             // A test that chose a pipeline and failed leaves no trace in the others.
             s.set_pipeline(Pipeline::Auto);
+            s.set_exchange(Exchange::Auto);
+            s.set_exchange_chunks(host::testing::multi_gpu::DEFAULT_CHUNKS);
             Some(s)
         }
         Err(e) => {
@@ -279,6 +281,8 @@ fn bad_arguments() {
 #[test]
 fn silent_peer_is_an_error_not_a_hang() {
     let Some(mut s) = two_gpus("silent_peer_is_an_error_not_a_hang") else { return };
+    // Only NCCL's exchange waits for a peer; the copy engines do not.
+    s.set_exchange(Exchange::Nccl);
     s.set_exchange_timeout(Duration::from_secs(2));
     let input: Vec<u32> = generate(1 << 20, Distribution::Uniform, 5);
     let mut data = input.clone();
@@ -292,6 +296,98 @@ fn silent_peer_is_an_error_not_a_hang() {
     let _ = writeln!(std::io::stderr(), "silent peer: {} after {took:?}", r.unwrap_err());
     s.set_exchange_timeout(host::testing::multi_gpu::DEFAULT_EXCHANGE_TIMEOUT);
     check_keys(&s, &input, Order::Ascending, "after a failed exchange");
+}
+
+/// Sorts `input` (keys, and pairs with index values) with `s` as it is set and
+/// returns the keys' bits, the values and where the GPUs' ranges start.
+fn outcome<K: host::Key>(
+    s: &MultiGpuSorter,
+    input: &[K],
+    order: Order,
+    want: Exchange,
+) -> (Vec<u64>, Vec<u32>, Vec<u64>) {
+    let opts = SortOptions::default().order(order);
+    let mut keys = input.to_vec();
+    let r = s.sort(&mut keys, &opts).unwrap_or_else(|e| panic!("{} n={} {order}: {e}", want.name(), input.len()));
+    if s.len() > 1 {
+        assert_eq!(r.exchange, want, "n={} {order}: {r:?}", input.len());
+    }
+    let mut pk = input.to_vec();
+    let mut idx: Vec<u32> = (0..input.len() as u32).collect();
+    let rp = s.sort_pairs(&mut pk, &mut idx, &opts).unwrap();
+    assert_eq!(rp.held, r.held, "pairs and keys split alike");
+    let bits: Vec<u64> = keys.iter().map(|k| k.ord_bits(false).into()).collect();
+    let pbits: Vec<u64> = pk.iter().map(|k| k.ord_bits(false).into()).collect();
+    assert!(bits == pbits, "the pairs' keys are the keys' sort");
+    (bits, idx, r.held)
+}
+
+/// The peer-copy exchange in any number of chunks gives the NCCL exchange's result bit
+/// for bit (keys, stable values, each GPU's share), and the CPU's.
+fn exchanges_agree<K: Random + host::Key>(s: &mut MultiGpuSorter, sizes: &[usize], what: &str) {
+    for &n in sizes {
+        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal, Distribution::Sorted] {
+            let input: Vec<K> = generate(n, dist, n as u64 ^ 0x5eed);
+            for order in ORDERS {
+                s.set_exchange(Exchange::Nccl);
+                let want = outcome(s, &input, order, Exchange::Nccl);
+                check_pairs::<K>(s, &input, order, &format!("{what} nccl {dist}"));
+                for chunks in [1usize, 3, 8] {
+                    s.set_exchange(Exchange::PeerCopy);
+                    s.set_exchange_chunks(chunks);
+                    let got = outcome(s, &input, order, Exchange::PeerCopy);
+                    assert!(got == want, "{what} {} n={n} {dist} {order}: {chunks} chunks differ from NCCL", K::NAME);
+                }
+            }
+        }
+    }
+    s.set_exchange(Exchange::Auto);
+    s.set_exchange_chunks(host::testing::multi_gpu::DEFAULT_CHUNKS);
+}
+
+#[test]
+fn peer_copies_match_nccl() {
+    let Some(mut s) = two_gpus("peer_copies_match_nccl") else { return };
+    let sizes = [0usize, 1, 2, 3, 1000, 4097, (1 << 20) + 13];
+    exchanges_agree::<u32>(&mut s, &sizes, "2 GPUs");
+    exchanges_agree::<f64>(&mut s, &[5, 65_537], "2 GPUs");
+    exchanges_agree::<i64>(&mut s, &[300_001], "2 GPUs");
+    // Auto takes the copy engines where the GPUs reach each other (NVLink machines).
+    let mut k: Vec<u32> = generate(10_000, Distribution::Uniform, 3);
+    let r = s.sort(&mut k, &SortOptions::default()).unwrap();
+    let _ = writeln!(std::io::stderr(), "auto exchange on these GPUs: {:?}", r.exchange);
+    // 20-byte values go through NCCL under Auto, and are refused with copies asked for.
+    let mut e = vec![Entity::default(); 10_000];
+    let r = s.sort_pairs(&mut k, &mut e, &SortOptions::default()).unwrap();
+    assert_eq!(r.exchange, Exchange::Nccl);
+    s.set_exchange(Exchange::PeerCopy);
+    assert!(matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))));
+    s.set_exchange(Exchange::Auto);
+}
+
+/// Every GPU of the host (at least 3; `SORT_REQUIRE_GPUS=3` or more makes it fail
+/// without): the peer copies against NCCL and the CPU, and the balance of a skewed
+/// input.
+#[test]
+fn all_gpus_peer_copies_match_nccl() {
+    let need = std::env::var("SORT_REQUIRE_GPUS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+    let present = MultiGpuSorter::device_count().unwrap_or(0);
+    if present < 3 {
+        assert!(need < 3, "SORT_REQUIRE_GPUS={need} but {present} GPUs present");
+        host::testing::skipped("all_gpus_peer_copies_match_nccl", &format!("needs 3 GPUs or more, {present} present"));
+        return;
+    }
+    // The two-GPU tests' sorter must not be in use by another test at the same time
+    // (the tests share GPUs 0 and 1).
+    let _two = two_gpus("all_gpus_peer_copies_match_nccl");
+    let mut s = MultiGpuSorter::all_tuned(host::Tuning::from_env()).unwrap();
+    exchanges_agree::<u32>(&mut s, &[0, 3, 4097, (1 << 21) + 5], &format!("{present} GPUs"));
+    exchanges_agree::<f32>(&mut s, &[65_537], &format!("{present} GPUs"));
+    let n = 1 << 22;
+    let skew: Vec<u32> = (0..n as u32).map(|i| if i % 3 == 0 { 7 } else { i % 5 }).collect();
+    let held = check_keys(&s, &skew, Order::Ascending, "skewed, all GPUs");
+    let ideal = n as f64 / present as f64;
+    assert!(held.iter().all(|&h| (h as f64 - ideal).abs() <= 0.1 * ideal), "held {held:?}");
 }
 
 /// With one GPU the multi-GPU sorter is the radix sort: the same bits.

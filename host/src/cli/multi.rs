@@ -3,8 +3,8 @@
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, median};
 use crate::{
-    DeviceBuffer, Distribution, Element, Key, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline, SortOptions,
-    verify,
+    DeviceBuffer, Distribution, Element, Exchange, Key, KeyType, MultiGpuReport, MultiGpuSorter, Order, Pipeline,
+    SortOptions, verify,
 };
 
 /// How many GPUs: a count (GPUs `0..N`) or every GPU of the host.
@@ -17,7 +17,9 @@ pub enum Gpus {
 impl Gpus {
     /// The sorter over these GPUs, opened with the program's tuning. The program's
     /// `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`, `partition-first`) picks its
-    /// pipeline, for comparing them.
+    /// pipeline, `SORT_MULTI_GPU_EXCHANGE` (`auto`, `nccl`, `copy`) how the pieces
+    /// travel and `SORT_MULTI_GPU_CHUNKS` (at least 1) in how many chunks the peer
+    /// copies move them, for comparing them.
     pub fn open(self) -> crate::Result<MultiGpuSorter> {
         let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all_tuned(super::tuning().clone()),
@@ -37,6 +39,22 @@ impl Gpus {
                 ))
             })?;
             sorter.set_pipeline(pipeline);
+        }
+        if let Ok(v) = std::env::var("SORT_MULTI_GPU_EXCHANGE") {
+            let exchange = Exchange::parse(&v).ok_or_else(|| {
+                crate::Error::BadArgument(format!("SORT_MULTI_GPU_EXCHANGE={v}: expected auto, nccl or copy"))
+            })?;
+            sorter.set_exchange(exchange);
+        }
+        if let Ok(v) = std::env::var("SORT_MULTI_GPU_CHUNKS") {
+            match v.trim().parse::<usize>() {
+                Ok(c) if c >= 1 => sorter.set_exchange_chunks(c),
+                _ => {
+                    return Err(crate::Error::BadArgument(format!(
+                        "SORT_MULTI_GPU_CHUNKS={v}: expected a count of at least 1"
+                    )));
+                }
+            }
         }
         Ok(sorter)
     }
@@ -66,6 +84,17 @@ pub fn phases(r: &MultiGpuReport) -> String {
             exchange_gb_s(r),
             r.merge_s * 1e3
         ),
+        _ if r.exchange == Exchange::PeerCopy => format!(
+            "{}local sort {:.3} ms, splitters {:.3} ms, peer copies in {} chunks {:.3} ms ({:.1} GB/s) with the \
+             merge beside them, merge after them {:.3} ms",
+            if r.fell_back { "sort first (sampled splitters were uneven): " } else { "" },
+            r.local_sort_s * 1e3,
+            r.splitters_s * 1e3,
+            r.chunks,
+            r.exchange_s * 1e3,
+            exchange_gb_s(r),
+            r.merge_s * 1e3
+        ),
         _ => format!(
             "{}local sort {:.3} ms, splitters {:.3} ms, exchange {:.3} ms ({:.1} GB/s), merge {:.3} ms",
             if r.fell_back { "sort first (sampled splitters were uneven): " } else { "" },
@@ -79,12 +108,15 @@ pub fn phases(r: &MultiGpuReport) -> String {
 }
 
 /// The bench's short name of the pipeline that ran.
-fn pipe(r: &MultiGpuReport) -> &'static str {
-    match (r.pipeline, r.fell_back) {
-        (Pipeline::PartitionFirst, _) => "part",
-        (Pipeline::SortFirst, true) => "sort!",
-        (Pipeline::SortFirst, false) => "sort",
-        (Pipeline::Auto, _) => "-",
+fn pipe(r: &MultiGpuReport) -> String {
+    match (r.pipeline, r.fell_back, r.exchange) {
+        (Pipeline::PartitionFirst, _, _) => "part".into(),
+        (Pipeline::SortFirst, _, Exchange::PeerCopy) => {
+            format!("copy{}{}", r.chunks, if r.fell_back { "!" } else { "" })
+        }
+        (Pipeline::SortFirst, true, _) => "sort!".into(),
+        (Pipeline::SortFirst, false, _) => "sort".into(),
+        (Pipeline::Auto, _, _) => "-".into(),
     }
 }
 
@@ -258,7 +290,8 @@ pub fn bench(
     );
     println!(
         "# pipe: part = partition first (exchange beside the local sorts, phases timed on the GPUs, they overlap), \
-         sort = sort first (phases one after another), sort! = sort first after uneven sampled splitters"
+         sort = sort first (phases one after another, NCCL), sort! = sort first after uneven sampled splitters, \
+         copyC = sort first with peer copies in C chunks (the merge beside the copies; merge = its share after them)"
     );
     println!(
         "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>5} {:>9} {:>9} {:>7} {:>8} {:>6} {:>8} {:>7}",

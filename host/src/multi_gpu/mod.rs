@@ -17,9 +17,13 @@
 //! ([`plan::Splitter`]), which is the stable order, so runs of duplicates are split
 //! anywhere and every GPU ends with about `n / p` keys however skewed the keys.
 //!
-//! **Exchange.** GPU `i` sends GPU `j` its keys (and values) of range `j` with grouped
-//! NCCL send/recv; a GPU's own range stays where it is. **Merge.** The own range and
-//! the received runs are merged by merge path in rank order
+//! **Exchange.** GPU `i` sends GPU `j` its keys (and values) of range `j`; a GPU's own
+//! range stays where it is. Sort first moves them by the copy engines where every pair
+//! of GPUs has a peer-to-peer path ([`Exchange::PeerCopy`], [`chunked`]): each range in
+//! [`MultiGpuSorter::set_exchange_chunks`] key sub-ranges, each merged while the next
+//! one travels. Otherwise (and for partition first, and values wider than 8 bytes) by
+//! grouped NCCL send/recv ([`Exchange::Nccl`]). **Merge.** The own range and the
+//! received runs are merged by merge path in rank order
 //! ([`crate::variants::mergepath::merge_run_list`]); values of 4 or 8 bytes move with
 //! their keys in the same kernels. Wider values (sort first only): the received pairs
 //! are sorted again by the stable radix pair sort.
@@ -33,7 +37,7 @@
 //! calls `Comm::from_rank`, samples and counts are all-gathered) are
 //! [`crate::ranks::RankGroup`]; docs/ranks.md says how to run them on several hosts.
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use cudarc::nccl::Comm;
@@ -46,14 +50,18 @@ use crate::error::{DriverContext as _, Error, Result};
 use crate::options::SortOptions;
 use crate::tuning::Tuning;
 
+mod chunked;
 pub mod nccl;
 mod partitioned;
+mod peer;
 #[doc(hidden)]
 pub use partitioned::partition_on_gpu;
 pub mod plan;
 mod sort_first;
 
+pub use chunked::DEFAULT_CHUNKS;
 use nccl::{Lane, Piece};
+use peer::PeerLinks;
 
 /// Samples each GPU contributes to the splitter choice: each GPU ends within about
 /// `n / SAMPLES` keys of `n / p`.
@@ -101,8 +109,40 @@ impl Pipeline {
     }
 }
 
+/// How the pieces travel between the GPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exchange {
+    /// Peer copies where every pair of GPUs can reach each other directly and the
+    /// values (if any) are 4 or 8 bytes wide, NCCL otherwise.
+    #[default]
+    Auto,
+    /// Grouped NCCL send/recv, after the local sorts.
+    Nccl,
+    /// The copy engines (`cuMemcpyPeerAsync`), in chunks merged as they arrive (sort
+    /// first only; an error where a pair of GPUs has no peer-to-peer path).
+    PeerCopy,
+}
+
+impl Exchange {
+    /// The name [`Exchange::parse`] takes (`"auto"`, `"nccl"`, `"copy"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Exchange::Auto => "auto",
+            Exchange::Nccl => "nccl",
+            Exchange::PeerCopy => "copy",
+        }
+    }
+
+    /// `auto`, `nccl` or `copy`.
+    pub fn parse(s: &str) -> Option<Exchange> {
+        [Exchange::Auto, Exchange::Nccl, Exchange::PeerCopy].into_iter().find(|e| e.name() == s.trim())
+    }
+}
+
 /// Where a multi-GPU sort spent its time (seconds) and how the keys ended up spread.
-/// Sort first: each phase is waited for on every GPU, by the wall clock. Partition
+/// Sort first: each phase is waited for on every GPU, by the wall clock; with peer
+/// copies the merge runs beside the exchange, which is timed by the copy streams'
+/// events (start to the last arrival), and the merge is the rest of the phase. Partition
 /// first: the phases overlap (the exchange runs during the local sort and its share
 /// beyond it counts in the merge), each is the slowest GPU's, timed by events.
 #[derive(Clone, Debug, Default)]
@@ -115,6 +155,11 @@ pub struct MultiGpuReport {
     /// Partition first only: the splitters were rejected and the sort ran again sorting
     /// first.
     pub fell_back: bool,
+    /// How the pieces travelled ([`Exchange::Nccl`] or [`Exchange::PeerCopy`];
+    /// [`Exchange::Auto`] with one GPU, where nothing travels).
+    pub exchange: Exchange,
+    /// Chunks each GPU's range travelled in (1 with NCCL).
+    pub chunks: usize,
     /// Sampling the keys and choosing the splitters that divide them between the GPUs
     /// (with sort first, also finding each split in the sorted parts).
     pub splitters_s: f64,
@@ -165,6 +210,11 @@ pub struct MultiGpuSorter {
     /// Each GPU's exchange stream (high priority), where its communicator queues.
     xstreams: Vec<Arc<CudaStream>>,
     pipeline: Pipeline,
+    exchange: Exchange,
+    chunks: usize,
+    /// Peer access and copy streams, set up by the first sort that may use them (the
+    /// error when some pair of GPUs has no peer-to-peer path).
+    links: OnceLock<std::result::Result<PeerLinks, String>>,
     /// Created on first use; dropped (aborted) after a failed exchange and created
     /// again by the next sort.
     comms: Mutex<Option<Comms>>,
@@ -206,6 +256,9 @@ impl MultiGpuSorter {
             gpus,
             xstreams,
             pipeline: Pipeline::Auto,
+            exchange: Exchange::Auto,
+            chunks: DEFAULT_CHUNKS,
+            links: OnceLock::new(),
             comms: Mutex::new(None),
             timeout: DEFAULT_EXCHANGE_TIMEOUT,
             samples: SAMPLES_PER_GPU,
@@ -263,6 +316,41 @@ impl MultiGpuSorter {
     /// Which pipeline the sorts take (default [`Pipeline::Auto`]).
     pub fn set_pipeline(&mut self, pipeline: Pipeline) {
         self.pipeline = pipeline;
+    }
+
+    /// How the pieces travel between the GPUs (default [`Exchange::Auto`]).
+    pub fn set_exchange(&mut self, exchange: Exchange) {
+        self.exchange = exchange;
+    }
+
+    /// Key sub-ranges each GPU's range travels in with peer copies, each merged while
+    /// the next one arrives (default [`DEFAULT_CHUNKS`]; at least 1).
+    pub fn set_exchange_chunks(&mut self, chunks: usize) {
+        self.chunks = chunks.max(1);
+    }
+
+    /// The peer links when sort first should exchange by peer copies: `None` for NCCL
+    /// (asked for, values of other widths than 4 or 8 bytes, or, with
+    /// [`Exchange::Auto`], GPUs without a peer-to-peer path); an error when
+    /// [`Exchange::PeerCopy`] was asked for and cannot serve.
+    fn peer_links(&self, value_bytes: usize) -> Result<Option<&PeerLinks>> {
+        let asked = self.exchange == Exchange::PeerCopy;
+        if self.exchange == Exchange::Nccl || self.gpus.len() < 2 {
+            return Ok(None);
+        }
+        if !matches!(value_bytes, 0 | 4 | 8) {
+            return match asked {
+                true => Err(Error::BadArgument(format!(
+                    "the peer-copy exchange takes keys alone or 4- or 8-byte values ({value_bytes}-byte values)"
+                ))),
+                false => Ok(None),
+            };
+        }
+        match self.links.get_or_init(|| PeerLinks::open(&self.gpus).map_err(|e| e.to_string())) {
+            Ok(l) => Ok(Some(l)),
+            Err(e) if asked => Err(Error::NoDevice(format!("no peer copies: {e}"))),
+            Err(_) => Ok(None),
+        }
     }
 
     /// Samples per GPU for the splitters (default [`SAMPLES_PER_GPU`]; at least 1).
@@ -477,13 +565,19 @@ impl MultiGpuSorter {
             self.local_sorts(keys, values, opts)?;
             report.local_sort_s = start.elapsed().as_secs_f64();
         } else {
-            self.connect()?;
             let first = self.pipeline == Pipeline::PartitionFirst;
+            let links = if first { None } else { self.peer_links(value_bytes)? };
+            // NCCL's communicators only where NCCL carries the exchange.
+            if links.is_none() {
+                self.connect()?;
+            }
             if first && self.run_partitioned(keys, values.as_deref_mut(), opts, &mut report)? {
                 report.pipeline = Pipeline::PartitionFirst;
+                report.exchange = Exchange::Nccl;
+                report.chunks = 1;
             } else {
                 report = MultiGpuReport { gpus: p, fell_back: first, ..Default::default() };
-                self.run_sort_first(keys, values, opts, &mut report)?;
+                self.run_sort_first(keys, values, opts, links, &mut report)?;
                 report.pipeline = Pipeline::SortFirst;
             }
         }

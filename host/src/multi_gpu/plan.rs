@@ -47,6 +47,16 @@ pub fn samples_of(n: u64, max: u64) -> u64 {
 /// its part, so GPU `t` ends with `n / p` keys give or take `sum_r lens[r] /
 /// samples[r].len()`; samples of unsorted parts make that an estimate.
 pub fn choose_splitters(samples: &[Vec<(u64, u64)>], lens: &[u64]) -> Vec<Splitter> {
+    choose_bucket_splitters(samples, lens, lens.len())
+}
+
+/// [`choose_splitters`] for `buckets` key ranges instead of one per GPU: splitter `t`
+/// reaches `t / buckets` of all keys. With `buckets = p * chunks`, splitter `j *
+/// chunks` is exactly [`choose_splitters`]' splitter `j` (the same sample walk, the
+/// same rounded target), so every GPU ends with the same keys either way; the ones
+/// between cut each GPU's range into the chunks that the peer-copy exchange moves and
+/// merges one after another.
+pub fn choose_bucket_splitters(samples: &[Vec<(u64, u64)>], lens: &[u64], buckets: usize) -> Vec<Splitter> {
     let p = lens.len();
     let total: u64 = lens.iter().sum();
     let weight: Vec<f64> = samples.iter().zip(lens).map(|(s, &n)| n as f64 / s.len().max(1) as f64).collect();
@@ -57,11 +67,11 @@ pub fn choose_splitters(samples: &[Vec<(u64, u64)>], lens: &[u64]) -> Vec<Splitt
         (0..p).filter(|&r| head[r] < samples[r].len()).min_by_key(|&r| (samples[r][head[r]].0, r))
     };
     let sample = |r: usize, i: usize| Splitter { bits: samples[r][i].0, rank: r, pos: samples[r][i].1 };
-    let mut out = Vec::with_capacity(p.saturating_sub(1));
+    let mut out = Vec::with_capacity(buckets.saturating_sub(1));
     let mut before = 0f64;
     let mut cur = next(&head);
-    for t in 1..p {
-        let target = total as f64 * t as f64 / p as f64;
+    for t in 1..buckets {
+        let target = total as f64 * t as f64 / buckets as f64;
         // A sample sits in the middle of the keys it stands for; stop at the first
         // whose middle reaches the target, or at the last sample.
         while let Some(r) = cur {
@@ -168,18 +178,7 @@ impl Layout {
     /// gives each GPU's own piece room in its receive buffer too.
     pub fn new(counts: &[Vec<u64>], with_own: bool) -> Layout {
         let p = counts.len();
-        let send_offsets = counts
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .scan(0u64, |acc, &c| {
-                        let at = *acc;
-                        *acc += c;
-                        Some(at)
-                    })
-                    .collect()
-            })
-            .collect();
+        let send_offsets = counts.iter().map(|row| prefix_sums(row)).collect();
         let mut recv_offsets = vec![vec![0u64; p]; p];
         let mut received = vec![0u64; p];
         for j in 0..p {
@@ -192,6 +191,73 @@ impl Layout {
         }
         Layout { send_offsets, recv_offsets, received }
     }
+}
+
+/// Where the pieces of the chunked peer-copy exchange go. Bucket `b = j * chunks + c`
+/// is chunk `c` of GPU `j`'s key range; `counts[i][b]` keys of GPU `i`'s sorted part
+/// fall in it. GPU `j` receives chunk after chunk, each chunk's pieces in rank order
+/// (its own piece is read where it is), and merges chunk `c` into its result at
+/// `out_offsets[j][c]`: the chunks are consecutive key ranges, so the merged chunks
+/// side by side are GPU `j`'s whole range, in the same order as one merge of
+/// everything.
+pub struct Chunked {
+    /// Chunks per GPU.
+    pub chunks: usize,
+    /// `send_offsets[i][b]`: where GPU `i`'s piece of bucket `b` starts in its sorted
+    /// part.
+    pub send_offsets: Vec<Vec<u64>>,
+    /// `recv_offsets[j][c][i]`: where GPU `i`'s piece of chunk `c` lands in GPU `j`'s
+    /// receive buffer (unused for `i == j`).
+    pub recv_offsets: Vec<Vec<Vec<u64>>>,
+    /// Elements each GPU's receive buffer holds (its own pieces not included).
+    pub received: Vec<u64>,
+    /// `out_offsets[j][c]`: where chunk `c`'s merged keys start in GPU `j`'s result.
+    pub out_offsets: Vec<Vec<u64>>,
+    /// Keys each GPU ends with.
+    pub held: Vec<u64>,
+}
+
+impl Chunked {
+    /// The layout of `counts[i][b]` (`p` rows of `p * chunks` buckets).
+    pub fn new(counts: &[Vec<u64>], chunks: usize) -> Chunked {
+        let p = counts.len();
+        let chunks = chunks.max(1);
+        debug_assert!(counts.iter().all(|row| row.len() == p * chunks));
+        let send_offsets = counts.iter().map(|row| prefix_sums(row)).collect();
+        let mut recv_offsets = vec![vec![vec![0u64; p]; chunks]; p];
+        let mut out_offsets = vec![vec![0u64; chunks]; p];
+        let mut received = vec![0u64; p];
+        let mut held = vec![0u64; p];
+        for j in 0..p {
+            for c in 0..chunks {
+                out_offsets[j][c] = held[j];
+                for i in 0..p {
+                    let len = counts[i][j * chunks + c];
+                    recv_offsets[j][c][i] = received[j];
+                    held[j] += len;
+                    if i != j {
+                        received[j] += len;
+                    }
+                }
+            }
+        }
+        Chunked { chunks, send_offsets, recv_offsets, received, out_offsets, held }
+    }
+
+    /// Keys GPU `i` sends GPU `j` in chunk `c` (its own piece when `i == j`).
+    pub fn count(&self, counts: &[Vec<u64>], i: usize, j: usize, c: usize) -> u64 {
+        counts[i][j * self.chunks + c]
+    }
+}
+
+fn prefix_sums(xs: &[u64]) -> Vec<u64> {
+    xs.iter()
+        .scan(0u64, |acc, &c| {
+            let at = *acc;
+            *acc += c;
+            Some(at)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -248,6 +314,80 @@ mod tests {
                 }
                 got.sort_by_key(|e| e.0); // the stable merge of the runs in rank order
                 got
+            })
+            .collect()
+    }
+
+    /// The chunked peer-copy exchange on the CPU with the functions the GPU path uses:
+    /// `p * chunks` buckets, the pieces laid out by [`Chunked`], each chunk merged
+    /// (stably, runs in rank order) into its place in the GPU's result.
+    fn chunked_model(parts: &[Vec<(u64, u64)>], max_samples: u64, chunks: usize) -> Vec<Vec<(u64, u64)>> {
+        let p = parts.len();
+        let sorted: Vec<Vec<(u64, u64)>> = parts
+            .iter()
+            .map(|part| {
+                let mut s = part.clone();
+                s.sort_by_key(|e| e.0);
+                s
+            })
+            .collect();
+        let lens: Vec<u64> = sorted.iter().map(|s| s.len() as u64).collect();
+        let samples: Vec<Vec<(u64, u64)>> = sorted
+            .iter()
+            .map(|s| {
+                let n = s.len() as u64;
+                let c = samples_of(n, max_samples);
+                let bits: Vec<u64> = (0..c).map(|i| s[sample_position(i, c, n) as usize].0).collect();
+                sorted_samples(&bits, n)
+            })
+            .collect();
+        let splitters = choose_bucket_splitters(&samples, &lens, p * chunks);
+        assert_eq!(splitters.len(), p * chunks - 1);
+        let cuts: Vec<Vec<u64>> = sorted
+            .iter()
+            .enumerate()
+            .map(|(r, s)| {
+                splitters
+                    .iter()
+                    .map(|sp| {
+                        let less = s.partition_point(|e| e.0 < sp.bits) as u64;
+                        let less_eq = s.partition_point(|e| e.0 <= sp.bits) as u64;
+                        cut(r, sp, less, less_eq)
+                    })
+                    .collect()
+            })
+            .collect();
+        let counts = send_counts(&cuts, &lens);
+        let layout = Chunked::new(&counts, chunks);
+        (0..p)
+            .map(|j| {
+                let mut out = vec![(u64::MAX, u64::MAX); layout.held[j] as usize];
+                let mut recv = vec![(u64::MAX, u64::MAX); layout.received[j] as usize];
+                for c in 0..chunks {
+                    for i in (0..p).filter(|&i| i != j) {
+                        let (from, len) =
+                            (layout.send_offsets[i][j * chunks + c] as usize, layout.count(&counts, i, j, c));
+                        let at = layout.recv_offsets[j][c][i] as usize;
+                        recv[at..at + len as usize].copy_from_slice(&sorted[i][from..from + len as usize]);
+                    }
+                }
+                for c in 0..chunks {
+                    let mut runs = Vec::new();
+                    for i in 0..p {
+                        let len = layout.count(&counts, i, j, c) as usize;
+                        if i == j {
+                            let from = layout.send_offsets[j][j * chunks + c] as usize;
+                            runs.extend_from_slice(&sorted[j][from..from + len]);
+                        } else {
+                            let at = layout.recv_offsets[j][c][i] as usize;
+                            runs.extend_from_slice(&recv[at..at + len]);
+                        }
+                    }
+                    runs.sort_by_key(|e| e.0); // the stable merge of the runs in rank order
+                    let at = layout.out_offsets[j][c] as usize;
+                    out[at..at + runs.len()].copy_from_slice(&runs);
+                }
+                out
             })
             .collect()
     }
@@ -407,6 +547,19 @@ mod tests {
     }
 
     #[test]
+    fn chunked_skewed_inputs_match_unchunked() {
+        let n = 20_000usize;
+        for (name, keys) in &skewed_cases(n) {
+            for p in [2usize, 4] {
+                for chunks in [2usize, 4, 8] {
+                    let parts = split(keys, p);
+                    assert!(chunked_model(&parts, 4096, chunks) == model(&parts, 4096), "{name} p {p} chunks {chunks}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn uneven_and_empty_parts() {
         let parts = vec![
             (0..1000u64).map(|i| (i % 13, i)).collect::<Vec<_>>(),
@@ -449,6 +602,18 @@ mod tests {
                 let got: Vec<(u64, u64)> = out.into_iter().flatten().collect();
                 prop_assert_eq!(got, stable_sort_of(&parts));
             }
+        }
+
+        /// Chunks change where the pieces travel, not what each GPU ends with.
+        #[test]
+        fn chunked_model_is_the_unchunked_result(
+            keys in prop::collection::vec(0u64..40, 0..600),
+            p in 1usize..6,
+            max_samples in 1u64..50,
+            chunks in 1usize..6,
+        ) {
+            let parts = split(&keys, p);
+            prop_assert_eq!(chunked_model(&parts, max_samples, chunks), model(&parts, max_samples));
         }
 
         #[test]

@@ -6,8 +6,9 @@
 use std::time::Instant;
 
 use super::nccl::Piece;
+use super::peer::PeerLinks;
 use super::plan::{self, Layout};
-use super::{MultiGpuReport, MultiGpuSorter, read_u64s};
+use super::{Exchange, MultiGpuReport, MultiGpuSorter, read_u64s};
 use crate::device::DeviceBuffer;
 use crate::error::Result;
 use kernels::params::{DevPtr, Direction};
@@ -46,33 +47,26 @@ impl MultiGpuSorter {
         Ok(())
     }
 
-    pub(super) fn run_sort_first<K: Key, V: Element>(
+    /// `counts[i][b]`: keys of GPU `i`'s sorted part in key range `b` of `buckets`
+    /// (splitters from regular samples of the sorted parts, each GPU's cuts found by
+    /// binary search on the GPU).
+    fn bucket_counts<K: Key>(
         &self,
-        keys: &mut [DeviceBuffer<K>],
-        mut values: Option<&mut [DeviceBuffer<V>]>,
-        opts: &SortOptions,
-        report: &mut MultiGpuReport,
-    ) -> Result<()> {
+        keys: &[DeviceBuffer<K>],
+        direction: Direction,
+        buckets: usize,
+    ) -> Result<Vec<Vec<u64>>> {
         let p = self.gpus.len();
-        let order = opts.order;
-        let direction: Direction = order.into();
-
-        // 1. Local sorts.
-        let t = Instant::now();
-        self.local_sorts(keys, values.as_deref_mut(), opts)?;
-        report.local_sort_s = t.elapsed().as_secs_f64();
-
-        // 2. Splitters. One kept scratch buffer per GPU holds its samples, the
-        // splitters and their bounds (no allocation, no driver call but the copies).
-        // Each step is queued on every GPU before any is waited for; these are a few
-        // tiny kernels and copies, so one thread does it (threads measured slower).
-        let t = Instant::now();
+        // One kept scratch buffer per GPU holds its samples, the splitters and their
+        // bounds (no allocation, no driver call but the copies). Each step is queued on
+        // every GPU before any is waited for; these are a few tiny kernels and copies,
+        // so one thread does it (threads measured slower).
         let lens: Vec<u64> = keys.iter().map(|k| k.len() as u64).collect();
         let counts: Vec<u64> = lens.iter().map(|&n| plan::samples_of(n, self.samples)).collect();
         let mut scratch = Vec::with_capacity(p);
         for (g, gpu) in self.gpus.iter().enumerate() {
             let (n, count) = (lens[g], counts[g]);
-            let buf = gpu.take_scratch(2 * (count as usize + 3 * (p - 1)))?;
+            let buf = gpu.take_scratch(2 * (count as usize + 3 * (buckets - 1)))?;
             if count > 0 {
                 let params = ks::Samples { keys: keys[g].dev_ptr(), n, count, direction, out: buf.dev_ptr().cast() };
                 gpu.launch(<K as SplitterKernels>::SAMPLES, one_thread_per_item(count, 256, 0)?, &params)?;
@@ -85,7 +79,7 @@ impl MultiGpuSorter {
                 Ok(plan::sorted_samples(&bits, lens[g]))
             })
             .collect::<Result<Vec<_>>>()?;
-        let splitters = plan::choose_splitters(&samples, &lens);
+        let splitters = plan::choose_bucket_splitters(&samples, &lens, buckets);
         let bits: Vec<u64> = splitters.iter().map(|s| s.bits).collect();
         let bounds = (|| {
             let count = bits.len() as u64;
@@ -107,7 +101,38 @@ impl MultiGpuSorter {
         for (gpu, buf) in self.gpus.iter().zip(scratch) {
             gpu.give_back_scratch(buf);
         }
-        let counts = plan::send_counts(&bounds?, &lens);
+        Ok(plan::send_counts(&bounds?, &lens))
+    }
+
+    pub(super) fn run_sort_first<K: Key, V: Element>(
+        &self,
+        keys: &mut [DeviceBuffer<K>],
+        mut values: Option<&mut [DeviceBuffer<V>]>,
+        opts: &SortOptions,
+        links: Option<&PeerLinks>,
+        report: &mut MultiGpuReport,
+    ) -> Result<()> {
+        let p = self.gpus.len();
+        let order = opts.order;
+        let direction: Direction = order.into();
+
+        // 1. Local sorts.
+        let t = Instant::now();
+        self.local_sorts(keys, values.as_deref_mut(), opts)?;
+        report.local_sort_s = t.elapsed().as_secs_f64();
+
+        // 2. Splitters: one per GPU, or `chunks` per GPU for the chunked peer copies.
+        let t = Instant::now();
+        let chunks = if links.is_some() { self.chunks } else { 1 };
+        let counts = self.bucket_counts(keys, direction, p * chunks)?;
+        if let Some(links) = links {
+            report.splitters_s = t.elapsed().as_secs_f64();
+            report.exchange = Exchange::PeerCopy;
+            report.chunks = chunks;
+            return self.copy_exchange_and_merge(links, keys, values, &counts, chunks, order, report);
+        }
+        report.exchange = Exchange::Nccl;
+        report.chunks = 1;
         // A GPU's own piece stays where it is and the merge reads it there; only pairs
         // with values of other widths than 4 or 8 bytes are sorted again from one
         // buffer, so theirs is copied in.

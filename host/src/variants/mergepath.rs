@@ -354,7 +354,17 @@ pub fn merge_runs<T: Element>(gpu: &Gpu, src: DeviceBuffer<T>, runs: &[u64], ord
 /// rounds ping-pong between the output and one more buffer. Used by the multi-GPU sort
 /// for a GPU's own part and what it received.
 pub fn merge_run_list<T: Element>(gpu: &Gpu, runs: &[Run], order: Order) -> Result<DeviceBuffer<T>> {
-    Ok(merge_lists::<T, u32, u32>(gpu, runs, None, order)?.0)
+    let n = runs.iter().map(|r| r.len).sum::<u64>() as usize;
+    let out = gpu.alloc::<T>(n)?;
+    merge_lists::<T, u32, u32>(gpu, runs, None, order, (out.ptr(), 0))?;
+    Ok(out)
+}
+
+/// [`merge_run_list`] into `dst` (the address of room for all the runs' elements on
+/// `gpu`, not overlapping them) instead of a new buffer: the multi-GPU sort merges
+/// each chunk it receives into its place in one result.
+pub fn merge_run_list_into<T: Element>(gpu: &Gpu, runs: &[Run], dst: u64, order: Order) -> Result<()> {
+    merge_lists::<T, u32, u32>(gpu, runs, None, order, (dst, 0))
 }
 
 /// [`merge_run_list`] of keys that carry a 4- or 8-byte value each: `values[r]` is the
@@ -373,26 +383,49 @@ pub fn merge_run_list_pairs<K: Element, V: Element>(
             runs.len()
         ))
     };
-    if values.len() != runs.len() {
+    if values.len() != runs.len() || !matches!(size_of::<V>(), 4 | 8) {
         return Err(unsupported());
     }
+    let n = runs.iter().map(|r| r.len).sum::<u64>() as usize;
+    let (k, v) = (gpu.alloc::<K>(n)?, gpu.alloc::<V>(n)?);
+    merge_run_list_pairs_into::<K, V>(gpu, runs, values, (k.ptr(), v.ptr()), order)?;
+    Ok((k, v))
+}
+
+/// [`merge_run_list_pairs`] into `dst` (the addresses of room for the keys and the
+/// values, as [`merge_run_list_into`]).
+pub fn merge_run_list_pairs_into<K: Element, V: Element>(
+    gpu: &Gpu,
+    runs: &[Run],
+    values: &[u64],
+    dst: (u64, u64),
+    order: Order,
+) -> Result<()> {
+    if values.len() != runs.len() {
+        return Err(Error::BadArgument(format!(
+            "a key-value merge takes one value address per run ({} for {} runs)",
+            values.len(),
+            runs.len()
+        )));
+    }
     // The kernels move values as words of their size.
-    let (k, v) = match size_of::<V>() {
-        4 => merge_lists::<K, V, u32>(gpu, runs, Some(values), order)?,
-        8 => merge_lists::<K, V, u64>(gpu, runs, Some(values), order)?,
-        _ => return Err(unsupported()),
-    };
-    Ok((k, v.expect("values were given")))
+    match size_of::<V>() {
+        4 => merge_lists::<K, V, u32>(gpu, runs, Some(values), order, dst),
+        8 => merge_lists::<K, V, u64>(gpu, runs, Some(values), order, dst),
+        b => Err(Error::BadArgument(format!("a key-value merge takes 4- or 8-byte values, not {b}"))),
+    }
 }
 
 /// [`merge_run_list`] of keys alone (`values` `None`) or of keys with values of type
-/// `V`, which the kernels move as words `W` of `V`'s size.
+/// `V`, which the kernels move as words `W` of `V`'s size, into `dst` (the addresses
+/// of the keys' and the values' room; the values' unused without values).
 fn merge_lists<K: Element + MergepathKvKernels<W>, V: Element, W: Copy + 'static>(
     gpu: &Gpu,
     runs: &[Run],
     values: Option<&[u64]>,
     order: Order,
-) -> Result<(DeviceBuffer<K>, Option<DeviceBuffer<V>>)> {
+    dst: (u64, u64),
+) -> Result<()> {
     // (keys, values) of each non-empty run.
     let mut runs: Vec<(Run, u64)> =
         runs.iter().enumerate().filter(|(_, r)| r.len > 0).map(|(i, r)| (*r, values.map_or(0, |v| v[i]))).collect();
@@ -416,20 +449,22 @@ fn merge_lists<K: Element + MergepathKvKernels<W>, V: Element, W: Copy + 'static
     // Rounds alternate between buffers 0 and 1; the last round must write buffer 0
     // (the result), so an even number of rounds starts in buffer 1.
     let rounds = if runs.len() <= 1 { 1 } else { 64 - (runs.len() as u64 - 1).leading_zeros() };
-    let count = if rounds > 1 { 2 } else { 1 };
-    let mut kbufs = (0..count).map(|_| gpu.alloc::<K>(n as usize)).collect::<Result<Vec<_>>>()?;
-    let mut vbufs = match values {
-        Some(_) => (0..count).map(|_| gpu.alloc::<V>(n as usize)).collect::<Result<Vec<_>>>()?,
-        None => Vec::new(),
+    // Buffer 0 is `dst`; buffer 1 (scratch) only when there is more than one round.
+    let scratch_k = if rounds > 1 { Some(gpu.alloc::<K>(n as usize)?) } else { None };
+    let scratch_v = match (rounds > 1, values) {
+        (true, Some(_)) => Some(gpu.alloc::<V>(n as usize)?),
+        _ => None,
     };
+    let kbufs = [dst.0, scratch_k.as_ref().map_or(0, |b| b.ptr())];
+    let vbufs = [dst.1, scratch_v.as_ref().map_or(0, |b| b.ptr())];
     let parts = gpu.alloc::<u64>((mp::tiles(n, tile) + runs.len() as u64) as usize)?;
     let mut to = (rounds % 2 == 0) as usize;
     for _ in 0..rounds {
         let mut at = 0u64;
         let mut next = Vec::with_capacity(runs.len().div_ceil(2));
         for pair in runs.chunks(2) {
-            let out = kbufs[to].ptr_at(at as usize);
-            let vout = vbufs.get(to).map_or(0, |b| b.ptr_at(at as usize));
+            let out = kbufs[to] + at * kb as u64;
+            let vout = if values.is_some() { vbufs[to] + at * vb as u64 } else { 0 };
             match *pair {
                 [(ra, va), (rb, vb_)] => {
                     let t = mp::tiles(ra.len + rb.len, tile);
@@ -469,7 +504,6 @@ fn merge_lists<K: Element + MergepathKvKernels<W>, V: Element, W: Copy + 'static
         to ^= 1;
     }
     debug_assert_eq!(to, 1, "the last round wrote buffer 0");
-    let keys = kbufs.swap_remove(0);
-    let vals = if vbufs.is_empty() { None } else { Some(vbufs.swap_remove(0)) };
-    Ok((keys, vals))
+    // The scratch buffers are freed in stream order, after the kernels that read them.
+    Ok(())
 }
