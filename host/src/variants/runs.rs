@@ -47,6 +47,7 @@ pub fn run_length_encode_into<K: Key>(
     out_keys: &mut DeviceBuffer<K>,
     out_counts: &mut DeviceBuffer<u32>,
 ) -> Result<usize> {
+    crate::element::narrow_refusal::<K>("the GPU run-length encoding")?;
     let n = keys.len();
     Error::check_u32_indices("run-length encoding", n)?;
     if out_keys.len() < n || out_counts.len() < n {
@@ -103,6 +104,7 @@ pub fn run_length_encode_into<K: Key>(
 /// and both zeros one value), sorted by the radix sort, then run-length encoded.
 /// `keys` is not modified. At most `u32::MAX` keys.
 pub fn unique_counts<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    crate::element::narrow_refusal::<K>("the GPU unique")?;
     let n = keys.len();
     Error::check_u32_indices("unique", n)?;
     if n == 0 {
