@@ -158,6 +158,31 @@ impl Random for i64 {
         bits as i64
     }
 }
+macro_rules! random_narrow_ints {
+    ($($t:ty),*) => {$(
+        impl Random for $t {
+            const WORDS: u64 = 1;
+            fn random(_: u64, bits: u64) -> Self {
+                bits as $t
+            }
+        }
+    )*};
+}
+random_narrow_ints!(u16, i16, u8, i8);
+/// Finite half-precision floats in [-1000, 1000) (as `f32`'s, rounded to the type:
+/// ~2^15 distinct `f16` values there, ~2^12 `bf16`).
+impl Random for half::f16 {
+    const WORDS: u64 = 1;
+    fn random(index: u64, bits: u64) -> Self {
+        half::f16::from_f32(f32::random(index, bits))
+    }
+}
+impl Random for half::bf16 {
+    const WORDS: u64 = 1;
+    fn random(index: u64, bits: u64) -> Self {
+        half::bf16::from_f32(f32::random(index, bits))
+    }
+}
 /// Finite floats in [-1000, 1000), 2^24 distinct values (NaNs and infinities are
 /// tested separately).
 impl Random for f32 {

@@ -25,14 +25,45 @@ pub enum KeyType {
     /// `f64`, by IEEE 754 total order.
     #[cfg_attr(feature = "cli", value(help = None::<&str>))]
     F64,
+    /// `u16`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    U16,
+    /// `i16`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    I16,
+    /// `f16` (IEEE half precision), by IEEE 754 total order.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    F16,
+    /// `bf16` (bfloat16), by IEEE 754 total order.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    Bf16,
+    /// `u8`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    U8,
+    /// `i8`.
+    #[cfg_attr(feature = "cli", value(help = None::<&str>))]
+    I8,
     /// The Catania report's game entity (20 bytes), sorted by `distance_from_player`.
     Entity,
 }
 
 impl KeyType {
     /// Every type, in command-line and table order.
-    pub const ALL: &'static [KeyType] =
-        &[KeyType::U32, KeyType::I32, KeyType::F32, KeyType::U64, KeyType::I64, KeyType::F64, KeyType::Entity];
+    pub const ALL: &'static [KeyType] = &[
+        KeyType::U32,
+        KeyType::I32,
+        KeyType::F32,
+        KeyType::U64,
+        KeyType::I64,
+        KeyType::F64,
+        KeyType::U16,
+        KeyType::I16,
+        KeyType::F16,
+        KeyType::Bf16,
+        KeyType::U8,
+        KeyType::I8,
+        KeyType::Entity,
+    ];
 
     /// The command-line name (`"u32"`, ..., `"entity"`), as [`Display`](std::fmt::Display) prints it.
     pub fn name(self) -> &'static str {
@@ -43,8 +74,20 @@ impl KeyType {
             KeyType::U64 => "u64",
             KeyType::I64 => "i64",
             KeyType::F64 => "f64",
+            KeyType::U16 => "u16",
+            KeyType::I16 => "i16",
+            KeyType::F16 => "f16",
+            KeyType::Bf16 => "bf16",
+            KeyType::U8 => "u8",
+            KeyType::I8 => "i8",
             KeyType::Entity => "entity",
         }
+    }
+
+    /// Whether this is a 16- or 8-bit key, which the GPU sorts by the radix variant
+    /// only (see [`crate::element::is_narrow`]).
+    pub fn is_narrow(self) -> bool {
+        self.size() < 4
     }
 
     /// Bytes per element.
@@ -52,6 +95,8 @@ impl KeyType {
         match self {
             KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
             KeyType::U64 | KeyType::I64 | KeyType::F64 => 8,
+            KeyType::U16 | KeyType::I16 | KeyType::F16 | KeyType::Bf16 => 2,
+            KeyType::U8 | KeyType::I8 => 1,
             KeyType::Entity => size_of::<kernels::key::Entity>(),
         }
     }
@@ -76,7 +121,7 @@ macro_rules! with_key_type {
 }
 
 /// [`with_key_type!`] for the operations that take primitive keys ([`crate::Key`]:
-/// pairs, argsort, top-k, segments, several GPUs): `$T` is bound for the six key
+/// pairs, argsort, top-k, segments, several GPUs): `$T` is bound for the twelve key
 /// types, and a record type evaluates `$record` instead:
 /// `with_key!(kt, T => run::<T>(args), else Err(refusal))`.
 #[macro_export]
@@ -105,6 +150,30 @@ macro_rules! with_key {
             }
             $crate::KeyType::F64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::KeyType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::KeyType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::KeyType::F16 => {
+                type $T = $crate::f16;
+                $body
+            }
+            $crate::KeyType::Bf16 => {
+                type $T = $crate::bf16;
+                $body
+            }
+            $crate::KeyType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::KeyType::I8 => {
+                type $T = i8;
                 $body
             }
             $crate::KeyType::Entity => $record,

@@ -200,6 +200,8 @@ pub use device::{BorrowedBuffer, DeviceBuffer, DeviceInfo, Gpu, ModuleSource};
 pub use element::{Element, Key};
 pub use error::{Bytes, Error, Result};
 pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};
+/// The half-precision key types (`f16`, `bf16`), from the `half` crate.
+pub use half::{bf16, f16};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 pub use key_type::KeyType;

@@ -107,7 +107,7 @@ impl KeyOrder {
         let width = 8 * size_of::<K::Bits>() as u32;
         let asc: u64 = x.bits().into();
         if self.nan_last_for::<K>() {
-            if is_nan_order_bits(asc, width) {
+            if is_nan_order_bits_of::<K>(asc) {
                 return if desc { 0 } else { u64::MAX };
             }
             let sign = 1u64 << (width - 1);
@@ -120,9 +120,22 @@ impl KeyOrder {
     }
 }
 
+/// Whether the ascending order bits `bits` of float key `K` (any width: `f16` and
+/// `bf16` share 16 bits, so the exponent's place comes from
+/// [`kernels::SortKey::MANTISSA_BITS`]) are a NaN's: above `+inf`'s (positive NaNs)
+/// or below `-inf`'s (negative NaNs, whose bits are flipped).
+fn is_nan_order_bits_of<K: kernels::SortKey>(bits: u64) -> bool {
+    let width = 8 * size_of::<K::Bits>() as u32;
+    let sign = 1u64 << (width - 1);
+    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let pos_inf = sign | kernels::key::float_inf_bits(width, K::MANTISSA_BITS);
+    bits > pos_inf || bits < !pos_inf & all
+}
+
 /// Whether the ascending order bits `bits` of a float of `width` bits (32 or 64) are a
 /// NaN's: above `+inf`'s (positive NaNs) or below `-inf`'s (negative NaNs, whose bits
 /// are flipped).
+#[cfg(test)]
 fn is_nan_order_bits(bits: u64, width: u32) -> bool {
     let (sign, exponent) = if width == 32 { (1u64 << 31, 0x7f80_0000) } else { (1u64 << 63, 0x7ff0_0000_0000_0000) };
     let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };

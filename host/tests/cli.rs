@@ -114,6 +114,33 @@ fn binary_sort_on_cpu_and_check_file() {
     assert!(strays(&d, &[&inp, &out]).is_empty());
 }
 
+/// A raw binary file of 16-bit keys (every `f16` bit pattern, an odd count) sorted
+/// by `--type f16` (on the GPU where there is one) equals `sort_by(total_cmp)` bit for
+/// bit, and `check-file` agrees; `gen` and `--check` run for every narrow type.
+#[test]
+fn half_float_binary_file_and_narrow_types() {
+    let d = dir("half");
+    let (inp, out) = (d.join("in.bin"), d.join("out.bin"));
+    let bits: Vec<u16> = (0..=u16::MAX).chain(0..1001).map(|i| i.wrapping_mul(40_503)).collect();
+    let keys: Vec<host::f16> = bits.iter().map(|&b| host::f16::from_bits(b)).collect();
+    format::write_file(&inp, &keys, Format::Binary).unwrap();
+    ok(&host(&["sort", "--type", "f16", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    let mut expect = keys.clone();
+    expect.sort_by(|a, b| b.total_cmp(a));
+    let got: Vec<host::f16> = format::read_binary(&out).unwrap();
+    assert!(got.iter().map(|x| x.to_bits()).eq(expect.iter().map(|x| x.to_bits())), "f16 file not in total order");
+    let check = ok(&host(&["check-file", "--type", "f16", "--order", "desc", "-i", s(&inp), "-o", s(&out)]));
+    assert!(check.starts_with("ok: 66537 elements"), "{check}");
+    for t in ["u16", "i16", "f16", "bf16", "u8", "i8"] {
+        let stdout = ok(&host(&["--type", t, "--n", "100003", "--check", "--repeat", "1", "--order", "desc"]));
+        assert!(stdout.contains(&format!("type {t}")), "{t}: {stdout}");
+        let g = d.join(format!("{t}.bin"));
+        ok(&host(&["gen", "-o", s(&g), "--n", "1001", "--type", t]));
+        let bytes = if t.ends_with('8') { 1001 } else { 2002 };
+        assert_eq!(std::fs::metadata(&g).unwrap().len(), bytes, "{t}");
+    }
+}
+
 #[test]
 fn chunked_sort_is_complete_and_stable() {
     // Without --cpu this is the GPU's chunked path where there is a GPU.

@@ -207,6 +207,22 @@ pub unsafe fn sts_u32(addr: u32, v: u32) {
     unsafe { core::arch::asm!("st.shared.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack)) };
 }
 
+/// Loads the byte at shared address `addr`, zero-extended.
+#[inline(always)]
+pub unsafe fn lds_u8(addr: u32) -> u32 {
+    let v: u32;
+    unsafe {
+        core::arch::asm!("ld.shared.u8 {v}, [{a}];", v = out(reg32) v, a = in(reg32) addr, options(readonly, nostack))
+    };
+    v
+}
+
+/// Stores the low 8 bits of `v` at shared address `addr`.
+#[inline(always)]
+pub unsafe fn sts_u8(addr: u32, v: u32) {
+    unsafe { core::arch::asm!("st.shared.u8 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack)) };
+}
+
 /// Loads the `u16` at shared address `addr` (2-byte aligned), zero-extended.
 #[inline(always)]
 pub unsafe fn lds_u16(addr: u32) -> u32 {

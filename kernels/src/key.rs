@@ -22,6 +22,11 @@ pub trait SortKey: Copy + 'static {
     /// `size_of::<Self::Bits>()` bytes wide (the GPU sorts records by that field and
     /// an index, then gathers them). `None` for primitive keys.
     const RECORD_KEY: Option<(usize, BitOrder)> = None;
+    /// For IEEE floats (the key itself, or a record's key field), the bits of the
+    /// significand below the exponent: 23 (`f32`), 52 (`f64`), 10 (`f16`), 7 (`bf16`);
+    /// 0 for integers. The width alone does not tell `f16` from `bf16`, and NaN
+    /// tests (`abs > inf`) need the exponent's place.
+    const MANTISSA_BITS: u32 = 0;
     /// Order-preserving key bits.
     fn bits(&self) -> Self::Bits;
     /// Key bits for the requested direction: ascending compares `bits`, descending
@@ -157,6 +162,56 @@ impl Word for u64 {
     }
 }
 
+macro_rules! narrow_word {
+    ($t:ty, $bytes:expr, $sign:expr) => {
+        impl Word for $t {
+            const BYTES: u32 = $bytes;
+            const ZERO: $t = 0;
+            const MAX: $t = <$t>::MAX;
+            #[inline(always)]
+            fn from_u64(v: u64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn ordered(self, pos: $t, neg: $t) -> $t {
+                self ^ if self & $sign != 0 { neg } else { pos }
+            }
+            #[inline(always)]
+            fn raw(self, pos: $t, neg: $t) -> $t {
+                self ^ if (self ^ pos) & $sign != 0 { neg } else { pos }
+            }
+            #[inline(always)]
+            fn digit(self, shift: u32, mask: u32) -> u32 {
+                (self as u32 >> shift) & mask
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    };
+}
+// The 16- and 8-bit keys' words: the radix sort moves them at their own width, so a
+// pass reads and writes 2 (1) bytes a key rather than 4.
+narrow_word!(u16, 2, 0x8000);
+narrow_word!(u8, 1, 0x80);
+
+/// The raw bits of `+inf` of an IEEE float of `width` bits with `mantissa_bits`
+/// significand bits (every exponent bit set): a float is a NaN when its magnitude bits
+/// (all but the sign) exceed these.
+#[inline(always)]
+pub const fn float_inf_bits(width: u32, mantissa_bits: u32) -> u64 {
+    let sign = 1u64 << (width - 1);
+    (sign - 1) >> mantissa_bits << mantissa_bits
+}
+
+/// Order bits of a raw 16-bit key in IEEE total order (`f16`, `bf16`): [`f32_order_bits`]
+/// at 16 bits.
+#[inline(always)]
+pub const fn f16_order_bits(x: u16) -> u16 {
+    if x & 0x8000 != 0 { !x } else { x | 0x8000 }
+}
+
 /// Maps an IEEE single's bit pattern to unsigned bits in total order: negative values
 /// have every bit flipped (so larger magnitudes sort first), positive ones only the
 /// sign bit set.
@@ -195,6 +250,7 @@ impl SortKey for f32 {
     type Bits = u32;
     const NAME: &'static str = "f32";
     const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
+    const MANTISSA_BITS: u32 = 23;
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.to_bits())
@@ -225,9 +281,77 @@ impl SortKey for f64 {
     type Bits = u64;
     const NAME: &'static str = "f64";
     const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
+    const MANTISSA_BITS: u32 = 52;
     #[inline(always)]
     fn bits(&self) -> u64 {
         f64_order_bits(self.to_bits())
+    }
+}
+
+impl SortKey for u16 {
+    type Bits = u16;
+    const NAME: &'static str = "u16";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Unsigned);
+    #[inline(always)]
+    fn bits(&self) -> u16 {
+        *self
+    }
+}
+
+impl SortKey for i16 {
+    type Bits = u16;
+    const NAME: &'static str = "i16";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Signed);
+    #[inline(always)]
+    fn bits(&self) -> u16 {
+        (*self as u16) ^ 0x8000
+    }
+}
+
+impl SortKey for u8 {
+    type Bits = u8;
+    const NAME: &'static str = "u8";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Unsigned);
+    #[inline(always)]
+    fn bits(&self) -> u8 {
+        *self
+    }
+}
+
+impl SortKey for i8 {
+    type Bits = u8;
+    const NAME: &'static str = "i8";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Signed);
+    #[inline(always)]
+    fn bits(&self) -> u8 {
+        (*self as u8) ^ 0x80
+    }
+}
+
+// The half-precision floats are host types (`half`): the kernels see their raw 16-bit
+// words and a `BitOrder` only, so the device build needs no `half`. The impls live
+// here because `SortKey` and `half::f16` both come from other crates than the host.
+#[cfg(not(target_arch = "nvptx64"))]
+impl SortKey for half::f16 {
+    type Bits = u16;
+    const NAME: &'static str = "f16";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
+    const MANTISSA_BITS: u32 = 10;
+    #[inline(always)]
+    fn bits(&self) -> u16 {
+        f16_order_bits(self.to_bits())
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl SortKey for half::bf16 {
+    type Bits = u16;
+    const NAME: &'static str = "bf16";
+    const BIT_ORDER: Option<BitOrder> = Some(BitOrder::Float);
+    const MANTISSA_BITS: u32 = 7;
+    #[inline(always)]
+    fn bits(&self) -> u16 {
+        f16_order_bits(self.to_bits())
     }
 }
 
@@ -248,6 +372,7 @@ impl SortKey for Entity {
     const BIT_ORDER: Option<BitOrder> = None;
     const RECORD_KEY: Option<(usize, BitOrder)> =
         Some((core::mem::offset_of!(Entity, distance_from_player), BitOrder::Float));
+    const MANTISSA_BITS: u32 = 23;
     #[inline(always)]
     fn bits(&self) -> u32 {
         f32_order_bits(self.distance_from_player.to_bits())
@@ -405,6 +530,64 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The narrow keys' order bits follow their order (`f16`/`bf16`: every 16-bit
+    /// pattern against `total_cmp`), equal the [`BitOrder::masks`] applied by
+    /// [`Word::ordered`] at their width, and [`Word::raw`] inverts that.
+    #[test]
+    fn narrow_keys_bits_masks_and_inverse() {
+        assert_bits_follow(&[0u16, 1, 0x7fff, 0x8000, u16::MAX], Ord::cmp);
+        assert_bits_follow(&[i16::MIN, -1, 0, 1, i16::MAX], Ord::cmp);
+        assert_bits_follow(&[0u8, 1, 0x7f, 0x80, u8::MAX], Ord::cmp);
+        assert_bits_follow(&[i8::MIN, -1, 0, 1, i8::MAX], Ord::cmp);
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let check_half = |order_of: &dyn Fn(u16) -> u16, cmp: &dyn Fn(u16, u16) -> core::cmp::Ordering| {
+            // Sorting by order bits must give the total order: compare neighbours.
+            let mut by_bits = all.clone();
+            by_bits.sort_by_key(|&r| order_of(r));
+            for w in by_bits.windows(2) {
+                assert_eq!(cmp(w[0], w[1]), core::cmp::Ordering::Less, "{:#x} {:#x}", w[0], w[1]);
+            }
+        };
+        check_half(&|r| half::f16::from_bits(r).bits(), &|a, b| {
+            half::f16::from_bits(a).total_cmp(&half::f16::from_bits(b))
+        });
+        check_half(&|r| half::bf16::from_bits(r).bits(), &|a, b| {
+            half::bf16::from_bits(a).total_cmp(&half::bf16::from_bits(b))
+        });
+        for bo in [BitOrder::Unsigned, BitOrder::Signed, BitOrder::Float] {
+            for desc in [false, true] {
+                let (pos, neg) = bo.masks(16, desc);
+                let (pos, neg) = (pos as u16, neg as u16);
+                for &r in &all {
+                    let ord = r.ordered(pos, neg);
+                    assert_eq!(ord.raw(pos, neg), r, "{bo:?} {desc} {r:#x}");
+                    let want = match bo {
+                        BitOrder::Unsigned => r.ord_bits(desc),
+                        BitOrder::Signed => (r as i16).ord_bits(desc),
+                        BitOrder::Float => half::f16::from_bits(r).ord_bits(desc),
+                    };
+                    assert_eq!(ord, want, "{bo:?} {desc} {r:#x}");
+                }
+                let (pos, neg) = bo.masks(8, desc);
+                let (pos, neg) = (pos as u8, neg as u8);
+                for r in 0..=u8::MAX {
+                    assert_eq!(r.ordered(pos, neg).raw(pos, neg), r, "{bo:?} {desc} {r:#x}");
+                }
+                if bo != BitOrder::Float {
+                    for r in 0..=u8::MAX {
+                        let want = if bo == BitOrder::Signed { (r as i8).ord_bits(desc) } else { r.ord_bits(desc) };
+                        assert_eq!(r.ordered(pos, neg), want, "{bo:?} {desc} {r:#x}");
+                    }
+                }
+            }
+        }
+        assert_eq!(half::f16::MANTISSA_BITS, 10);
+        assert_eq!(float_inf_bits(16, half::f16::MANTISSA_BITS), half::f16::INFINITY.to_bits() as u64);
+        assert_eq!(float_inf_bits(16, half::bf16::MANTISSA_BITS), half::bf16::INFINITY.to_bits() as u64);
+        assert_eq!(float_inf_bits(32, f32::MANTISSA_BITS), f32::INFINITY.to_bits() as u64);
+        assert_eq!(float_inf_bits(64, f64::MANTISSA_BITS), f64::INFINITY.to_bits());
     }
 
     #[test]

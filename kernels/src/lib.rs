@@ -18,6 +18,7 @@ pub mod key;
 pub mod mergepath;
 pub mod naive;
 pub mod nan;
+pub mod narrow;
 pub mod params;
 pub mod partition;
 pub mod quick;

@@ -240,6 +240,12 @@ fn list(names_only: bool) {
     }
     let types: Vec<_> = KeyType::ALL.iter().map(|k| k.name()).collect();
     println!("\ntypes (--type): {}; floats sort by IEEE 754 total order", types.join(", "));
+    let narrow: Vec<_> = KeyType::ALL.iter().filter(|k| k.is_narrow()).map(|k| k.name()).collect();
+    println!(
+        "  {}: on the GPU the radix variant only (sort, pairs, argsort); \
+         the CPU (--cpu) does every variant and operation",
+        narrow.join(", ")
+    );
     for k in KeyType::ALL.iter().filter(|k| k.to_possible_value().is_some_and(|p| p.get_help().is_some())) {
         println!("{}", describe(k.to_possible_value()));
     }

@@ -15,11 +15,28 @@ const PARALLEL_FROM: usize = 1 << 16;
 /// ([`kernels::runs::same`]) on the key's own width.
 fn same<K: Key>(a: &K, b: &K) -> bool {
     let (a, b) = (word_of(a), word_of(b));
-    if K::KEY_ORDER == BitOrder::Float {
-        let width = 8 * size_of::<K>() as u32;
-        canonical_bits(a, width) == canonical_bits(b, width)
+    if K::KEY_ORDER == BitOrder::Float { canonical_word::<K>(a) == canonical_word::<K>(b) } else { a == b }
+}
+
+/// [`canonical_bits`] of the raw bits of float key `K`: every NaN the positive quiet
+/// NaN, `-0.0` as `+0.0`. The device's rule covers 32 and 64 bits; the 16-bit floats
+/// (`f16`, `bf16`: one width, two exponent places) get the same rule here from their
+/// significand width.
+fn canonical_word<K: Key>(raw: u64) -> u64 {
+    let width = 8 * size_of::<K>() as u32;
+    if width >= 32 {
+        return canonical_bits(raw, width);
+    }
+    let sign = 1u64 << (width - 1);
+    let inf = kernels::key::float_inf_bits(width, K::MANTISSA_BITS);
+    let abs = raw & (sign - 1);
+    if abs > inf {
+        // The quiet NaN: exponent all ones, the significand's top bit.
+        inf | 1 << (K::MANTISSA_BITS - 1)
+    } else if abs == 0 {
+        0
     } else {
-        a == b
+        raw
     }
 }
 
@@ -28,8 +45,7 @@ pub fn canonical<K: Key>(k: K) -> K {
     if K::KEY_ORDER != BitOrder::Float {
         return k;
     }
-    let width = 8 * size_of::<K>() as u32;
-    let bytes = canonical_bits(word_of(&k), width).to_le_bytes();
+    let bytes = canonical_word::<K>(word_of(&k)).to_le_bytes();
     bytemuck::pod_read_unaligned(&bytes[..size_of::<K>()])
 }
 

@@ -448,6 +448,7 @@ impl MultiGpuSorter {
     /// On an error the contents of `parts` are unspecified (they are the caller's
     /// keys, some possibly sorted or moved), but no key is lost while no error occurs.
     pub fn sort_device<K: Key>(&self, parts: &mut [DeviceBuffer<K>], opts: &SortOptions) -> Result<MultiGpuReport> {
+        crate::element::narrow_refusal::<K>("the multi-GPU sort")?;
         self.run::<K, u32>(parts, None, opts)
     }
 
@@ -460,6 +461,7 @@ impl MultiGpuSorter {
         values: &mut [DeviceBuffer<V>],
         opts: &SortOptions,
     ) -> Result<MultiGpuReport> {
+        crate::element::narrow_refusal::<K>("the multi-GPU sort")?;
         self.run(keys, Some(values), opts)
     }
 

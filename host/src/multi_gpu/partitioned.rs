@@ -359,6 +359,7 @@ pub fn partition_on_gpu<K: Key, V: Element>(
     cuts: &[u64],
     order: Order,
 ) -> Result<Partitioned<K, V>> {
+    crate::element::narrow_refusal::<K>("the multi-GPU sort")?;
     if !cuts.len().is_multiple_of(2) || cuts.len() / 2 + 1 > kp::MAX_PARTS as usize {
         return Err(Error::BadArgument(format!(
             "a partition takes at most {} (bits, threshold) pairs",

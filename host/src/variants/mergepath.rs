@@ -68,6 +68,7 @@ pub fn sort_pairs<K: Key, V: Element>(
     values: &mut DeviceBuffer<V>,
     order: Order,
 ) -> Result<()> {
+    crate::element::narrow_refusal::<K>("variant mergepath")?;
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
     }

@@ -47,6 +47,9 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
             hint: "key bits are a radix sort option",
         });
     }
+    if opts.variant != Variant::Radix {
+        crate::element::narrow_refusal::<T>(&format!("variant {}", opts.variant))?;
+    }
     if buf.len() <= 1 {
         return match opts.key_bits {
             Some(b) if T::BIT_ORDER.is_some() => radix::check_bits::<T>(Some(b), 8 * size_of::<T>() as u32).map(|_| ()),

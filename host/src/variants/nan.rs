@@ -21,7 +21,7 @@ use crate::options::Order;
 use kernels::key::BitOrder;
 
 /// A copy of the float keys `keys` with every NaN replaced by the canonical NaN
-/// ([`kernels::nan::canonical_f32`]). [`Error::BadArgument`] for keys that are not
+/// ([`kernels::nan::canonical_f32`]; 16-bit floats: [`kernels::nan::canonical_16`]). [`Error::BadArgument`] for keys that are not
 /// floats (they have no NaNs; their callers take the total-order path).
 pub fn canonical_copy<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
     if K::BIT_ORDER != Some(BitOrder::Float) {
@@ -30,8 +30,20 @@ pub fn canonical_copy<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<D
     let n = keys.len();
     let copy = gpu.alloc::<K>(n)?;
     if n > 0 {
-        let p = Canonicalize::<K::Bits> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
-        gpu.launch(<K::Bits as NanKernels>::CANONICALIZE, one_thread_per_item(n as u64, 256, 0)?, &p)?;
+        let cfg = one_thread_per_item(n as u64, 256, 0)?;
+        if size_of::<K>() == 2 {
+            // `f16` and `bf16` share the 16-bit word: the format picks the kernel.
+            let kernel = match K::MANTISSA_BITS {
+                10 => kernels::nan::nan_canonical_f16,
+                7 => kernels::nan::nan_canonical_bf16,
+                m => return Err(Error::BadArgument(format!("no 16-bit float has {m} significand bits"))),
+            };
+            let p = Canonicalize::<u16> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
+            gpu.launch(kernel, cfg, &p)?;
+        } else {
+            let p = Canonicalize::<K::Bits> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
+            gpu.launch(<K::Bits as NanKernels>::CANONICALIZE, cfg, &p)?;
+        }
     }
     Ok(copy)
 }

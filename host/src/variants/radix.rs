@@ -1,6 +1,7 @@
 //! `radix`: the Onesweep-style LSD radix sort (kernels and their passes are described
 //! in `kernels/src/radix/mod.rs`). Primitive keys of 32 or 64 bits, alone or with a 32-
-//! or 64-bit value each (pairs, argsort). Records such as [`crate::Entity`], and values
+//! or 64-bit value each (pairs, argsort); keys of 16 or 8 bits alone or with a 32-bit
+//! value, moved at their own width (two or one digit pass). Records such as [`crate::Entity`], and values
 //! wider than 8 bytes, are sorted one level up, by these pairs and a gather
 //! (`variants/records.rs`).
 //!
@@ -13,7 +14,8 @@
 //! lands are decided on the device.
 use kernels::key::Word;
 use kernels::params::DevPtr;
-use kernels::radix::{self as rk, HistKernel, Packing, Smem, Widths};
+use kernels::params::Kernel;
+use kernels::radix::{self as rk, HistKernel, NarrowCopyBack, Packing, Smem, Widths};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
@@ -238,7 +240,8 @@ impl Plan {
         // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
         let pair_words = n * (kb + vb) as u64 / 4;
         let (b0, b1) = match packing {
-            Packing::Split => (n * kb as u64 / 4, n * vb as u64 / 4),
+            // Narrow keys: an odd count of 16-bit keys ends inside a word.
+            Packing::Split => ((n * kb as u64).div_ceil(4), n * vb as u64 / 4),
             Packing::Alternate => (pair_words, 0),
             Packing::Through => (pair_words, pair_words),
         };
@@ -334,20 +337,32 @@ impl Job {
             return Ok(());
         }
         match (self.key_bytes, self.value_bytes) {
-            (4, 0) => self.run_width(gpu, &rk::K32),
-            (4, 4) => self.run_width(gpu, &rk::K32_V32),
-            (4, 8) => self.run_width(gpu, &rk::K32_V64),
-            (8, 0) => self.run_width(gpu, &rk::K64),
-            (8, 4) => self.run_width(gpu, &rk::K64_V32),
-            (8, 8) => self.run_width(gpu, &rk::K64_V64),
-            (kb, vb) => {
-                Err(Error::BadArgument(format!("radix sorts 4- and 8-byte keys and values, not {kb} and {vb}")))
-            }
+            (4, 0) => self.run_width(gpu, &rk::K32, None),
+            (4, 4) => self.run_width(gpu, &rk::K32_V32, None),
+            (4, 8) => self.run_width(gpu, &rk::K32_V64, None),
+            (8, 0) => self.run_width(gpu, &rk::K64, None),
+            (8, 4) => self.run_width(gpu, &rk::K64_V32, None),
+            (8, 8) => self.run_width(gpu, &rk::K64_V64, None),
+            (2, 0) => self.run_width(gpu, &rk::K16, Some(<u16 as NarrowCopyBack>::COPY_BACK)),
+            (2, 4) => self.run_width(gpu, &rk::K16_V32, Some(<u16 as NarrowCopyBack>::COPY_BACK)),
+            (1, 0) => self.run_width(gpu, &rk::K8, Some(<u8 as NarrowCopyBack>::COPY_BACK)),
+            (1, 4) => self.run_width(gpu, &rk::K8_V32, Some(<u8 as NarrowCopyBack>::COPY_BACK)),
+            (kb, vb) => Err(Error::BadArgument(format!(
+                "radix sorts keys of 1, 2, 4 or 8 bytes with values of 4 or 8 bytes (1- and 2-byte keys: \
+                 4-byte values), not {kb}-byte keys with {vb}-byte values"
+            ))),
         }
     }
 
     /// [`Job::run`] for keys of `K` with values of `V` (keys alone: `V` = `u32`, unused).
-    fn run_width<K: HistKernel, V: Word>(&self, gpu: &Gpu, width: &Widths<K, V>) -> Result<()> {
+    /// `narrow_copy`: the copy-back of 16- and 8-bit keys, which copies keys rather than
+    /// `u32` words (`None`: 4- and 8-byte keys, copied as words by `radix_copy_back`).
+    fn run_width<K: HistKernel, V: Word>(
+        &self,
+        gpu: &Gpu,
+        width: &Widths<K, V>,
+        narrow_copy: Option<Kernel<rk::CopyBack<K>>>,
+    ) -> Result<()> {
         let n = self.n;
         let (kb, vb) = (self.key_bytes, self.value_bytes);
         let (pos, neg) = (K::from_u64(self.masks.0), K::from_u64(self.masks.1));
@@ -432,20 +447,23 @@ impl Job {
             }
         }
 
-        let (key_words, val_words) = (words[0] as u64, words[1] as u64);
+        // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words.
+        let (key_words, val_words) = (if narrow_copy.is_some() { n } else { words[0] as u64 }, words[1] as u64);
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        let copy = rk::CopyBack {
-            keys_b: keys_b.cast(),
-            keys_a: keys_a.cast(),
-            key_words,
-            vals_b: vals_b.cast(),
-            vals_a: vals_a.cast(),
-            val_words,
-            ctrl,
-        };
-        gpu.launch(rk::radix_copy_back, cfg, &copy)
+        let (vals_b, vals_a) = (vals_b.cast(), vals_a.cast());
+        match narrow_copy {
+            Some(kernel) => {
+                let copy = rk::CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl };
+                gpu.launch(kernel, cfg, &copy)
+            }
+            None => {
+                let (keys_b, keys_a) = (keys_b.cast(), keys_a.cast());
+                let copy = rk::CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl };
+                gpu.launch(rk::radix_copy_back, cfg, &copy)
+            }
+        }
     }
 
     /// The digit passes and the unpacking copy-back of a packed sort ([`Packing`]):

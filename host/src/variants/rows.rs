@@ -53,6 +53,7 @@ pub fn sort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<()> {
+    crate::element::narrow_refusal::<K>("the GPU row sort")?;
     check_shape(buf.len(), rows, cols)?;
     if rows == 0 || cols <= 1 {
         return Ok(());
@@ -70,6 +71,7 @@ pub fn argsort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<DeviceBuffer<u32>> {
+    crate::element::narrow_refusal::<K>("the GPU row sort")?;
     check_shape(keys.len(), rows, cols)?;
     Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order.into())?.1)
 }
@@ -103,6 +105,7 @@ pub fn top_k_rows<K: Key>(
     k: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    crate::element::narrow_refusal::<K>("the GPU row top-k")?;
     let order = order.into();
     check_shape(keys.len(), rows, cols)?;
     let kk = k.min(cols);

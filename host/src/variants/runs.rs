@@ -87,6 +87,7 @@ enum Counts {
 
 /// The encoding of `keys` (outputs checked by the caller): returns the number of runs.
 fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
+    crate::element::narrow_refusal::<K>("the GPU run-length encoding")?;
     let n = keys.len();
     if n == 0 {
         return Ok(0);
@@ -140,6 +141,8 @@ fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer
 /// all equal, both zeros equal). Integer keys are copied as they are. Queued, not
 /// waited for.
 pub fn canonical_copy<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
+    // The copy kernels move 4- and 8-byte words.
+    crate::element::narrow_refusal::<K>("the GPU canonical copy (unique, searchsorted)")?;
     let n = keys.len();
     let mut copy = gpu.alloc::<K>(n)?;
     if n == 0 {
@@ -169,6 +172,7 @@ pub fn canonical_copy<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<Devic
 /// and both zeros one value), sorted by the radix sort, then run-length encoded.
 /// `keys` is not modified. At most `u32::MAX` keys.
 pub fn unique_counts<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    crate::element::narrow_refusal::<K>("the GPU unique")?;
     let n = keys.len();
     Error::check_u32_indices("unique", n)?;
     if n == 0 {

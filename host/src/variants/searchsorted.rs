@@ -72,6 +72,7 @@ pub fn searchsorted_into<K: Key>(
     order: QueryOrder,
     out: &mut DeviceBuffer<u64>,
 ) -> Result<()> {
+    crate::element::narrow_refusal::<K>("the GPU searchsorted")?;
     let (n, m) = (sorted.len() as u64, queries.len() as u64);
     if (out.len() as u64) < m {
         return Err(Error::BadArgument(format!("searchsorted of {m} queries into a buffer of {}", out.len())));

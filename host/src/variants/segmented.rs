@@ -175,6 +175,7 @@ fn run<K: Key, O: SegmentOffset>(
     offsets: &DeviceBuffer<O>,
     order: KeyOrder,
 ) -> Result<()> {
+    crate::element::narrow_refusal::<K>("the GPU segmented sort")?;
     if !order.nan_last_for::<K>() || offsets.len() < 2 {
         return run_total(gpu, buf, values, offsets, order.order);
     }

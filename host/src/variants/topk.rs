@@ -76,6 +76,7 @@ pub fn top_k_on<K: Key>(
     order: impl Into<KeyOrder>,
     choice: PathChoice,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    crate::element::narrow_refusal::<K>("the GPU top-k")?;
     let order = order.into();
     if !order.nan_last_for::<K>() {
         return top_k_total(gpu, keys, k, order.order, choice);

@@ -173,7 +173,13 @@ pub fn reference_records(bytes: &[u8], record_bytes: usize, offset: usize, key_t
             KeyType::F64 => {
                 f64::from_le_bytes(x.try_into().unwrap()).total_cmp(&f64::from_le_bytes(y.try_into().unwrap()))
             }
-            KeyType::Entity => unreachable!("not a key field type"),
+            KeyType::Entity
+            | KeyType::U16
+            | KeyType::I16
+            | KeyType::F16
+            | KeyType::Bf16
+            | KeyType::U8
+            | KeyType::I8 => unreachable!("not a key field type"),
         };
         if order.is_descending() { o.reverse() } else { o }
     };

@@ -23,22 +23,26 @@ pub unsafe fn lds<T: Copy>(tile: u32, x: u32) -> T {
     }
 }
 
-/// Reads the 4- or 8-byte `T` at shared address `addr`.
+/// Reads the 1-, 2-, 4- or 8-byte `T` at shared address `addr`.
 #[inline(always)]
 pub unsafe fn lds_at<T: Copy>(addr: u32) -> T {
     unsafe {
         match size_of::<T>() {
+            1 => core::mem::transmute_copy(&(gpu::lds_u8(addr) as u8)),
+            2 => core::mem::transmute_copy(&(gpu::lds_u16(addr) as u16)),
             4 => core::mem::transmute_copy(&gpu::lds_u32(addr)),
             _ => core::mem::transmute_copy(&gpu::lds_u64(addr)),
         }
     }
 }
 
-/// Writes the 4- or 8-byte `T` at shared address `addr`.
+/// Writes the 1-, 2-, 4- or 8-byte `T` at shared address `addr`.
 #[inline(always)]
 pub unsafe fn sts_at<T: Copy>(addr: u32, v: T) {
     unsafe {
         match size_of::<T>() {
+            1 => gpu::sts_u8(addr, core::mem::transmute_copy::<T, u8>(&v) as u32),
+            2 => gpu::sts_u16(addr, core::mem::transmute_copy::<T, u16>(&v) as u32),
             4 => gpu::sts_u32(addr, core::mem::transmute_copy(&v)),
             _ => gpu::sts_u64(addr, core::mem::transmute_copy(&v)),
         }

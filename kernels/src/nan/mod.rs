@@ -74,8 +74,44 @@ canonicalize_entry!(
     }
 );
 
+/// The canonical `f16` / `bf16` NaN (see [`CANONICAL_NAN_F32`]): positive, every bit
+/// below the sign set, in both formats.
+pub const CANONICAL_NAN_16: u16 = 0x7fff;
+
+/// `raw` (the bits of a 16-bit float whose `+inf` has bits `inf`: `0x7c00` for `f16`,
+/// `0x7f80` for `bf16`), or [`CANONICAL_NAN_16`] if it is a NaN, or `+0.0` if it is
+/// `-0.0` (as [`canonical_f32`]).
+#[inline(always)]
+pub const fn canonical_16(raw: u16, inf: u16) -> u16 {
+    if raw & 0x7fff > inf {
+        CANONICAL_NAN_16
+    } else if raw == 0x8000 {
+        0
+    } else {
+        raw
+    }
+}
+
+canonicalize_entry!(
+    nan_canonical_f16 { K = u16 } | p | {
+        let i = crate::gpu::global_idx();
+        if i < p.n {
+            *p.dst.get().add(i as usize) = canonical_16(*p.src.get().add(i as usize), 0x7c00);
+        }
+    }
+);
+canonicalize_entry!(
+    nan_canonical_bf16 { K = u16 } | p | {
+        let i = crate::gpu::global_idx();
+        if i < p.n {
+            *p.dst.get().add(i as usize) = canonical_16(*p.src.get().add(i as usize), 0x7f80);
+        }
+    }
+);
+
 /// The canonicalizing copy of float keys stored as words `Self` (`u32`: `f32`,
-/// `u64`: `f64`).
+/// `u64`: `f64`; the 16-bit floats share one word, so theirs are picked by format:
+/// [`nan_canonical_f16`], [`nan_canonical_bf16`]).
 pub trait NanKernels: crate::key::Word {
     const CANONICALIZE: Kernel<Canonicalize<Self>>;
 }
@@ -89,7 +125,8 @@ impl NanKernels for u64 {
 }
 
 /// Every entry of this module.
-pub const KERNELS: &[EntryLayout] = &[nan_canonical_f32.layout(), nan_canonical_f64.layout()];
+pub const KERNELS: &[EntryLayout] =
+    &[nan_canonical_f32.layout(), nan_canonical_f64.layout(), nan_canonical_f16.layout(), nan_canonical_bf16.layout()];
 
 #[cfg(test)]
 mod tests {
@@ -172,5 +209,22 @@ mod tests {
         assert_eq!(f32::from_bits(CANONICAL_NAN_F32).bits(), u32::MAX);
         assert_eq!(f64::from_bits(CANONICAL_NAN_F64).bits(), u64::MAX);
         assert_eq!(f32::from_bits(CANONICAL_NAN_F32).ord_bits(true), 0);
+    }
+
+    /// The 16-bit copies: every NaN of each format (and no other value) becomes the
+    /// canonical NaN, which is a NaN of both formats and the largest in total order;
+    /// `-0.0` becomes `+0.0`; every other value is copied bit for bit.
+    #[test]
+    fn canonical_16_replaces_exactly_the_nans_and_the_negative_zero() {
+        for r in 0..=u16::MAX {
+            let (h, b) = (half::f16::from_bits(r), half::bf16::from_bits(r));
+            let want = |nan: bool| if nan { CANONICAL_NAN_16 } else if r == 0x8000 { 0 } else { r };
+            assert_eq!(canonical_16(r, 0x7c00), want(h.is_nan()), "f16 {r:#x}");
+            assert_eq!(canonical_16(r, 0x7f80), want(b.is_nan()), "bf16 {r:#x}");
+            let c = half::f16::from_bits(CANONICAL_NAN_16);
+            assert_ne!(h.total_cmp(&c), Ordering::Greater);
+        }
+        assert!(half::f16::from_bits(CANONICAL_NAN_16).is_nan() && half::bf16::from_bits(CANONICAL_NAN_16).is_nan());
+        assert_eq!(canonical_16(0x7c00, 0x7c00), 0x7c00, "+inf stays");
     }
 }

@@ -469,6 +469,10 @@ pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
             count!(hist::items(4); 1 2 3 4);
         } else if K::BYTES == 4 {
             count!(hist::items(4); 1 2 3 4 5 6 7 8);
+        } else if K::BYTES == 2 {
+            count!(hist::items(2); 1 2 3);
+        } else if K::BYTES == 1 {
+            count!(hist::items(1); 1 2);
         } else {
             count!(hist::items(8); 1 2 3 4 5 6 7 8);
         }
@@ -648,9 +652,9 @@ unsafe fn for_each_copied_back(ctrl: *const u64, n: u64, mut f: impl FnMut(usize
 
 /// [`CopyBack`]: copies the result back when the plan left it in the scratch buffers.
 #[inline(always)]
-pub(crate) unsafe fn copy_back(p: CopyBack) {
+pub(crate) unsafe fn copy_back<K: Word>(p: CopyBack<K>) {
     let CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl } = p;
-    let (keys_b, keys_a, vals_b, vals_a, ctrl): (*const u32, *mut u32, *const u32, *mut u32, *const u64) =
+    let (keys_b, keys_a, vals_b, vals_a, ctrl): (*const K, *mut K, *const u32, *mut u32, *const u64) =
         (keys_b.get(), keys_a.get(), vals_b.get(), vals_a.get(), ctrl.get());
     let key_words = key_words as usize;
     unsafe {

@@ -81,6 +81,12 @@ width_entries!(u32, u64, true, k32_v64);
 width_entries!(u64, u32, false, k64);
 width_entries!(u64, u32, true, k64_v32);
 width_entries!(u64, u64, true, k64_v64);
+// 16- and 8-bit keys (alone, or with 32-bit values: pairs and argsort): two passes
+// (one) over keys loaded and stored at their own width.
+width_entries!(u16, u32, false, k16);
+width_entries!(u16, u32, true, k16_v32);
+width_entries!(u8, u32, false, k8);
+width_entries!(u8, u32, true, k8_v32);
 
 packed_sweep_entry!(
     radix_onesweep_packed_k32_v32 {} | p | {
@@ -97,6 +103,14 @@ hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
     device::histogram(p)
 });
+hist_entry!(radix_hist_k16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram(p)
+});
+hist_entry!(radix_hist_k8 { K = u8 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram(p)
+});
 
 unpack_back_entry!(
     radix_unpack_back {} | p | {
@@ -105,12 +119,19 @@ unpack_back_entry!(
     }
 );
 
-copy_back_entry!(
-    radix_copy_back {} | p | {
-        gpu::grid_dependency_wait();
-        device::copy_back(p)
-    }
-);
+copy_back_entry!(radix_copy_back { K = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::copy_back(p)
+});
+// Narrow keys are copied back as keys: `n` of them need not fill whole `u32` words.
+copy_back_entry!(radix_copy_back_k16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::copy_back(p)
+});
+copy_back_entry!(radix_copy_back_k8 { K = u8 } |p| {
+    gpu::grid_dependency_wait();
+    device::copy_back(p)
+});
 
 /// The histogram kernel of keys `K`.
 pub trait HistKernel: Word {
@@ -125,19 +146,56 @@ impl HistKernel for u64 {
     const HIST: Kernel<Hist<u64>> = radix_hist_k64;
 }
 
+impl HistKernel for u16 {
+    const HIST: Kernel<Hist<u16>> = radix_hist_k16;
+}
+
+impl HistKernel for u8 {
+    const HIST: Kernel<Hist<u8>> = radix_hist_k8;
+}
+
+/// The copy-back kernel of narrow keys `K` (16- and 8-bit): wider keys are copied back
+/// as `u32` words by [`radix_copy_back`].
+pub trait NarrowCopyBack: Word {
+    const COPY_BACK: Kernel<CopyBack<Self>>;
+}
+
+impl NarrowCopyBack for u16 {
+    const COPY_BACK: Kernel<CopyBack<u16>> = radix_copy_back_k16;
+}
+
+impl NarrowCopyBack for u8 {
+    const COPY_BACK: Kernel<CopyBack<u8>> = radix_copy_back_k8;
+}
+
 /// Every radix entry.
 pub const KERNELS: &[EntryLayout] = &{
-    let w = [K32.layouts(), K32_V32.layouts(), K32_V64.layouts(), K64.layouts(), K64_V32.layouts(), K64_V64.layouts()];
-    let mut all = [radix_hist_k32.layout(); 35];
+    let w = [
+        K32.layouts(),
+        K32_V32.layouts(),
+        K32_V64.layouts(),
+        K64.layouts(),
+        K64_V32.layouts(),
+        K64_V64.layouts(),
+        K16.layouts(),
+        K16_V32.layouts(),
+        K8.layouts(),
+        K8_V32.layouts(),
+    ];
+    let mut all = [radix_hist_k32.layout(); 59];
     let mut i = 0;
-    while i < 30 {
+    while i < 50 {
         all[i] = w[i / 5][i % 5];
         i += 1;
     }
-    all[30] = radix_hist_k32.layout();
-    all[31] = radix_hist_k64.layout();
-    all[32] = radix_onesweep_packed_k32_v32.layout();
-    all[33] = radix_unpack_back.layout();
-    all[34] = radix_copy_back.layout();
+    all[50] = radix_hist_k32.layout();
+    all[51] = radix_hist_k64.layout();
+    all[52] = radix_hist_k16.layout();
+    all[53] = radix_hist_k8.layout();
+    all[54] = radix_onesweep_packed_k32_v32.layout();
+    all[55] = radix_unpack_back.layout();
+    all[56] = radix_copy_back.layout();
+    all[57] = radix_copy_back_k16.layout();
+    all[58] = radix_copy_back_k8.layout();
     all
 };

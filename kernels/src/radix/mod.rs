@@ -1,7 +1,7 @@
 //! `radix`: least-significant-digit radix sort in the style of Onesweep (Adinets and
 //! Merrill, 2022), 8-bit digits.
 //!
-//! The passes over `n` keys of `K` bits (32 or 64), with `P = ceil((end_bit -
+//! The passes over `n` keys of `K` bits (8, 16, 32 or 64), with `P = ceil((end_bit -
 //! begin_bit) / 8)` digit passes:
 //!
 //! 1. `radix_hist`: one read of the keys builds the digit histograms of *all* passes
@@ -79,6 +79,28 @@ pub const PLAN_STORE_SPLIT: u32 = 8;
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_k32", HIST_BLOCK, 1),
     ("radix_hist_k64", HIST_BLOCK, 1),
+    ("radix_hist_k16", HIST_BLOCK, 1),
+    ("radix_hist_k8", HIST_BLOCK, 1),
+    ("radix_onesweep_k16", BLOCK, 3),
+    ("radix_onesweep_k16_v32", BLOCK, 2),
+    ("radix_onesweep_k8", BLOCK, 3),
+    ("radix_onesweep_k8_v32", BLOCK, 2),
+    ("radix_onesweep_short_k16", BLOCK, 3),
+    ("radix_onesweep_short_k16_v32", BLOCK, 2),
+    ("radix_onesweep_short_k8", BLOCK, 3),
+    ("radix_onesweep_short_k8_v32", BLOCK, 2),
+    ("radix_small_k16", BLOCK, 1),
+    ("radix_small_k16_v32", BLOCK, 1),
+    ("radix_small_k8", BLOCK, 1),
+    ("radix_small_k8_v32", BLOCK, 1),
+    ("radix_small_short_k16", BLOCK, 1),
+    ("radix_small_short_k16_v32", BLOCK, 1),
+    ("radix_small_short_k8", BLOCK, 1),
+    ("radix_small_short_k8_v32", BLOCK, 1),
+    ("radix_small_mid_k16", BLOCK, 1),
+    ("radix_small_mid_k16_v32", BLOCK, 1),
+    ("radix_small_mid_k8", BLOCK, 1),
+    ("radix_small_mid_k8_v32", BLOCK, 1),
     ("radix_onesweep_k32", BLOCK, 3),
     ("radix_onesweep_k32_v32", BLOCK, 2),
     ("radix_onesweep_k32_v64", BLOCK, 2),
@@ -423,9 +445,11 @@ pub mod hist {
     pub const LOAD_BYTES: u32 = 64;
 
     /// Keys each thread loads per step, for keys of `kb` bytes: 16 u32 or 8 u64 keys (16
-    /// u64 keys spilled at the 64 registers that 1024 threads allow).
+    /// u64 keys spilled at the 64 registers that 1024 threads allow). Narrower keys take
+    /// a register each too, so 16- and 8-bit keys stay at 16 a step.
     pub const fn items(kb: u32) -> u32 {
-        LOAD_BYTES / kb
+        let i = LOAD_BYTES / kb;
+        if i > 16 { 16 } else { i }
     }
 
     pub const FLAGS: u32 = 0;

@@ -118,10 +118,12 @@ crate::params::kernel_params! {
 
 crate::params::kernel_params! {
     /// When the plan left the sorted keys (and values) in the scratch buffers, copies
-    /// them to the caller's, as words (`radix_copy_back`); otherwise returns at once.
-    pub struct CopyBack {
-        pub keys_b: DevPtr<u32>,
-        pub keys_a: DevPtr<u32>,
+    /// them to the caller's (`radix_copy_back`); otherwise returns at once. `K`: the
+    /// unit of `key_words`, `u32` for 4- and 8-byte keys, the key itself for narrower
+    /// ones (whose count need not fill whole `u32` words).
+    pub struct CopyBack<K> {
+        pub keys_b: DevPtr<K>,
+        pub keys_a: DevPtr<K>,
         pub key_words: u64,
         pub vals_b: DevPtr<u32>,
         pub vals_a: DevPtr<u32>,

@@ -2,7 +2,7 @@
 //! portions, plan, copy-back) built on the same functions the kernels use.
 extern crate std;
 use super::*;
-use crate::key::{BitOrder, ordered_u64};
+use crate::key::{BitOrder, Word, ordered_u64};
 use std::vec;
 use std::vec::Vec;
 
@@ -95,7 +95,7 @@ fn packed_plans_pack_on_the_first_pass_and_unpack_on_the_last() {
 
 #[test]
 fn layouts_fit_and_counts_fit_status_words() {
-    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
+    for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8), (2, 0), (2, 4), (1, 0), (1, 4)] {
         let t = tile(kb, vb);
         assert!(portion_tiles(t) * t as u64 <= VALUE_MASK as u64);
         for s in [Smem::onesweep(kb, vb), Smem::small(kb, vb)] {
@@ -288,7 +288,7 @@ fn model(
         let sign = 1u64 << (width - 1);
         let (pos, neg) = masks;
         let o = k ^ if k & sign != 0 { neg } else { pos };
-        if width == 32 { o & 0xffff_ffff } else { o }
+        if width < 64 { o & ((1u64 << width) - 1) } else { o }
     };
     let np = passes(begin, end);
     let mut hist = vec![[0u64; 256]; np as usize];
@@ -402,7 +402,14 @@ fn lcg(s: &mut u64) -> u64 {
 #[test]
 fn model_sorts_stably_with_portions_and_skipped_passes() {
     let mut seed = 7;
-    for &(width, order) in &[(32u32, BitOrder::Unsigned), (32, BitOrder::Float), (64, BitOrder::Signed)] {
+    let widths = [
+        (32u32, BitOrder::Unsigned),
+        (32, BitOrder::Float),
+        (64, BitOrder::Signed),
+        (16, BitOrder::Float),
+        (8, BitOrder::Signed),
+    ];
+    for &(width, order) in &widths {
         if width == 64 && !wide_keys_fit() {
             continue;
         }
@@ -417,16 +424,17 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                         .map(|_| {
                             let r = lcg(&mut seed);
                             let r = if spread == u64::MAX { r } else { r % (spread + 1) };
-                            if width == 32 { r & 0xffff_ffff } else { r }
+                            if width < 64 { r & ((1u64 << width) - 1) } else { r }
                         })
                         .collect();
                     let vals: Vec<u64> = (0..n).collect();
                     let masks = order.masks(width, desc);
                     let field = |x: u64| {
-                        let o = if width == 32 {
-                            crate::key::ordered_u32(x as u32, masks.0 as u32, masks.1 as u32) as u64
-                        } else {
-                            ordered_u64(x, masks.0, masks.1)
+                        let o = match width {
+                            32 => crate::key::ordered_u32(x as u32, masks.0 as u32, masks.1 as u32) as u64,
+                            16 => (x as u16).ordered(masks.0 as u16, masks.1 as u16) as u64,
+                            8 => (x as u8).ordered(masks.0 as u8, masks.1 as u8) as u64,
+                            _ => ordered_u64(x, masks.0, masks.1),
                         };
                         let span = end - begin;
                         if span == 64 { o } else { (o >> begin) & ((1u64 << span) - 1) }
@@ -434,7 +442,13 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                     let mut expect: Vec<u64> = (0..n).collect();
                     expect.sort_by_key(|&i| field(keys[i as usize]));
                     let ek: Vec<u64> = expect.iter().map(|&i| keys[i as usize]).collect();
-                    for packing in [Packing::Split, Packing::Alternate, Packing::Through] {
+                    // Packing is for 32-bit keys with 32-bit values only.
+                    let packings: &[Packing] = if width < 32 {
+                        &[Packing::Split]
+                    } else {
+                        &[Packing::Split, Packing::Alternate, Packing::Through]
+                    };
+                    for &packing in packings {
                         let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion, packing);
                         let what = std::format!(
                             "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} {packing:?}"

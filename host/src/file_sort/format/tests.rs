@@ -333,3 +333,35 @@ fn binary_length_must_fit_the_type() {
     std::fs::remove_file(&p).unwrap();
     assert!(matches!(read_binary::<u32>(&p), Err(Error::Io { .. })));
 }
+
+/// Every `f16` and `bf16` that is not a NaN reads back from its text to the same bits;
+/// a NaN keeps its sign; out-of-range text is counted against the half type's range;
+/// the narrow integers refuse text out of their range.
+#[test]
+fn half_float_and_narrow_integer_text() {
+    for bits in 0..=u16::MAX {
+        let (h, b) = (half::f16::from_bits(bits), half::bf16::from_bits(bits));
+        let back = half::f16::parse_text(&text_of(h)).unwrap();
+        if h.is_nan() {
+            assert!(back.is_nan() && back.is_sign_negative() == h.is_sign_negative(), "f16 {bits:#x}");
+        } else {
+            assert_eq!(back.to_bits(), bits, "f16 {bits:#x}: {}", text_of(h));
+        }
+        let back = half::bf16::parse_text(&text_of(b)).unwrap();
+        if b.is_nan() {
+            assert!(back.is_nan() && back.is_sign_negative() == b.is_sign_negative(), "bf16 {bits:#x}");
+        } else {
+            assert_eq!(back.to_bits(), bits, "bf16 {bits:#x}: {}", text_of(b));
+        }
+    }
+    let (v, l) = parse_text_with_losses::<half::f16>(b"1e6\n-70000\n1e-9\n1e-6\n1.5\ninf\n").unwrap();
+    assert_eq!(v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), [0x7c00, 0xfc00, 0, 0x0011, 0x3e00, 0x7c00]);
+    assert_eq!(l, TextLosses { overflowed: 2, to_zero: 1, to_subnormal: 1 });
+    let (_, l) = parse_text_with_losses::<half::bf16>(b"1e6\n1e-9\n1e39\n").unwrap();
+    assert_eq!(l, TextLosses { overflowed: 1, to_zero: 0, to_subnormal: 0 });
+    assert_eq!(i8::parse_text("-128"), Some(i8::MIN));
+    assert_eq!(i8::parse_text("128"), None);
+    assert_eq!(u16::parse_text("65535"), Some(u16::MAX));
+    assert_eq!(u16::parse_text("65536"), None);
+    assert_eq!(u8::parse_text("-1"), None);
+}

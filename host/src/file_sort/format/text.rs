@@ -147,6 +147,43 @@ macro_rules! text_floats {
 }
 text_floats!(f32, f64);
 
+/// The half-precision floats: parsed as `f64` and rounded once more to the type (a
+/// text exactly halfway between two `f16` values after an earlier rounding to `f64`
+/// can round the other way, which needs more than 17 significant digits), written as
+/// their `f32` value's shortest text, which parses back to the same bits (every `f16`
+/// and `bf16` is exactly an `f32`). Losses are counted on the final value.
+macro_rules! text_halves {
+    ($($t:ty),*) => {$(
+        impl TextElement for $t {
+            #[inline]
+            fn parse_bytes(line: &[u8], losses: &mut TextLosses) -> Option<Self> {
+                let s = std::str::from_utf8(line.trim_ascii()).ok()?;
+                let v = <$t>::from_f64(s.parse::<f64>().ok()?);
+                // Classified as the f32 of the same value (and class, but subnormal
+                // and zero: those follow the half type's own range).
+                match v.classify() {
+                    std::num::FpCategory::Subnormal => losses.to_subnormal += 1,
+                    std::num::FpCategory::Zero => {
+                        let mut mantissa = s.bytes().take_while(|&b| b != b'e' && b != b'E');
+                        losses.to_zero += mantissa.any(|b| (b'1'..=b'9').contains(&b)) as u64;
+                    }
+                    std::num::FpCategory::Infinite => {
+                        losses.overflowed += s.bytes().any(|b| b.is_ascii_digit()) as u64
+                    }
+                    _ => {}
+                }
+                Some(v)
+            }
+            fn write_text(&self, out: &mut String) {
+                let x = self.to_f32();
+                // `to_f32` keeps the sign and NaN-ness, so the text names the same class.
+                write_float(x, out)
+            }
+        }
+    )*};
+}
+text_halves!(half::f16, half::bf16);
+
 #[inline]
 fn parse_float<F: TextFloat>(s: &str, losses: &mut TextLosses) -> Option<F> {
     let v: F = s.parse().ok()?;
@@ -307,7 +344,7 @@ macro_rules! text_integers {
         }
     )*};
 }
-text_integers!(u32, i32, u64, i64);
+text_integers!(u32, i32, u64, i64, u16, i16, u8, i8);
 
 impl TextElement for Entity {
     fn parse_bytes(line: &[u8], losses: &mut TextLosses) -> Option<Self> {

@@ -1,0 +1,196 @@
+//! The 16- and 8-bit keys (`u16`, `i16`, `f16`, `bf16`, `u8`, `i8`) on the GPU: the radix
+//! sort of keys, pairs and argsort against independent CPU references (sizes around
+//! every tile edge, both orders, every special float), and the clear refusal of the
+//! variants and operations that have no narrow kernels; NaN-last order of `f16`/`bf16`. Skips without a device
+//! (`common::gpu_sorter`); `SORT_REQUIRE_GPU=1` makes a missing device fail.
+mod common;
+
+use common::{check_keys_and_pairs, gpu_sorter};
+use host::testing::inputs::{Random, generate};
+use host::testing::variants::radix;
+use host::testing::verify;
+use host::{Distribution, Error, Key, Order, SortOptions, Sorter, Variant, bf16, f16};
+use rayon::prelude::*;
+
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+/// Sizes around the one-block limits, the short and full digit-pass tiles of the
+/// narrow widths (keys alone and with 32-bit values), and a few large odd ones.
+fn sizes() -> Vec<usize> {
+    let mut v: Vec<usize> = vec![0, 1, 2, 3, 31, 255, 256, 257, 1000, 4097, (1 << 20) + 3];
+    let (short, mid) = (kernels::radix::short_max() as usize, kernels::radix::mid_max() as usize);
+    v.extend([short - 1, short, short + 1, mid, mid + 1]);
+    let m = kernels::radix::SHORT_ONESWEEP_MAX as usize;
+    v.extend([m, m + 1]);
+    for (kb, vb) in [(2, 0), (2, 4), (1, 0), (1, 4)] {
+        let t = radix::small_max(kb, vb) as usize;
+        v.extend([t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t]);
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Keys, pairs (stable, with input indices) and argsort of one narrow type at every
+/// size, both orders, against the CPU.
+fn check_type<K: Random + Key>(test: &str) {
+    let Some(s) = gpu_sorter(test) else { return };
+    sizes().par_iter().for_each(|&n| {
+        for order in ORDERS {
+            let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::FewUnique };
+            check_keys_and_pairs::<K>(test, s, Variant::Radix, n, order, dist);
+            let keys: Vec<K> = generate(n, dist, n as u64 ^ 0xa5);
+            let opts = SortOptions::default().order(order);
+            let gpu = s.argsort(&keys, &opts).unwrap_or_else(|e| panic!("{test} argsort n={n} {order}: {e}"));
+            let cpu = Sorter::cpu().argsort(&keys, &opts).unwrap();
+            assert!(gpu == cpu, "{test} argsort n={n} {order}: permutations differ");
+        }
+    });
+}
+
+#[test]
+fn u16_keys_pairs_argsort() {
+    check_type::<u16>("u16_keys_pairs_argsort");
+}
+
+#[test]
+fn i16_keys_pairs_argsort() {
+    check_type::<i16>("i16_keys_pairs_argsort");
+}
+
+#[test]
+fn f16_keys_pairs_argsort() {
+    check_type::<f16>("f16_keys_pairs_argsort");
+}
+
+#[test]
+fn bf16_keys_pairs_argsort() {
+    check_type::<bf16>("bf16_keys_pairs_argsort");
+}
+
+#[test]
+fn u8_keys_pairs_argsort() {
+    check_type::<u8>("u8_keys_pairs_argsort");
+}
+
+#[test]
+fn i8_keys_pairs_argsort() {
+    check_type::<i8>("i8_keys_pairs_argsort");
+}
+
+/// Every 16-bit pattern (all NaN payloads of both signs, ±0, ±inf, every subnormal),
+/// several times over in a scrambled order, sorted on the GPU: bit-identical to the CPU's
+/// stable `sort_by(total_cmp)`, both orders, and the argsort equal to the CPU's stable
+/// one (so equal keys, the repeats, keep their order).
+#[test]
+fn every_half_bit_pattern_in_total_order() {
+    let Some(s) = gpu_sorter("every_half_bit_pattern_in_total_order") else { return };
+    // 2^16 patterns x 5 > the one-block limit: the digit passes run.
+    let n = 5 << 16;
+    let bits: Vec<u16> = (0..n as u32).map(|i| (i.wrapping_mul(0x9e37_79b1) >> 7) as u16).collect();
+    fn check<F: Key + Copy + PartialEq>(
+        s: &Sorter,
+        keys: &[F],
+        cmp: fn(&F, &F) -> std::cmp::Ordering,
+        raw: fn(F) -> u16,
+    ) {
+        for order in ORDERS {
+            let mut expect = keys.to_vec();
+            expect.sort_by(|a, b| if order.is_descending() { cmp(b, a) } else { cmp(a, b) });
+            let mut got = keys.to_vec();
+            s.sort(&mut got, &SortOptions::default().order(order)).unwrap();
+            let same = got.iter().zip(&expect).all(|(a, b)| raw(*a) == raw(*b));
+            assert!(same, "{} {order}: not bit-identical to sort_by(total_cmp)", F::NAME);
+            let opts = SortOptions::default().order(order);
+            assert!(s.argsort(keys, &opts).unwrap() == Sorter::cpu().argsort(keys, &opts).unwrap(), "{}", F::NAME);
+        }
+    }
+    let h: Vec<f16> = bits.iter().map(|&b| f16::from_bits(b)).collect();
+    check(s, &h, |a, b| a.total_cmp(b), f16::to_bits);
+    let b: Vec<bf16> = bits.iter().map(|&b| bf16::from_bits(b)).collect();
+    check(s, &b, |a, b| a.total_cmp(b), bf16::to_bits);
+}
+
+/// The digit passes split into portions of a few tiles, so that 16- and 8-bit sorts
+/// cross the portions' carries with small inputs.
+#[test]
+fn narrow_keys_across_portions() {
+    let Some(s) = gpu_sorter("narrow_keys_across_portions") else { return };
+    let gpu = s.gpu().expect("a GPU sorter");
+    for n in [300_001usize, 1 << 20] {
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order);
+            let keys: Vec<f16> = generate(n, Distribution::Uniform, 7);
+            let mut buf = gpu.upload(&keys).unwrap();
+            radix::sort_with_portion_tiles(gpu, &mut buf, &opts, 3).unwrap();
+            let out = buf.to_vec(gpu).unwrap();
+            verify::check(&keys, &out, order, true).unwrap_or_else(|m| panic!("f16 n={n} {order}: {m}"));
+            let keys: Vec<i8> = generate(n, Distribution::Uniform, 8);
+            let mut buf = gpu.upload(&keys).unwrap();
+            radix::sort_with_portion_tiles(gpu, &mut buf, &opts, 2).unwrap();
+            let out = buf.to_vec(gpu).unwrap();
+            verify::check(&keys, &out, order, true).unwrap_or_else(|m| panic!("i8 n={n} {order}: {m}"));
+        }
+    }
+}
+
+/// The variants and operations without narrow kernels refuse the narrow keys with
+/// [`Error::Unsupported`] naming the type, before any launch; the CPU does them.
+#[test]
+fn other_variants_and_operations_refuse_narrow_keys() {
+    let Some(s) = gpu_sorter("other_variants_and_operations_refuse_narrow_keys") else { return };
+    let keys: Vec<f16> = generate(1000, Distribution::Uniform, 3);
+    let unsupported = |r: Result<(), Error>, what: &str| match r {
+        Err(e @ Error::Unsupported { .. }) => assert!(e.to_string().contains("f16"), "{what}: {e}"),
+        other => panic!("{what}: expected a refusal naming f16, got {other:?}"),
+    };
+    for v in [Variant::Mergepath, Variant::Bitonic, Variant::Sm9, Variant::Quick, Variant::Naive] {
+        let mut k = keys.clone();
+        unsupported(s.sort(&mut k, &SortOptions::new(v)).map(|_| ()), &format!("variant {v}"));
+        assert!(k.iter().zip(&keys).all(|(a, b)| a.to_bits() == b.to_bits()), "{v}: keys changed");
+    }
+    unsupported(s.top_k(&keys, 10, &SortOptions::default()).map(|_| ()), "top-k");
+    unsupported(s.unique(&keys).map(|_| ()), "unique");
+    let mut k = keys.clone();
+    unsupported(s.sort_segments(&mut k, &[0, 500, 1000], &SortOptions::default()).map(|_| ()), "segments");
+    let sorted = {
+        let mut k = keys.clone();
+        Sorter::cpu().sort(&mut k, &SortOptions::default()).unwrap();
+        k
+    };
+    unsupported(s.searchsorted(&sorted, &keys, host::Side::Left).map(|_| ()), "searchsorted");
+}
+
+/// NaN-last order of the 16-bit floats on the GPU (a NaN-canonical copy of the format,
+/// argsort, gather): equal to the CPU's, bit for bit (NaN payloads kept, NaNs in input
+/// order), for keys, pairs and argsort in both orders, below and above the one-block
+/// limit.
+#[test]
+fn half_floats_nan_last() {
+    let Some(s) = gpu_sorter("half_floats_nan_last") else { return };
+    fn check<F: Key + Copy>(s: &Sorter, raw: &[u16], from: fn(u16) -> F, bits: fn(F) -> u16) {
+        let keys: Vec<F> = raw.iter().map(|&r| from(r)).collect();
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            let (mut g, mut c) = (keys.clone(), keys.clone());
+            s.sort(&mut g, &opts).unwrap();
+            Sorter::cpu().sort(&mut c, &opts).unwrap();
+            let what = format!("{} n={} {order}", F::NAME, keys.len());
+            assert!(g.iter().zip(&c).all(|(a, b)| bits(*a) == bits(*b)), "{what}: keys differ");
+            let perm = Sorter::cpu().argsort(&keys, &opts).unwrap();
+            assert!(s.argsort(&keys, &opts).unwrap() == perm, "{what}: argsort differs");
+            let (mut pk, mut pv) = (keys.clone(), (0..keys.len() as u32).collect::<Vec<u32>>());
+            s.sort_pairs(&mut pk, &mut pv, &opts).unwrap();
+            assert!(pv == perm, "{what}: pair values differ");
+        }
+    }
+    for n in [1000usize, 100_003] {
+        // Every pattern class: NaN payloads of both signs in both formats, ±inf, ±0.
+        let raw: Vec<u16> = (0..n as u32).map(|i| (i.wrapping_mul(0x9e37_79b1) >> 11) as u16 | 0x7c00).collect();
+        check(s, &raw, f16::from_bits, f16::to_bits);
+        check(s, &raw, bf16::from_bits, bf16::to_bits);
+        let raw: Vec<u16> = (0..n as u32).map(|i| (i.wrapping_mul(0x2545_f491) >> 9) as u16).collect();
+        check(s, &raw, f16::from_bits, f16::to_bits);
+        check(s, &raw, bf16::from_bits, bf16::to_bits);
+    }
+}
