@@ -1,15 +1,18 @@
 //! Row-wise sorts of a row-major matrix (`rows` x `cols`), as `torch.sort`,
 //! `torch.argsort` and `torch.topk` along the last dimension do. Everything stays on
 //! the device: the row offsets and column indices are made there
-//! (`kernels/src/rows/`), and the rows are the segments of the segmented sort
-//! ([`super::segmented`]: rows up to the radix sort's one-block limit, 7,680 32-bit
-//! keys, are sorted one block per row). Top-k of each row, for `k` up to
+//! (`kernels/src/rows/`). Rows up to the radix sort's one-block limit (7,680 32-bit
+//! keys) are sorted by one launch of `rows_sort_*`, a block per row on the smallest
+//! tile that holds it (no offsets, no bin kernel; argsort makes the columns in
+//! registers and writes no keys); float keys under NaN-last order and longer rows are
+//! the segments of the segmented sort ([`super::segmented`]). Top-k of each row, for `k` up to
 //! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
 //! narrows it by a radix select on `(order bits, column)` and sorts the survivors
 //! (the top-k module's one-block finish); larger `k`, and float keys under NaN-last
 //! order (whose NaN payloads the sort's canonical-copy route keeps), sort the rows and
 //! keep the first `k` of each.
-use kernels::rows::{RowIota, RowKernels, RowOffsets, RowTake};
+use kernels::params::DevPtr;
+use kernels::rows::{self as rk, RowIota, RowKernels, RowOffsets, RowSort, RowTake};
 use kernels::topk::{self as tk, FinishRows, TopkKernels};
 
 use super::launch::{blocks, one_thread_per_item};
@@ -45,6 +48,49 @@ fn column_indices(gpu: &Gpu, n: usize, cols: usize) -> Result<DeviceBuffer<u32>>
     Ok(idx)
 }
 
+/// The row sort's tile for rows of `cols` keys `K` (with their columns when `idx`)
+/// in `order`, if the one-launch row sort takes them: rows up to the one-block limit,
+/// and not float keys under NaN-last order (whose NaN payloads the segmented sort's
+/// canonical-copy route keeps).
+fn row_tile<K: Key>(cols: usize, order: KeyOrder, idx: bool) -> Option<usize> {
+    if order.nan_last_for::<K>() {
+        return None;
+    }
+    rk::row_tile(cols as u64, size_of::<K>() as u32, idx)
+}
+
+/// Launches the row sort of tile `tile`: each row of `src` sorted into `dst` (may be
+/// `src`; null: keys not written), with each key's column into `idx` when given.
+#[allow(clippy::too_many_arguments)]
+fn launch_row_sort<K: Key>(
+    gpu: &Gpu,
+    tile: usize,
+    src: DevPtr<K>,
+    dst: DevPtr<K>,
+    idx: Option<DevPtr<u32>>,
+    rows: usize,
+    cols: usize,
+    order: KeyOrder,
+) -> Result<()> {
+    let kb = size_of::<K>() as u32;
+    let with_idx = idx.is_some();
+    let (_, _, smem) = rk::row_smem(kb, with_idx, rk::row_items(tile, kb, with_idx));
+    let (pos, neg) = K::KEY_ORDER.masks(8 * kb, order.order.is_descending());
+    let entries = if with_idx { <K::Bits as RowKernels>::SORT_IDX } else { <K::Bits as RowKernels>::SORT };
+    let kernel = entries[tile];
+    let word = <K::Bits as kernels::key::Word>::from_u64;
+    let p = RowSort::<K::Bits> {
+        src: src.cast(),
+        dst: dst.cast(),
+        idx: idx.unwrap_or(DevPtr::NULL),
+        cols: cols as u32,
+        pos: word(pos),
+        neg: word(neg),
+    };
+    gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+    gpu.launch(kernel, blocks(rows as u64, kernels::radix::BLOCK, smem)?, &p)
+}
+
 /// Sorts each row of the row-major `rows` x `cols` matrix `buf` in `order`, in place.
 pub fn sort_rows<K: Key>(
     gpu: &Gpu,
@@ -53,9 +99,14 @@ pub fn sort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<()> {
+    let order = order.into();
     check_shape(buf.len(), rows, cols)?;
     if rows == 0 || cols <= 1 {
         return Ok(());
+    }
+    if let Some(tile) = row_tile::<K>(cols, order, false) {
+        let at = buf.dev_ptr();
+        return launch_row_sort::<K>(gpu, tile, at, at, None, rows, cols, order);
     }
     let offsets = row_offsets(gpu, rows, cols)?;
     super::segmented::sort_segments_device(gpu, buf, &offsets, order)
@@ -70,8 +121,17 @@ pub fn argsort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<DeviceBuffer<u32>> {
+    let order = order.into();
     check_shape(keys.len(), rows, cols)?;
-    Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order.into())?.1)
+    if rows > 0
+        && cols > 1
+        && let Some(tile) = row_tile::<K>(cols, order, true)
+    {
+        let idx = gpu.alloc::<u32>(keys.len())?;
+        launch_row_sort::<K>(gpu, tile, keys.dev_ptr(), DevPtr::NULL, Some(idx.dev_ptr()), rows, cols, order)?;
+        return Ok(idx);
+    }
+    Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order)?.1)
 }
 
 /// A copy of `keys` sorted row by row in `order`, with the column each key came from.
@@ -82,6 +142,16 @@ fn sorted_rows_with_columns<K: Key>(
     cols: usize,
     order: KeyOrder,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    if rows > 0
+        && cols > 1
+        && let Some(tile) = row_tile::<K>(cols, order, true)
+    {
+        let sorted = gpu.alloc::<K>(keys.len())?;
+        let idx = gpu.alloc::<u32>(keys.len())?;
+        let (src, dst) = (keys.dev_ptr(), sorted.dev_ptr());
+        launch_row_sort::<K>(gpu, tile, src, dst, Some(idx.dev_ptr()), rows, cols, order)?;
+        return Ok((sorted, idx));
+    }
     let mut sorted = gpu.alloc::<K>(keys.len())?;
     sorted.copy_from_device(gpu, keys)?;
     let mut idx = column_indices(gpu, keys.len(), cols)?;
