@@ -4,8 +4,10 @@
 //! (`kernels/src/rows/`). Rows up to the radix sort's one-block limit (7,680 32-bit
 //! keys) are sorted by one launch of `rows_sort_*`, a block per row on the smallest
 //! tile that holds it (no offsets, no bin kernel; argsort makes the columns in
-//! registers and writes no keys); float keys under NaN-last order and longer rows are
-//! the segments of the segmented sort ([`super::segmented`]). Top-k of each row, for `k` up to
+//! registers and writes no keys; top-k writes the first `k` of each row; float keys
+//! under NaN-last order sort their NaN-canonical copy with columns and gather their
+//! own bits by them); longer rows are the segments of the segmented sort
+//! ([`super::segmented`]). Top-k of longer rows, for `k` up to
 //! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
 //! narrows it by a radix select on `(order bits, column)` and sorts the survivors
 //! (the top-k module's one-block finish); larger `k`, and float keys under NaN-last
@@ -48,19 +50,54 @@ fn column_indices(gpu: &Gpu, n: usize, cols: usize) -> Result<DeviceBuffer<u32>>
     Ok(idx)
 }
 
-/// The row sort's tile for rows of `cols` keys `K` (with their columns when `idx`)
-/// in `order`, if the one-launch row sort takes them: rows up to the one-block limit,
-/// and not float keys under NaN-last order (whose NaN payloads the segmented sort's
-/// canonical-copy route keeps).
+/// The row sort's tile for rows of `cols` keys `K` in `order`, with their columns
+/// when `idx`, if the row sort takes them: rows longer than the segmented sort's warp
+/// bin ([`kernels::segmented::WARP_MAX`], whose tile and warp kernels sort short rows
+/// faster: 65,536 x 256 f32 rows 0.164 ms there, 1.725 ms on the row sort's smallest
+/// tile, H100, 2026-11-27) up to the one-block limit. Float keys under NaN-last order
+/// need the columns (see [`row_sort`]).
 fn row_tile<K: Key>(cols: usize, order: KeyOrder, idx: bool) -> Option<usize> {
-    if order.nan_last_for::<K>() {
+    if cols as u64 <= kernels::segmented::WARP_MAX {
         return None;
     }
-    rk::row_tile(cols as u64, size_of::<K>() as u32, idx)
+    rk::row_tile(cols as u64, size_of::<K>() as u32, idx || order.nan_last_for::<K>())
 }
 
-/// Launches the row sort of tile `tile`: each row of `src` sorted into `dst` (may be
-/// `src`; null: keys not written), with each key's column into `idx` when given.
+/// The row sort of tile `tile` (from [`row_tile`]) of the `rows` x `cols` matrix
+/// `keys`: the first `keep` keys of each sorted row written to the `rows` x `keep`
+/// matrix `dst` (may be `keys` when `keep == cols`; null: keys not written), their
+/// columns to `idx` when given. Float keys under NaN-last order are sorted as their
+/// NaN-canonical copy with columns, and the keys written are gathered from `keys` by
+/// the columns (NaN payloads kept).
+fn row_sort<K: Key>(
+    gpu: &Gpu,
+    tile: usize,
+    keys: &DeviceBuffer<K>,
+    dst: DevPtr<K>,
+    idx: Option<DevPtr<u32>>,
+    shape: (usize, usize, usize),
+    order: KeyOrder,
+) -> Result<()> {
+    if !order.nan_last_for::<K>() {
+        return launch_row_sort::<K>(gpu, tile, keys.dev_ptr(), dst, idx, DevPtr::NULL, shape, order);
+    }
+    let copy = super::nan::canonical_copy(gpu, keys)?;
+    let own_idx;
+    let idx = match idx {
+        Some(idx) => idx,
+        None => {
+            own_idx = gpu.alloc::<u32>(shape.0 * shape.2)?;
+            own_idx.dev_ptr()
+        }
+    };
+    let gather = if dst.addr() == 0 { DevPtr::NULL } else { keys.dev_ptr() };
+    launch_row_sort::<K>(gpu, tile, copy.dev_ptr(), dst, Some(idx), gather, shape, order)
+}
+
+/// Launches the row sort of tile `tile`: each row of the `rows` x `cols` matrix `src`
+/// sorted, its first `keep` keys written to the `rows` x `keep` matrix `dst` (may be
+/// `src` when `keep == cols`; null: keys not written), or `gather`'s keys at their
+/// columns when not null, with their columns into `idx` when given.
 #[allow(clippy::too_many_arguments)]
 fn launch_row_sort<K: Key>(
     gpu: &Gpu,
@@ -68,8 +105,8 @@ fn launch_row_sort<K: Key>(
     src: DevPtr<K>,
     dst: DevPtr<K>,
     idx: Option<DevPtr<u32>>,
-    rows: usize,
-    cols: usize,
+    gather: DevPtr<K>,
+    (rows, cols, keep): (usize, usize, usize),
     order: KeyOrder,
 ) -> Result<()> {
     let kb = size_of::<K>() as u32;
@@ -83,7 +120,9 @@ fn launch_row_sort<K: Key>(
         src: src.cast(),
         dst: dst.cast(),
         idx: idx.unwrap_or(DevPtr::NULL),
+        gather: gather.cast(),
         cols: cols as u32,
+        keep: keep as u32,
         pos: word(pos),
         neg: word(neg),
     };
@@ -106,7 +145,7 @@ pub fn sort_rows<K: Key>(
     }
     if let Some(tile) = row_tile::<K>(cols, order, false) {
         let at = buf.dev_ptr();
-        return launch_row_sort::<K>(gpu, tile, at, at, None, rows, cols, order);
+        return row_sort::<K>(gpu, tile, &*buf, at, None, (rows, cols, cols), order);
     }
     let offsets = row_offsets(gpu, rows, cols)?;
     super::segmented::sort_segments_device(gpu, buf, &offsets, order)
@@ -128,7 +167,7 @@ pub fn argsort_rows<K: Key>(
         && let Some(tile) = row_tile::<K>(cols, order, true)
     {
         let idx = gpu.alloc::<u32>(keys.len())?;
-        launch_row_sort::<K>(gpu, tile, keys.dev_ptr(), DevPtr::NULL, Some(idx.dev_ptr()), rows, cols, order)?;
+        row_sort::<K>(gpu, tile, keys, DevPtr::NULL, Some(idx.dev_ptr()), (rows, cols, cols), order)?;
         return Ok(idx);
     }
     Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order)?.1)
@@ -148,8 +187,7 @@ fn sorted_rows_with_columns<K: Key>(
     {
         let sorted = gpu.alloc::<K>(keys.len())?;
         let idx = gpu.alloc::<u32>(keys.len())?;
-        let (src, dst) = (keys.dev_ptr(), sorted.dev_ptr());
-        launch_row_sort::<K>(gpu, tile, src, dst, Some(idx.dev_ptr()), rows, cols, order)?;
+        row_sort::<K>(gpu, tile, keys, sorted.dev_ptr(), Some(idx.dev_ptr()), (rows, cols, cols), order)?;
         return Ok((sorted, idx));
     }
     let mut sorted = gpu.alloc::<K>(keys.len())?;
@@ -179,6 +217,11 @@ pub fn top_k_rows<K: Key>(
     let out_keys = gpu.alloc::<K>(rows * kk)?;
     let out_idx = gpu.alloc::<u32>(rows * kk)?;
     if rows == 0 || kk == 0 {
+        return Ok((out_keys, out_idx));
+    }
+    // Rows that the row sort takes: sorted, and only the first `kk` of each written.
+    if let Some(tile) = row_tile::<K>(cols, order, true) {
+        row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
         return Ok((out_keys, out_idx));
     }
     // NaN-last float keys take the sort-and-take path below: the sort of their

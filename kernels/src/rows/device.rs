@@ -24,8 +24,9 @@ pub(super) unsafe fn take<K: Copy>(p: RowTake<K>) {
 /// See [`RowSort`]: the radix one-block sort of row `blockIdx.x`, `I` keys per thread.
 #[inline(always)]
 pub(super) unsafe fn sort_row<K: Word, const IDX: bool, const I: usize>(p: RowSort<K>) {
-    let RowSort { src, dst, idx, cols, pos, neg } = p;
+    let RowSort { src, dst, idx, gather, cols, keep, pos, neg } = p;
     let row = gpu::block_idx() as usize * cols as usize;
+    let out_row = gpu::block_idx() as usize * keep as usize;
     let (keys_at, cols_at, _) = const { row_smem(K::BYTES, IDX, I as u32) };
     let base = gpu::smem_base();
     let s = Smem::small(K::BYTES, 0);
@@ -65,15 +66,25 @@ pub(super) unsafe fn sort_row<K: Word, const IDX: bool, const I: usize>(p: RowSo
             });
             gpu::sync_threads();
         }
-        let (dst, idx) = (dst.get(), idx.get());
+        let (dst, idx, gather) = (dst.get(), idx.get(), gather.get());
+        if IDX && !gather.is_null() {
+            // Uniform across the block. Every thread reads its keys' own bits before
+            // any thread writes (`dst` may be `gather`).
+            unroll::<I>(|k| {
+                if slot(k) < keep {
+                    ks[k] = *gather.add(row + vs[k] as usize);
+                }
+            });
+            gpu::sync_threads();
+        }
         unroll::<I>(|k| {
             let o = slot(k);
-            if o < cols {
+            if o < keep {
                 if !dst.is_null() {
-                    *dst.add(row + o as usize) = ks[k];
+                    *dst.add(out_row + o as usize) = ks[k];
                 }
                 if IDX {
-                    *idx.add(row + o as usize) = vs[k];
+                    *idx.add(out_row + o as usize) = vs[k];
                 }
             }
         });

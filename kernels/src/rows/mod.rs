@@ -63,14 +63,20 @@ crate::params::kernel_params! {
 crate::params::kernel_params! {
     /// `rows_sort_*`: block `b` sorts row `b` of the row-major matrix `src` (`cols`
     /// keys a row, at most the entry's tile of [`BLOCK`] x its items) stably in the
-    /// order of the masks `pos`, `neg` ([`crate::key::BitOrder::masks`]), and writes it
-    /// to row `b` of `dst` (`src` itself for an in-place sort; null: not written) and,
-    /// in the `_idx` entries, each key's column to row `b` of `idx`.
+    /// order of the masks `pos`, `neg` ([`crate::key::BitOrder::masks`]), and writes
+    /// its first `keep` keys (`keep <= cols`; all of them for a sort, `k` for top-k)
+    /// to row `b` of the `rows` x `keep` matrix `dst` (`src` itself for an in-place
+    /// sort; null: not written) and, in the `_idx` entries, their columns to row `b`
+    /// of `idx`. With `gather` (`_idx` entries; null: none) the keys written are
+    /// `gather`'s at the sorted columns instead of `src`'s: `src` is then a NaN-canonical
+    /// copy of `gather` (NaN-last order), and the keys keep their NaN payloads.
     pub struct RowSort<K> {
         pub src: DevPtr<K>,
         pub dst: DevPtr<K>,
         pub idx: DevPtr<u32>,
+        pub gather: DevPtr<K>,
         pub cols: u32,
+        pub keep: u32,
         pub pos: K,
         pub neg: K,
     }
