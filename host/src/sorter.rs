@@ -555,9 +555,9 @@ impl Sorter {
     /// Sorts each row of the row-major `rows` x `cols` matrix `keys` in place, like
     /// `torch.sort(x, dim=-1)` (stable). Of `opts` the order and the NaN order
     /// ([`SortOptions::nan_last`]) are used. `keys.len()` must be `rows * cols`
-    /// ([`Error::BadArgument`]), at most `u32::MAX`. On the GPU the rows are the
-    /// segments of the segmented sort, their offsets made on the device (rows up to
-    /// 7,680 32-bit keys: one block per row, see [`Sorter::sort_segments_device`]).
+    /// ([`Error::BadArgument`]), at most `u32::MAX`. On the GPU rows of 513 to 7,680
+    /// 32-bit keys are sorted one block per row in one launch; shorter and longer rows
+    /// are the segments of the segmented sort ([`Sorter::sort_segments_device`]).
     ///
     /// ```
     /// use host::{SortOptions, Sorter};
