@@ -200,6 +200,13 @@ fn sorted_rows_with_columns<K: Key>(
     Ok((sorted, idx))
 }
 
+/// The widest rows whose top-k for `k <= FAST_K_MAX` goes through the row sort rather
+/// than `topk_rows` (the 11-key tile). H100, f32, k = 50, ms (2026-11-27): 4,096 x
+/// 4,096 0.309 against 2.39, 16,384 x 1,024 0.499 against 1.81, 8,192 x 600 0.246
+/// against 0.897, but 2,048 x 7,680 0.349 against 0.150; widths between 4,224 and
+/// 7,680 were not measured.
+const ROW_SORT_TOP_K_MAX: usize = (kernels::radix::BLOCK * rk::ROW_ITEMS[2]) as usize;
+
 /// The first `min(k, cols)` keys of each row's stable sort in `order` and their
 /// columns: two new `rows` x `min(k, cols)` matrices (`torch.topk(x, k, dim=-1)`,
 /// ties to the lowest column, sorted).
@@ -219,14 +226,17 @@ pub fn top_k_rows<K: Key>(
     if rows == 0 || kk == 0 {
         return Ok((out_keys, out_idx));
     }
-    // Rows that the row sort takes: sorted, and only the first `kk` of each written.
-    if let Some(tile) = row_tile::<K>(cols, order, true) {
+    // Rows that the row sort takes: sorted, and only the first `kk` of each written;
+    // for `kk <= FAST_K_MAX` only up to ROW_SORT_TOP_K_MAX columns, where it beat
+    // `topk_rows` (below).
+    let fast_k = kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>();
+    if let Some(tile) = row_tile::<K>(cols, order, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX) {
         row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
         return Ok((out_keys, out_idx));
     }
     // NaN-last float keys take the sort-and-take path below: the sort of their
     // canonical copy keeps NaN payloads ([`super::segmented`]).
-    if kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>() {
+    if fast_k {
         let width = 8 * size_of::<K>() as u32;
         let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
         let p = FinishRows::<K::Bits> {
