@@ -514,12 +514,50 @@ impl Sorter {
         variants::topk::top_k(gpu, keys, k, opts.key_order())
     }
 
+    /// The key at position `k` (0-based) of the stable sort of `keys` in the order of
+    /// `opts` (its order and NaN order; ascending: the `k + 1`-th smallest, as
+    /// `torch.kthvalue(x, k + 1)` and `slice::select_nth_unstable`; descending: the
+    /// `k + 1`-th largest), without sorting: on the GPU the top-k module's radix select
+    /// run to the last digit ([`variants::select`]), on the CPU `select_nth_unstable`.
+    /// Under NaN-last order a NaN answer is the stable sort's, payload and all.
+    /// [`Error::BadArgument`] when `k >= keys.len()`.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let keys = [0.5f32, -2.0, 7.25, -2.0, 3.0];
+    /// let sorter = Sorter::with_fallback();
+    /// assert_eq!(sorter.select_nth(&keys, 2, &SortOptions::default())?, 0.5);
+    /// let desc = SortOptions::default().order(Order::Descending);
+    /// assert_eq!(sorter.select_nth(&keys, 0, &desc)?, 7.25);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn select_nth<K: Key>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<K> {
+        check_select_options(opts)?;
+        match &self.gpu {
+            Some(gpu) if k < keys.len() => {
+                let buf = gpu.upload(keys)?;
+                variants::select::select_nth(gpu, &buf, k, opts.key_order())
+            }
+            _ => cpu::select::select_nth(keys, k, opts.key_order())
+                .ok_or_else(|| variants::select::out_of_range(k, keys.len())),
+        }
+    }
+
+    /// [`Sorter::select_nth`] of keys already on the device (left as they were); waits
+    /// for the device to read the answer back. [`Error::NoDevice`] on the CPU backend.
+    pub fn select_nth_device<K: Key>(&self, keys: &DeviceBuffer<K>, k: usize, opts: &SortOptions) -> Result<K> {
+        let gpu = self.require_gpu()?;
+        check_select_options(opts)?;
+        variants::select::select_nth(gpu, keys, k, opts.key_order())
+    }
+
     /// Sorts each row of the row-major `rows` x `cols` matrix `keys` in place, like
     /// `torch.sort(x, dim=-1)` (stable). Of `opts` the order and the NaN order
     /// ([`SortOptions::nan_last`]) are used. `keys.len()` must be `rows * cols`
-    /// ([`Error::BadArgument`]), at most `u32::MAX`. On the GPU the rows are the
-    /// segments of the segmented sort, their offsets made on the device (rows up to
-    /// 7,680 32-bit keys: one block per row, see [`Sorter::sort_segments_device`]).
+    /// ([`Error::BadArgument`]), at most `u32::MAX`. On the GPU rows of 513 to 7,680
+    /// 32-bit keys are sorted one block per row in one launch; shorter and longer rows
+    /// are the segments of the segmented sort ([`Sorter::sort_segments_device`]).
     ///
     /// ```
     /// use host::{SortOptions, Sorter};
@@ -873,6 +911,17 @@ fn check_top_k_options(opts: &SortOptions) -> Result<()> {
             option: "key bits",
             by: "top-k".into(),
             hint: "top-k compares whole keys; key bits are a radix sort option",
+        });
+    }
+    Ok(())
+}
+
+fn check_select_options(opts: &SortOptions) -> Result<()> {
+    if opts.key_bits.is_some() {
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: "select_nth".into(),
+            hint: "select_nth compares whole keys; key bits are a radix sort option",
         });
     }
     Ok(())

@@ -50,6 +50,34 @@ fn rows_of_every_width_match_the_cpu() {
     }
 }
 
+/// The one-launch row sort on both sides of every tile limit (4, 8, 11, 16 keys per
+/// thread of 384, then the one-block limit of each key width, with and without
+/// columns), 32- and 64-bit keys, ties (few unique values) and both orders.
+#[test]
+fn rows_on_every_row_tile_match_the_cpu() {
+    let Some(s) = gpu_sorter("rows_on_every_row_tile_match_the_cpu") else { return };
+    let mut widths = vec![2, 31, 384, 1536, 1537, 3072, 3073, 4096, 4224, 4225, 6144, 6145];
+    for (kb, idx) in [(4, false), (4, true), (8, false), (8, true)] {
+        let max = kernels::radix::small_max(kb, if idx { 4 } else { 0 }) as usize;
+        widths.extend([max - 1, max, max + 1]);
+    }
+    for cols in widths {
+        let rows = 3;
+        let u: Vec<u32> = generate(rows * cols, Distribution::FewUnique, cols as u64);
+        let f: Vec<f32> = generate(rows * cols, Distribution::Uniform, cols as u64 + 1);
+        let d: Vec<f64> = generate(rows * cols, Distribution::Uniform, cols as u64 + 2);
+        let w: Vec<u64> = generate(rows * cols, Distribution::FewUnique, cols as u64 + 3);
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order);
+            // k = 2049 takes the sort-and-take path (keys and columns).
+            check_rows(s, &u, rows, cols, &[2049], &opts);
+            check_rows(s, &f, rows, cols, &[2049], &opts);
+            check_rows(s, &d, rows, cols, &[2049], &opts);
+            check_rows(s, &w, rows, cols, &[2049], &opts);
+        }
+    }
+}
+
 #[test]
 fn nan_last_rows_match_the_cpu() {
     let Some(s) = gpu_sorter("nan_last_rows_match_the_cpu") else { return };

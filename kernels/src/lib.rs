@@ -89,6 +89,7 @@ const BOUND_TABLES: &[&[(&str, u32, u32)]] = &[
     topk::LAUNCH_BOUNDS,
     runs::LAUNCH_BOUNDS,
     partition::LAUNCH_BOUNDS,
+    rows::LAUNCH_BOUNDS,
 ];
 
 const fn total_len(tables: &[&[(&'static str, u32, u32)]]) -> usize {

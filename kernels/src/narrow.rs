@@ -122,6 +122,9 @@ macro_rules! narrow_word {
         }
         impl RowKernels for $w {
             const TAKE: Kernel<crate::rows::RowTake<$w>> = absent();
+            const SORT: [Kernel<crate::rows::RowSort<$w>>; crate::rows::ROW_TILES] = [absent(); crate::rows::ROW_TILES];
+            const SORT_IDX: [Kernel<crate::rows::RowSort<$w>>; crate::rows::ROW_TILES] =
+                [absent(); crate::rows::ROW_TILES];
         }
         // The 16-bit floats' copies are `nan_canonical_f16` / `nan_canonical_bf16`,
         // picked by format: one word cannot name both.

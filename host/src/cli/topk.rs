@@ -1,9 +1,10 @@
 //! `host bench-topk`: top-k on device-resident keys, timed on the GPU next to the full
-//! radix sort and the argsort (pairs) of the same keys.
+//! radix sort and the argsort (pairs) of the same keys, and (`--select`) select_nth of
+//! the k-th key.
 use crate::inputs::{Random, generate};
 use crate::measure::Stats;
 use crate::sorter::cpu_top_k;
-use crate::variants::{radix, topk};
+use crate::variants::{radix, select, topk};
 use crate::{Distribution, Gpu, Key, KeyType, Order, SortOptions, Sorter, with_key};
 use clap::Args;
 
@@ -16,7 +17,8 @@ use crate::cli::args::{check_host_memory, parse_count, parse_index_count, parse_
 /// wait for its candidate count), one untimed warm-up each; sort inputs restored
 /// before every repeat (untimed).
 ///
-/// Example: host bench-topk --type u32 --n 2^26 --k 100 --repeat 10 --check
+/// Example: host bench-topk --type u32 --n 2^26 --k 100 --repeat 10 --check;
+/// host bench-topk --type f32 --n 2^26 --k 2^25 --select --check (the median's time)
 #[derive(Args, Debug, Clone)]
 pub struct TopkArgs {
     /// Key types (comma-separated; primitive types only).
@@ -45,6 +47,10 @@ pub struct TopkArgs {
     /// whatever `k` is, to compare it with the planned path.
     #[arg(long)]
     exact: bool,
+    /// Also time select_nth of position k - 1 (the k-th key of the sort, what top-k's
+    /// last key is; `torch.kthvalue(x, k)` ascending) and check it against the CPU's.
+    #[arg(long)]
+    select: bool,
 }
 
 pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
@@ -57,8 +63,16 @@ pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
         println!("top-k: the exact path (radix select) for every k");
     }
     println!(
-        "{:<6} {:>12} {:>9} {:>11} {:>10} {:>12} {:>10} {:>12}  check",
-        "type", "n", "k", "top-k ms", "sort ms", "argsort ms", "vs sort", "vs argsort"
+        "{:<6} {:>12} {:>9} {:>11} {:>10} {:>12} {:>10} {:>12}  check{}",
+        "type",
+        "n",
+        "k",
+        "top-k ms",
+        "sort ms",
+        "argsort ms",
+        "vs sort",
+        "vs argsort",
+        if args.select { "  select_nth ms  check" } else { "" }
     );
     let mut ok = true;
     for &kt in &args.key_types {
@@ -67,8 +81,15 @@ pub fn bench_topk(args: &TopkArgs) -> crate::Result<bool> {
                 match with_key!(kt, K => one::<K>(gpu, n, k, args), else Err(records_refused("top-k", kt))) {
                     Ok(r) => {
                         ok &= r.check != "FAILED";
+                        let select = match &r.select {
+                            Some((stats, check)) => {
+                                ok &= *check != "FAILED";
+                                format!("  {:>13.4}  {check}", stats.median_ms)
+                            }
+                            None => String::new(),
+                        };
                         println!(
-                            "{:<6} {:>12} {:>9} {:>11.4} {:>10.4} {:>12.4} {:>9.2}x {:>11.2}x  {}",
+                            "{:<6} {:>12} {:>9} {:>11.4} {:>10.4} {:>12.4} {:>9.2}x {:>11.2}x  {}{select}",
                             kt.name(),
                             n,
                             k,
@@ -96,6 +117,38 @@ struct Row {
     sort: Stats,
     argsort: Stats,
     check: &'static str,
+    /// select_nth of position k - 1, with its check.
+    select: Option<(Stats, &'static str)>,
+}
+
+/// select_nth of position `k - 1` of `k0` timed (`repeats` after a warm-up) and, with
+/// `check`, compared with the CPU's (`cpu::select`).
+fn time_select<K: Key>(
+    gpu: &Gpu,
+    keys: &[K],
+    k0: &crate::DeviceBuffer<K>,
+    k: usize,
+    args: &TopkArgs,
+) -> crate::Result<(Stats, &'static str)> {
+    let at = k.clamp(1, keys.len()) - 1;
+    let mut got = None;
+    let mut times = Vec::with_capacity(args.repeat);
+    for i in 0..args.repeat + 1 {
+        let ms = gpu.time_ms(|| {
+            got = Some(select::select_nth(gpu, k0, at, args.order)?);
+            Ok(())
+        })?;
+        if i > 0 {
+            times.push(ms);
+        }
+    }
+    let check = if args.check {
+        let want = crate::cpu::select::select_nth(keys, at, args.order);
+        if got.map(|g| g.bits()) == want.map(|w| w.bits()) { "ok" } else { "FAILED" }
+    } else {
+        "skipped"
+    };
+    Ok((Stats::of(&times), check))
 }
 
 fn one<K: Key + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate::Result<Row> {
@@ -150,5 +203,7 @@ fn one<K: Key + Random>(gpu: &Gpu, n: usize, k: usize, args: &TopkArgs) -> crate
             times.push(ms);
         }
     }
-    Ok(Row { topk, sort, argsort: Stats::of(&times), check })
+    let argsort = Stats::of(&times);
+    let select = if args.select && n > 0 { Some(time_select(gpu, &keys, &k0, k, args)?) } else { None };
+    Ok(Row { topk, sort, argsort, check, select })
 }

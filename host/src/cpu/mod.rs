@@ -8,11 +8,13 @@
 //!   [`sort`] (the fallback of `Sorter`) runs it with every available thread.
 //! - [`runs`], [`searchsorted`]: the operations after a sort (unique, run-length
 //!   encoding, searchsorted) on the CPU.
+//! - [`select`]: the `k`-th key of the stable sort (`select_nth`).
 mod merge;
 mod parallel;
 pub mod rows;
 pub mod runs;
 pub mod searchsorted;
+pub mod select;
 mod sequential;
 
 pub use parallel::{parallel_merge_sort, sub_array_start};

@@ -25,6 +25,7 @@ pub mod scan;
 mod scratch;
 pub mod searchsorted;
 pub mod segmented;
+pub mod select;
 pub mod shared;
 pub mod topk;
 

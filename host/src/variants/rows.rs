@@ -1,15 +1,20 @@
 //! Row-wise sorts of a row-major matrix (`rows` x `cols`), as `torch.sort`,
 //! `torch.argsort` and `torch.topk` along the last dimension do. Everything stays on
 //! the device: the row offsets and column indices are made there
-//! (`kernels/src/rows/`), and the rows are the segments of the segmented sort
-//! ([`super::segmented`]: rows up to the radix sort's one-block limit, 7,680 32-bit
-//! keys, are sorted one block per row). Top-k of each row, for `k` up to
+//! (`kernels/src/rows/`). Rows up to the radix sort's one-block limit (7,680 32-bit
+//! keys) are sorted by one launch of `rows_sort_*`, a block per row on the smallest
+//! tile that holds it (no offsets, no bin kernel; argsort makes the columns in
+//! registers and writes no keys; top-k writes the first `k` of each row; float keys
+//! under NaN-last order sort their NaN-canonical copy with columns and gather their
+//! own bits by them); longer rows are the segments of the segmented sort
+//! ([`super::segmented`]). Top-k of longer rows, for `k` up to
 //! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
 //! narrows it by a radix select on `(order bits, column)` and sorts the survivors
 //! (the top-k module's one-block finish); larger `k`, and float keys under NaN-last
 //! order (whose NaN payloads the sort's canonical-copy route keeps), sort the rows and
 //! keep the first `k` of each.
-use kernels::rows::{RowIota, RowKernels, RowOffsets, RowTake};
+use kernels::params::DevPtr;
+use kernels::rows::{self as rk, RowIota, RowKernels, RowOffsets, RowSort, RowTake};
 use kernels::topk::{self as tk, FinishRows, TopkKernels};
 
 use super::launch::{blocks, one_thread_per_item};
@@ -45,6 +50,86 @@ fn column_indices(gpu: &Gpu, n: usize, cols: usize) -> Result<DeviceBuffer<u32>>
     Ok(idx)
 }
 
+/// The row sort's tile for rows of `cols` keys `K` in `order`, with their columns
+/// when `idx`, if the row sort takes them: rows longer than the segmented sort's warp
+/// bin ([`kernels::segmented::WARP_MAX`], whose tile and warp kernels sort short rows
+/// faster: 65,536 x 256 f32 rows 0.164 ms there, 1.725 ms on the row sort's smallest
+/// tile, H100, 2026-11-27) up to the one-block limit. Float keys under NaN-last order
+/// need the columns (see [`row_sort`]).
+fn row_tile<K: Key>(cols: usize, order: KeyOrder, idx: bool) -> Option<usize> {
+    if cols as u64 <= kernels::segmented::WARP_MAX {
+        return None;
+    }
+    rk::row_tile(cols as u64, size_of::<K>() as u32, idx || order.nan_last_for::<K>())
+}
+
+/// The row sort of tile `tile` (from [`row_tile`]) of the `rows` x `cols` matrix
+/// `keys`: the first `keep` keys of each sorted row written to the `rows` x `keep`
+/// matrix `dst` (may be `keys` when `keep == cols`; null: keys not written), their
+/// columns to `idx` when given. Float keys under NaN-last order are sorted as their
+/// NaN-canonical copy with columns, and the keys written are gathered from `keys` by
+/// the columns (NaN payloads kept).
+fn row_sort<K: Key>(
+    gpu: &Gpu,
+    tile: usize,
+    keys: &DeviceBuffer<K>,
+    dst: DevPtr<K>,
+    idx: Option<DevPtr<u32>>,
+    shape: (usize, usize, usize),
+    order: KeyOrder,
+) -> Result<()> {
+    if !order.nan_last_for::<K>() {
+        return launch_row_sort::<K>(gpu, tile, keys.dev_ptr(), dst, idx, DevPtr::NULL, shape, order);
+    }
+    let copy = super::nan::canonical_copy(gpu, keys)?;
+    let own_idx;
+    let idx = match idx {
+        Some(idx) => idx,
+        None => {
+            own_idx = gpu.alloc::<u32>(shape.0 * shape.2)?;
+            own_idx.dev_ptr()
+        }
+    };
+    let gather = if dst.addr() == 0 { DevPtr::NULL } else { keys.dev_ptr() };
+    launch_row_sort::<K>(gpu, tile, copy.dev_ptr(), dst, Some(idx), gather, shape, order)
+}
+
+/// Launches the row sort of tile `tile`: each row of the `rows` x `cols` matrix `src`
+/// sorted, its first `keep` keys written to the `rows` x `keep` matrix `dst` (may be
+/// `src` when `keep == cols`; null: keys not written), or `gather`'s keys at their
+/// columns when not null, with their columns into `idx` when given.
+#[allow(clippy::too_many_arguments)]
+fn launch_row_sort<K: Key>(
+    gpu: &Gpu,
+    tile: usize,
+    src: DevPtr<K>,
+    dst: DevPtr<K>,
+    idx: Option<DevPtr<u32>>,
+    gather: DevPtr<K>,
+    (rows, cols, keep): (usize, usize, usize),
+    order: KeyOrder,
+) -> Result<()> {
+    let kb = size_of::<K>() as u32;
+    let with_idx = idx.is_some();
+    let (_, _, smem) = rk::row_smem(kb, with_idx, rk::row_items(tile, kb, with_idx));
+    let (pos, neg) = K::KEY_ORDER.masks(8 * kb, order.order.is_descending());
+    let entries = if with_idx { <K::Bits as RowKernels>::SORT_IDX } else { <K::Bits as RowKernels>::SORT };
+    let kernel = entries[tile];
+    let word = <K::Bits as kernels::key::Word>::from_u64;
+    let p = RowSort::<K::Bits> {
+        src: src.cast(),
+        dst: dst.cast(),
+        idx: idx.unwrap_or(DevPtr::NULL),
+        gather: gather.cast(),
+        cols: cols as u32,
+        keep: keep as u32,
+        pos: word(pos),
+        neg: word(neg),
+    };
+    gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+    gpu.launch(kernel, blocks(rows as u64, kernels::radix::BLOCK, smem)?, &p)
+}
+
 /// Sorts each row of the row-major `rows` x `cols` matrix `buf` in `order`, in place.
 pub fn sort_rows<K: Key>(
     gpu: &Gpu,
@@ -54,9 +139,14 @@ pub fn sort_rows<K: Key>(
     order: impl Into<KeyOrder>,
 ) -> Result<()> {
     crate::element::narrow_refusal::<K>("the GPU row sort")?;
+    let order = order.into();
     check_shape(buf.len(), rows, cols)?;
     if rows == 0 || cols <= 1 {
         return Ok(());
+    }
+    if let Some(tile) = row_tile::<K>(cols, order, false) {
+        let at = buf.dev_ptr();
+        return row_sort::<K>(gpu, tile, &*buf, at, None, (rows, cols, cols), order);
     }
     let offsets = row_offsets(gpu, rows, cols)?;
     super::segmented::sort_segments_device(gpu, buf, &offsets, order)
@@ -72,8 +162,17 @@ pub fn argsort_rows<K: Key>(
     order: impl Into<KeyOrder>,
 ) -> Result<DeviceBuffer<u32>> {
     crate::element::narrow_refusal::<K>("the GPU row sort")?;
+    let order = order.into();
     check_shape(keys.len(), rows, cols)?;
-    Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order.into())?.1)
+    if rows > 0
+        && cols > 1
+        && let Some(tile) = row_tile::<K>(cols, order, true)
+    {
+        let idx = gpu.alloc::<u32>(keys.len())?;
+        row_sort::<K>(gpu, tile, keys, DevPtr::NULL, Some(idx.dev_ptr()), (rows, cols, cols), order)?;
+        return Ok(idx);
+    }
+    Ok(sorted_rows_with_columns(gpu, keys, rows, cols, order)?.1)
 }
 
 /// A copy of `keys` sorted row by row in `order`, with the column each key came from.
@@ -84,6 +183,15 @@ fn sorted_rows_with_columns<K: Key>(
     cols: usize,
     order: KeyOrder,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+    if rows > 0
+        && cols > 1
+        && let Some(tile) = row_tile::<K>(cols, order, true)
+    {
+        let sorted = gpu.alloc::<K>(keys.len())?;
+        let idx = gpu.alloc::<u32>(keys.len())?;
+        row_sort::<K>(gpu, tile, keys, sorted.dev_ptr(), Some(idx.dev_ptr()), (rows, cols, cols), order)?;
+        return Ok((sorted, idx));
+    }
     let mut sorted = gpu.alloc::<K>(keys.len())?;
     sorted.copy_from_device(gpu, keys)?;
     let mut idx = column_indices(gpu, keys.len(), cols)?;
@@ -93,6 +201,13 @@ fn sorted_rows_with_columns<K: Key>(
     }
     Ok((sorted, idx))
 }
+
+/// The widest rows whose top-k for `k <= FAST_K_MAX` goes through the row sort rather
+/// than `topk_rows` (the 11-key tile). H100, f32, k = 50, ms (2026-11-27): 4,096 x
+/// 4,096 0.309 against 2.39, 16,384 x 1,024 0.499 against 1.81, 8,192 x 600 0.246
+/// against 0.897, but 2,048 x 7,680 0.349 against 0.150; widths between 4,224 and
+/// 7,680 were not measured.
+const ROW_SORT_TOP_K_MAX: usize = (kernels::radix::BLOCK * rk::ROW_ITEMS[2]) as usize;
 
 /// The first `min(k, cols)` keys of each row's stable sort in `order` and their
 /// columns: two new `rows` x `min(k, cols)` matrices (`torch.topk(x, k, dim=-1)`,
@@ -114,9 +229,17 @@ pub fn top_k_rows<K: Key>(
     if rows == 0 || kk == 0 {
         return Ok((out_keys, out_idx));
     }
+    // Rows that the row sort takes: sorted, and only the first `kk` of each written;
+    // for `kk <= FAST_K_MAX` only up to ROW_SORT_TOP_K_MAX columns, where it beat
+    // `topk_rows` (below).
+    let fast_k = kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>();
+    if let Some(tile) = row_tile::<K>(cols, order, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX) {
+        row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
+        return Ok((out_keys, out_idx));
+    }
     // NaN-last float keys take the sort-and-take path below: the sort of their
     // canonical copy keeps NaN payloads ([`super::segmented`]).
-    if kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>() {
+    if fast_k {
         let width = 8 * size_of::<K>() as u32;
         let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
         let p = FinishRows::<K::Bits> {

@@ -113,7 +113,7 @@ fn top_k_total<K: Key>(
 }
 
 /// The order masks of `K` in `order`, as the key words the kernels move (`K::Bits`).
-fn masks<K: Key>(order: Order) -> (K::Bits, K::Bits) {
+pub(super) fn masks<K: Key>(order: Order) -> (K::Bits, K::Bits) {
     let width = 8 * size_of::<K>() as u32;
     let (pos, neg) = K::KEY_ORDER.masks(width, order.is_descending());
     (K::Bits::from_u64(pos), K::Bits::from_u64(neg))
@@ -235,7 +235,7 @@ const COMPACT_FALLBACK_BLOCKS_PER_SM: u64 = 2;
 /// The histogram and select launches of every digit (those after the decisive one
 /// return at once).
 #[allow(clippy::too_many_arguments)]
-fn select_passes<K: Key>(
+pub(super) fn select_passes<K: Key>(
     gpu: &Gpu,
     keys: DevPtr<K::Bits>,
     n: u64,

@@ -218,7 +218,15 @@ mod tests {
     fn canonical_16_replaces_exactly_the_nans_and_the_negative_zero() {
         for r in 0..=u16::MAX {
             let (h, b) = (half::f16::from_bits(r), half::bf16::from_bits(r));
-            let want = |nan: bool| if nan { CANONICAL_NAN_16 } else if r == 0x8000 { 0 } else { r };
+            let want = |nan: bool| {
+                if nan {
+                    CANONICAL_NAN_16
+                } else if r == 0x8000 {
+                    0
+                } else {
+                    r
+                }
+            };
             assert_eq!(canonical_16(r, 0x7c00), want(h.is_nan()), "f16 {r:#x}");
             assert_eq!(canonical_16(r, 0x7f80), want(b.is_nan()), "bf16 {r:#x}");
             let c = half::f16::from_bits(CANONICAL_NAN_16);

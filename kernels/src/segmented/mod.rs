@@ -313,16 +313,20 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u64 as SegmentedKernels>::BLOCK_SORT.name(), crate::radix::BLOCK, 1),
     (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
     (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS.name(), crate::radix::BLOCK, 1),
-    (<u32 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, 1),
-    (<u64 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, 1),
-    (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, 1),
-    (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, 1),
+    (<u32 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, ONCE_BLOCKS_PER_SM),
+    (<u64 as SegmentedKernels>::BLOCK_SORT_ONCE.name(), crate::radix::BLOCK, ONCE_BLOCKS_PER_SM),
+    (<u32 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, ONCE_BLOCKS_PER_SM),
+    (<u64 as SegmentedKernels>::BLOCK_SORT_PAIRS_ONCE.name(), crate::radix::BLOCK, ONCE_BLOCKS_PER_SM),
     // Two warp-kernel blocks per SM for 64-bit pairs: 128 registers and a 40-byte
     // spill instead of 168 registers and one block, 1.99 -> 1.13 ms for 2^24 keys in
     // 2^16 segments (H100, 2026-11-27). The same bounds on 32-bit pairs (96 -> 127
     // registers, two blocks either way) were 3% slower.
     (<u64 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 2),
 ];
+
+/// Blocks per SM of the `_once` block kernels' launch bounds (an experiment's
+/// feature raises it to two).
+const ONCE_BLOCKS_PER_SM: u32 = if cfg!(feature = "segmented-two-blocks") { 2 } else { 1 };
 
 /// Threads per block of the bin kernel.
 pub const BIN_BLOCK: u32 = 256;
