@@ -85,7 +85,7 @@ impl KeyType {
     }
 
     /// Whether this is a 16- or 8-bit key, which the GPU sorts by the radix variant
-    /// only (see [`crate::element::is_narrow`]).
+    /// only.
     pub fn is_narrow(self) -> bool {
         self.size() < 4
     }

@@ -38,11 +38,12 @@ pub fn select_nth<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, k: usize, order: im
     let copy = super::nan::canonical_copy(gpu, keys)?;
     let found = select_total(gpu, &copy, k, order.order)?;
     drop(copy);
-    if !is_nan(&found) {
+    if !is_nan(&found) && !is_zero(&found) {
         return Ok(found);
     }
-    // A NaN: the stable sort's k-th keeps its own payload, which the canonical copy
-    // lost; the top-(k + 1) gathers the keys' own bits.
+    // A NaN or a zero: the stable sort's k-th keeps its own bits (a NaN's payload,
+    // a zero's sign), which the canonical copy made one value; the top-(k + 1), stable
+    // among equal keys, gathers the keys' own bits.
     let (top, _) = top_k_on(gpu, keys, k + 1, order, PathChoice::Planned)?;
     let mut last = [found];
     top.read_at(gpu, k, &mut last)?;
@@ -64,6 +65,12 @@ fn is_nan<K: Key>(x: &K) -> bool {
         4 => f32::from_le_bytes(bytes.try_into().expect("4 bytes")).is_nan(),
         _ => f64::from_le_bytes(bytes.try_into().expect("8 bytes")).is_nan(),
     }
+}
+
+/// Whether the float key `x` is `+0.0`, the canonical copy's only zero (never for
+/// integer keys).
+fn is_zero<K: Key>(x: &K) -> bool {
+    K::BIT_ORDER == Some(BitOrder::Float) && bytemuck::bytes_of(x).iter().all(|&b| b == 0)
 }
 
 /// [`select_nth`] in IEEE 754 total order, where equal order bits are equal keys.
