@@ -16,6 +16,10 @@ trait Narrow: Key + Copy {
     fn is_nan(self) -> bool {
         false
     }
+    /// `±0.0` of a float (the integers' zero is one value anyway).
+    fn is_zero(self) -> bool {
+        false
+    }
 }
 
 macro_rules! narrow_int {
@@ -53,6 +57,9 @@ macro_rules! narrow_float {
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
             }
+            fn is_zero(self) -> bool {
+                self.to_bits() & 0x7fff == 0
+            }
         }
     };
 }
@@ -71,15 +78,20 @@ fn special_raw() -> impl Strategy<Value = u16> {
     ]
 }
 
-/// The stable reference sort in `order` (NaN-last, numpy's and torch's order: every
-/// NaN one value above every number, so last ascending and first descending, NaNs in
-/// input order).
+/// The stable reference sort in `order` (NaN-last, numpy's order: every NaN one value
+/// above every number, so last ascending and first descending, NaNs in input order,
+/// and `-0.0` equal to `+0.0`).
 fn reference<K: Narrow>(keys: &[K], order: Order, nan_last: bool) -> Vec<u32> {
     let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
     idx.sort_by(|&a, &b| {
         let (x, y) = (&keys[a as usize], &keys[b as usize]);
-        let o =
-            if nan_last && (x.is_nan() || y.is_nan()) { x.is_nan().cmp(&y.is_nan()) } else { K::reference_cmp(x, y) };
+        let o = if nan_last && (x.is_nan() || y.is_nan()) {
+            x.is_nan().cmp(&y.is_nan())
+        } else if nan_last && x.is_zero() && y.is_zero() {
+            Ordering::Equal
+        } else {
+            K::reference_cmp(x, y)
+        };
         if order.is_descending() { o.reverse() } else { o }
     });
     idx
