@@ -265,10 +265,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The whole sample sort on the CPU with the functions the GPU path uses: `parts`
-    /// are each GPU's input (order bits, input index); returns what each GPU ends with.
-    fn model(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Vec<Vec<(u64, u64)>> {
-        let p = parts.len();
+    /// Each GPU's part in the models: `(key bits, origin)` pairs.
+    type Part = Vec<(u64, u64)>;
+
+    /// The steps both exchanges share, on the CPU with the GPU path's functions: each
+    /// GPU's part sorted (stably, as the radix sort), sampled, `buckets` key ranges
+    /// chosen from the samples, and each part cut at the splitters. Returns the sorted
+    /// parts and the keys each GPU sends to each bucket.
+    fn sort_and_cut(parts: &[Vec<(u64, u64)>], max_samples: u64, buckets: usize) -> (Vec<Part>, Vec<Vec<u64>>) {
         let sorted: Vec<Vec<(u64, u64)>> = parts
             .iter()
             .map(|part| {
@@ -287,8 +291,8 @@ mod tests {
                 sorted_samples(&bits, n)
             })
             .collect();
-        let splitters = choose_splitters(&samples, &lens);
-        assert_eq!(splitters.len(), p - 1);
+        let splitters = choose_bucket_splitters(&samples, &lens, buckets);
+        assert_eq!(splitters.len(), buckets - 1);
         let cuts: Vec<Vec<u64>> = sorted
             .iter()
             .enumerate()
@@ -304,6 +308,15 @@ mod tests {
             })
             .collect();
         let counts = send_counts(&cuts, &lens);
+        (sorted, counts)
+    }
+
+    /// The whole sample sort on the CPU with the functions the GPU path uses: `parts`
+    /// are each GPU's input (order bits, input index); returns what each GPU ends with.
+    fn model(parts: &[Vec<(u64, u64)>], max_samples: u64) -> Vec<Vec<(u64, u64)>> {
+        let p = parts.len();
+        // `choose_splitters` is `choose_bucket_splitters` with one bucket per GPU.
+        let (sorted, counts) = sort_and_cut(parts, max_samples, p);
         let layout = Layout::new(&counts, true);
         (0..p)
             .map(|j| {
@@ -323,41 +336,7 @@ mod tests {
     /// (stably, runs in rank order) into its place in the GPU's result.
     fn chunked_model(parts: &[Vec<(u64, u64)>], max_samples: u64, chunks: usize) -> Vec<Vec<(u64, u64)>> {
         let p = parts.len();
-        let sorted: Vec<Vec<(u64, u64)>> = parts
-            .iter()
-            .map(|part| {
-                let mut s = part.clone();
-                s.sort_by_key(|e| e.0);
-                s
-            })
-            .collect();
-        let lens: Vec<u64> = sorted.iter().map(|s| s.len() as u64).collect();
-        let samples: Vec<Vec<(u64, u64)>> = sorted
-            .iter()
-            .map(|s| {
-                let n = s.len() as u64;
-                let c = samples_of(n, max_samples);
-                let bits: Vec<u64> = (0..c).map(|i| s[sample_position(i, c, n) as usize].0).collect();
-                sorted_samples(&bits, n)
-            })
-            .collect();
-        let splitters = choose_bucket_splitters(&samples, &lens, p * chunks);
-        assert_eq!(splitters.len(), p * chunks - 1);
-        let cuts: Vec<Vec<u64>> = sorted
-            .iter()
-            .enumerate()
-            .map(|(r, s)| {
-                splitters
-                    .iter()
-                    .map(|sp| {
-                        let less = s.partition_point(|e| e.0 < sp.bits) as u64;
-                        let less_eq = s.partition_point(|e| e.0 <= sp.bits) as u64;
-                        cut(r, sp, less, less_eq)
-                    })
-                    .collect()
-            })
-            .collect();
-        let counts = send_counts(&cuts, &lens);
+        let (sorted, counts) = sort_and_cut(parts, max_samples, p * chunks);
         let layout = Chunked::new(&counts, chunks);
         (0..p)
             .map(|j| {
