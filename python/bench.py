@@ -133,6 +133,16 @@ def main():
             # Check once that both agree (same stable permutation).
             if not torch.equal(gpusort.argsort(keys), torch.argsort(keys, stable=True)):
                 print("MISMATCH: gpusort.argsort != torch.argsort(stable=True)")
+            if has_keyword(gpusort.argsort, "total_order"):
+                ours_total = device_ms(lambda: gpusort.argsort(keys, total_order=True), repeat=rep)
+                row("argsort f32 total_order=True", n, ours_total, theirs_arg, "no NaN-canonical copy")
+            ikeys = torch.randint(-(2**31), 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=gen)
+            ours_i = device_ms(lambda: gpusort.argsort(ikeys), repeat=rep)
+            theirs_i = device_ms(lambda: torch.argsort(ikeys, stable=True), repeat=rep)
+            row("argsort i32 (stable, int64)", n, ours_i, theirs_i)
+            if not torch.equal(gpusort.argsort(ikeys), torch.argsort(ikeys, stable=True)):
+                print("MISMATCH: gpusort.argsort != torch.argsort(stable=True) (int32)")
+            del ikeys
         if "pairs" in ops:
             # What a torch user writes for a pair sort: a stable sort and a gather.
             def torch_pairs(k, v):

@@ -211,6 +211,7 @@ pub use ranks::{RankConfig, RankGroup, RankReport};
 pub use sorter::{Backend, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;
+pub use variants::radix::Index;
 pub use variants::records::KeyField;
 pub use variants::searchsorted::{QueryOrder, Side};
 pub use variants::segmented::SegmentOffset;

@@ -344,6 +344,46 @@ impl Sorter {
         }
     }
 
+    /// [`Sorter::argsort`] into `out` (same length) as indices of `I`: `u64` (an
+    /// int64 array's indices) or `u32`. On the GPU the sort's last pass writes them at
+    /// that width ([`variants::radix::argsort_into`]); on the CPU the permutation is
+    /// written straight into `out`. At most 2^32 - 1 keys.
+    pub fn argsort_into<K: Key, I: variants::radix::Index>(
+        &self,
+        keys: &[K],
+        out: &mut [I],
+        opts: &SortOptions,
+    ) -> Result<()> {
+        Error::check_u32_indices("argsort", keys.len())?;
+        if keys.len() != out.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                if opts.variant != Variant::Radix {
+                    return Err(Error::Unsupported {
+                        option: "argsort",
+                        by: format!("variant {} on the GPU", opts.variant),
+                        hint: "argsort runs the radix variant",
+                    });
+                }
+                let k = gpu.upload(keys)?;
+                let mut idx = gpu.alloc::<I>(keys.len())?;
+                if opts.key_order().nan_last_for::<K>() {
+                    variants::nan::argsort_into(gpu, &k, &mut idx, opts.order, opts.key_bits)?;
+                } else {
+                    variants::radix::argsort_into(gpu, &k, &mut idx, opts.order, opts.key_bits)?;
+                }
+                idx.copy_to_host(gpu, out)
+            }
+            None => {
+                let perm = cpu_argsort(keys, opts)?;
+                out.iter_mut().zip(perm).for_each(|(o, p)| *o = I::from_index(p));
+                Ok(())
+            }
+        }
+    }
+
     /// Sorts records of any plain-old-data type by a key computed from each, stably
     /// (records with equal keys keep their input order). The key is a primitive key
     /// type or a pair of 32-bit ones, compared lexicographically ([`RecordKey`]).

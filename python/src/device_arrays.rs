@@ -191,8 +191,8 @@ fn copy_out<T: bytemuck::Pod>(gpu: &Gpu, out: &Array, src: &DeviceBuffer<T>) -> 
 }
 
 /// Writes the stable sorting permutation of the device array `src` into `indices`
-/// (an int64 or uint64 array of the same length), widened from the library's u32
-/// permutation by one kernel straight into it ([`BorrowedBuffer::argsort_into`]).
+/// (an int64 or uint64 array of the same length): the sort's last pass writes the
+/// indices there as u64 ([`BorrowedBuffer::argsort_into`]).
 pub fn argsort(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,

@@ -127,12 +127,9 @@ pub fn argsort<'py>(
     let (out_obj, out) = new_array(py, src.len, DType::I64)?;
     with_dtype!(src.dtype, T => {
         // SAFETY: `a` stays referenced; `out` is a new array apart from it.
-        let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<i64>()) };
-        py.detach(|| {
-            let perm = shared_sorter().argsort(keys, &options(descending, nan_last))?;
-            idx.iter_mut().zip(perm).for_each(|(o, p)| *o = p as i64);
-            Ok(())
-        })
+        // The indices (below 2^32) have the same bits as u64 and as int64.
+        let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<u64>()) };
+        py.detach(|| shared_sorter().argsort_into(keys, idx, &options(descending, nan_last)))
         .or_py()?;
     });
     Ok(out_obj)

@@ -51,10 +51,16 @@ pub struct PairsArgs {
     /// Skip the CPU check of the last output (large n: the check takes seconds).
     #[arg(long)]
     no_check: bool,
-    /// Also time the device argsort of the same keys (`radix::argsort`: keys copied,
-    /// indices generated on the device, pairs sorted) and its ratio to the pair sort.
+    /// Also time the device argsort of the same keys (`radix::argsort_into`: 32-bit
+    /// keys past the one-block size by the argsort passes, which read the keys in
+    /// place and make the indices; others by a copy paired with `0..n`) and its ratio
+    /// to the pair sort.
     #[arg(long)]
     argsort: bool,
+    /// With `--argsort`: the indices as `u64` (an int64 tensor's), written at that
+    /// width by the sort's last pass.
+    #[arg(long)]
+    index64: bool,
 }
 
 pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
@@ -158,25 +164,30 @@ fn one<K: Key + Random, W: Element + From<u32> + Into<u64>>(
     Ok((stats, check))
 }
 
-/// The device argsort of generated keys: median of the repeats (the keys are not
-/// modified, so nothing is restored), checked like the pairs.
+/// The device argsort of generated keys (indices `u64` with `--index64`, else `u32`):
+/// median of the repeats (the keys are not modified, so nothing is restored), checked
+/// like the pairs.
 fn time_argsort<K: Key + Random>(sorter: &Sorter, n: usize, args: &PairsArgs) -> crate::Result<(Stats, &'static str)> {
+    if args.index64 { time_argsort_as::<K, u64>(sorter, n, args) } else { time_argsort_as::<K, u32>(sorter, n, args) }
+}
+
+fn time_argsort_as<K: Key + Random, I: crate::Index>(
+    sorter: &Sorter,
+    n: usize,
+    args: &PairsArgs,
+) -> crate::Result<(Stats, &'static str)> {
     let gpu = sorter.gpu().expect("GPU sorter");
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k = gpu.upload(&keys)?;
-    let mut last = None;
-    let stats = time_rounds(args.repeat, || {
-        gpu.time_ms(|| {
-            last = Some(radix::argsort(gpu, &k, args.order, None)?);
-            Ok(())
-        })
-    })?;
+    let mut idx = gpu.alloc::<I>(n)?;
+    let stats = time_rounds(args.repeat, || gpu.time_ms(|| radix::argsort_into(gpu, &k, &mut idx, args.order, None)))?;
     let check = if args.no_check {
         "skipped"
     } else {
-        let perm = last.expect("at least one repeat").to_vec(gpu)?;
+        let perm = idx.to_vec(gpu)?;
         let want = Sorter::cpu().argsort(&keys, &crate::SortOptions::default().order(args.order))?;
-        if perm == want { "ok" } else { "FAILED" }
+        let same = perm.len() == want.len() && perm.iter().zip(&want).all(|(&p, &w)| p == I::from_index(w));
+        if same { "ok" } else { "FAILED" }
     };
     Ok((stats, check))
 }

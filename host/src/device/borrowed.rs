@@ -159,20 +159,21 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     }
 
     /// Writes the stable sorting permutation of the lent keys into `out` (lent memory of
-    /// the same length) as `u64` indices: [`BorrowedBuffer::argsort`], then one pass that
-    /// widens the `u32` permutation into `out` ([`BorrowedBuffer::widen_from`]), so a
-    /// caller's int64 result needs no copy and no widening of its own. Queued, not
-    /// waited for. At most 2^32 - 1 keys.
-    pub fn argsort_into(
+    /// the same length) as indices of `I`: `u64` for a caller's int64 result, `u32`.
+    /// The sort's last pass writes the indices there at their width
+    /// ([`variants::radix::argsort_into`]), so nothing is copied or widened after it.
+    /// Queued, not waited for. At most 2^32 - 1 keys.
+    pub fn argsort_into<I: variants::radix::Index>(
         &self,
         sorter: &Sorter,
         order: impl Into<KeyOrder>,
-        out: &mut BorrowedBuffer<'_, u64>,
+        out: &mut BorrowedBuffer<'_, I>,
     ) -> Result<()>
     where
         T: Key,
     {
-        self.check_sorter(sorter)?;
+        let order = order.into();
+        let gpu = self.check_sorter(sorter)?;
         out.check_sorter(sorter)?;
         check_lengths("argsort", self.buf.len(), "indices", out.buf.len())?;
         if self.overlaps(out) {
@@ -181,8 +182,11 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let perm = self.argsort(sorter, order)?;
-        out.widen_from(&perm)
+        if order.nan_last_for::<T>() {
+            variants::nan::argsort_into(gpu, &self.buf, &mut out.buf, order.order, None)
+        } else {
+            variants::radix::argsort_into(gpu, &self.buf, &mut out.buf, order.order, None)
+        }
     }
 
     /// Sorts the lent keys and the lent `values` in place as pairs (as

@@ -57,17 +57,27 @@ pub fn argsort<K: Element>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<DeviceBuffer<u32>> {
+    let mut idx = gpu.alloc::<u32>(keys.len())?;
+    argsort_into(gpu, keys, &mut idx, order, key_bits)?;
+    Ok(idx)
+}
+
+/// [`argsort`] into `out` (same length), indices of `I` (`u32` or `u64`).
+pub fn argsort_into<K: Element, I: super::radix::Index>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out: &mut DeviceBuffer<I>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
     let n = keys.len();
+    if n != out.len() {
+        return Err(Error::LengthMismatch { keys: n, values: out.len() });
+    }
     Error::check_u32_indices("a NaN-last sort", n)?;
     let copy = canonical_copy(gpu, keys)?;
-    let idx = gpu.alloc::<u32>(n)?;
-    if n > 0 {
-        let iota = kernels::records::Iota { idx: idx.dev_ptr(), n: n as u64 };
-        gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
-    }
     // The copy's total order is NaN-last order: the float keys' own bit order.
-    super::radix::sort_pairs_at::<K>(gpu, copy.ptr(), (4, idx.ptr()), n, BitOrder::Float, order, key_bits)?;
-    Ok(idx)
+    super::radix::argsort_at::<K, I>(gpu, copy.ptr(), out.ptr(), n, BitOrder::Float, order, key_bits)
 }
 
 /// Sorts the float keys `buf` in NaN-last `order` (see [`argsort`]), their bits kept.

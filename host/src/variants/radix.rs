@@ -119,21 +119,6 @@ pub(crate) fn sort_at<K: SortKey>(
     Job::new::<K>(gpu.tuning(), bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
 }
 
-/// [`sort_at`] with 4- or 8-byte `values`, by order bits `key_bits` of each key
-/// ([`crate::SortOptions::key_bits`]; `None`: the whole key).
-pub(crate) fn sort_pairs_at<K: SortKey>(
-    gpu: &Gpu,
-    keys: u64,
-    values: (usize, u64),
-    n: usize,
-    bit_order: BitOrder,
-    order: Order,
-    key_bits: Option<(u32, u32)>,
-) -> Result<()> {
-    let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
-    Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some(values)).run(gpu)
-}
-
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
 /// order, and so do their values). Keys are the primitive types; values are of 4 or 8
 /// bytes (an index, a second key, a payload) and move with their keys. Wider values
@@ -158,26 +143,116 @@ pub fn sort_pairs<K: Key, V: Element>(
     Job::new::<K>(gpu.tuning(), bit_order, order, bits, keys.len(), keys.ptr(), Some((vb, values.ptr()))).run(gpu)
 }
 
-/// The stable sorting permutation of device-resident `keys` (left unchanged), on the
-/// device: the keys are copied, paired with `0..n` and sorted as pairs. At most
-/// 2^32 - 1 keys.
+/// The index type of an argsort's result: `u32` or `u64` (an int64 tensor's indices,
+/// written by the sort's last pass itself, with no widening pass). Sealed.
+pub trait Index: Element + rk::ArgIndex + PartialEq + std::fmt::Debug + index_sealed::Sealed {
+    /// The index `i` (a position below 2^32) as `Self`.
+    fn from_index(i: u32) -> Self;
+}
+
+impl Index for u32 {
+    fn from_index(i: u32) -> u32 {
+        i
+    }
+}
+
+impl Index for u64 {
+    fn from_index(i: u32) -> u64 {
+        i as u64
+    }
+}
+
+mod index_sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// The stable sorting permutation of device-resident `keys` (left unchanged), as `u32`
+/// indices in a new device buffer ([`argsort_into`]). At most 2^32 - 1 keys.
 pub fn argsort<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<DeviceBuffer<u32>> {
-    let n = keys.len();
-    Error::check_u32_indices("argsort", n)?;
-    let mut k = gpu.alloc::<K>(n)?;
-    k.copy_from_device(gpu, keys)?;
-    let mut idx = gpu.alloc::<u32>(n)?;
-    if n > 0 {
-        let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
-        gpu.launch(kernels::records::iota_u32, cfg, &kernels::records::Iota { idx: idx.dev_ptr(), n: n as u64 })?;
-    }
-    sort_pairs(gpu, &mut k, &mut idx, order, key_bits)?;
+    let mut idx = gpu.alloc::<u32>(keys.len())?;
+    argsort_into(gpu, keys, &mut idx, order, key_bits)?;
     Ok(idx)
+}
+
+/// Writes the stable sorting permutation of device-resident `keys` (left unchanged)
+/// into `out` (same length) as indices of `I` (`u32` or `u64`). 32-bit keys past the
+/// one-block size take the argsort passes (`kernels::radix`: the first pass reads the
+/// keys and makes each index from its position, the last writes only the indices, at
+/// their own width); other keys are copied, paired with `0..n` and sorted as pairs
+/// (then widened for `u64`). At most 2^32 - 1 keys: the passes carry each index in
+/// the low half of a 64-bit word.
+pub fn argsort_into<K: Key, I: Index>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out: &mut DeviceBuffer<I>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    if keys.len() != out.len() {
+        return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
+    }
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits)
+}
+
+/// [`argsort_into`] of the `n` keys of `K` at device address `keys`, compared by
+/// `bit_order` (NaN-last order sorts its canonical copy as floats, `variants::nan`),
+/// into the `n` indices of `I` at `out`.
+pub(crate) fn argsort_at<K: SortKey, I: Index>(
+    gpu: &Gpu,
+    keys: u64,
+    out: u64,
+    n: usize,
+    bit_order: BitOrder,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    Error::check_u32_indices("argsort", n)?;
+    let kb = size_of::<K>() as u32;
+    let bits = check_bits::<K>(key_bits, 8 * kb)?;
+    if n == 0 {
+        return Ok(());
+    }
+    if kb == 4 && argsort_packed(gpu.tuning(), n as u64) {
+        let mut job = Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some((4, out)));
+        job.packing = Packing::Through;
+        (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
+        job.portion = rk::portion_tiles(job.tile);
+        return job.run_arg::<I>(gpu);
+    }
+    // The copy of the keys, paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
+    // Raw bytes: `K` is only a width here (a float's canonical copy sorts as floats).
+    let bytes = n as u64 * kb as u64;
+    let copy = gpu.alloc::<u8>(bytes as usize)?;
+    gpu.copy_raw(copy.ptr(), keys, bytes)?;
+    let wide = size_of::<I>() == 8;
+    let idx: Option<DeviceBuffer<u32>> = if wide { Some(gpu.alloc::<u32>(n)?) } else { None };
+    let idx_addr = idx.as_ref().map_or(out, |b| b.ptr());
+    let cfg = super::launch::one_thread_per_item(n as u64, 256, 0)?;
+    let iota = kernels::records::Iota { idx: DevPtr::from_addr(idx_addr), n: n as u64 };
+    gpu.launch(kernels::records::iota_u32, cfg, &iota)?;
+    Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, copy.ptr(), Some((4, idx_addr))).run(gpu)?;
+    if wide {
+        let widen =
+            kernels::records::Widen { src: DevPtr::from_addr(idx_addr), dst: DevPtr::from_addr(out), n: n as u64 };
+        gpu.launch(kernels::records::widen_u32_u64, cfg, &widen)?;
+    }
+    Ok(())
+}
+
+/// Whether an argsort of `n` 32-bit keys takes the argsort passes
+/// ([`Job::run_arg`]): past the one-block sort and the short tiles (the argsort passes
+/// run on the packed tile), unless [`Tuning::radix_pairs`] asks for split pairs.
+fn argsort_packed(tuning: &Tuning, n: u64) -> bool {
+    n > rk::small_max(4, 4)
+        && onesweep_tile(tuning, n, 4, 4) == rk::tile(4, 4)
+        && !matches!(tuning.radix_pairs, Some(Packing::Split | Packing::Alternate))
 }
 
 /// Device bytes a pair sort of `n` keys of `kb` bytes with values of `vb` bytes needs
@@ -464,6 +539,70 @@ impl Job {
                 gpu.launch(rk::radix_copy_back, cfg, &copy)
             }
         }
+    }
+
+    /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at
+    /// `self.values` ([`Packing::Through`] with the index made by the first pass and
+    /// written alone by the last; `radix_arg_back` when fewer than two passes ran).
+    fn run_arg<I: Index>(&self, gpu: &Gpu) -> Result<()> {
+        let plan = self.plan();
+        let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
+        let (n, (begin, end)) = (self.n, self.bits);
+        let mut scratch = Scratch::take(gpu, &words)?;
+        let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
+        ctrl.zero_prefix(gpu, words[3])?;
+        let keys = DevPtr::<u32>::from_addr(self.keys);
+        let idx = DevPtr::<I>::from_addr(self.values);
+        let (packed_a, packed_b) = (packed_a.dev_ptr().cast::<u64>(), packed_b.dev_ptr().cast::<u64>());
+        let (status, ctrl) = (status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
+
+        let sms = gpu.info().multiprocessors as u64;
+        let hist_smem = rk::hist::smem(passes);
+        gpu.set_max_dynamic_smem(<u32 as HistKernel>::HIST.name(), hist_smem)?;
+        let cfg = blocks(rk::hist::grid(n, 4, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
+        let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
+        let status_words = status_tiles * rk::DIGITS as u64;
+        let packing = Packing::Through as u32;
+        let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        gpu.launch(<u32 as HistKernel>::HIST, cfg, &hist)?;
+
+        let kernel = I::SWEEP;
+        let smem = Smem::packed().bytes;
+        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+        // The key half of the packed word: as in `run_packed_passes`.
+        let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
+        let mut launch = 0u32;
+        for pass in 0..passes {
+            let (shift, mask) = rk::pass_digit(begin, end, pass);
+            let shift = shift + 32;
+            for q in 0..portions {
+                let first_tile = q * status_tiles;
+                let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
+                let p = rk::ArgSweep {
+                    keys,
+                    idx,
+                    packed_a,
+                    packed_b,
+                    n,
+                    first_tile,
+                    tiles,
+                    shift,
+                    mask,
+                    pos,
+                    neg,
+                    pass,
+                    launch,
+                    portion: q as u32,
+                    status,
+                    status_tiles: status_tiles as u32,
+                    ctrl,
+                };
+                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
+                launch += 1;
+            }
+        }
+        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
+        gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
 
     /// The digit passes and the unpacking copy-back of a packed sort ([`Packing`]):

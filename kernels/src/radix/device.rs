@@ -1,5 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
-use super::params::{CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
+use super::params::{ArgBack, ArgSweep, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit};
@@ -36,6 +36,22 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
     let vs = unsafe { load_striped::<u32, I>(vals, start, valid) };
     let mut out = [W::ZERO; I];
     unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | vs[k] as u64));
+    out
+}
+
+/// Loads the `valid` keys at `keys[start..]` warp-striped, `I` per thread, each packed
+/// with its position as `key << 32 | position` (an argsort's first pass: the value is
+/// made, not read); every load is issued before any word is built.
+#[inline(always)]
+unsafe fn load_arg<W: Word, const I: usize>(keys: *const u32, start: u64, valid: u32) -> [W; I] {
+    let ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
+    let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
+    let mut out = [W::ZERO; I];
+    unroll::<I>(|k| {
+        // Below 2^32 keys (the host's check): the position fits the low half.
+        let at = (start + warp_striped(warp, k as u32, lane, I as u32) as u64) as u32;
+        out[k] = W::from_u64((ks[k] as u64) << 32 | at as u64)
+    });
     out
 }
 
@@ -121,9 +137,13 @@ struct Pass<K, V> {
 /// which is read ([`route`]). With `PACKED` the items are `key << 32 | value` words
 /// (`K` = `u64`, ranked as 64-bit keys on the key half by `shift` and the masks), A and B are packed scratch, and the plan may say to load from or store to the caller's split
 /// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
-/// none carries the others' pointers and branches.
+/// none carries the others' pointers and branches. With `ARG` (an argsort, `PACKED`
+/// too) the split load makes each value from the key's position, and the split store
+/// writes only the values, as `V` (`split_vals` then points to `V`s).
 #[inline(always)]
-unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const I: usize>(p: Pass<K, V>) {
+unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const ARG: bool, const I: usize>(
+    p: Pass<K, V>,
+) {
     let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
@@ -150,13 +170,13 @@ unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, cons
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, I>(&p, &s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, false, I>(&p, &s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, I>(&p, &s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, I>(&p, &s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, I>(&p, &s, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, I>(&p, &s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, I>(&p, &s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, false, I>(&p, &s, plan, tile, cur),
         }
     }
 }
@@ -164,7 +184,8 @@ unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, cons
 /// The work of [`onesweep`] on tile `tile` of a pass that runs: load (from the split
 /// arrays, packing, with `LOAD_SPLIT`), rank by digit, publish the counts and look
 /// back (`status`: this launch's status words), scatter (to the split arrays,
-/// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass.
+/// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass. `ARG`: the
+/// split load and store of an argsort ([`onesweep`]).
 #[inline(always)]
 unsafe fn sweep_tile<
     K: Word,
@@ -172,6 +193,7 @@ unsafe fn sweep_tile<
     const PAIRS: bool,
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
+    const ARG: bool,
     const I: usize,
 >(
     p: &Pass<K, V>,
@@ -189,7 +211,9 @@ unsafe fn sweep_tile<
         let (src, dst) = pick(from_b, p.keys_a, p.keys_b);
         let start = (p.first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
-        let ks = if LOAD_SPLIT {
+        let ks = if LOAD_SPLIT && ARG {
+            load_arg::<K, I>(p.split_keys, start, valid)
+        } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
             load_striped::<K, I>(src, start, valid)
@@ -237,7 +261,9 @@ unsafe fn sweep_tile<
                 let d = key.ordered(pos, neg).digit(shift, mask);
                 dig[k] = d;
                 let at = gpu::lds_u64(base + s.global_base + 8 * d).wrapping_add(i as u64);
-                if STORE_SPLIT {
+                if STORE_SPLIT && ARG {
+                    *(p.split_vals as *mut V).add(at as usize) = V::from_u64(key.to_u64() & 0xffff_ffff);
+                } else if STORE_SPLIT {
                     let w = key.to_u64();
                     *p.split_keys.add(at as usize) = (w >> 32) as u32;
                     *p.split_vals.add(at as usize) = w as u32;
@@ -558,7 +584,7 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         status_tiles,
         ctrl: ctrl.get(),
     };
-    unsafe { onesweep::<K, V, PAIRS, false, I>(p) }
+    unsafe { onesweep::<K, V, PAIRS, false, false, I>(p) }
 }
 
 /// The digit pass of a packed sort ([`PackedSweep`]).
@@ -607,7 +633,79 @@ pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
         status_tiles,
         ctrl: ctrl.get(),
     };
-    unsafe { onesweep::<u64, u32, false, true, I>(p) }
+    unsafe { onesweep::<u64, u32, false, true, false, I>(p) }
+}
+
+/// The digit pass of an argsort of `u32` keys ([`ArgSweep`]), indices of `IDX`.
+#[inline(always)]
+pub(crate) unsafe fn arg_sweep<IDX: Word>(p: ArgSweep<IDX>) {
+    let ArgSweep {
+        keys,
+        idx,
+        packed_a,
+        packed_b,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status,
+        status_tiles,
+        ctrl,
+    } = p;
+    const I: usize = PACKED_ITEMS as usize;
+    let (vals_a, vals_b): (*mut IDX, *mut IDX) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let p = Pass {
+        keys_a: packed_a.get(),
+        keys_b: packed_b.get(),
+        vals_a,
+        vals_b,
+        split_keys: keys.get(),
+        split_vals: idx.get() as *mut u32,
+        n,
+        first_tile,
+        tiles,
+        shift,
+        mask,
+        pos,
+        neg,
+        pass,
+        launch,
+        portion,
+        status: status.get(),
+        status_tiles,
+        ctrl: ctrl.get(),
+    };
+    unsafe { onesweep::<u64, IDX, false, true, true, I>(p) }
+}
+
+/// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes
+/// ([`arg_finish`]).
+#[inline(always)]
+pub(crate) unsafe fn arg_back<IDX: Word>(p: ArgBack<IDX>) {
+    let ArgBack { packed_b, idx, n, passes, ctrl } = p;
+    let (packed_b, idx, ctrl): (*const u64, *mut IDX, *const u32) = (packed_b.get(), idx.get(), ctrl.get().cast());
+    let mut plan = [PLAN_SKIP; MAX_PASSES as usize];
+    let passes = passes.min(MAX_PASSES);
+    for (p, e) in plan.iter_mut().enumerate().take(passes as usize) {
+        *e = unsafe { *ctrl.add(ctrl::PLAN as usize + p) };
+    }
+    let finish = arg_finish(&plan, passes);
+    if finish == ArgFinish::Nothing {
+        return;
+    }
+    let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
+    let mut i = gpu::global_idx();
+    while i < n {
+        let v = if finish == ArgFinish::Iota { i } else { unsafe { *packed_b.add(i as usize) & 0xffff_ffff } };
+        unsafe { *idx.add(i as usize) = IDX::from_u64(v) };
+        i += stride;
+    }
 }
 
 /// The one-block sort entry ([`Small`]), `I` keys per thread.

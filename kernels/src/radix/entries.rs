@@ -95,6 +95,23 @@ packed_sweep_entry!(
     }
 );
 
+arg_sweep_entry!(radix_onesweep_arg_k32_i32 { I = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::arg_sweep(p)
+});
+arg_sweep_entry!(radix_onesweep_arg_k32_i64 { I = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::arg_sweep(p)
+});
+arg_back_entry!(radix_arg_back_i32 { I = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::arg_back(p)
+});
+arg_back_entry!(radix_arg_back_i64 { I = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::arg_back(p)
+});
+
 hist_entry!(radix_hist_k32 { K = u32 } |p| {
     gpu::grid_dependency_wait();
     device::histogram(p)
@@ -154,6 +171,22 @@ impl HistKernel for u8 {
     const HIST: Kernel<Hist<u8>> = radix_hist_k8;
 }
 
+/// The argsort kernels writing indices of `Self` (`u32` or `u64`).
+pub trait ArgIndex: Word {
+    const SWEEP: Kernel<ArgSweep<Self>>;
+    const BACK: Kernel<ArgBack<Self>>;
+}
+
+impl ArgIndex for u32 {
+    const SWEEP: Kernel<ArgSweep<u32>> = radix_onesweep_arg_k32_i32;
+    const BACK: Kernel<ArgBack<u32>> = radix_arg_back_i32;
+}
+
+impl ArgIndex for u64 {
+    const SWEEP: Kernel<ArgSweep<u64>> = radix_onesweep_arg_k32_i64;
+    const BACK: Kernel<ArgBack<u64>> = radix_arg_back_i64;
+}
+
 /// The copy-back kernel of narrow keys `K` (16- and 8-bit): wider keys are copied back
 /// as `u32` words by [`radix_copy_back`].
 pub trait NarrowCopyBack: Word {
@@ -182,7 +215,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 59];
+    let mut all = [radix_hist_k32.layout(); 63];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -197,5 +230,9 @@ pub const KERNELS: &[EntryLayout] = &{
     all[56] = radix_copy_back.layout();
     all[57] = radix_copy_back_k16.layout();
     all[58] = radix_copy_back_k8.layout();
+    all[59] = radix_onesweep_arg_k32_i32.layout();
+    all[60] = radix_onesweep_arg_k32_i64.layout();
+    all[61] = radix_arg_back_i32.layout();
+    all[62] = radix_arg_back_i64.layout();
     all
 };

@@ -23,6 +23,15 @@
 //! 3. `radix_copy_back`: when the plan left the result in the scratch buffer (an odd
 //!    number of passes ran), copies it back.
 //!
+//! 4. Argsort of `u32` keys (`radix_onesweep_arg_k32_i32` / `_i64`): the packed passes
+//!    ([`Packing::Through`]) with the value made, not read: the first pass that runs
+//!    reads the caller's keys (left unchanged) and packs each with its position; the
+//!    last writes only the index half of each word, as `u32` or `u64`;
+//!    `radix_arg_back` covers the plans where fewer than two passes ran ([`ArgFinish`]).
+//!    About 60 bytes a key (histogram 4, first pass 4 + 8, two middle passes 16 each,
+//!    last pass 8 + 4 or 8), against about 92 for a copy of the keys, an iota, the
+//!    pair sort and a widening.
+//!
 //! Inputs of at most [`small_max`] keys are sorted by one block in shared memory in
 //! one launch (`radix_small`; `radix_small_short` and `radix_small_mid` with fewer
 //! items per thread for fewer keys, [`small_items`]).
@@ -108,6 +117,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k64_v32", BLOCK, 2),
     ("radix_onesweep_k64_v64", BLOCK, 2),
     ("radix_onesweep_packed_k32_v32", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_arg_k32_i32", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_arg_k32_i64", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_short_k32", BLOCK, 3),
     ("radix_onesweep_short_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32_v64", BLOCK, 2),
@@ -316,6 +327,30 @@ pub fn packed_plan(passes: u32, trivial: impl Fn(u32) -> bool, packing: Packing)
         }
     }
     plan
+}
+
+/// What the last launch of an argsort ([`Packing::Through`] with the index as the
+/// value, `radix_arg_back`) still has to write, from the plan of `passes` passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgFinish {
+    /// Two or more passes ran: the last one wrote the indices.
+    Nothing,
+    /// Every pass was skipped (every key under one digit in every pass): the keys are
+    /// in order already, so the permutation is `0..n`.
+    Iota,
+    /// One pass ran: it packed and sorted into scratch buffer B, and the indices are
+    /// the low halves of its words.
+    FromB,
+}
+
+/// [`ArgFinish`] of the plan `plan` (as [`packed_plan`] writes it) of `passes` passes.
+pub fn arg_finish(plan: &[u32], passes: u32) -> ArgFinish {
+    let ran = plan[..passes as usize].iter().filter(|&&e| e != PLAN_SKIP).count();
+    match ran {
+        0 => ArgFinish::Iota,
+        1 => ArgFinish::FromB,
+        _ => ArgFinish::Nothing,
+    }
 }
 
 /// Where a pass that runs (plan entry `entry`, not `PLAN_SKIP`) reads and writes its

@@ -86,6 +86,50 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
+    /// The digit pass of an argsort of `u32` keys ([`super::Packing::Through`] with the
+    /// index as the value): `keys` are the caller's keys, only read (by the first pass
+    /// that runs, which packs each key with its position `key << 32 | i`), `idx` the
+    /// caller's output, only written (by the last pass, the index half of each word,
+    /// as `I`: `u32` or `u64`); the rest as [`PackedSweep`].
+    pub struct ArgSweep<I> {
+        pub keys: DevPtr<u32>,
+        pub idx: DevPtr<I>,
+        pub packed_a: DevPtr<u64>,
+        pub packed_b: DevPtr<u64>,
+        pub n: u64,
+        pub first_tile: u64,
+        pub tiles: u32,
+        pub shift: u32,
+        pub mask: u32,
+        pub pos: u64,
+        pub neg: u64,
+        pub pass: u32,
+        pub launch: u32,
+        pub portion: u32,
+        pub status: DevPtr<u32>,
+        pub status_tiles: u32,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`ArgSweep`].
+    entries arg_sweep_entry;
+}
+
+crate::params::kernel_params! {
+    /// After the passes of an argsort ([`ArgSweep`]): writes the indices the passes did
+    /// not write ([`super::arg_finish`]): `idx[i] = i` when every pass was skipped, the
+    /// index half of `packed_b[i]` when one pass ran; otherwise returns at once.
+    pub struct ArgBack<I> {
+        pub packed_b: DevPtr<u64>,
+        pub idx: DevPtr<I>,
+        pub n: u64,
+        pub passes: u32,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`ArgBack`].
+    entries arg_back_entry;
+}
+
+crate::params::kernel_params! {
     /// The one-block sort of at most [`super::small_max`] keys (`radix_small`) over bits
     /// `begin..end`.
     pub struct Small<K, V> {

@@ -508,3 +508,47 @@ fn one_block_sorts_use_the_smallest_tile_that_holds_the_input() {
         }
     }
 }
+
+/// A CPU model of the argsort passes ([`Packing::Through`] with the index made by the
+/// first pass that runs and written alone by the last, then [`arg_finish`]): for every
+/// pattern of skipped passes, the indices end as the stable sorting permutation.
+#[test]
+fn argsort_plans_leave_the_permutation_in_the_output() {
+    let keys: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    for skip in 0u32..16 {
+        // Keys with the digits of the skipped passes zeroed: those passes are trivial.
+        let mask = (0..4).filter(|p| skip & (1 << p) == 0).fold(0u32, |m, p| m | 0xff << (8 * p));
+        let keys: Vec<u32> = keys.iter().map(|k| k & mask).collect();
+        let plan = packed_plan(4, |p| skip & (1 << p) != 0, Packing::Through);
+        let (mut a, mut b) = (vec![0u64; keys.len()], vec![0u64; keys.len()]);
+        let mut out = vec![u64::MAX; keys.len()];
+        for p in 0..4u32 {
+            let e = plan[p as usize];
+            if e == PLAN_SKIP {
+                continue;
+            }
+            let src: Vec<u64> = match route(e).0 {
+                Buf::Caller => keys.iter().enumerate().map(|(i, &k)| (k as u64) << 32 | i as u64).collect(),
+                Buf::A => a.clone(),
+                Buf::B => b.clone(),
+            };
+            // One stable counting pass on the key half's digit.
+            let (shift, digit_mask) = pass_digit(0, 32, p);
+            let mut sorted = src.clone();
+            sorted.sort_by_key(|w| ((w >> 32) as u32 >> shift) & digit_mask);
+            match route(e).1 {
+                Buf::Caller => out.iter_mut().zip(&sorted).for_each(|(o, w)| *o = w & 0xffff_ffff),
+                Buf::A => a = sorted,
+                Buf::B => b = sorted,
+            }
+        }
+        match arg_finish(&plan, 4) {
+            ArgFinish::Nothing => {}
+            ArgFinish::Iota => out.iter_mut().enumerate().for_each(|(i, o)| *o = i as u64),
+            ArgFinish::FromB => out.iter_mut().zip(&b).for_each(|(o, w)| *o = w & 0xffff_ffff),
+        }
+        let mut want: Vec<u64> = (0..keys.len() as u64).collect();
+        want.sort_by_key(|&i| keys[i as usize]);
+        assert_eq!(out, want, "skipped passes {skip:04b}");
+    }
+}
