@@ -6,7 +6,9 @@ torch.searchsorted, unique_consecutive and unique (2^26 keys, 2^20 distinct) aga
 torch's, row-wise sort (4,096 x 4,096 float32, dim=-1) against torch.sort and
 top-k (k = 50 of each row of 128 x 50,257 float32) against torch.topk, the cost of
 numpy's NaN order (the default) over total_order=True, and the call overhead of a
-1,000-key sort. Device times are CUDA events on the
+1,000-key sort; the 16-bit floats (``--ops half``): sort of 2^24 and 2^28 float16 and
+bfloat16 against torch.sort, in numpy's order without NaNs (the plain sort after
+one check), with NaNs present (the NaN-canonical copy) and in total order. Device times are CUDA events on the
 current stream around each call (gpusort joins its own stream to it), after warm-up;
 inputs restored before each repeat outside the timed range; medians. Needs PyTorch
 with CUDA. Operations the installed gpusort lacks are left out, so an older build can
@@ -55,7 +57,7 @@ def wall_us(fn, *, repeat, warmup=20):
     return statistics.median(times)
 
 
-OPS = ("sort", "argsort", "pairs", "topk", "search", "unique", "rows", "overhead")
+OPS = ("sort", "argsort", "pairs", "topk", "search", "unique", "rows", "overhead", "half")
 
 
 def has_keyword(fn, name):
@@ -106,6 +108,30 @@ def main():
         )
 
     gen = torch.Generator(device="cuda").manual_seed(1)
+    for log2 in (24, 28):
+        if log2 > args.max_log2 or "half" not in ops:
+            continue
+        n = 1 << log2
+        rep = args.repeat if log2 < 28 else max(3, args.repeat // 3)
+        for dtype in (torch.float16, torch.bfloat16):
+            name = "f16" if dtype == torch.float16 else "bf16"
+            keys = torch.randn(n, device="cuda", generator=gen).to(dtype)
+            keys[keys == 0] = 1  # no -0.0: numpy's order is the plain sort's
+            theirs = device_ms(lambda: torch.sort(keys), repeat=rep)
+            theirs_stable = device_ms(lambda: torch.sort(keys, stable=True), repeat=rep)
+            ours = device_ms(lambda: gpusort.sort(keys), repeat=rep)
+            row(f"sort {name}, no NaN (numpy order)", n, ours, theirs)
+            row(f"sort {name} vs torch stable=True", n, ours, theirs_stable)
+            ours_total = device_ms(lambda: gpusort.sort(keys, total_order=True), repeat=rep)
+            row(f"sort {name} total_order=True", n, ours_total, theirs)
+            with_nans = keys.clone()
+            with_nans[:: 1 << 10] = float("nan")
+            theirs_nan = device_ms(lambda: torch.sort(with_nans), repeat=rep)
+            ours_nan = device_ms(lambda: gpusort.sort(with_nans), repeat=rep)
+            row(f"sort {name} with NaNs (NaN-last)", n, ours_nan, theirs_nan, "canonical copy, argsort, gather")
+            if not torch.equal(gpusort.sort(keys), torch.sort(keys, stable=True).values):
+                print(f"MISMATCH: gpusort.sort {name} != torch.sort(stable=True)")
+            del keys, with_nans
     for log2 in (24, 28):
         if log2 > args.max_log2 or not ops & {"sort", "argsort", "pairs"}:
             continue

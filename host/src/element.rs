@@ -72,8 +72,9 @@ pub trait Key: Element + sealed::Sealed {
 }
 
 /// Whether `T` is a 16- or 8-bit key (`u16`, `i16`, `f16`, `bf16`, `u8`, `i8`). On the
-/// GPU these have the radix sort only (sorts, pairs, argsort, NaN-last order included):
-/// the other variants and operations refuse them ([`narrow_refusal`]); the CPU path does
+/// GPU the radix sort has kernels of their width; top-k, select_nth, segments, rows
+/// and the mergepath variant run them as widened `u32` words (`variants::widen`); the
+/// other variants and operations refuse them ([`narrow_refusal`]); the CPU path does
 /// everything.
 pub fn is_narrow<T: SortKey>() -> bool {
     T::BIT_ORDER.is_some() && size_of::<T>() < 4
@@ -86,8 +87,8 @@ pub fn narrow_refusal<T: SortKey>(what: &str) -> crate::Result<()> {
         return Err(crate::Error::Unsupported {
             option: T::NAME,
             by: what.to_string(),
-            hint: "16- and 8-bit keys sort on the GPU by the radix variant (sort, pairs, argsort); \
-                   use the CPU sorter (`Sorter::cpu()`) for the other operations",
+            hint: "16- and 8-bit keys run on the GPU in the radix and mergepath variants, top-k, \
+                   select_nth, segments and rows; use the CPU sorter (`Sorter::cpu()`) for the others",
         });
     }
     Ok(())

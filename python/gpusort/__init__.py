@@ -7,6 +7,10 @@ new numpy arrays. Device arrays (PyTorch CUDA tensors, CuPy arrays: anything wit
 in order with the caller's current stream; new results are allocated through the
 caller's library.
 
+Types: ``uint8``, ``int8``, ``uint16``, ``int16``, ``float16``, ``uint32``, ``int32``,
+``float32``, ``uint64``, ``int64``, ``float64``, and ``bfloat16`` for PyTorch tensors on
+the device (numpy has no bfloat16; ``bfloat16`` host arrays are refused).
+
 Order: floats as numpy and torch order them: every NaN, whatever its sign bit and
 payload, after ``+inf`` ascending (first descending; the largest value for ``topk``), all
 NaNs equal, and ``-0.0`` equal to ``+0.0``. Sorts keep equal keys (so NaNs among
@@ -42,7 +46,10 @@ __all__ = [
 
 
 def _is_device(x):
-    # PyTorch raises AttributeError from the property for CPU tensors.
+    # PyTorch tensors by their device (the interface property of a CPU tensor raises
+    # AttributeError, and some versions raise TypeError for bfloat16).
+    if _library(x) == "torch":
+        return x.is_cuda
     return hasattr(x, "__cuda_array_interface__")
 
 
@@ -50,14 +57,62 @@ def _library(x):
     return type(x).__module__.split(".")[0]
 
 
+def _is_bf16(x):
+    """Whether ``x`` is a PyTorch bfloat16 tensor."""
+    if _library(x) != "torch":
+        return False
+    import torch
+
+    return x.dtype == torch.bfloat16
+
+
+class _Bf16View:
+    """A PyTorch bfloat16 device tensor as the native side reads it: torch's
+    ``__cuda_array_interface__`` names bfloat16 ``'<f2'``, as float16 (or has no entry
+    for it), so this view hands over the interface of the tensor's int16 view with the
+    type string ``'bfloat16'``, which only this class writes."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    @property
+    def __cuda_array_interface__(self):
+        import torch
+
+        iface = dict(self.tensor.view(torch.int16).__cuda_array_interface__)
+        iface["typestr"] = "bfloat16"
+        return iface
+
+
+def _dev(x):
+    """A device array as the native side reads it (bfloat16 tensors through
+    ``_Bf16View``)."""
+    return _Bf16View(x) if _is_bf16(x) else x
+
+
 def _host(x):
     """A host array for reading: numpy arrays as they are, anything else through
     numpy.asarray (no copy for buffers and CPU tensors)."""
+    _refuse_host_bf16(x)
     return x if hasattr(x, "__array_interface__") else _np.asarray(x)
+
+
+def _refuse_host_bf16(x):
+    """bfloat16 host arrays (CPU tensors, ml_dtypes arrays) are refused by name: numpy
+    has no bfloat16, so results could not be numpy arrays of it."""
+    dtype = getattr(x, "dtype", None)
+    if _is_bf16(x) or getattr(dtype, "name", None) == "bfloat16":
+        raise TypeError(
+            "gpusort sorts bfloat16 on the device only (PyTorch CUDA tensors): numpy has no bfloat16; "
+            "move the tensor to the GPU (t.cuda()) or convert it (t.float())"
+        )
 
 
 def _host_target(x, what):
     """A host array for writing: memory the caller holds, never a copy of it."""
+    _refuse_host_bf16(x)
     if hasattr(x, "__array_interface__"):
         return x
     arr = _np.asarray(x)
@@ -101,12 +156,19 @@ def _device_empty(like, shape, dtype):
 
 
 def _device_len(x):
-    shape = x.__cuda_array_interface__["shape"]
+    shape = _dev(x).__cuda_array_interface__["shape"]
     return int(_np.prod(shape)) if len(shape) == 1 else -1  # -1: refused by the native side
 
 
 def _device_dtype(x):
+    if _is_bf16(x):
+        return "bfloat16"
     return _np.dtype(x.__cuda_array_interface__["typestr"]).name
+
+
+# The signed integer view of each float type of a device array, by its bits' width:
+# where ``-0.0``'s bits are the most negative integer.
+_FLOAT_BITS = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64"}
 
 
 def _nan_last(a, total_order):
@@ -118,12 +180,15 @@ def _nan_last(a, total_order):
     on an H100). Host arrays are not scanned: their transfers dominate."""
     if total_order:
         return False
-    if not _is_device(a) or _device_dtype(a) not in ("float32", "float64"):
+    if not _is_device(a):
         return True
+    dtype = _device_dtype(a)
+    if not dtype.startswith(("float", "bfloat")):
+        return False  # integers: no NaN, one zero
     lib = _library(a)
-    if lib not in ("torch", "cupy"):
+    if lib not in ("torch", "cupy") or dtype not in _FLOAT_BITS:
         return True
-    bits = a.view(__import__(lib).int32 if _device_dtype(a) == "float32" else __import__(lib).int64)
+    bits = a.view(getattr(__import__(lib), _FLOAT_BITS[dtype]))
     negative_zero = -(2 ** (8 * bits.itemsize - 1))
     special = (a != a).any() | (bits == negative_zero).any()  # NaN, or -0.0's bits
     return bool(special)
@@ -132,7 +197,7 @@ def _nan_last(a, total_order):
 def _shape(x):
     """The shape of a host or device array, as a tuple."""
     if _is_device(x):
-        return tuple(x.__cuda_array_interface__["shape"])
+        return tuple(_dev(x).__cuda_array_interface__["shape"])
     return tuple(x.__array_interface__["shape"])
 
 
@@ -170,7 +235,8 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
         rows = _by_rows(_shape(a), dim, "sort")
         if out is None:
             out = _device_empty(a, _shape(a), _device_dtype(a))
-        (_gpusort.sort_rows_device if rows else _gpusort.sort_device)(a, out, descending, nan_last, _stream(a))
+        fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
+        fn(_dev(a), _dev(out), descending, nan_last, _stream(a))
         return out
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "sort")
@@ -187,7 +253,8 @@ def sort_(a, *, dim=-1, descending=False, total_order=False):
     nan_last = _nan_last(a, total_order)
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort_")
-        (_gpusort.sort_rows_device if rows else _gpusort.sort_device)(a, a, descending, nan_last, _stream(a))
+        fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
+        fn(_dev(a), _dev(a), descending, nan_last, _stream(a))
         return a
     target = _host_target(a, "a")
     rows = _by_rows(_shape(target), dim, "sort_")
@@ -210,7 +277,9 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
         if n > 2**32 - 1:
             raise ValueError(f"argsort: {n} elements, at most 2^32 - 1 (u32 indices)")
         indices = _device_empty(a, shape, "int64")
-        (_gpusort.argsort_rows_device if rows else _gpusort.argsort_device)(a, indices, descending, nan_last, _stream(a))
+        (_gpusort.argsort_rows_device if rows else _gpusort.argsort_device)(
+            _dev(a), indices, descending, nan_last, _stream(a)
+        )
         return indices
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "argsort")
@@ -229,7 +298,9 @@ def sort_pairs(keys, values, *, descending=False, total_order=False):
             raise ValueError(f"sort_pairs: {n} keys but {m} values")
         keys_out = _device_empty(keys, max(n, 0), _device_dtype(keys))
         values_out = _device_empty(values, max(m, 0), _device_dtype(values))
-        _gpusort.sort_pairs_device(keys, values, keys_out, values_out, descending, nan_last, _stream(keys))
+        _gpusort.sort_pairs_device(
+            _dev(keys), _dev(values), _dev(keys_out), _dev(values_out), descending, nan_last, _stream(keys)
+        )
         return keys_out, values_out
     return _gpusort.sort_pairs_host(_host(keys), _host(values), descending, nan_last)
 
@@ -259,7 +330,9 @@ def searchsorted(sorted, queries, *, side="left", queries_sorted=False, total_or
     nan_last = not total_order
     if _is_device(queries):
         out = _device_empty(queries, max(_device_len(queries), 0), "int64")
-        _gpusort.searchsorted_device(sorted, queries, out, right, bool(queries_sorted), nan_last, _stream(queries))
+        _gpusort.searchsorted_device(
+            _dev(sorted), _dev(queries), out, right, bool(queries_sorted), nan_last, _stream(queries)
+        )
         return out
     return _gpusort.searchsorted_host(_host(sorted), _host(queries), right, nan_last)
 
@@ -267,8 +340,9 @@ def searchsorted(sorted, queries, *, side="left", queries_sorted=False, total_or
 def _unique(a, consecutive, return_counts):
     if _is_device(a):
         values, counts = _gpusort.unique_device(
-            a, lambda n, dtype: _device_empty(a, n, dtype), consecutive, bool(return_counts), _stream(a)
+            _dev(a), lambda n, dtype: _dev(_device_empty(a, n, dtype)), consecutive, bool(return_counts), _stream(a)
         )
+        values = values.tensor if isinstance(values, _Bf16View) else values
     else:
         values, counts = _gpusort.unique_host(_host(a), consecutive, bool(return_counts))
     return (values, counts) if return_counts else values
@@ -313,7 +387,7 @@ def topk(a, k, *, dim=-1, largest=True, sorted=True, total_order=False):
         values = _device_empty(a, out_shape, _device_dtype(a))
         indices = _device_empty(a, out_shape, "int64")
         fn = _gpusort.topk_rows_device if rows else _gpusort.topk_device
-        fn(a, k, values, indices, largest, nan_last, _stream(a))
+        fn(_dev(a), k, _dev(values), indices, largest, nan_last, _stream(a))
         return values, indices
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "topk")

@@ -17,6 +17,12 @@ pub enum DType {
     U64,
     I64,
     F64,
+    U16,
+    I16,
+    F16,
+    BF16,
+    U8,
+    I8,
 }
 
 impl DType {
@@ -30,6 +36,14 @@ impl DType {
             "<u8" => DType::U64,
             "<i8" => DType::I64,
             "<f8" => DType::F64,
+            "<u2" => DType::U16,
+            "<i2" => DType::I16,
+            "<f2" => DType::F16,
+            // Not an array-interface type string: the one the Python layer writes for
+            // bfloat16 arrays (torch names them "<f2", as float16; `gpusort._typed`).
+            BF16_TYPESTR => DType::BF16,
+            "|u1" | "<u1" => DType::U8,
+            "|i1" | "<i1" => DType::I8,
             _ => return None,
         })
     }
@@ -43,6 +57,12 @@ impl DType {
             DType::U64 => "uint64",
             DType::I64 => "int64",
             DType::F64 => "float64",
+            DType::U16 => "uint16",
+            DType::I16 => "int16",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
         }
     }
 
@@ -50,9 +70,22 @@ impl DType {
         match self {
             DType::U32 | DType::I32 | DType::F32 => 4,
             DType::U64 | DType::I64 | DType::F64 => 8,
+            DType::U16 | DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::U8 | DType::I8 => 1,
         }
     }
+
+    /// Whether the type is a float (the one kind NaN order concerns).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
+    }
 }
+
+/// The type string of a bfloat16 array as the Python layer hands it over: torch's
+/// interfaces name bfloat16 `"<f2"`, like float16, so `gpusort` passes such arrays
+/// through a view whose interface says this instead (not a valid array-interface type
+/// string, so no other producer writes it).
+pub const BF16_TYPESTR: &str = "bfloat16";
 
 /// Runs `$body` with `$T` the Rust type of `$dtype`.
 macro_rules! with_dtype {
@@ -82,10 +115,80 @@ macro_rules! with_dtype {
                 type $T = f64;
                 $body
             }
+            $crate::array::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::array::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::array::DType::F16 => {
+                type $T = host::f16;
+                $body
+            }
+            $crate::array::DType::BF16 => {
+                type $T = host::bf16;
+                $body
+            }
+            $crate::array::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::array::DType::I8 => {
+                type $T = i8;
+                $body
+            }
         }
     };
 }
 pub(crate) use with_dtype;
+
+/// Runs `$body` with `$V` the Rust type of the value type `$dtype`, or evaluates
+/// `$narrow` for 16- and 8-bit types: pairs carry 4- and 8-byte values (the GPU's pair
+/// sorts move values of those widths, and every pair of key and value types is a
+/// separate instantiation).
+macro_rules! with_value_dtype {
+    ($dtype:expr, $V:ident => $body:expr, narrow => $narrow:expr) => {
+        match $dtype {
+            $crate::array::DType::U32 => {
+                type $V = u32;
+                $body
+            }
+            $crate::array::DType::I32 => {
+                type $V = i32;
+                $body
+            }
+            $crate::array::DType::F32 => {
+                type $V = f32;
+                $body
+            }
+            $crate::array::DType::U64 => {
+                type $V = u64;
+                $body
+            }
+            $crate::array::DType::I64 => {
+                type $V = i64;
+                $body
+            }
+            $crate::array::DType::F64 => {
+                type $V = f64;
+                $body
+            }
+            _ => $narrow,
+        }
+    };
+}
+pub(crate) use with_value_dtype;
+
+/// The message of a 16- or 8-bit value type given to a pair sort.
+pub fn narrow_values_message(dtype: DType) -> String {
+    format!(
+        "values: gpusort's pair sort carries 4- and 8-byte values (uint32, int32, float32, uint64, int64, float64), \
+         not {}: widen them (e.g. values.astype('int32')) or sort by argsort",
+        dtype.name()
+    )
+}
 
 /// Which interface an [`Array`] came through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,7 +268,8 @@ impl Array {
         let typestr: String = field("typestr")?.extract()?;
         let dtype = DType::from_typestr(&typestr).ok_or_else(|| {
             PyTypeError::new_err(format!(
-                "{what}: gpusort sorts uint32, int32, float32, uint64, int64 and float64 (native little-endian), not {}",
+                "{what}: gpusort sorts uint8, int8, uint16, int16, float16, bfloat16, uint32, int32, float32, uint64, \
+                 int64 and float64 (native little-endian), not {}",
                 describe_typestr(&typestr)
             ))
         })?;

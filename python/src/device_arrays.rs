@@ -16,7 +16,7 @@ use host::{BorrowedBuffer, DeviceBuffer, Error, Gpu, QueryOrder, Side, Sorter, s
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::array::{Array, DType, Memory, Stream, with_dtype};
+use crate::array::{Array, DType, Memory, Stream, with_dtype, with_value_dtype};
 use crate::errors::OrPyErr;
 use crate::host_arrays::{check_k, check_out, check_u32_indices, options};
 
@@ -250,7 +250,7 @@ pub fn sort_pairs(
     }
     py.detach(|| {
         on_callers_streams(&[&ko, &vo, &k, &v], stream, |sorter, gpu| {
-            with_dtype!(k.dtype, K => with_dtype!(v.dtype, V => {
+            with_dtype!(k.dtype, K => with_value_dtype!(v.dtype, V => {
                 let mut kt = borrow::<K>(gpu, &ko)?;
                 let mut vt = borrow::<V>(gpu, &vo)?;
                 if k.ptr != ko.ptr {
@@ -260,7 +260,7 @@ pub fn sort_pairs(
                     vt.copy_from(borrow::<V>(gpu, &v)?.buffer())?;
                 }
                 kt.sort_pairs(&mut vt, sorter, options(descending, nan_last).key_order())
-            }))
+            }, narrow => Err(Error::BadArgument(crate::array::narrow_values_message(v.dtype)))))
         })
     })
     .or_py()

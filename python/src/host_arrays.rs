@@ -3,10 +3,10 @@
 //! there is one, the CPU otherwise), with the GIL released while they run. Results are
 //! new numpy arrays, or written into the caller's `out`.
 use host::{Error, Key, Order, Side, SortOptions, shared_sorter};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::array::{Array, DType, Memory, with_dtype};
+use crate::array::{Array, DType, Memory, with_dtype, with_value_dtype};
 use crate::device_arrays::check_same_dtype;
 use crate::errors::OrPyErr;
 
@@ -149,7 +149,7 @@ pub fn sort_pairs<'py>(
     }
     let (k_obj, k_out) = new_array(py, k.len, k.dtype)?;
     let (v_obj, v_out) = new_array(py, v.len, v.dtype)?;
-    with_dtype!(k.dtype, K => with_dtype!(v.dtype, V => {
+    with_dtype!(k.dtype, K => with_value_dtype!(v.dtype, V => {
         // SAFETY: the inputs stay referenced; the outputs are new arrays.
         let (kin, vin, kout, vout) =
             unsafe { (k.as_slice::<K>(), v.as_slice::<V>(), k_out.as_mut_slice::<K>(), v_out.as_mut_slice::<V>()) };
@@ -159,7 +159,7 @@ pub fn sort_pairs<'py>(
             shared_sorter().sort_pairs(kout, vout, &options(descending, nan_last)).map(drop)
         })
         .or_py()?;
-    }));
+    }, narrow => return Err(PyTypeError::new_err(crate::array::narrow_values_message(v.dtype)))));
     Ok((k_obj, v_obj))
 }
 
@@ -235,14 +235,17 @@ pub fn searchsorted<'py>(
 
 /// Whether `dtype` is a float type (the one kind NaN order concerns).
 fn src_is_float(dtype: DType) -> bool {
-    matches!(dtype, DType::F32 | DType::F64)
+    dtype.is_float()
 }
 
-/// A copy of `keys` with every float replaced by its canonical value (one NaN, one
-/// zero: [`kernels::runs::canonical`]); integers are copied as they are.
+/// A copy of the float keys `keys` with every float replaced by its canonical value
+/// (one NaN, one zero: [`kernels::runs::canonical`]; 16-bit floats:
+/// [`kernels::nan::canonical_16`]).
 fn canonical<T: Key>(keys: &[T]) -> Vec<T> {
+    let inf16 = kernels::key::float_inf_bits(16, T::MANTISSA_BITS) as u16;
     keys.iter()
         .map(|k| match size_of::<T>() {
+            2 => bytemuck::cast(kernels::nan::canonical_16(bytemuck::cast::<T, u16>(*k), inf16)),
             4 => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u32>(*k))),
             _ => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u64>(*k))),
         })

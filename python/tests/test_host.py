@@ -112,11 +112,11 @@ def test_buffers_and_lists_are_accepted():
     assert np.frombuffer(raw, np.float64).tolist() == [1.0, 4.0, 9.0]
 
 
-@pytest.mark.parametrize("bad", [np.int16, np.float16, np.bool_, np.complex64, np.dtype(">i4"), np.dtype(">f8")])
+@pytest.mark.parametrize("bad", [np.bool_, np.complex64, np.dtype(">i4"), np.dtype(">f8"), np.dtype(">i2")])
 def test_wrong_dtype_is_a_type_error(bad):
     a = np.zeros(8, bad)
     for call in (gpusort.sort, gpusort.argsort, lambda x: gpusort.topk(x, 1), lambda x: gpusort.sort_pairs(x, x)):
-        with pytest.raises(TypeError, match="gpusort sorts uint32, int32, float32"):
+        with pytest.raises(TypeError, match="gpusort sorts uint8, int8, uint16, int16, float16, bfloat16, uint32"):
             call(a)
 
 

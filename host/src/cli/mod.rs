@@ -242,7 +242,8 @@ fn list(names_only: bool) {
     println!("\ntypes (--type): {}; floats sort by IEEE 754 total order", types.join(", "));
     let narrow: Vec<_> = KeyType::ALL.iter().filter(|k| k.is_narrow()).map(|k| k.name()).collect();
     println!(
-        "  {}: on the GPU the radix variant only (sort, pairs, argsort); \
+        "  {}: on the GPU the radix and mergepath variants, top-k, select_nth, segments and rows \
+         (the classic variants, unique, searchsorted and several GPUs refuse them); \
          the CPU (--cpu) does every variant and operation",
         narrow.join(", ")
     );

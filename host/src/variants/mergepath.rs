@@ -33,6 +33,10 @@ use crate::tuning::Tuning;
 /// pass (records too). Stable. The `mergepath` variant sends the records that
 /// `sorts_by_key` names to the record path instead.
 pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
+    if crate::element::is_narrow::<T>() {
+        // 16- and 8-bit keys: their wide words sorted ([`super::widen`]).
+        return super::widen::with_wide(gpu, buf, |wide| sort_any::<u32, u32>(gpu, wide, None, opts.order));
+    }
     sort_any::<T, u32>(gpu, buf, None, opts.order)
 }
 
@@ -68,9 +72,12 @@ pub fn sort_pairs<K: Key, V: Element>(
     values: &mut DeviceBuffer<V>,
     order: Order,
 ) -> Result<()> {
-    crate::element::narrow_refusal::<K>("variant mergepath")?;
     if keys.len() != values.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+    }
+    if crate::element::is_narrow::<K>() {
+        // 16- and 8-bit keys: their wide words sorted with the values ([`super::widen`]).
+        return super::widen::with_wide(gpu, keys, |wide| sort_pairs::<u32, V>(gpu, wide, values, order));
     }
     let unsupported = || {
         Error::BadArgument(format!(

@@ -28,6 +28,7 @@ pub mod segmented;
 pub mod select;
 pub mod shared;
 pub mod topk;
+pub mod widen;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -48,7 +49,7 @@ pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &Sort
             hint: "key bits are a radix sort option",
         });
     }
-    if opts.variant != Variant::Radix {
+    if !matches!(opts.variant, Variant::Radix | Variant::Mergepath) {
         crate::element::narrow_refusal::<T>(&format!("variant {}", opts.variant))?;
     }
     if buf.len() <= 1 {

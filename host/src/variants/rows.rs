@@ -138,11 +138,19 @@ pub fn sort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<()> {
-    crate::element::narrow_refusal::<K>("the GPU row sort")?;
     let order = order.into();
     check_shape(buf.len(), rows, cols)?;
     if rows == 0 || cols <= 1 {
         return Ok(());
+    }
+    if crate::element::is_narrow::<K>() {
+        if order.nan_last_for::<K>() {
+            // The segmented sort gathers the keys' own bits by their positions.
+            let offsets = row_offsets(gpu, rows, cols)?;
+            return super::segmented::sort_segments_device(gpu, buf, &offsets, order);
+        }
+        // 16- and 8-bit keys: their wide words sorted ([`super::widen`]).
+        return super::widen::with_wide(gpu, buf, |wide| sort_rows::<u32>(gpu, wide, rows, cols, order.order));
     }
     if let Some(tile) = row_tile::<K>(cols, order, false) {
         let at = buf.dev_ptr();
@@ -161,9 +169,13 @@ pub fn argsort_rows<K: Key>(
     cols: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<DeviceBuffer<u32>> {
-    crate::element::narrow_refusal::<K>("the GPU row sort")?;
     let order = order.into();
     check_shape(keys.len(), rows, cols)?;
+    if crate::element::is_narrow::<K>() {
+        // 16- and 8-bit keys: the columns of their wide words' sort ([`super::widen`]).
+        let wide = super::widen::widen(gpu, keys, order)?;
+        return argsort_rows::<u32>(gpu, &wide, rows, cols, order.order);
+    }
     if rows > 0
         && cols > 1
         && let Some(tile) = row_tile::<K>(cols, order, true)
@@ -220,9 +232,22 @@ pub fn top_k_rows<K: Key>(
     k: usize,
     order: impl Into<KeyOrder>,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-    crate::element::narrow_refusal::<K>("the GPU row top-k")?;
     let order = order.into();
     check_shape(keys.len(), rows, cols)?;
+    if crate::element::is_narrow::<K>() {
+        // 16- and 8-bit keys: the top-k of their wide words' rows ([`super::widen`]);
+        // under NaN-last order the keys' own bits by row and column.
+        let wide = super::widen::widen(gpu, keys, order)?;
+        let (top, idx) = top_k_rows::<u32>(gpu, &wide, rows, cols, k, order.order)?;
+        let keep = k.min(cols);
+        let from = if order.nan_last_for::<K>() {
+            super::widen::KeysFrom::Gather { keys, idx: &idx, keep: keep.max(1), cols }
+        } else {
+            super::widen::KeysFrom::Wide(&top)
+        };
+        let out = super::widen::narrow(gpu, from, idx.len())?;
+        return Ok((out, idx));
+    }
     let kk = k.min(cols);
     let out_keys = gpu.alloc::<K>(rows * kk)?;
     let out_idx = gpu.alloc::<u32>(rows * kk)?;

@@ -167,7 +167,9 @@ fn with_device_offsets(gpu: &Gpu, offsets: &[usize], f: impl FnOnce(&DeviceOffse
 /// The segmented sort in `order`. Float keys under NaN-last order are sorted through
 /// their NaN-canonical copy ([`super::nan`]): the copy is sorted in total order with
 /// each key's position, and the keys (and values) are gathered from where they were,
-/// which keeps NaN payloads (two more buffers of `n` words and a gather each).
+/// which keeps NaN payloads (two more buffers of `n` words and a gather each). 16- and
+/// 8-bit keys sort their wide words ([`super::widen`]), the canonical copy's under
+/// NaN-last order.
 fn run<K: Key, O: SegmentOffset>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
@@ -175,8 +177,15 @@ fn run<K: Key, O: SegmentOffset>(
     offsets: &DeviceBuffer<O>,
     order: KeyOrder,
 ) -> Result<()> {
-    crate::element::narrow_refusal::<K>("the GPU segmented sort")?;
+    let narrow = crate::element::is_narrow::<K>();
     if !order.nan_last_for::<K>() || offsets.len() < 2 {
+        if narrow && offsets.len() >= 2 {
+            // 16- and 8-bit keys: their wide words sorted ([`super::widen`]), the keys
+            // written back from them.
+            return super::widen::with_wide(gpu, buf, |wide| {
+                run_total::<u32, O>(gpu, wide, values, offsets, order.order)
+            });
+        }
         return run_total(gpu, buf, values, offsets, order.order);
     }
     let n = buf.len();
@@ -186,8 +195,17 @@ fn run<K: Key, O: SegmentOffset>(
         let iota = kernels::records::Iota { idx: at.dev_ptr(), n: n as u64 };
         gpu.launch(kernels::records::iota_u32, one_thread_per_item(n as u64, 256, 0)?, &iota)?;
     }
-    let mut sorted = super::nan::canonical_copy(gpu, buf)?;
-    run_total(gpu, &mut sorted, Some(&mut at), offsets, order.order)?;
+    let mut sorted = if narrow {
+        // 16- and 8-bit floats: the wide words of their canonical copy sorted with the
+        // positions ([`super::widen`]); the keys are gathered below as for the others.
+        let mut wide = super::widen::widen(gpu, buf, order)?;
+        run_total::<u32, O>(gpu, &mut wide, Some(&mut at), offsets, order.order)?;
+        gpu.alloc::<K>(n)?
+    } else {
+        let mut copy = super::nan::canonical_copy(gpu, buf)?;
+        run_total(gpu, &mut copy, Some(&mut at), offsets, order.order)?;
+        copy
+    };
     super::records::gather_from(gpu, buf, &mut sorted, &at)?;
     buf.copy_from_device(gpu, &sorted)?;
     if let Some(values) = values {

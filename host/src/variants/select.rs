@@ -25,19 +25,28 @@ use crate::options::{KeyOrder, Order};
 /// ascending). [`Error::BadArgument`] when `k >= keys.len()`. Waits for the device
 /// (the answer is read back). Primitive keys, at most `u32::MAX` of them.
 pub fn select_nth<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, k: usize, order: impl Into<KeyOrder>) -> Result<K> {
-    crate::element::narrow_refusal::<K>("the GPU select_nth")?;
     let order = order.into();
     let n = keys.len();
     if k >= n {
         return Err(out_of_range(k, n));
     }
     Error::check_u32_indices("select_nth", n)?;
-    if !order.nan_last_for::<K>() {
+    let narrow = crate::element::is_narrow::<K>();
+    if !order.nan_last_for::<K>() && !narrow {
         return select_total(gpu, keys, k, order.order);
     }
-    let copy = super::nan::canonical_copy(gpu, keys)?;
-    let found = select_total(gpu, &copy, k, order.order)?;
-    drop(copy);
+    let found = if narrow {
+        // 16- and 8-bit keys: the select of their wide words ([`super::widen`]), on
+        // the NaN-canonical copy's under NaN-last order.
+        let wide = super::widen::widen(gpu, keys, order)?;
+        super::widen::narrow_word::<K>(select_total::<u32>(gpu, &wide, k, order.order)?)?
+    } else {
+        let copy = super::nan::canonical_copy(gpu, keys)?;
+        select_total(gpu, &copy, k, order.order)?
+    };
+    if !order.nan_last_for::<K>() {
+        return Ok(found);
+    }
     if !is_nan(&found) && !is_zero(&found) {
         return Ok(found);
     }
@@ -60,11 +69,11 @@ fn is_nan<K: Key>(x: &K) -> bool {
     if K::BIT_ORDER != Some(BitOrder::Float) {
         return false;
     }
-    let bytes = bytemuck::bytes_of(x);
-    match bytes.len() {
-        4 => f32::from_le_bytes(bytes.try_into().expect("4 bytes")).is_nan(),
-        _ => f64::from_le_bytes(bytes.try_into().expect("8 bytes")).is_nan(),
-    }
+    // Every width: the magnitude bits (all but the sign) above those of `+inf`.
+    let width = 8 * size_of::<K>() as u32;
+    let raw = bytemuck::bytes_of(x).iter().rev().fold(0u64, |a, &b| a << 8 | u64::from(b));
+    let magnitude = raw & ((1u64 << (width - 1)) - 1);
+    magnitude > kernels::key::float_inf_bits(width, K::MANTISSA_BITS)
 }
 
 /// Whether the float key `x` is `+0.0`, the canonical copy's only zero (never for

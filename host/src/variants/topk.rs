@@ -76,8 +76,16 @@ pub fn top_k_on<K: Key>(
     order: impl Into<KeyOrder>,
     choice: PathChoice,
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-    crate::element::narrow_refusal::<K>("the GPU top-k")?;
     let order = order.into();
+    if crate::element::is_narrow::<K>() {
+        // 16- and 8-bit keys: the top-k of their wide words ([`super::widen`]).
+        Error::check_u32_indices("top-k", keys.len())?;
+        let wide = super::widen::widen(gpu, keys, order)?;
+        let (top, idx) = top_k_total::<u32>(gpu, &wide, k, order.order, choice)?;
+        let from = super::widen::KeysFrom::returned(keys, &top, &idx, order);
+        let out = super::widen::narrow(gpu, from, idx.len())?;
+        return Ok((out, idx));
+    }
     if !order.nan_last_for::<K>() {
         return top_k_total(gpu, keys, k, order.order, choice);
     }
