@@ -150,15 +150,8 @@ fn other_variants_and_operations_refuse_narrow_keys() {
         assert!(k.iter().zip(&keys).all(|(a, b)| a.to_bits() == b.to_bits()), "{v}: keys changed");
     }
     unsupported(s.top_k(&keys, 10, &SortOptions::default()).map(|_| ()), "top-k");
-    unsupported(s.unique(&keys).map(|_| ()), "unique");
     let mut k = keys.clone();
     unsupported(s.sort_segments(&mut k, &[0, 500, 1000], &SortOptions::default()).map(|_| ()), "segments");
-    let sorted = {
-        let mut k = keys.clone();
-        Sorter::cpu().sort(&mut k, &SortOptions::default()).unwrap();
-        k
-    };
-    unsupported(s.searchsorted(&sorted, &keys, host::Side::Left).map(|_| ()), "searchsorted");
 }
 
 /// NaN-last order of the 16-bit floats on the GPU (a NaN-canonical copy of the format,

@@ -294,6 +294,25 @@ def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, f
 
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
+def test_nan_check_is_torchs_answer(torch, ftype):
+    """The library's check for NaN or -0.0 (which picks numpy's order or the
+    total-order path) answers as torch's elementwise tests, wherever the key is."""
+    check = gpusort._gpusort.has_nan_or_negative_zero_device
+    plain = keys(ftype, 100_003, seed=4)  # neither NaN nor a zero
+    assert not check(on_device(torch, plain))
+    assert not check(on_device(torch, np.zeros(0, ftype)))
+    assert not check(on_device(torch, np.arange(1000, dtype=np.int32)))
+    for special in [np.nan, -np.nan, -0.0]:
+        for at in [0, 50_000, 100_002]:
+            a = plain.copy()
+            a[at] = special
+            t = on_device(torch, a)
+            want = bool(torch.isnan(t).any() | ((t == 0) & torch.signbit(t)).any())
+            assert want and check(t)
+    assert not check(on_device(torch, np.array([0.0, 1.0], ftype)))
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk_nan_is_the_largest_as_in_torch(torch, ftype, largest):
     a = zoo(ftype, 100_003, seed=5)
