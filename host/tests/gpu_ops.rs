@@ -9,7 +9,7 @@ use common::gpu_sorter;
 use host::{QueryOrder, Side, Sorter};
 use ops_reference::{RefKey, keys, same, sorted};
 
-/// Empty, tiny, the encoding tile (8,192 keys) and the merge tile (4,096 keys and
+/// Empty, tiny, the encoding tile (4,096 keys) and the merge tile (8,192 keys and
 /// queries) on both sides of their boundaries, and 2^20 + 13.
 const SIZES: &[usize] = &[0, 1, 2, 31, 32, 33, 4095, 4096, 4097, 8191, 8192, 8193, 16_385, 300_007, (1 << 20) + 13];
 /// All equal (one run over every tile), runs longer than a tile, short runs, mostly
@@ -95,6 +95,30 @@ fn gpu_ops_i64() {
 fn gpu_ops_f64() {
     every_case::<f64>("gpu_ops_f64");
 }
+#[test]
+fn gpu_ops_u16() {
+    every_case::<u16>("gpu_ops_u16");
+}
+#[test]
+fn gpu_ops_i16() {
+    every_case::<i16>("gpu_ops_i16");
+}
+#[test]
+fn gpu_ops_f16() {
+    every_case::<host::f16>("gpu_ops_f16");
+}
+#[test]
+fn gpu_ops_bf16() {
+    every_case::<host::bf16>("gpu_ops_bf16");
+}
+#[test]
+fn gpu_ops_u8() {
+    every_case::<u8>("gpu_ops_u8");
+}
+#[test]
+fn gpu_ops_i8() {
+    every_case::<i8>("gpu_ops_i8");
+}
 
 /// The device forms give what the CPU backend gives, and leave their input alone.
 #[test]
@@ -120,4 +144,96 @@ fn gpu_ops_one_sided_merges() {
     for queries in [vec![5u32; 20_000], vec![u32::MAX; 20_000], (0..20_000).map(|i| 1000 + i / 7).collect()] {
         check_search(s, &sorted_keys, &queries, "one-sided");
     }
+}
+
+/// The NaN-canonical copy as each caller asks for it, bit for bit against a loop over
+/// the keys: NaN-last sorts get every NaN as the largest NaN (all bits but the sign),
+/// `unique` and `searchsorted` as the positive quiet NaN; `-0.0` becomes `+0.0`, every
+/// other key keeps its bits; integers are copied as they are. Sizes around the copy's
+/// grid stride.
+#[test]
+fn gpu_canonical_copies_bit_for_bit() {
+    use host::testing::variants::{nan, runs};
+    let Some(s) = gpu_sorter("gpu_canonical_copies_bit_for_bit") else { return };
+    let gpu = s.gpu().unwrap();
+    fn check<K: RefKey>(s: &Sorter, largest: u64, quiet: u64, is_nan: fn(&K) -> bool) {
+        let gpu = s.gpu().unwrap();
+        let bits = |k: &K| {
+            let mut w = [0u8; 8];
+            w[..size_of::<K>()].copy_from_slice(bytemuck::bytes_of(k));
+            u64::from_le_bytes(w)
+        };
+        let zero = bits(&K::from_small(0));
+        let sign = 1u64 << (8 * size_of::<K>() - 1);
+        for n in [1usize, 2, 255, 256, 257, 300_007] {
+            let input: Vec<K> = keys(n, 1000, true, n as u64);
+            let buf = s.upload(&input).unwrap();
+            for (nan_bits, copy) in [
+                (largest, nan::canonical_copy(gpu, &buf).unwrap()),
+                (quiet, nan::canonical_copy_as(gpu, &buf, nan::CanonicalNan::Quiet).unwrap()),
+                (quiet, runs::canonical_copy(gpu, &buf).unwrap()),
+            ] {
+                let got = copy.to_vec(gpu).unwrap();
+                for (i, (x, y)) in input.iter().zip(&got).enumerate() {
+                    let want = if is_nan(x) {
+                        nan_bits
+                    } else if bits(x) == sign {
+                        zero
+                    } else {
+                        bits(x)
+                    };
+                    assert_eq!(bits(y), want, "{} n={n} at {i}: {:#x}", K::NAME, bits(x));
+                }
+            }
+        }
+    }
+    check::<f32>(s, 0x7fff_ffff, 0x7fc0_0000, |x| x.is_nan());
+    check::<f64>(s, 0x7fff_ffff_ffff_ffff, 0x7ff8_0000_0000_0000, |x| x.is_nan());
+    check::<host::f16>(s, 0x7fff, 0x7e00, |x| x.is_nan());
+    check::<host::bf16>(s, 0x7fff, 0x7fc0, |x| x.is_nan());
+    // Integers: `unique`'s copy is the keys themselves; the NaN-last copy refuses them.
+    let ints: Vec<i32> = keys(1000, 50, true, 9);
+    let buf = s.upload(&ints).unwrap();
+    assert_eq!(runs::canonical_copy(gpu, &buf).unwrap().to_vec(gpu).unwrap(), ints);
+    assert!(nan::canonical_copy(gpu, &buf).is_err());
+}
+
+/// The NaN / `-0.0` check finds one such key wherever it is (first, last, past the
+/// grid stride), and answers `false` for keys without (`+0.0` and the infinities
+/// included), for integers and for no keys.
+#[test]
+fn gpu_nan_check_finds_one_key_anywhere() {
+    use host::testing::variants::nan::has_nan_or_negative_zero;
+    let Some(s) = gpu_sorter("gpu_nan_check_finds_one_key_anywhere") else { return };
+    let gpu = s.gpu().unwrap();
+    fn check<K: RefKey>(s: &Sorter, specials: &[K]) {
+        let gpu = s.gpu().unwrap();
+        let empty = s.upload::<K>(&[]).unwrap();
+        assert!(!has_nan_or_negative_zero(gpu, &empty).unwrap());
+        for n in [1usize, 1000, (1 << 20) + 7] {
+            // Finite keys and +0.0 (`from_small`), and the infinities.
+            let mut plain: Vec<K> = keys(n, 100, false, 3);
+            let infinities: Vec<K> =
+                K::specials().into_iter().filter(|k| k.ref_eq(k) && !k.ref_eq(&K::from_small(0))).collect();
+            for (i, k) in infinities.iter().enumerate().take(n) {
+                plain[i] = *k;
+            }
+            let buf = s.upload(&plain).unwrap();
+            assert!(!has_nan_or_negative_zero(gpu, &buf).unwrap(), "{} n={n}: none", K::NAME);
+            for &special in specials {
+                for at in [0, n / 2, n - 1] {
+                    let mut v = plain.clone();
+                    v[at] = special;
+                    let buf = s.upload(&v).unwrap();
+                    assert!(has_nan_or_negative_zero(gpu, &buf).unwrap(), "{} n={n} at {at}", K::NAME);
+                }
+            }
+        }
+    }
+    check::<f32>(s, &[f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001), -0.0]);
+    check::<f64>(s, &[f64::NAN, f64::from_bits(0xfff0_0000_0000_0001), -0.0]);
+    check::<host::f16>(s, &[host::f16::NAN, host::f16::from_bits(0xfc01), host::f16::NEG_ZERO]);
+    check::<host::bf16>(s, &[host::bf16::NAN, host::bf16::from_bits(0x7f81), host::bf16::NEG_ZERO]);
+    let ints = s.upload(&[0u32, 0x8000_0000, 0x7fc0_0000]).unwrap();
+    assert!(!has_nan_or_negative_zero(gpu, &ints).unwrap(), "integers have no NaNs");
 }

@@ -151,13 +151,6 @@ fn other_variants_and_operations_refuse_narrow_keys() {
         unsupported(s.sort(&mut k, &SortOptions::new(v)).map(|_| ()), &format!("variant {v}"));
         assert!(k.iter().zip(&keys).all(|(a, b)| a.to_bits() == b.to_bits()), "{v}: keys changed");
     }
-    unsupported(s.unique(&keys).map(|_| ()), "unique");
-    let sorted = {
-        let mut k = keys.clone();
-        Sorter::cpu().sort(&mut k, &SortOptions::default()).unwrap();
-        k
-    };
-    unsupported(s.searchsorted(&sorted, &keys, host::Side::Left).map(|_| ()), "searchsorted");
 }
 
 /// NaN-last order of the 16-bit floats on the GPU (a NaN-canonical copy of the format,

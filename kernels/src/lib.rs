@@ -90,6 +90,7 @@ const BOUND_TABLES: &[&[(&str, u32, u32)]] = &[
     segmented::LAUNCH_BOUNDS,
     topk::LAUNCH_BOUNDS,
     runs::LAUNCH_BOUNDS,
+    searchsorted::LAUNCH_BOUNDS,
     partition::LAUNCH_BOUNDS,
     rows::LAUNCH_BOUNDS,
 ];

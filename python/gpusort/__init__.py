@@ -174,10 +174,11 @@ _FLOAT_BITS = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "flo
 def _nan_last(a, total_order):
     """Whether the library must sort ``a`` in numpy's order by its canonical copy:
     not for ``total_order``, integers, or float device arrays with neither NaN nor
-    -0.0, whose total order is numpy's order bit for bit (one check on the device
-    through ``a``'s library and one wait for its answer, against the canonical copy,
-    pair sort and gather of the NaN-order path: 0.56 against 1.26 ms for 2^24 float32
-    on an H100). Host arrays are not scanned: their transfers dominate."""
+    -0.0, whose total order is numpy's order bit for bit (one library pass over ``a``
+    and one wait for its answer, ``has_nan_or_negative_zero_device``, against the
+    canonical copy, pair sort and gather of the NaN-order path: 0.56 against 1.26 ms
+    for 2^24 float32 on an H100). Host arrays are not scanned: their transfers
+    dominate."""
     if total_order:
         return False
     if not _is_device(a):
@@ -185,6 +186,10 @@ def _nan_last(a, total_order):
     dtype = _device_dtype(a)
     if not dtype.startswith(("float", "bfloat")):
         return False  # integers: no NaN, one zero
+    if dtype in ("float16", "float32", "float64"):
+        return _gpusort.has_nan_or_negative_zero_device(a, _stream(a))
+    # bfloat16 reaches the library through an int16 view (its array interface reads
+    # as float16), so its check stays in the caller's library.
     lib = _library(a)
     if lib not in ("torch", "cupy") or dtype not in _FLOAT_BITS:
         return True

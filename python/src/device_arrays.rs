@@ -304,6 +304,27 @@ pub fn searchsorted(
     .or_py()
 }
 
+/// Whether the device array `a` holds a NaN or `-0.0` (float arrays; `false` for
+/// integers): one library pass over it and one read of the answer
+/// ([`BorrowedBuffer::has_nan_or_negative_zero`]).
+pub fn has_nan_or_negative_zero(py: Python<'_>, a: &Bound<'_, PyAny>, stream: Option<u64>) -> PyResult<bool> {
+    let s = Array::read(a, Memory::Device, "a")?;
+    if s.len == 0 {
+        return Ok(false);
+    }
+    let mut found = false;
+    py.detach(|| {
+        on_callers_streams(&[&s], stream, |sorter, gpu| {
+            with_dtype!(s.dtype, T => {
+                found = borrow::<T>(gpu, &s)?.has_nan_or_negative_zero(sorter)?;
+                Ok(())
+            })
+        })
+    })
+    .or_py()?;
+    Ok(found)
+}
+
 /// Refuses sorted keys and queries of different types (the search compares their
 /// bits).
 pub fn check_same_dtype(sorted: &Array, queries: &Array) -> PyResult<()> {

@@ -203,7 +203,7 @@ pub fn topk<'py>(
 /// keys), as a new int64 array ([`host::Sorter::searchsorted`]). With `nan_last`,
 /// floats compare as numpy compares them (every NaN above `+inf` and equal to every
 /// other, `-0.0 == +0.0`): the search runs on canonical copies of both
-/// ([`kernels::runs::canonical`]: one NaN, one zero), whose total order is that order.
+/// ([`canonical`]: one NaN, one zero), whose total order is that order.
 pub fn searchsorted<'py>(
     py: Python<'py>,
     sorted: &Bound<'py, PyAny>,
@@ -238,16 +238,19 @@ fn src_is_float(dtype: DType) -> bool {
     dtype.is_float()
 }
 
-/// A copy of the float keys `keys` with every float replaced by its canonical value
-/// (one NaN, one zero: [`kernels::runs::canonical`]; 16-bit floats:
-/// [`kernels::nan::canonical_16`]).
+/// A copy of the float `keys` with every value replaced by its canonical value (the
+/// quiet NaN, `+0.0`: [`kernels::nan::canonical_raw`], the rule of the device's
+/// canonical copy), for any float width.
 fn canonical<T: Key>(keys: &[T]) -> Vec<T> {
-    let inf16 = kernels::key::float_inf_bits(16, T::MANTISSA_BITS) as u16;
+    let width = 8 * size_of::<T>() as u32;
+    let mantissa = <T as kernels::SortKey>::MANTISSA_BITS;
+    let (inf, nan) = (kernels::key::float_inf_bits(width, mantissa), kernels::nan::quiet_nan_bits(width, mantissa));
     keys.iter()
-        .map(|k| match size_of::<T>() {
-            2 => bytemuck::cast(kernels::nan::canonical_16(bytemuck::cast::<T, u16>(*k), inf16)),
-            4 => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u32>(*k))),
-            _ => bytemuck::cast(kernels::runs::canonical(bytemuck::cast::<T, u64>(*k))),
+        .map(|k| {
+            let mut w = [0u8; 8];
+            w[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(k));
+            let c = kernels::nan::canonical_raw(u64::from_le_bytes(w), width, inf, nan).to_le_bytes();
+            bytemuck::pod_read_unaligned(&c[..size_of::<T>()])
         })
         .collect()
 }

@@ -271,6 +271,14 @@ fn unique_device<'py>(
     device_arrays::unique(py, a, consecutive, counts, alloc, stream)
 }
 
+/// Whether the device array `a` holds a NaN or `-0.0` (`False` for integers): a float
+/// array without them sorts by IEEE total order, which is then numpy's order.
+#[pyfunction]
+#[pyo3(signature = (a, stream=None))]
+fn has_nan_or_negative_zero_device(py: Python<'_>, a: &Bound<'_, PyAny>, stream: Option<u64>) -> PyResult<bool> {
+    device_arrays::has_nan_or_negative_zero(py, a, stream)
+}
+
 /// Writes the top `k` of the device array `a` into `values` and `indices` (int64 or
 /// uint64).
 #[pyfunction]
@@ -304,6 +312,7 @@ fn _gpusort(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(searchsorted_device, m)?)?;
     m.add_function(wrap_pyfunction!(unique_host, m)?)?;
     m.add_function(wrap_pyfunction!(unique_device, m)?)?;
+    m.add_function(wrap_pyfunction!(has_nan_or_negative_zero_device, m)?)?;
     m.add_function(wrap_pyfunction!(sort_rows_host, m)?)?;
     m.add_function(wrap_pyfunction!(argsort_rows_host, m)?)?;
     m.add_function(wrap_pyfunction!(topk_rows_host, m)?)?;

@@ -207,7 +207,7 @@ def test_device_errors(torch):
     with pytest.raises(ValueError, match="one-dimensional"):
         gpusort.sort_pairs(t.reshape(10, 10), t.reshape(10, 10))
     with pytest.raises(TypeError, match="gpusort sorts"):
-        gpusort.sort_(t.half())
+        gpusort.sort_(t.to(torch.complex64))
     with pytest.raises(TypeError, match="same side"):
         gpusort.sort(t, out=np.empty(100, np.float32))
     with pytest.raises(ValueError, match="out of range"):
@@ -291,6 +291,25 @@ def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, f
     assert same_bits(to_host(gpusort.sort(t, total_order=True)), a[stable_argsort(total_order_key(a))])
     plain = keys(ftype, 10_000, seed=2)  # neither NaN nor -0.0: the total-order path
     assert same_bits(to_host(gpusort.sort(on_device(torch, plain))), np.sort(plain, kind="stable"))
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64])
+def test_nan_check_is_torchs_answer(torch, ftype):
+    """The library's check for NaN or -0.0 (which picks numpy's order or the
+    total-order path) answers as torch's elementwise tests, wherever the key is."""
+    check = gpusort._gpusort.has_nan_or_negative_zero_device
+    plain = keys(ftype, 100_003, seed=4)  # neither NaN nor a zero
+    assert not check(on_device(torch, plain))
+    assert not check(on_device(torch, np.zeros(0, ftype)))
+    assert not check(on_device(torch, np.arange(1000, dtype=np.int32)))
+    for special in [np.nan, -np.nan, -0.0]:
+        for at in [0, 50_000, 100_002]:
+            a = plain.copy()
+            a[at] = special
+            t = on_device(torch, a)
+            want = bool(torch.isnan(t).any() | ((t == 0) & torch.signbit(t)).any())
+            assert want and check(t)
+    assert not check(on_device(torch, np.array([0.0, 1.0], ftype)))
 
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])

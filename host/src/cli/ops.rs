@@ -80,6 +80,13 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
                         r.unsorted.median_ms,
                         r.check
                     );
+                    if let Some(c) = &r.nan_check {
+                        println!(
+                            "      NaN/-0.0 check of the search keys: {:.4} ms ({:.0} GB/s read)",
+                            c.median_ms,
+                            r.copy_bytes / 2.0 / c.median_ms / 1e6
+                        );
+                    }
                     println!(
                         "      into reused buffers: rle {:.4} ms, search {:.4} ms; rle {:.0} GB/s (keys read, runs written; {:.0}% of the copy's {:.0} GB/s), search {:.0} GB/s (keys and queries read, u64 answers written)",
                         r.rle_into.median_ms,
@@ -102,6 +109,8 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
 
 struct Row {
     m: usize,
+    /// The NaN / `-0.0` check of the search keys (float keys only).
+    nan_check: Option<Stats>,
     copy: Stats,
     rle: Stats,
     /// Into reused buffers: no allocation in the timing.
@@ -117,9 +126,12 @@ struct Row {
     check: &'static str,
 }
 
-/// A key of value `v` (below 2^31): the integer itself, or the float of that value.
+/// A key of value `v` (below 2^31): the integer itself (narrow integers: its low bits),
+/// or the float nearest to that value.
 fn key_of<K: Key>(v: u64) -> K {
     let bits = match (K::KEY_ORDER, size_of::<K>()) {
+        (BitOrder::Float, 2) if K::MANTISSA_BITS == 10 => half::f16::from_f64(v as f64).to_bits() as u64,
+        (BitOrder::Float, 2) => half::bf16::from_f64(v as f64).to_bits() as u64,
         (BitOrder::Float, 4) => (v as f32).to_bits() as u64,
         (BitOrder::Float, _) => (v as f64).to_bits(),
         _ => v,
@@ -203,6 +215,15 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
         Ok(())
     })?;
     let (merged, searched) = (merged.expect("a repeat"), searched.expect("a repeat"));
+    let mut found = false;
+    let nan_check = if K::KEY_ORDER == BitOrder::Float {
+        Some(time(gpu, args.repeat, || {
+            found = crate::variants::nan::has_nan_or_negative_zero(gpu, &keys)?;
+            Ok(())
+        })?)
+    } else {
+        None
+    };
     let mut out = gpu.alloc::<u64>(m)?;
     let search_into = time(gpu, args.repeat, || {
         searchsorted::searchsorted_into(gpu, &keys, &sorted_queries, Side::Left, QueryOrder::Sorted, &mut out)
@@ -226,7 +247,9 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
             && results.left.1 == l(&queries_host, false)
             && results.right.0 == l(&sorted_queries_host, true)
             && results.right.1 == l(&queries_host, true);
-        if rle_ok && unique_ok && search_ok { "ok" } else { "FAILED" }
+        // The keys are finite and not below zero (`-0.0` cannot occur).
+        let nan_ok = !found;
+        if rle_ok && unique_ok && search_ok && nan_ok { "ok" } else { "FAILED" }
     } else {
         "skipped"
     };
@@ -249,6 +272,7 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     }
     Ok(Row {
         m,
+        nan_check,
         copy,
         rle,
         rle_into,

@@ -369,6 +369,18 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         }
     }
 
+    /// Whether the lent keys hold a NaN or `-0.0` (float keys; `false` for others):
+    /// the keys whose NaN-last order differs from their IEEE total order
+    /// ([`variants::nan::has_nan_or_negative_zero`]: one pass over the keys and one
+    /// read of a flag, which waits for the device).
+    pub fn has_nan_or_negative_zero(&self, sorter: &Sorter) -> Result<bool>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        variants::nan::has_nan_or_negative_zero(gpu, &self.buf)
+    }
+
     /// Whether the lent bytes of `self` and `other` share an address.
     fn overlaps<U: bytemuck::Pod>(&self, other: &BorrowedBuffer<'_, U>) -> bool {
         let (a, b) = ((self.addr, self.bytes()), (other.addr, other.bytes()));

@@ -1,9 +1,10 @@
 //! NaN-last order on the GPU ([`crate::NanOrder::Last`]), by a canonical copy: the
 //! sorting kernels know IEEE 754 total order only, which keeps the default order's
 //! kernels as fast as they are. For float keys under NaN-last order
-//! ([`crate::KeyOrder::nan_last_for`], the one place that decides), `nan_canonical_f32` /
-//! `nan_canonical_f64` ([`kernels::nan`]) copy the keys with every NaN replaced by the
-//! largest NaN in total order; total order on that copy is NaN-last order (NaN-first
+//! ([`crate::KeyOrder::nan_last_for`], the one place that decides), `nan_canonical_k16`
+//! / `_k32` / `_k64` ([`kernels::nan`]) copy the keys with every NaN replaced by the
+//! largest NaN in total order ([`canonical_copy`]; `unique` and `searchsorted` use the
+//! same copy with the quiet NaN: [`canonical_copy_as`]); total order on that copy is NaN-last order (NaN-first
 //! descending), all NaNs equal. The copy is sorted with positions, and the original
 //! keys (and values) are gathered by them, so NaN payloads are kept.
 //!
@@ -11,41 +12,119 @@
 //! of a keys-only one, and a gather. Sorts, pairs and argsort use [`argsort`]; top-k
 //! ([`super::topk`]) and segments and rows ([`super::segmented`]) call
 //! [`canonical_copy`] and gather themselves.
-use kernels::nan::{Canonicalize, NanKernels};
+use kernels::nan::{Canonicalize, NanCheck};
 
-use super::launch::one_thread_per_item;
+use super::launch::{blocks, one_thread_per_item};
+use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::options::Order;
 use kernels::key::BitOrder;
 
-/// A copy of the float keys `keys` with every NaN replaced by the canonical NaN
-/// ([`kernels::nan::canonical_f32`]; 16-bit floats: [`kernels::nan::canonical_16`]). [`Error::BadArgument`] for keys that are not
-/// floats (they have no NaNs; their callers take the total-order path).
-pub fn canonical_copy<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
+/// Which NaN a canonical copy writes in place of every NaN of the keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CanonicalNan {
+    /// The largest NaN in IEEE total order (every bit but the sign set:
+    /// [`kernels::nan::largest_nan_bits`]): total order on the copy is NaN-last order.
+    Largest,
+    /// The positive quiet NaN without payload (`f32::NAN`, ...:
+    /// [`kernels::nan::quiet_nan_bits`]): the NaN `unique` returns.
+    Quiet,
+}
+
+/// Blocks of a grid-stride pass over the keys: enough to fill the device, fewer for
+/// few keys.
+fn stride_grid(gpu: &Gpu, n: usize) -> Result<cudarc::driver::LaunchConfig> {
+    let block = kernels::nan::BLOCK;
+    blocks((n as u64).div_ceil(block as u64).min(gpu.info().multiprocessors as u64 * 16), block, 0)
+}
+
+/// The `+inf` bits of float keys `K` (`Err` for keys that are not floats: they have no
+/// NaNs; `what` names the caller).
+fn inf_bits<K: Element>(what: &str) -> Result<u64> {
     if K::BIT_ORDER != Some(BitOrder::Float) {
-        return Err(Error::BadArgument(format!("the NaN-canonical copy takes float keys, not {}", K::NAME)));
+        return Err(Error::BadArgument(format!("{what} takes float keys, not {}", K::NAME)));
     }
+    Ok(kernels::key::float_inf_bits(8 * size_of::<K>() as u32, K::MANTISSA_BITS))
+}
+
+/// A copy of the float keys `keys` with every NaN, whatever its sign and payload,
+/// replaced by the NaN `nan` asks for and `-0.0` by `+0.0`; every other key is copied
+/// bit for bit ([`kernels::nan::canonical_raw`]). One kernel family for every float
+/// width (`nan_canonical_k16` / `_k32` / `_k64`; `f16` and `bf16` told apart by their
+/// `+inf`). [`Error::BadArgument`] for keys that are not floats. Queued, not waited for.
+pub fn canonical_copy_as<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, nan: CanonicalNan) -> Result<DeviceBuffer<K>> {
+    let inf = inf_bits::<K>("the NaN-canonical copy")?;
+    let width = 8 * size_of::<K>() as u32;
+    let nan = match nan {
+        CanonicalNan::Largest => kernels::nan::largest_nan_bits(width),
+        CanonicalNan::Quiet => kernels::nan::quiet_nan_bits(width, K::MANTISSA_BITS),
+    };
     let n = keys.len();
     let copy = gpu.alloc::<K>(n)?;
-    if n > 0 {
-        let cfg = one_thread_per_item(n as u64, 256, 0)?;
-        if size_of::<K>() == 2 {
-            // `f16` and `bf16` share the 16-bit word: the format picks the kernel.
-            let kernel = match K::MANTISSA_BITS {
-                10 => kernels::nan::nan_canonical_f16,
-                7 => kernels::nan::nan_canonical_bf16,
-                m => return Err(Error::BadArgument(format!("no 16-bit float has {m} significand bits"))),
+    if n == 0 {
+        return Ok(copy);
+    }
+    let cfg = stride_grid(gpu, n)?;
+    macro_rules! launch {
+        ($w:ty, $kernel:expr) => {{
+            let p = Canonicalize::<$w> {
+                src: keys.dev_ptr().cast(),
+                dst: copy.dev_ptr().cast(),
+                n: n as u64,
+                inf: inf as $w,
+                nan: nan as $w,
             };
-            let p = Canonicalize::<u16> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
-            gpu.launch(kernel, cfg, &p)?;
-        } else {
-            let p = Canonicalize::<K::Bits> { src: keys.dev_ptr().cast(), dst: copy.dev_ptr().cast(), n: n as u64 };
-            gpu.launch(<K::Bits as NanKernels>::CANONICALIZE, cfg, &p)?;
-        }
+            gpu.launch($kernel, cfg, &p)?
+        }};
+    }
+    match width {
+        16 => launch!(u16, kernels::nan::nan_canonical_k16),
+        32 => launch!(u32, kernels::nan::nan_canonical_k32),
+        64 => launch!(u64, kernels::nan::nan_canonical_k64),
+        w => return Err(Error::BadArgument(format!("no {w}-bit float keys"))),
     }
     Ok(copy)
+}
+
+/// [`canonical_copy_as`] with [`CanonicalNan::Largest`]: the copy whose IEEE total
+/// order is NaN-last order (the NaN-last sorts, top-k, segments, rows, select).
+pub fn canonical_copy<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
+    canonical_copy_as(gpu, keys, CanonicalNan::Largest)
+}
+
+/// Whether the device keys `keys` hold a NaN or `-0.0`
+/// ([`kernels::nan::is_nan_or_negative_zero`]): the float keys whose NaN-last order
+/// differs from their IEEE total order, so that a caller can sort keys without them
+/// by the total-order path (no canonical copy, pair sort and gather). One grid-stride
+/// pass that reads each key once and sets a flag, then one 4-byte read of the flag
+/// (which waits for the device). Keys that are not floats: `false`, no launch.
+pub fn has_nan_or_negative_zero<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<bool> {
+    let Ok(inf) = inf_bits::<K>("") else { return Ok(false) };
+    let n = keys.len();
+    if n == 0 {
+        return Ok(false);
+    }
+    let mut scratch = Scratch::take(gpu, &[1])?;
+    let flag = &mut scratch.bufs[0];
+    flag.zero_prefix(gpu, 1)?;
+    let cfg = stride_grid(gpu, n)?;
+    macro_rules! launch {
+        ($w:ty, $kernel:expr) => {{
+            let p = NanCheck::<$w> { keys: keys.dev_ptr().cast(), n: n as u64, inf: inf as $w, found: flag.dev_ptr() };
+            gpu.launch($kernel, cfg, &p)?
+        }};
+    }
+    match size_of::<K>() {
+        2 => launch!(u16, kernels::nan::nan_check_k16),
+        4 => launch!(u32, kernels::nan::nan_check_k32),
+        8 => launch!(u64, kernels::nan::nan_check_k64),
+        w => return Err(Error::BadArgument(format!("no {w}-byte float keys"))),
+    }
+    let mut found = [0u32];
+    flag.read_at(gpu, 0, &mut found)?;
+    Ok(found[0] != 0)
 }
 
 /// The stable sorting permutation of the float keys `keys` in NaN-last `order`: the

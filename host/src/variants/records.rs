@@ -136,8 +136,9 @@ pub(crate) fn sort_by_own_key<T: Element>(
 
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
 /// order, and so do their values), values of any element type. Keys are the primitive
-/// types. Values of 4 or 8 bytes move with their keys ([`radix::sort_pairs`]); wider
-/// ones (records) stay where they are while (key, index) pairs are sorted, and are
+/// types. Values of 4 or 8 bytes move with their keys ([`radix::sort_pairs`]; 8-byte
+/// values of 16- and 8-bit keys are gathered like records); wider ones (records) stay
+/// where they are while (key, index) pairs are sorted, and are
 /// then gathered (at most 2^32 - 1 of them).
 pub fn sort_pairs<K: Key, V: Element>(
     gpu: &Gpu,
@@ -146,7 +147,9 @@ pub fn sort_pairs<K: Key, V: Element>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    if matches!(size_of::<V>(), 4 | 8) {
+    // The radix passes move 8-byte values with 32- and 64-bit keys only; 16- and 8-bit
+    // keys take 8-byte values through (key, index) pairs and a gather, as records do.
+    if size_of::<V>() == 4 || (size_of::<V>() == 8 && size_of::<K>() >= 4) {
         return radix::sort_pairs(gpu, keys, values, order, key_bits);
     }
     if keys.len() != values.len() {

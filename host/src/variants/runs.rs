@@ -2,16 +2,19 @@
 //! `unique` / `unique_counts` (a sort of a canonical copy, then the encoding):
 //! `kernels/src/runs/` describes the one-pass kernel.
 //!
-//! Launches: a memset of the control block and of two status words per tile of 8,192
-//! keys, one `runs_encode`, then **one device-to-host read** of the number of runs
-//! (the length of the results). `unique` adds the canonicalising copy (floats) or a
-//! device copy (integers) and the radix sort before it.
+//! Launches: one memset of the control block and of two status words per tile of
+//! 4,096 keys (one scratch buffer), one `runs_encode`, then **one device-to-host read**
+//! of the number of runs (the length of the results). `unique` adds the canonicalising
+//! copy (floats: [`super::nan::canonical_copy_as`]) or a device copy (integers) and
+//! the radix sort before it. Every key width has its kernel, 16- and 8-bit keys
+//! included.
 use cudarc::driver::LaunchConfig;
 use kernels::key::BitOrder;
 use kernels::params::DevPtr;
-use kernels::runs::{self as rk, Canonical, Encode, RunKernels, ctrl};
+use kernels::runs::{self as rk, Encode, RunKernels, ctrl};
 
 use super::launch::blocks;
+use super::nan::CanonicalNan;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
@@ -87,19 +90,25 @@ enum Counts {
 
 /// The encoding of `keys` (outputs checked by the caller): returns the number of runs.
 fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
-    crate::element::narrow_refusal::<K>("the GPU run-length encoding")?;
     let n = keys.len();
     if n == 0 {
         return Ok(0);
     }
     let tiles = rk::tiles(n as u64, size_of::<K>() as u32) as usize;
-    // Words of u32: the control block's and two u64 status words per tile.
-    let mut scratch = Scratch::take(gpu, &[2 * ctrl::WORDS as usize, 4 * tiles])?;
-    let [ctrl_buf, status] = &mut scratch.bufs[..] else { unreachable!("two buffers") };
-    ctrl_buf.zero_prefix(gpu, 2 * ctrl::WORDS as usize)?;
-    status.zero_prefix(gpu, 4 * tiles)?;
+    // Words of u32: the control block's, then two u64 status words per tile, zeroed by
+    // one memset.
+    let ctrl_words = 2 * ctrl::WORDS as usize;
+    let mut scratch = Scratch::take(gpu, &[ctrl_words + 4 * tiles])?;
+    let words = &mut scratch.bufs[0];
+    words.zero_prefix(gpu, ctrl_words + 4 * tiles)?;
     let cfg = blocks(tiles as u64, rk::BLOCK, rk::SMEM)?;
-    let (ctrl_ptr, status_ptr) = (ctrl_buf.dev_ptr().cast(), status.dev_ptr().cast());
+    let ctrl_ptr: DevPtr<u64> = words.dev_ptr().cast();
+    let status_ptr = DevPtr::from_addr(words.ptr() + 4 * ctrl_words as u64);
+    let inf = if K::KEY_ORDER == BitOrder::Float {
+        kernels::key::float_inf_bits(8 * size_of::<K>() as u32, K::MANTISSA_BITS)
+    } else {
+        0
+    };
     // The kernels move a primitive key as the unsigned word of its width.
     fn launch<W: RunKernels>(gpu: &Gpu, cfg: LaunchConfig, p: Encode<W>) -> Result<()> {
         gpu.launch(W::ENCODE, cfg, &p)
@@ -109,7 +118,7 @@ fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer
             Encode::<$w> {
                 keys: keys.dev_ptr().cast(),
                 n: n as u64,
-                float: (K::KEY_ORDER == BitOrder::Float) as u32,
+                inf: inf as $w,
                 backoff: rk::BACKOFF_NS,
                 wide_counts: matches!(counts, Counts::U64(_)) as u32,
                 ctrl: ctrl_ptr,
@@ -123,12 +132,14 @@ fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer
         };
     }
     match size_of::<K>() {
+        1 => launch(gpu, cfg, params!(u8))?,
+        2 => launch(gpu, cfg, params!(u16))?,
         4 => launch(gpu, cfg, params!(u32))?,
         _ => launch(gpu, cfg, params!(u64))?,
     }
-    let mut words = [0u32; 2];
-    ctrl_buf.read_at(gpu, 2 * ctrl::RUNS as usize, &mut words)?;
-    let runs = u64::from_le_bytes(bytemuck::cast(words)) as usize;
+    let mut count = [0u32; 2];
+    words.read_at(gpu, 2 * ctrl::RUNS as usize, &mut count)?;
+    let runs = u64::from_le_bytes(bytemuck::cast(count)) as usize;
     if runs == 0 || runs > n {
         return Err(Error::BadArgument(format!("run-length encoding: {runs} runs of {n} keys (a bug: please report)")));
     }
@@ -136,33 +147,17 @@ fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer
 }
 
 /// A copy of `keys` in which every float is its canonical value (every NaN the
-/// positive quiet NaN, `-0.0` as `+0.0`: [`kernels::runs::canonical`]), so that IEEE
-/// total order on the copy is numpy's comparison of the keys (NaNs above `+inf` and
-/// all equal, both zeros equal). Integer keys are copied as they are. Queued, not
-/// waited for.
+/// positive quiet NaN, `-0.0` as `+0.0`: [`super::nan::canonical_copy_as`] with
+/// [`CanonicalNan::Quiet`]), so that IEEE total order on the copy is numpy's
+/// comparison of the keys (NaNs above `+inf` and all equal, both zeros equal), and the
+/// NaN `unique` returns is the quiet one. Integer keys are copied as they are. Queued,
+/// not waited for.
 pub fn canonical_copy<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<K>> {
-    // The copy kernels move 4- and 8-byte words.
-    crate::element::narrow_refusal::<K>("the GPU canonical copy (unique, searchsorted)")?;
-    let n = keys.len();
-    let mut copy = gpu.alloc::<K>(n)?;
-    if n == 0 {
-        return Ok(copy);
+    if K::KEY_ORDER == BitOrder::Float {
+        return super::nan::canonical_copy_as(gpu, keys, CanonicalNan::Quiet);
     }
-    if K::KEY_ORDER != BitOrder::Float {
-        copy.copy_from_device(gpu, keys)?;
-        return Ok(copy);
-    }
-    let grid = (n as u64).div_ceil(rk::COPY_BLOCK as u64).min(gpu.info().multiprocessors as u64 * 16);
-    let cfg = blocks(grid, rk::COPY_BLOCK, 0)?;
-    fn launch<W: RunKernels>(gpu: &Gpu, cfg: LaunchConfig, src: u64, dst: u64, n: u64) -> Result<()> {
-        let p = Canonical::<W> { src: DevPtr::from_addr(src), dst: DevPtr::from_addr(dst), n };
-        gpu.launch(W::CANONICAL, cfg, &p)
-    }
-    let (src, dst) = (keys.ptr(), copy.ptr());
-    match size_of::<K>() {
-        4 => launch::<u32>(gpu, cfg, src, dst, n as u64)?,
-        _ => launch::<u64>(gpu, cfg, src, dst, n as u64)?,
-    }
+    let mut copy = gpu.alloc::<K>(keys.len())?;
+    copy.copy_from_device(gpu, keys)?;
     Ok(copy)
 }
 
@@ -172,7 +167,6 @@ pub fn canonical_copy<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<Devic
 /// and both zeros one value), sorted by the radix sort, then run-length encoded.
 /// `keys` is not modified. At most `u32::MAX` keys.
 pub fn unique_counts<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-    crate::element::narrow_refusal::<K>("the GPU unique")?;
     let n = keys.len();
     Error::check_u32_indices("unique", n)?;
     if n == 0 {

@@ -2,7 +2,7 @@
 //! that come before it (`kernels/src/searchsorted/` describes the kernels).
 //!
 //! Sorted queries ([`QueryOrder::Sorted`]): one partition launch (a warp per merge
-//! tile of 4,096 keys and queries) and one merge launch; every key and query is read
+//! tile of 8,192 keys and queries) and one merge launch; every key and query is read
 //! once. Unsorted queries: one launch, a binary search per query whose top 11 levels
 //! sit in shared memory. No wait for the device.
 use cudarc::driver::LaunchConfig;
@@ -72,7 +72,6 @@ pub fn searchsorted_into<K: Key>(
     order: QueryOrder,
     out: &mut DeviceBuffer<u64>,
 ) -> Result<()> {
-    crate::element::narrow_refusal::<K>("the GPU searchsorted")?;
     let (n, m) = (sorted.len() as u64, queries.len() as u64);
     if (out.len() as u64) < m {
         return Err(Error::BadArgument(format!("searchsorted of {m} queries into a buffer of {}", out.len())));
@@ -88,8 +87,12 @@ pub fn searchsorted_into<K: Key>(
     let masks = K::KEY_ORDER.masks(8 * size_of::<K>() as u32, false);
     // The kernels move a primitive key as the unsigned word of its width.
     match (size_of::<K>(), order) {
+        (1, QueryOrder::Sorted) => merge::<u8>(gpu, &args, masks)?,
+        (2, QueryOrder::Sorted) => merge::<u16>(gpu, &args, masks)?,
         (4, QueryOrder::Sorted) => merge::<u32>(gpu, &args, masks)?,
         (_, QueryOrder::Sorted) => merge::<u64>(gpu, &args, masks)?,
+        (1, QueryOrder::Unsorted) => search::<u8>(gpu, &args, masks)?,
+        (2, QueryOrder::Unsorted) => search::<u16>(gpu, &args, masks)?,
         (4, QueryOrder::Unsorted) => search::<u32>(gpu, &args, masks)?,
         (_, QueryOrder::Unsorted) => search::<u64>(gpu, &args, masks)?,
     }
@@ -119,6 +122,8 @@ fn merge<W: SearchKernels>(gpu: &Gpu, a: &Args, (pos, neg): (u64, u64)) -> Resul
     gpu.launch(W::PARTITION, blocks(count.div_ceil(warps_per_block), sk::PARTITION_BLOCK, 0)?, &p)?;
     let p = Merge { sorted, n: a.n, queries, m: a.m, pos, neg, right: a.right, splits, out: DevPtr::from_addr(a.out) };
     let smem = sk::TILE * W::BYTES;
+    // 8-byte keys take 64 KiB, past the default limit.
+    gpu.set_max_dynamic_smem(W::MERGE.name(), smem)?;
     gpu.launch(W::MERGE, blocks(tiles, sk::MERGE_BLOCK, smem)?, &p)?;
     drop(scratch);
     Ok(())

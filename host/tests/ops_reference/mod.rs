@@ -39,7 +39,7 @@ macro_rules! int_key {
         }
     )*};
 }
-int_key!(u32, i32, u64, i64);
+int_key!(u32, i32, u64, i64, u16, i16, u8, i8);
 
 macro_rules! float_key {
     ($($t:ty, $bits:ty),*) => {$(
@@ -59,6 +59,26 @@ macro_rules! float_key {
     )*};
 }
 float_key!(f32, u32, f64, u64);
+
+macro_rules! half_key {
+    ($($t:ty),*) => {$(
+        impl RefKey for $t {
+            fn ref_eq(&self, other: &Self) -> bool { self == other || (self.is_nan() && other.is_nan()) }
+            fn ref_cmp(&self, other: &Self) -> Ordering { self.total_cmp(other) }
+            fn numpy_value(self) -> Self {
+                if self.is_nan() { <$t>::NAN } else if self.to_f32() == 0.0 { <$t>::ZERO } else { self }
+            }
+            fn from_small(v: i64) -> Self { <$t>::from_f32(v as f32 / 4.0) }
+            fn specials() -> Vec<Self> {
+                let payload = <$t>::from_bits(<$t>::NAN.to_bits() | 3);
+                vec![<$t>::ZERO, <$t>::NEG_ZERO, <$t>::NAN, -<$t>::NAN, payload, -payload, <$t>::INFINITY,
+                     <$t>::NEG_INFINITY, <$t>::MIN, <$t>::MAX, <$t>::MIN_POSITIVE, -<$t>::MIN_POSITIVE,
+                     <$t>::ONE, -<$t>::ONE]
+            }
+        }
+    )*};
+}
+half_key!(host::f16, host::bf16);
 
 /// Each run of adjacent equal keys: its first key and its length, by a loop.
 pub fn runs<K: RefKey>(keys: &[K]) -> (Vec<K>, Vec<u32>) {

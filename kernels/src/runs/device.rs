@@ -6,10 +6,10 @@ use crate::block::tile::{load_striped, warp_striped};
 use crate::block::unroll;
 use crate::gpu;
 
-/// `__shfl_up_sync` of a key word: one shuffle for 32-bit words, two for 64-bit.
+/// `__shfl_up_sync` of a key word: one shuffle for words of up to 4 bytes, two for 8.
 #[inline(always)]
 fn shfl_up<W: Word>(v: W, delta: u32) -> W {
-    if W::BYTES == 4 {
+    if W::BYTES <= 4 {
         W::from_u64(gpu::shfl_up_u32(v.to_u64() as u32, delta) as u64)
     } else {
         W::from_u64(gpu::shfl_up_u64(v.to_u64(), delta))
@@ -19,19 +19,11 @@ fn shfl_up<W: Word>(v: W, delta: u32) -> W {
 /// `__shfl_sync` of a key word.
 #[inline(always)]
 fn shfl_idx<W: Word>(v: W, lane: u32) -> W {
-    if W::BYTES == 4 {
+    if W::BYTES <= 4 {
         W::from_u64(gpu::shfl_idx_u32(v.to_u64() as u32, lane) as u64)
     } else {
         W::from_u64(gpu::shfl_idx_u64(v.to_u64(), lane))
     }
-}
-
-/// The carry of the heads of one warp-striped item of a warp: `mask` (one bit a lane)
-/// at tile offset `base` of its lane 0.
-#[inline(always)]
-fn item_carry(mask: u32, base: u64) -> Carry {
-    let last = if mask != 0 { base + (31 - mask.leading_zeros()) as u64 + 1 } else { 0 };
-    Carry { runs: mask.count_ones() as u64, last }
 }
 
 /// The carry of the tiles `next - 1 - lane` and before, of lanes `0..=upto` (nearest
@@ -132,15 +124,18 @@ unsafe fn write_count(out: *mut u32, wide: u32, r: usize, len: u64) {
 /// Flags the heads of one tile, finds the carry before it, and writes its runs.
 #[inline(always)]
 pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
-    let Encode { keys, n, float, backoff, wide_counts, ctrl, status: words, out_keys, out_counts } = p;
+    let Encode { keys, n, inf, backoff, wide_counts, ctrl, status: words, out_keys, out_counts } = p;
     let (keys, ctrl, words) = (keys.get(), ctrl.get(), words.get());
     let (out_keys, out_counts) = (out_keys.get(), out_counts.get());
-    let float = float != 0;
     let base = gpu::smem_base();
     let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
     let warp = tid / WARP;
-    // Shared memory: [0] tile id, [16..32] the tile's exclusive carry, [32..] the warps'.
-    let warp_slot = |w: u32| base + 32 + 16 * w;
+    // Shared memory: [0] tile id, [16..32] the tile's exclusive carry, [32..] the warps'
+    // carries, then each warp's head masks (one word an item: kept across the
+    // look-back in shared memory, not in registers).
+    let warp_slot = |w: u32| base + 32 + 8 * w;
+    let mask_slot = |j: usize| base + 32 + 8 * WARPS + 4 * (warp * I as u32 + j as u32);
+    let item_base = |j: usize| warp_striped(warp, j as u32, 0, I as u32); // tile offset
     unsafe {
         if tid == 0 {
             gpu::sts_u32(base, gpu::atomic_add_u32((ctrl as *mut u32).add(ctrl::TILE_COUNTER as usize), 1));
@@ -150,7 +145,7 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
         let tile_len = BLOCK * I as u32;
         let start = tile as u64 * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
-        let warp_first = warp_striped(warp, 0, 0, I as u32);
+        let warp_first = item_base(0);
         // The key before the warp's first (lane 0 only), loaded with the tile so that
         // no ballot waits for it.
         let g0 = start + warp_first as u64;
@@ -160,34 +155,36 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
         }
         let ks = load_striped::<K, I>(keys, start, valid);
 
-        // Pass 1: heads, one bit an item, and the warp's carry.
-        let mut heads = 0u32;
-        let mut carry = Carry::default();
+        // Pass 1: one ballot of heads per item (warp-uniform masks), and the warp's
+        // carry from them.
+        let mut carry = TileCarry::default();
         let mut prev_last = before; // lane 31's key of the previous item
         unroll::<I>(|j| {
             let up = shfl_up(ks[j], 1);
             let prev = if lane == 0 { prev_last } else { up };
-            let o = warp_striped(warp, j as u32, lane, I as u32);
-            let g = start + o as u64;
-            let head = o < valid && (g == 0 || !same(ks[j], prev, float));
-            heads |= (head as u32) << j;
-            let item_base = start + warp_striped(warp, j as u32, 0, I as u32) as u64;
-            carry = carry.then(item_carry(gpu::ballot(head), item_base));
+            let o = item_base(j) + lane;
+            let head = o < valid && ((start == 0 && o == 0) || !same(ks[j], prev, inf));
+            let mask = gpu::ballot(head);
+            if lane == 0 {
+                gpu::sts_u32(mask_slot(j), mask);
+            }
+            carry = carry.then(TileCarry::of_item(mask, item_base(j)));
             prev_last = shfl_idx(ks[j], WARP - 1);
         });
         if lane == 0 {
-            gpu::sts_u64(warp_slot(warp), carry.runs);
-            gpu::sts_u64(warp_slot(warp) + 8, carry.last);
+            gpu::sts_u32(warp_slot(warp), carry.runs);
+            gpu::sts_u32(warp_slot(warp) + 4, carry.last);
         }
         gpu::sync_threads();
 
         // The tile's carry (warp 0): the warps' carries in order, then the look-back.
         if warp == 0 {
-            let mut tile_carry = Carry::default();
+            let mut tile_carry = TileCarry::default();
             for w in 0..WARPS {
-                let c = Carry { runs: gpu::lds_u64(warp_slot(w)), last: gpu::lds_u64(warp_slot(w) + 8) };
-                tile_carry = tile_carry.then(c);
+                tile_carry = tile_carry
+                    .then(TileCarry { runs: gpu::lds_u32(warp_slot(w)), last: gpu::lds_u32(warp_slot(w) + 4) });
             }
+            let tile_carry = tile_carry.global(start);
             let my_status = words.add(2 * tile as usize);
             let publish = |flag: u64, c: Carry| {
                 let [a, b] = status::pack(flag, c);
@@ -226,41 +223,34 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
         if carry.runs == 0 {
             return; // warp-uniform: no head in this warp
         }
-        let mut run = Carry { runs: gpu::lds_u64(base + 16), last: gpu::lds_u64(base + 24) };
+        let before_tile = Carry { runs: gpu::lds_u64(base + 16), last: gpu::lds_u64(base + 24) };
+        let mut run = TileCarry::default(); // the tile's heads before this item
         for w in 0..warp {
-            run = run.then(Carry { runs: gpu::lds_u64(warp_slot(w)), last: gpu::lds_u64(warp_slot(w) + 8) });
+            run = run.then(TileCarry { runs: gpu::lds_u32(warp_slot(w)), last: gpu::lds_u32(warp_slot(w) + 4) });
         }
         let below = gpu::lanemask_lt();
         unroll::<I>(|j| {
-            let head = heads >> j & 1 != 0;
-            let mask = gpu::ballot(head);
-            let item_base = start + warp_striped(warp, j as u32, 0, I as u32) as u64;
-            if head {
+            let mask = gpu::lds_u32(mask_slot(j));
+            if mask >> lane & 1 != 0 {
                 let lower = mask & below;
-                let r = run.runs + lower.count_ones() as u64;
-                let g = item_base + lane as u64;
+                let r = before_tile.runs + (run.runs + lower.count_ones()) as u64;
+                let o = item_base(j) + lane;
+                let g = start + o as u64;
                 // Read again (an L1 or L2 hit) rather than kept in registers across the
-                // look-back: holding the tile's keys until here spilled (ptxas, sm_90).
+                // look-back.
                 *out_keys.add(r as usize) = *keys.add(g as usize);
                 if r > 0 {
-                    let prev = if lower != 0 { item_base + (31 - lower.leading_zeros()) as u64 } else { run.last - 1 };
+                    let prev = if lower != 0 {
+                        start + (item_base(j) + 31 - lower.leading_zeros()) as u64
+                    } else if run.last != 0 {
+                        start + run.last as u64 - 1
+                    } else {
+                        before_tile.last - 1
+                    };
                     write_count(out_counts, wide_counts, r as usize - 1, g - prev);
                 }
             }
-            run = run.then(item_carry(mask, item_base));
+            run = run.then(TileCarry::of_item(mask, item_base(j)));
         });
-    }
-}
-
-/// `dst[i] = canonical(src[i])`, grid-stride.
-#[inline(always)]
-pub unsafe fn canonical_copy<K: Word>(p: Canonical<K>) {
-    let Canonical { src, dst, n } = p;
-    let (src, dst) = (src.get(), dst.get());
-    let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;
-    let mut i = gpu::global_idx();
-    while i < n {
-        unsafe { *dst.add(i as usize) = canonical(*src.add(i as usize)) };
-        i += stride;
     }
 }

@@ -4,36 +4,37 @@
 //!
 //! `runs_encode` reads every key once. Each block takes a tile id from an atomic
 //! counter, flags the *heads* of its keys (the first key, and every key not equal to
-//! the one before it: [`same`]), and finds, by a decoupled look-back over the status
-//! words of the earlier tiles ([`status`]), how many runs start before the tile and
-//! where the last of them starts ([`Carry`]). Then the head with global rank `r` at
-//! index `i` writes `out_keys[r] = keys[i]` and the length of run `r - 1`,
-//! `i - start(r - 1)`: the previous head is in the same warp, an earlier warp of the
-//! tile, or given by the look-back. The tile holding the last key also writes the
-//! length of the last run and the number of runs ([`ctrl::RUNS`]), the one value the
-//! host reads back.
+//! the one before it: [`same`]) one ballot per warp-striped item, and finds, by a
+//! decoupled look-back over the status words of the earlier tiles ([`status`]), how
+//! many runs start before the tile and where the last of them starts ([`Carry`]).
+//! Inside a tile, counts and offsets are `u32` ([`TileCarry`]); only the tile's carry
+//! is 64-bit. Then the head with global rank `r` at index `i` writes
+//! `out_keys[r] = keys[i]` and the length of run `r - 1`, `i - start(r - 1)`: the
+//! previous head is in the same item, an earlier item or warp of the tile, or given by
+//! the look-back. The tile holding the last key also writes the length of the last run
+//! and the number of runs ([`ctrl::RUNS`]), the one value the host reads back.
 //!
 //! Equality: integers compare their bits. Floats compare their [`canonical`] bits:
 //! `-0.0 == +0.0` and every NaN equals every NaN (numpy's `equal_nan=True`), so a
 //! sorted run of `-0.0, +0.0` is one run; `torch.unique_consecutive` instead uses `==`
-//! and makes each NaN its own run. `runs_canonical` writes the canonical keys (for
-//! `unique`, which sorts a canonical copy so that NaNs of both signs meet).
-use crate::key::Word;
+//! and makes each NaN its own run. The canonical copy `unique` sorts is
+//! `crate::nan`'s, with the quiet NaN.
+use crate::key::{Word, float_inf_bits};
+use crate::nan::{canonical_raw, quiet_nan_bits};
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-/// Threads per block of the encoding kernel.
-pub const BLOCK: u32 = 512;
-/// Keys per thread of 4-byte keys (warp-striped: coalesced loads; `(warp, item, lane)`
-/// is index order), and of 8-byte keys: 32 and 64 KiB tiles. 16 and 24 items measured
-/// alike for 2^26 sorted u32 (0.32 and 0.31 ms, H100, 2026-11-27; docs/history.md,
-/// "Unique, run-length encoding, searchsorted"); with the look-back's sleep parameter
-/// and the `u64` counts, 24 spilled 136 bytes under the 64-register bound, 16 spills 8.
-pub const ITEMS_32: usize = 16;
-pub const ITEMS_64: usize = 16;
+/// Threads per block of the encoding kernel: 256, four blocks per SM (512 threads and
+/// two blocks per SM left the memory idle while both tiles of an SM waited for their
+/// look-backs: docs/history.md, "Unique, run-length encoding, searchsorted").
+pub const BLOCK: u32 = 256;
+/// Keys per thread (warp-striped: coalesced loads; `(warp, item, lane)` is index
+/// order), every key width: 4,096-key tiles.
+pub const ITEMS: usize = 16;
 
-/// Keys per tile of keys of `bytes` bytes.
+/// Keys per tile of keys of `bytes` bytes (the same for every width).
 pub const fn tile(bytes: u32) -> u32 {
-    BLOCK * if bytes == 4 { ITEMS_32 } else { ITEMS_64 } as u32
+    let _ = bytes;
+    BLOCK * ITEMS as u32
 }
 
 /// Predecessor tiles each look-back round reads at once (per lane: `LOOK_BACK / 32`),
@@ -42,16 +43,15 @@ pub const LOOK_BACK: u32 = 128;
 /// Warps per block.
 pub const WARPS: u32 = BLOCK / crate::block::WARP;
 /// Shared memory of the encoding kernel: the tile id and the tile's exclusive carry
-/// (16 bytes), then each warp's carry (two `u64`s a warp).
-pub const SMEM: u32 = 32 + 16 * WARPS;
+/// (32 bytes), each warp's carry (two `u32`s a warp), then each warp's head masks
+/// (one `u32` an item).
+pub const SMEM: u32 = 32 + 8 * WARPS + 4 * WARPS * ITEMS as u32;
 /// The look-back's sleep between reads of unpublished predecessors (ns; 0: spin), as
 /// CUB's look-back can back off. Tried against spinning warps' status reads taking L2
 /// bandwidth from the key loads (ncu: L2 traffic twice the DRAM traffic): 0, 32, 64 and
 /// 256 ns measured alike (2^26 sorted i32 with counts through Python: 0.45-0.48 ms,
 /// torch 0.40-0.43 ms, H100, 2026-11-27), so the default spins.
 pub const BACKOFF_NS: u32 = 0;
-/// Threads per block of the canonicalising copy.
-pub const COPY_BLOCK: u32 = 256;
 
 crate::params::kernel_params! {
     /// `runs_encode`: the heads of `keys[0..n]` and the lengths of their runs (see the
@@ -59,8 +59,9 @@ crate::params::kernel_params! {
     pub struct Encode<K> {
         pub keys: DevPtr<K>,
         pub n: u64,
-        /// Nonzero for float keys: equality of [`canonical`] bits.
-        pub float: u32,
+        /// Float keys: the bits of their `+inf` ([`float_inf_bits`]), equality of
+        /// [`canonical`] bits; 0 for integer keys (equality of bits).
+        pub inf: K,
         /// Nanoseconds a look-back that finds a predecessor unpublished sleeps before
         /// reading again (0: it spins).
         pub backoff: u32,
@@ -80,51 +81,45 @@ crate::params::kernel_params! {
     entries encode_entry;
 }
 
-crate::params::kernel_params! {
-    /// `runs_canonical`: `dst[i] = canonical(src[i])` (grid-stride).
-    pub struct Canonical<K> {
-        pub src: DevPtr<K>,
-        pub dst: DevPtr<K>,
-        pub n: u64,
-    }
-    /// Declares an entry taking [`Canonical`].
-    entries canonical_entry;
-}
-
 /// The run entries of one key word type.
 pub trait RunKernels: Word {
     const ENCODE: Kernel<Encode<Self>>;
-    /// For float keys of this width.
-    const CANONICAL: Kernel<Canonical<Self>>;
 }
 
 macro_rules! run_entries {
-    ($k:ty, $suffix:ident, $items:expr) => {
+    ($k:ty, $suffix:ident) => {
         paste::paste! {
-            encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, { $items }>(p));
-            canonical_entry!([<runs_canonical_ $suffix>] { K = $k } |p| device::canonical_copy::<$k>(p));
+            encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, { ITEMS }>(p));
             impl RunKernels for $k {
                 const ENCODE: Kernel<Encode<$k>> = [<runs_encode_ $suffix>];
-                const CANONICAL: Kernel<Canonical<$k>> = [<runs_canonical_ $suffix>];
             }
         }
     };
 }
-run_entries!(u32, k32, ITEMS_32);
-run_entries!(u64, k64, ITEMS_64);
+run_entries!(u8, k8);
+run_entries!(u16, k16);
+run_entries!(u32, k32);
+run_entries!(u64, k64);
 
 /// Every run entry.
 pub const KERNELS: &[EntryLayout] = &[
+    <u8 as RunKernels>::ENCODE.layout(),
+    <u16 as RunKernels>::ENCODE.layout(),
     <u32 as RunKernels>::ENCODE.layout(),
-    <u32 as RunKernels>::CANONICAL.layout(),
     <u64 as RunKernels>::ENCODE.layout(),
-    <u64 as RunKernels>::CANONICAL.layout(),
 ];
 
-/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): two blocks per SM keep enough loads
-/// in flight for a pass bound by reading the keys.
-pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
-    &[(<u32 as RunKernels>::ENCODE.name(), BLOCK, 2), (<u64 as RunKernels>::ENCODE.name(), BLOCK, 2)];
+/// Blocks per SM of the encoding (see [`crate::LAUNCH_BOUNDS`]): four tiles in flight
+/// per SM, so that some load while others wait for their look-backs.
+pub const BLOCKS_PER_SM: u32 = 4;
+
+/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]).
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    (<u8 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
+    (<u16 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
+    (<u32 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
+    (<u64 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
+];
 
 /// The control block, in `u64` words. Zeroed before each encoding.
 pub mod ctrl {
@@ -141,36 +136,31 @@ pub const fn tiles(n: u64, bytes: u32) -> u64 {
     n.div_ceil(tile(bytes) as u64)
 }
 
-/// The canonical bits of a `width`-bit float's raw bits `raw`: every NaN becomes the
-/// quiet NaN with no payload and a clear sign (`f32::NAN`, `f64::NAN`), `-0.0` becomes
-/// `+0.0`, every other value stays. Two floats are the same value for the run
-/// operations when their canonical bits are equal.
+/// The canonical bits of a `width`-bit (32 or 64) float's raw bits `raw`: every NaN
+/// becomes the quiet NaN with no payload and a clear sign (`f32::NAN`, `f64::NAN`),
+/// `-0.0` becomes `+0.0`, every other value stays ([`crate::nan::canonical_raw`]).
+/// Two floats are the same value for the run operations when their canonical bits are
+/// equal.
 #[inline(always)]
 pub const fn canonical_bits(raw: u64, width: u32) -> u64 {
     let mant_bits = if width == 32 { 23 } else { 52 };
-    let sign = 1u64 << (width - 1);
-    let inf = (sign - 1) >> mant_bits << mant_bits; // all exponent bits
-    let abs = raw & (sign - 1);
-    if abs > inf {
-        inf | 1 << (mant_bits - 1)
-    } else if abs == 0 {
-        0
-    } else {
-        raw
-    }
+    canonical_raw(raw, width, float_inf_bits(width, mant_bits), quiet_nan_bits(width, mant_bits))
 }
 
-/// [`canonical_bits`] of a key word (its width from its type).
+/// The canonical bits of a key word whose float format has `+inf` bits `inf`
+/// ([`canonical_bits`] for any width; the NaN written is `inf + 1`, any NaN does for
+/// equality).
 #[inline(always)]
-pub fn canonical<W: Word>(raw: W) -> W {
-    W::from_u64(canonical_bits(raw.to_u64(), 8 * W::BYTES))
+pub fn canonical<W: Word>(raw: W, inf: W) -> W {
+    let inf = inf.to_u64();
+    W::from_u64(canonical_raw(raw.to_u64(), 8 * W::BYTES, inf, inf + 1))
 }
 
-/// Whether two adjacent keys belong to one run: equal bits, or for floats
-/// (`float`) equal [`canonical`] bits.
+/// Whether two adjacent keys belong to one run: equal bits, or for floats (`inf`
+/// nonzero: their `+inf` bits) equal [`canonical`] bits.
 #[inline(always)]
-pub fn same<W: Word + PartialEq>(a: W, b: W, float: bool) -> bool {
-    if float { canonical(a) == canonical(b) } else { a == b }
+pub fn same<W: Word + PartialEq>(a: W, b: W, inf: W) -> bool {
+    if inf.to_u64() != 0 { canonical(a, inf) == canonical(b, inf) } else { a == b }
 }
 
 /// What a stretch of keys (a warp's, a tile's, all tiles' before one) tells the keys
@@ -188,6 +178,36 @@ impl Carry {
     #[inline(always)]
     pub const fn then(self, later: Carry) -> Carry {
         Carry { runs: self.runs + later.runs, last: if later.last != 0 { later.last } else { self.last } }
+    }
+}
+
+/// A [`Carry`] inside one tile: offsets from the tile's first key (`last`: the last
+/// head's offset + 1, 0 for none), in `u32`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileCarry {
+    pub runs: u32,
+    pub last: u32,
+}
+
+impl TileCarry {
+    /// See [`Carry::then`].
+    #[inline(always)]
+    pub const fn then(self, later: TileCarry) -> TileCarry {
+        TileCarry { runs: self.runs + later.runs, last: if later.last != 0 { later.last } else { self.last } }
+    }
+
+    /// The carry of one item's heads: `mask` (one bit a lane) of 32 keys starting at
+    /// tile offset `base`.
+    #[inline(always)]
+    pub const fn of_item(mask: u32, base: u32) -> TileCarry {
+        let last = if mask != 0 { base + (31 - mask.leading_zeros()) + 1 } else { 0 };
+        TileCarry { runs: mask.count_ones(), last }
+    }
+
+    /// As a [`Carry`] of the tile starting at key `start`.
+    #[inline(always)]
+    pub const fn global(self, start: u64) -> Carry {
+        Carry { runs: self.runs as u64, last: if self.last != 0 { start + self.last as u64 } else { 0 } }
     }
 }
 

@@ -8,11 +8,16 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
+/// The `inf` parameter of `f64` keys (`float`) or integer keys.
+fn inf_of(float: bool) -> u64 {
+    if float { f64::INFINITY.to_bits() } else { 0 }
+}
+
 /// Runs by a simple loop: each run's first key and its length.
 fn reference(keys: &[u64], float: bool) -> (Vec<u64>, Vec<u32>) {
     let (mut heads, mut counts): (Vec<u64>, Vec<u32>) = (Vec::new(), Vec::new());
     for (i, &k) in keys.iter().enumerate() {
-        if i > 0 && same(k, keys[i - 1], float) {
+        if i > 0 && same(k, keys[i - 1], inf_of(float)) {
             *counts.last_mut().unwrap() += 1;
         } else {
             heads.push(k);
@@ -23,25 +28,24 @@ fn reference(keys: &[u64], float: bool) -> (Vec<u64>, Vec<u32>) {
 }
 
 /// The encoding as the kernel does it, with tiles of `tile` keys made of items of 32
-/// lanes: heads, item carries folded into the tile's, the tiles' published through
-/// their status words (taken back in any order of completion), then the writes of
-/// each head.
+/// lanes: heads, item carries (tile offsets, [`TileCarry`]) folded into the tile's,
+/// the tiles' published through their status words, then the writes of each head.
 fn simulate(keys: &[u64], float: bool, tile: usize) -> (Vec<u64>, Vec<u32>) {
     let n = keys.len();
     let tiles = n.div_ceil(tile);
     let mut out_keys = std::vec![u64::MAX; n];
     let mut out_counts = std::vec![u32::MAX; n];
-    let head = |g: usize| g == 0 || !same(keys[g], keys[g - 1], float);
+    let head = |g: usize| g == 0 || !same(keys[g], keys[g - 1], inf_of(float));
     let mut words = std::vec![[0u64; 2]; tiles];
     let mut runs = 0;
     for t in 0..tiles {
         let (start, end) = (t * tile, ((t + 1) * tile).min(n));
-        let mut tile_carry = Carry::default();
+        let mut in_tile = TileCarry::default();
         for item in (start..end).step_by(32) {
             let mask = (0..32).filter(|&l| item + l < end && head(item + l)).fold(0u32, |m, l| m | 1 << l);
-            let last = if mask != 0 { item as u64 + (31 - mask.leading_zeros()) as u64 + 1 } else { 0 };
-            tile_carry = tile_carry.then(Carry { runs: mask.count_ones() as u64, last });
+            in_tile = in_tile.then(TileCarry::of_item(mask, (item - start) as u32));
         }
+        let tile_carry = in_tile.global(start as u64);
         words[t] = status::pack(status::AGGREGATE, tile_carry);
         // The look-back: nearest first, aggregates until an inclusive prefix.
         let mut before = Carry::default();
@@ -122,6 +126,18 @@ fn canonical_bits_of_f32_and_f64() {
     for nan in [f64::NAN.to_bits(), (-f64::NAN).to_bits(), 0x7ff0_0000_0000_0001, u64::MAX] {
         assert_eq!(canonical_bits(nan, 64), f64::NAN.to_bits(), "{nan:#x}");
     }
+}
+
+/// The equality of 16-bit floats takes their format's `+inf`: `f16`'s `0x7c01` is a
+/// NaN (equal to every NaN), `bf16`'s is a finite value.
+#[test]
+fn sixteen_bit_float_equality_by_format() {
+    let (f16_inf, bf16_inf) = (0x7c00u16, 0x7f80u16);
+    assert!(same(0x7c01u16, 0xfe00, f16_inf));
+    assert!(!same(0x7c01u16, 0xfe00, bf16_inf));
+    assert!(same(0x8000u16, 0, bf16_inf) && same(0x8000u16, 0, f16_inf));
+    assert!(!same(0x8000u16, 0, 0), "integers compare bits");
+    assert!(same(0xffu8, 0xff, 0) && !same(1u8, 2, 0));
 }
 
 #[test]

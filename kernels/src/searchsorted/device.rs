@@ -48,16 +48,13 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
     unsafe {
         let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
         let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
-        // Every load of the tile (keys and queries) before any shared-memory store.
+        // Every key load of the tile before any shared-memory store; the queries are
+        // loaded after the barrier (not held in registers with the keys).
         let mut ks = [K::ZERO; I];
-        let mut qs = [K::ZERO; I];
         unroll::<I>(|j| {
             let x = j as u32 * MERGE_BLOCK + tid;
             if x < kn {
                 ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
-            }
-            if x < qn {
-                qs[j] = ord_at(queries, q0 + x as u64, pos, neg);
             }
         });
         unroll::<I>(|j| {
@@ -67,6 +64,13 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
             }
         });
         gpu::sync_threads();
+        let mut qs = [K::ZERO; I];
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn {
+                qs[j] = ord_at(queries, q0 + x as u64, pos, neg);
+            }
+        });
         unroll::<I>(|j| {
             let x = j as u32 * MERGE_BLOCK + tid;
             if x < qn {

@@ -11,8 +11,8 @@
 //!    search: [`crate::search::many_way_search`]), into `splits[t]`.
 //! 2. `searchsorted_merge`: block `t` owns the keys `splits[t]..splits[t + 1]` and the
 //!    queries between the same diagonals ([`TILE`] of both together). It loads its keys
-//!    into shared memory; each query's answer is the block's first key index plus a
-//!    binary search among them.
+//!    into shared memory, then its queries; each query's answer is the block's first
+//!    key index plus a binary search among them.
 //!
 //! Unsorted queries (`searchsorted_search`): a binary search per query. The top levels
 //! of the search (every [`stride`]-th key, [`SAMPLE`] of them) sit in shared memory,
@@ -22,10 +22,14 @@
 use crate::key::Word;
 use crate::params::{DevPtr, EntryLayout, Kernel};
 
-/// Threads per block of the merge kernel.
-pub const MERGE_BLOCK: u32 = 256;
+/// Threads per block of the merge kernel: 512, two blocks per SM ([`LAUNCH_BOUNDS`]),
+/// 8,192-element tiles (256 threads: 4,096, twice the splits to search, 84 us of the
+/// 0.41 ms of 2^24 queries in 2^26 u32 keys, H100, 2026-11-27).
+pub const MERGE_BLOCK: u32 = 512;
 /// Merge elements (keys and queries together) per thread.
 pub const MERGE_ITEMS: u32 = 16;
+/// Blocks per SM of the merge kernel (a 64-register bound).
+pub const MERGE_BLOCKS_PER_SM: u32 = 2;
 /// Merge elements per block: at most this many keys sit in its shared memory.
 pub const TILE: u32 = MERGE_BLOCK * MERGE_ITEMS;
 /// Threads per block of the partition kernel (one warp per split).
@@ -113,17 +117,33 @@ macro_rules! search_entries {
         }
     };
 }
+search_entries!(u8, k8);
+search_entries!(u16, k16);
 search_entries!(u32, k32);
 search_entries!(u64, k64);
 
 /// Every searchsorted entry.
 pub const KERNELS: &[EntryLayout] = &[
+    <u8 as SearchKernels>::PARTITION.layout(),
+    <u8 as SearchKernels>::MERGE.layout(),
+    <u8 as SearchKernels>::SEARCH.layout(),
+    <u16 as SearchKernels>::PARTITION.layout(),
+    <u16 as SearchKernels>::MERGE.layout(),
+    <u16 as SearchKernels>::SEARCH.layout(),
     <u32 as SearchKernels>::PARTITION.layout(),
     <u32 as SearchKernels>::MERGE.layout(),
     <u32 as SearchKernels>::SEARCH.layout(),
     <u64 as SearchKernels>::PARTITION.layout(),
     <u64 as SearchKernels>::MERGE.layout(),
     <u64 as SearchKernels>::SEARCH.layout(),
+];
+
+/// Launch bounds (see [`crate::LAUNCH_BOUNDS`]).
+pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    (<u8 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u16 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u32 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u64 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
 ];
 
 /// Whether a key with order bits `key` comes before a query with order bits `q`: it

@@ -113,8 +113,12 @@ fn samples_cover_the_keys() {
 fn unclamped_tiles_of_bad_splits_stay_inside() {
     // Splits of unsorted input may decrease (each stays in its `split_range`): the
     // ranges are then empty or at most a tile, and inside the arrays.
-    let (n, m) = (10_000, 10_000);
-    let (k0, kn, q0, qn) = tile_ranges(1, n, m, 50, 10);
+    let t = TILE as u64;
+    let (n, m) = (t + t / 4, t + t / 4);
+    // The largest split of diagonal 1 and the smallest of diagonal 2.
+    let (s0, s1) = (split_range(t, n, m).1, split_range(2 * t, n, m).0);
+    assert!(s1 < s0);
+    let (k0, kn, q0, qn) = tile_ranges(1, n, m, s0, s1);
     assert!(kn == 0 && qn as u64 <= TILE as u64);
     assert!(k0 + kn as u64 <= n && q0 + qn as u64 <= m);
 }
