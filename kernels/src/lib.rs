@@ -33,6 +33,7 @@ pub mod segmented;
 pub mod shared;
 pub mod splitters;
 pub mod topk;
+pub mod wide;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -65,6 +66,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     searchsorted::KERNELS,
     rows::KERNELS,
     nan::KERNELS,
+    wide::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the
