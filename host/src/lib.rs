@@ -191,6 +191,7 @@ mod trace;
 pub mod tuning;
 mod variants;
 mod verify;
+mod wide;
 
 pub use by_key::{Key32, RecordKey};
 /// The cudarc this crate is built on, for [`Gpu::with_stream`] and
@@ -204,6 +205,8 @@ pub use ext::{GpuSliceExt, init_shared_sorter, shared_sorter};
 pub use half::{bf16, f16};
 pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
+/// How a wide key's bytes map to its order words ([`WideKey::LAYOUT`]).
+pub use kernels::wide::WideLayout;
 pub use key_type::KeyType;
 pub use multi_gpu::{Exchange, MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{KeyOrder, NanOrder, Order, SortOptions};
@@ -215,3 +218,4 @@ pub use variants::radix::Index;
 pub use variants::records::KeyField;
 pub use variants::searchsorted::{QueryOrder, Side};
 pub use variants::segmented::SegmentOffset;
+pub use wide::WideKey;

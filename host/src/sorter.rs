@@ -9,6 +9,7 @@ use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
 use crate::variants::searchsorted::{QueryOrder, Side};
 use crate::variants::segmented::SegmentOffset;
+use crate::wide::{self, WideKey};
 use crate::{cpu, variants};
 
 /// Where a sort ran.
@@ -880,6 +881,154 @@ impl Sorter {
         variants::searchsorted::searchsorted(self.require_gpu()?, sorted, queries, side, order)
     }
 
+    /// Sorts wide keys ([`WideKey`]: `u128`, `i128`, byte strings `[u8; N]` compared
+    /// lexicographically) in place, stably, in `opts.order`, and says where it ran.
+    /// On the GPU: an LSD radix sort over the keys' 64-bit order words (see
+    /// `docs/algorithms.md`); on the CPU, a stable parallel sort. Of `opts` only the
+    /// order is used; key bits and variants other than [`Variant::Radix`] (the
+    /// default) are [`Error::Unsupported`]. At most 2^32 - 1 keys.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let sorter = Sorter::with_fallback();
+    /// let mut ids = vec![u128::MAX, 7, 1 << 64, 0];
+    /// sorter.sort_wide(&mut ids, &SortOptions::default())?;
+    /// assert_eq!(ids, [0, 7, 1 << 64, u128::MAX]);
+    /// let mut names = vec![*b"carol\0\0\0", *b"al\0\0\0\0\0\0", *b"bob\0\0\0\0\0"];
+    /// sorter.sort_wide(&mut names, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!(names[0], *b"carol\0\0\0");
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_wide<K: WideKey>(&self, keys: &mut [K], opts: &SortOptions) -> Result<Backend> {
+        check_wide_options::<K>(opts, keys.len())?;
+        match &self.gpu {
+            Some(gpu) => {
+                let mut buf = gpu.upload(keys)?;
+                wide::device::sort(gpu, &mut buf, opts.order)?;
+                buf.copy_to_host(gpu, keys)?;
+            }
+            None => cpu::wide::sort(keys, opts.order),
+        }
+        Ok(self.backend())
+    }
+
+    /// The stable sorting permutation of wide keys (see [`Sorter::sort_wide`]):
+    /// `keys[p[0]], keys[p[1]], ...` is sorted in `opts.order`, equal keys in input
+    /// order.
+    ///
+    /// ```
+    /// let p = host::Sorter::with_fallback().argsort_wide(&[5i128, -(1 << 100), 5, 0], &Default::default())?;
+    /// assert_eq!(p, [1, 3, 0, 2]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn argsort_wide<K: WideKey>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
+        check_wide_options::<K>(opts, keys.len())?;
+        match &self.gpu {
+            Some(gpu) => wide::device::argsort(gpu, &gpu.upload(keys)?, opts.order)?.to_vec(gpu),
+            None => Ok(cpu::wide::argsort(keys, opts.order)),
+        }
+    }
+
+    /// Sorts wide keys (see [`Sorter::sort_wide`]) and applies the same permutation to
+    /// `values` (any plain-old-data type: `u32`, `u64`, records), stably: equal keys
+    /// keep their input order, and so their values. Lengths must match.
+    ///
+    /// ```
+    /// let mut hashes = vec![[9u8; 32], [1u8; 32], [9u8; 32]];
+    /// let mut ids = vec![0u64, 1, 2];
+    /// host::Sorter::with_fallback().sort_pairs_wide(&mut hashes, &mut ids, &Default::default())?;
+    /// assert_eq!(ids, [1, 0, 2]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_pairs_wide<K: WideKey, V: bytemuck::Pod + Send + Sync>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+        }
+        check_wide_options::<K>(opts, keys.len())?;
+        match &self.gpu {
+            Some(gpu) => {
+                let (mut k, mut v) = (gpu.upload(keys)?, gpu.upload(values)?);
+                wide::device::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
+                k.copy_to_host(gpu, keys)?;
+                v.copy_to_host(gpu, values)?;
+            }
+            None => {
+                let perm = cpu::wide::argsort(keys, opts.order);
+                permute(keys, &perm);
+                permute(values, &perm);
+            }
+        }
+        Ok(self.backend())
+    }
+
+    /// Sorts records by a wide key computed from each ([`Sorter::sort_by_key`] for
+    /// [`WideKey`]s: a UUID, a hash, a fixed-width name), stably, in `opts.order`: the
+    /// keys are computed on the CPU, their permutation found by
+    /// [`Sorter::argsort_wide`], and the records permuted on the CPU.
+    ///
+    /// ```
+    /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    /// #[repr(C)]
+    /// struct User { name: [u8; 8], age: u32 }
+    /// let mut users = vec![User { name: *b"zoe\0\0\0\0\0", age: 30 }, User { name: *b"ann\0\0\0\0\0", age: 41 }];
+    /// host::Sorter::with_fallback().sort_by_wide_key(&mut users, |u| u.name, &Default::default())?;
+    /// assert_eq!(users[0].age, 41);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_by_wide_key<T, K, F>(&self, records: &mut [T], key: F, opts: &SortOptions) -> Result<Backend>
+    where
+        T: bytemuck::Pod + Send + Sync,
+        K: WideKey,
+        F: Fn(&T) -> K + Sync + Send,
+    {
+        use rayon::prelude::*;
+        check_wide_options::<K>(opts, records.len())?;
+        let keys: Vec<K> = records.par_iter().map(&key).collect();
+        let perm = self.argsort_wide(&keys, opts)?;
+        permute(records, &perm);
+        Ok(self.backend())
+    }
+
+    /// [`Sorter::sort_wide`] of keys already on the device (upload them with
+    /// [`Gpu::upload`]); queued on the sorter's stream. The sorted keys land in a new
+    /// buffer that replaces `keys`' storage. Needs a device.
+    pub fn sort_wide_device<K: WideKey>(&self, keys: &mut DeviceBuffer<K>, opts: &SortOptions) -> Result<()> {
+        let gpu = self.require_gpu()?;
+        check_wide_options::<K>(opts, keys.len())?;
+        wide::device::sort(gpu, keys, opts.order)
+    }
+
+    /// [`Sorter::argsort_wide`] of keys already on the device (left unchanged): a new
+    /// device buffer of indices.
+    pub fn argsort_wide_device<K: WideKey>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        opts: &SortOptions,
+    ) -> Result<DeviceBuffer<u32>> {
+        let gpu = self.require_gpu()?;
+        check_wide_options::<K>(opts, keys.len())?;
+        wide::device::argsort(gpu, keys, opts.order)
+    }
+
+    /// [`Sorter::sort_pairs_wide`] of buffers already on the device; both land in new
+    /// buffers that replace their storage.
+    pub fn sort_pairs_wide_device<K: WideKey, V: bytemuck::Pod>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        values: &mut DeviceBuffer<V>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let gpu = self.require_gpu()?;
+        check_wide_options::<K>(opts, keys.len())?;
+        wide::device::sort_pairs(gpu, keys, values, opts.order)
+    }
+
     /// Sorts data already on the device. Queued on the sorter's stream; returns once
     /// the work is queued (read the buffer back or call [`Gpu::synchronize`] to wait).
     pub fn sort_device<T: Element>(&self, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
@@ -954,6 +1103,28 @@ fn check_top_k_options(opts: &SortOptions) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The options a wide-key sort takes: the order, and the radix variant (the one its
+/// passes run on the GPU; refused on the CPU too, so that a program behaves alike on
+/// both); at most 2^32 - 1 keys (`u32` indices).
+fn check_wide_options<K: WideKey>(opts: &SortOptions, n: usize) -> Result<()> {
+    opts.validate()?;
+    if opts.key_bits.is_some() {
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: format!("{} keys", K::NAME),
+            hint: "wide keys sort by all their bits",
+        });
+    }
+    if opts.variant != Variant::Radix {
+        return Err(Error::Unsupported {
+            option: "wide keys",
+            by: format!("variant {}", opts.variant),
+            hint: "wide keys sort by radix passes over their 64-bit words (the radix variant, the default)",
+        });
+    }
+    Error::check_u32_indices("a wide-key sort", n)
 }
 
 fn check_select_options(opts: &SortOptions) -> Result<()> {

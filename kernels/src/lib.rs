@@ -34,6 +34,7 @@ pub mod shared;
 pub mod splitters;
 pub mod topk;
 pub mod widen;
+pub mod wide;
 
 pub mod bitonic;
 pub mod blockmerge;
@@ -67,6 +68,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     rows::KERNELS,
     nan::KERNELS,
     widen::KERNELS,
+    wide::KERNELS,
 ];
 
 /// Tag of the Hopper-only instructions that `gpu::grid_dependency_wait` and the

@@ -9,6 +9,7 @@
 //! - [`runs`], [`searchsorted`]: the operations after a sort (unique, run-length
 //!   encoding, searchsorted) on the CPU.
 //! - [`select`]: the `k`-th key of the stable sort (`select_nth`).
+//! - [`wide`]: `u128`, `i128` and byte-string keys.
 mod merge;
 mod parallel;
 pub mod rows;
@@ -16,6 +17,7 @@ pub mod runs;
 pub mod searchsorted;
 pub mod select;
 mod sequential;
+pub mod wide;
 
 pub use parallel::{parallel_merge_sort, sub_array_start};
 pub use sequential::{bottom_up_merge_sort, recursive_merge_sort};

@@ -223,3 +223,4 @@ pub fn check_large_index_pairs(sorter: &Sorter, variant: Variant, n: usize, orde
     assert!(stable && consistent, "{variant} pairs n={n} {order}: stable {stable}, values match keys {consistent}");
     eprintln!("{variant} u32 + u32 pairs n={n} few-unique {order}: ok (stable)");
 }
+pub mod wide;
