@@ -33,8 +33,8 @@ pub mod segmented;
 pub mod shared;
 pub mod splitters;
 pub mod topk;
-pub mod widen;
 pub mod wide;
+pub mod widen;
 
 pub mod bitonic;
 pub mod blockmerge;

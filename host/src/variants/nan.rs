@@ -14,7 +14,7 @@
 //! [`canonical_copy`] and gather themselves.
 use kernels::nan::{Canonicalize, NanCheck};
 
-use super::launch::{blocks, one_thread_per_item};
+use super::launch::blocks;
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Element;
