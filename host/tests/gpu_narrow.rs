@@ -180,12 +180,34 @@ fn check_mergepath<K: Key>(test: &str, small: bool) {
     }
 }
 
+/// The radix pair sort with 8-byte values (which the radix passes move with 32- and
+/// 64-bit keys only: narrow keys take them through (key, index) pairs and a gather),
+/// against the CPU, both orders, total and NaN-last.
+fn check_wide_values<K: Key>(test: &str, small: bool) {
+    let Some(s) = gpu_sorter(test) else { return };
+    for n in sizes(small) {
+        let keys: Vec<K> = keys(n, 7 * n as u64 + 3);
+        for (order, nan_last) in orders() {
+            let opts = options(order, nan_last);
+            let what = format!("{test}: {} n={n} {order} nan_last={nan_last}", K::NAME);
+            let (mut g, mut c) = (keys.clone(), keys.clone());
+            let mut gv: Vec<u64> = (0..n as u64).map(|i| i << 33 | 5).collect();
+            let mut cv = gv.clone();
+            s.sort_pairs(&mut g, &mut gv, &opts).unwrap_or_else(|e| panic!("{what} pairs: {e}"));
+            Sorter::cpu().sort_pairs(&mut c, &mut cv, &opts).unwrap();
+            assert!(same(&g, &c), "{what}: pair keys differ");
+            assert!(gv == cv, "{what}: 8-byte values differ");
+        }
+    }
+}
+
 /// Every operation of one type, at every size or (`small`) up to [`SMALL_MAX`].
 fn check_all<K: Key>(test: &str, small: bool) {
     check_top_k_and_select::<K>(test, small);
     check_segments::<K>(test, small);
     check_rows::<K>(test, small);
     check_mergepath::<K>(test, small);
+    check_wide_values::<K>(test, small);
 }
 
 #[test]
