@@ -293,7 +293,6 @@ def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, f
     assert same_bits(to_host(gpusort.sort(on_device(torch, plain))), np.sort(plain, kind="stable"))
 
 
-@pytest.mark.xfail(reason="the library's check reported a NaN in keys without one on an H100 (2026-11-28); not used by gpusort until understood", strict=False)
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
 def test_nan_check_is_torchs_answer(torch, ftype):
     """The library's check for NaN or -0.0 (which picks numpy's order or the
