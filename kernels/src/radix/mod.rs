@@ -176,7 +176,7 @@ pub const STAGED_STEPS: u32 = 3;
 /// shared memory and takes its warp-striped items from there, instead of one key per
 /// load instruction (2-byte loads at 64 bytes a warp-instruction). Keys narrower than 4
 /// bytes whose warp runs are whole vectors, at most [`STAGED_STEPS`] a lane. Measured:
-/// the 16-bit pass at 2^28 keys 1.90 -> ~1.45 ms (H100, docs/history.md, 2026-11-28).
+/// the 16-bit pass at 2^28 keys 1.88 -> 1.62 ms under ncu (H100, docs/history.md, 2026-11-28).
 pub const fn staged_load(kb: u32, items: u32) -> bool {
     let run = 32 * items * kb;
     kb < 4 && run.is_multiple_of(STAGED_VECTOR) && run / STAGED_VECTOR <= STAGED_STEPS * 32
