@@ -113,8 +113,9 @@ pub struct Tuning {
     /// Synchronise after every launch, so that a faulting kernel is named in the error
     /// (slower; default off). `SORT_SYNC_LAUNCHES=1`.
     pub sync_launches: bool,
-    /// Load the kernels from this PTX file instead of the embedded code (comparing
-    /// kernel builds with one binary); `None` (default): the embedded code.
+    /// Load the kernels from this PTX file (or cubin, which loads without a JIT wait)
+    /// instead of the embedded code (comparing kernel builds with one binary); `None`
+    /// (default): the embedded code.
     /// `SORT_PTX_FILE=path`.
     pub ptx_file: Option<PathBuf>,
     /// Load the embedded PTX (JIT-compiled by the driver) even where an embedded cubin

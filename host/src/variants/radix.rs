@@ -67,6 +67,28 @@ pub fn sort_with_portion_tiles<T: Element>(
     job.run(gpu)
 }
 
+/// [`sort`] of the `n` keys from element `key_at` of `keys`, and with `values` =
+/// `(buffer, val_at)` [`sort_pairs`] with the `u32` values from element `val_at`:
+/// ranges starting at any element, so that tests reach the narrow widths' unaligned
+/// tile loads and the copy-back's byte prefix and tail.
+#[doc(hidden)]
+pub fn sort_range<K: Key>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    key_at: usize,
+    values: Option<(&mut DeviceBuffer<u32>, usize)>,
+    n: usize,
+    opts: &SortOptions,
+) -> Result<()> {
+    let fits = |at: usize, len: usize| at.checked_add(n).is_some_and(|end| end <= len);
+    if !fits(key_at, keys.len()) || values.as_ref().is_some_and(|(v, at)| !fits(*at, v.len())) {
+        return Err(Error::BadArgument(format!("a range of {n} keys from element {key_at} past its buffer")));
+    }
+    let bits = check_bits::<K>(opts.key_bits, 8 * size_of::<K>() as u32)?;
+    let values = values.map(|(v, at)| (size_of::<u32>(), v.ptr_at(at)));
+    Job::new::<K>(gpu.tuning(), K::KEY_ORDER, opts.order, bits, n, keys.ptr_at(key_at), values).run(gpu)
+}
+
 /// [`sort_pairs`] of `u32` keys with `u32` values (or any keys and values of 4 or 8
 /// bytes, with `Packing::Split`), their pairs moved between passes as `packing` says
 /// and at most `portion_tiles` tiles per onesweep launch, so that tests reach every
@@ -294,6 +316,10 @@ fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
     tuning.radix_hist_blocks_per_sm.max(1)
 }
 
+/// Alignment, in bytes, that the scratch buffers of 16- and 8-bit keys (and their
+/// values) share with the caller's buffers: the copy-back's vector width.
+const NARROW_ALIGN: u64 = 16;
+
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
 /// of its four scratch buffers (keys, values, status words, control block).
 #[derive(Clone, Copy)]
@@ -315,7 +341,13 @@ impl Plan {
         // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
         let pair_words = n * (kb + vb) as u64 / 4;
         let (b0, b1) = match packing {
-            // Narrow keys: an odd count of 16-bit keys ends inside a word.
+            // Narrow keys: an odd count of 16-bit keys ends inside a word, and each buffer
+            // has a vector more, to start at the caller's address modulo 16
+            // ([`NARROW_ALIGN`]).
+            Packing::Split if kb < 4 => {
+                let pad = NARROW_ALIGN / 4;
+                ((n * kb as u64).div_ceil(4) + pad, if vb > 0 { n * vb as u64 / 4 + pad } else { 0 })
+            }
             Packing::Split => ((n * kb as u64).div_ceil(4), n * vb as u64 / 4),
             Packing::Alternate => (pair_words, 0),
             Packing::Through => (pair_words, pair_words),
@@ -473,8 +505,14 @@ impl Job {
         ctrl.zero_prefix(gpu, words[3])?;
         let keys_a = DevPtr::<K>::from_addr(self.keys);
         let vals_a = DevPtr::<V>::from_addr(self.values);
-        let vals_b = if vb > 0 { vals_b.dev_ptr().cast() } else { DevPtr::NULL };
-        let (keys_b, status, ctrl) = (keys_b.dev_ptr().cast::<K>(), status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
+        // Narrow keys: buffers B start where A's start modulo 16, so that the copy-back
+        // moves 16-byte vectors and the passes' staged loads see aligned tiles in both.
+        let narrow_at = |b: DevPtr<u32>, a: u64| {
+            if narrow_copy.is_some() { DevPtr::from_addr(b.addr() + a % NARROW_ALIGN) } else { b }
+        };
+        let vals_b = if vb > 0 { narrow_at(vals_b.dev_ptr(), self.values).cast() } else { DevPtr::NULL };
+        let keys_b = narrow_at(keys_b.dev_ptr(), self.keys).cast::<K>();
+        let (status, ctrl) = (status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
         // Of buffer 0, cleared by the histogram.
         let status_words = status_tiles * rk::DIGITS as u64;
 
@@ -522,8 +560,10 @@ impl Job {
             }
         }
 
-        // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words.
-        let (key_words, val_words) = (if narrow_copy.is_some() { n } else { words[0] as u64 }, words[1] as u64);
+        // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words; the
+        // values as their `u32` words (not `words[1]`: a narrow sort's buffer B of values
+        // is a vector longer than they are).
+        let (key_words, val_words) = (if narrow_copy.is_some() { n } else { words[0] as u64 }, n * vb as u64 / 4);
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;

@@ -216,7 +216,7 @@ unsafe fn sweep_tile<
         } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
-            load_striped::<K, I>(src, start, valid)
+            super::narrow::load_tile::<K, I>(src, start, valid, base + s.keys)
         };
         let my_status = status.add((tile * DIGITS) as usize);
         let mut total = 0u32;

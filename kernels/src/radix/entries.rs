@@ -2,7 +2,7 @@
 //! width, and [`Widths`], the handles of one width that the host picks at run time.
 use super::params::*;
 #[cfg(target_arch = "nvptx64")]
-use super::{MID_ITEMS, SHORT_ITEMS, device, items};
+use super::{MID_ITEMS, SHORT_ITEMS, device, items, narrow};
 #[cfg(target_arch = "nvptx64")]
 use crate::gpu;
 use crate::key::Word;
@@ -140,14 +140,15 @@ copy_back_entry!(radix_copy_back { K = u32 } |p| {
     gpu::grid_dependency_wait();
     device::copy_back(p)
 });
-// Narrow keys are copied back as keys: `n` of them need not fill whole `u32` words.
+// Narrow keys are copied back as bytes (`n` keys need not fill whole `u32` words), by
+// 16-byte vectors between a byte prefix and tail.
 copy_back_entry!(radix_copy_back_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
-    device::copy_back(p)
+    narrow::copy_back(p)
 });
 copy_back_entry!(radix_copy_back_k8 { K = u8 } |p| {
     gpu::grid_dependency_wait();
-    device::copy_back(p)
+    narrow::copy_back(p)
 });
 
 /// The histogram kernel of keys `K`.
