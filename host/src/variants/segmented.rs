@@ -378,14 +378,18 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     // 2.39 ms with 8 blocks per SM, 0.99 ms with 64), while an empty grid of 64 blocks
     // per SM costs 10-25 us.
     let sms = gpu.info().multiprocessors as u64;
-    let cfg = blocks((bins.tiles as u64).min(sms * 8), sk::TILE_BLOCK, sk::tile_smem(W::BYTES))?;
-    gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
+    let pairs = vals.is_some();
+    let threads = sk::tile_block(sk::tile_sorter(W::BYTES, pairs));
+    // Blocks of 2,048 threads per SM in all, whatever the sorter's block size.
+    let per_sm = (2048 / threads) as u64;
+    let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(W::BYTES, pairs))?;
+    gpu.launch(O::tile_sort::<W>(pairs), cfg, &tile)?;
     if bins.warp_cap > 0 {
         let descs = bins.warp;
         let grid = (bins.warp_cap as u64)
             .div_ceil(sk::WARPS as u64)
             .min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
-        let cfg = blocks(grid, sk::WARP_BLOCK, 0)?;
+        let cfg = blocks(grid, sk::WARP_BLOCK, sk::warp_smem(W::BYTES, pairs))?;
         match vals {
             None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
             Some(vals) => {
