@@ -17,7 +17,7 @@ use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
 use kernels::segmented::{
     self as sk, Bin, BinSegments, BlockSort, BlockSortPairs, LargeCopy, OffsetKernels, SegmentedKernels, TileSort,
-    WarpSort, WarpSortPairs,
+    TileSorter, WarpSort, WarpSortPairs,
 };
 
 pub use kernels::segmented::{TILE_SEG_MAX, TILE_STRIDE};
@@ -379,11 +379,15 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     // per SM costs 10-25 us.
     let sms = gpu.info().multiprocessors as u64;
     let pairs = vals.is_some();
-    let threads = sk::tile_block(sk::tile_sorter(W::BYTES, pairs));
+    let sorter = match sk::tile_sorter(W::BYTES, pairs) {
+        TileSorter::Network if gpu.tuning().segmented_tile_rank => TileSorter::Rank,
+        s => s,
+    };
+    let threads = sk::tile_block(sorter);
     // Blocks of 2,048 threads per SM in all, whatever the sorter's block size.
     let per_sm = (2048 / threads) as u64;
-    let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(W::BYTES, pairs))?;
-    gpu.launch(O::tile_sort::<W>(pairs), cfg, &tile)?;
+    let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(sorter, W::BYTES))?;
+    gpu.launch(O::tile_sort::<W>(pairs, sorter), cfg, &tile)?;
     if bins.warp_cap > 0 {
         let descs = bins.warp;
         let grid = (bins.warp_cap as u64)

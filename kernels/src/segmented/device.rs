@@ -13,7 +13,6 @@ use crate::radix::device::small;
 pub(super) trait Tag: NetItem {
     type Key: Word;
     fn tag(ord: Self::Key, idx: u32) -> Self;
-    fn ord(self) -> Self::Key;
     fn idx(self) -> u32;
 }
 
@@ -22,10 +21,6 @@ impl Tag for u64 {
     #[inline(always)]
     fn tag(ord: u32, idx: u32) -> u64 {
         tag_u32(ord, idx)
-    }
-    #[inline(always)]
-    fn ord(self) -> u32 {
-        (self >> 32) as u32
     }
     #[inline(always)]
     fn idx(self) -> u32 {
@@ -38,10 +33,6 @@ impl Tag for (u64, u32) {
     #[inline(always)]
     fn tag(ord: u64, idx: u32) -> (u64, u32) {
         (ord, idx)
-    }
-    #[inline(always)]
-    fn ord(self) -> u64 {
-        self.0
     }
     #[inline(always)]
     fn idx(self) -> u32 {
@@ -403,6 +394,15 @@ pub unsafe fn tile_segments<K: SharedWord + RankKey, O: Word, const PAIRS: bool,
             return;
         }
         let tiles = tiles(n);
+        if sorter == TileSorter::Network {
+            // Both owned-mark buffers start clear (see `sort_tile_network`).
+            let marks = gpu::smem_base() + TILE * K::BYTES;
+            if gpu::thread_idx() < 2 * TILE / 32 {
+                gpu::sts_u32(marks + 4 * gpu::thread_idx(), 0);
+            }
+            gpu::sync_threads();
+        }
+        let mut parity = 0;
         let mut t = gpu::block_idx() as u64;
         // Uniform across the block: every thread skips a tile or none does.
         while t < tiles {
@@ -411,11 +411,14 @@ pub unsafe fn tile_segments<K: SharedWord + RankKey, O: Word, const PAIRS: bool,
                 let tile =
                     Tile { offsets, segments: segments as u64, base: t * TILE_STRIDE, first: first_of_mark(mark) };
                 match sorter {
-                    TileSorter::Network => sort_tile_network::<K, O>(keys, &tile, pos, neg),
-                    TileSorter::Rank => sort_tile_rank::<K, O, PAIRS>(keys, vals, &tile, pos, neg),
+                    TileSorter::Network => sort_tile_network::<K, O>(keys, &tile, parity, pos, neg),
+                    TileSorter::Rank => {
+                        sort_tile_rank::<K, O, PAIRS>(keys, vals, &tile, pos, neg);
+                        // The next tile reuses the shared memory.
+                        gpu::sync_threads();
+                    }
                 }
-                // The next tile reuses the shared memory.
-                gpu::sync_threads();
+                parity ^= 1;
             }
             t += gpu::grid_dim() as u64;
         }
@@ -432,35 +435,47 @@ struct Tile<O> {
 }
 
 impl<O: Word> Tile<O> {
-    /// Calls `f(s, len)` on each of the block's `BLOCK` threads for the segments it
-    /// takes, `BLOCK` at a time from the first owned one: `s` the window position of an
-    /// owned segment and `len` its length, or `len == 0` for a thread without one in
-    /// this round. Every thread of the block makes the same calls (the loop ends for
-    /// all at once), so `f` may use warp votes.
+    /// Round `r` of the tile's owned segments on each of the block's `BLOCK` threads:
+    /// thread `tid` takes segment `first + r * BLOCK + tid`, as `(s, len)`: `s` the
+    /// window position of an owned segment and `len` its length, or `len == 0` when it
+    /// is not one; and whether round `r + 1` holds owned segments (the same on every
+    /// thread: rounds end for the whole block at once, so callers may use warp votes
+    /// and barriers between rounds). The three offsets are loaded together, one memory
+    /// latency a round.
     #[inline(always)]
-    unsafe fn for_owned<const BLOCK: u32>(&self, mut f: impl FnMut(u32, u32)) {
-        let tid = gpu::thread_idx() as u64;
+    unsafe fn round<const BLOCK: u32>(&self, r: u32) -> (u32, u32, bool) {
         let owned_end = self.base + TILE_STRIDE;
-        let mut chunk = self.first as u64;
+        let chunk = self.first as u64 + r as u64 * BLOCK as u64;
+        let i = chunk + gpu::thread_idx() as u64;
+        let next = chunk + BLOCK as u64;
         unsafe {
-            loop {
-                let i = chunk + tid;
-                let (mut s, mut len) = (0, 0);
-                if i < self.segments {
-                    let start = (*self.offsets.add(i as usize)).to_u64();
-                    if start < owned_end {
-                        let end = (*self.offsets.add(i as usize + 1)).to_u64();
-                        if bin_with(end - start, u64::MAX) == Bin::Tile {
-                            (s, len) = ((start - self.base) as u32, (end - start) as u32);
-                        }
-                    }
-                }
-                f(s, len);
-                chunk += BLOCK as u64;
-                // Every thread reads the same offset: the loop ends for all at once.
-                if chunk >= self.segments || (*self.offsets.add(chunk as usize)).to_u64() >= owned_end {
-                    break;
-                }
+            // `offsets` has `segments + 1` entries.
+            let (start, end) = if i < self.segments {
+                ((*self.offsets.add(i as usize)).to_u64(), (*self.offsets.add(i as usize + 1)).to_u64())
+            } else {
+                (owned_end, owned_end)
+            };
+            // Every thread reads the same offset.
+            let more = next < self.segments && (*self.offsets.add(next as usize)).to_u64() < owned_end;
+            if start < owned_end && bin_with(end - start, u64::MAX) == Bin::Tile {
+                ((start - self.base) as u32, (end - start) as u32, more)
+            } else {
+                (0, 0, more)
+            }
+        }
+    }
+
+    /// Calls `f(r, s, len)` for each round `r` of [`Tile::round`]; returns the number of
+    /// rounds.
+    #[inline(always)]
+    unsafe fn for_owned<const BLOCK: u32>(&self, mut f: impl FnMut(u32, u32, u32)) -> u32 {
+        let mut r = 0;
+        loop {
+            let (s, len, more) = unsafe { self.round::<BLOCK>(r) };
+            f(r, s, len);
+            r += 1;
+            if !more {
+                return r;
             }
         }
     }
@@ -487,7 +502,7 @@ unsafe fn sort_tile_rank<K: SharedWord + RankKey, O: Word, const PAIRS: bool>(
     unsafe {
         unroll::<I>(|k| gpu::sts_u32(spans + 4 * (k as u32 * BLOCK + tid), NOT_OWNED));
         gpu::sync_threads();
-        tile.for_owned::<BLOCK>(|s, len| {
+        tile.for_owned::<BLOCK>(|_, s, len| {
             let span = tile_span(s, s + len);
             for q in s..s + len {
                 gpu::sts_u32(spans + 4 * q, span);
@@ -525,28 +540,54 @@ unsafe fn sort_tile_rank<K: SharedWord + RankKey, O: Word, const PAIRS: bool>(
     }
 }
 
+/// Rounds of a tile's owned segments that the network sorter keeps in registers
+/// between marking and sorting (a window of mean-16 segments takes one or two).
+const CACHED_ROUNDS: usize = 2;
+
 /// Sorts the tile-bin segments owned by `tile` with the network sorter, in the
 /// block's shared memory ([`tile_smem`]: the order bits of each window position, then
-/// an owned mark a byte): marks the owned positions, loads them (coalesced), sorts
-/// each segment in one thread's registers, stores them back (coalesced).
+/// two buffers of a bit a position that marks it owned, `parity` this tile's): marks
+/// the owned positions, loads them (coalesced), sorts each segment in one thread's
+/// registers, stores them back (coalesced). Three barriers a tile: the marks
+/// alternate between the buffers, and each tile clears the other buffer once every
+/// thread is past the previous tile's stores, so that the next tile finds it clear
+/// and needs no barrier before its marks; its loads come after its marks' barrier,
+/// so after this tile's stores.
 #[inline(always)]
-unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>, pos: K, neg: K) {
+unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>, parity: u32, pos: K, neg: K) {
     const BLOCK: u32 = tile_block(TileSorter::Network);
     const I: usize = (TILE / BLOCK) as usize;
+    const { assert!(TILE / 32 <= BLOCK && BLOCK % 32 == 0) };
     let ords = gpu::smem_base();
-    let marks = ords + TILE * K::BYTES;
+    let marks = ords + TILE * K::BYTES + parity * (TILE / 8);
+    let other = ords + TILE * K::BYTES + (parity ^ 1) * (TILE / 8);
     let tid = gpu::thread_idx();
     let base = tile.base as usize;
-    let owned = |o: u32| unsafe { gpu::lds_u8(marks + o) != 0 };
+    // Position `o`'s bit: item `k` of a thread reads the word its whole warp reads.
+    let owned = |o: u32| unsafe { gpu::lds_u32(marks + 4 * (o / 32)) >> (o % 32) & 1 != 0 };
     unsafe {
-        unroll::<{ I / 4 }>(|k| gpu::sts_u32(marks + 4 * (k as u32 * BLOCK + tid), 0));
-        gpu::sync_threads();
-        tile.for_owned::<BLOCK>(|s, len| {
-            for q in s..s + len {
-                gpu::sts_u8(marks + q, 1);
+        let mut cache = [(0u32, 0u32); CACHED_ROUNDS];
+        let rounds = tile.for_owned::<BLOCK>(|r, s, len| {
+            // A segment of at most 32 keys covers bits of one or two words; each bit is
+            // set by one thread, so adding sets it.
+            let bits = owned_bits(s, len);
+            if bits as u32 != 0 {
+                gpu::reds_add_u32(marks + 4 * (s / 32), bits as u32);
             }
+            if (bits >> 32) as u32 != 0 {
+                gpu::reds_add_u32(marks + 4 * (s / 32 + 1), (bits >> 32) as u32);
+            }
+            unroll::<CACHED_ROUNDS>(|c| {
+                if c as u32 == r {
+                    cache[c] = (s, len);
+                }
+            });
         });
         gpu::sync_threads();
+        // Every thread is past the previous tile's stores, which read the other marks.
+        if tid < TILE / 32 {
+            gpu::sts_u32(other + 4 * tid, 0);
+        }
         unroll::<I>(|k| {
             let o = k as u32 * BLOCK + tid;
             if owned(o) {
@@ -554,7 +595,17 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
             }
         });
         gpu::sync_threads();
-        tile.for_owned::<BLOCK>(|s, len| {
+        let mut r = 0;
+        while r < rounds {
+            let (mut s, mut len) = (0, 0);
+            unroll::<CACHED_ROUNDS>(|c| {
+                if c as u32 == r {
+                    (s, len) = cache[c];
+                }
+            });
+            if r >= CACHED_ROUNDS as u32 {
+                (s, len, _) = tile.round::<BLOCK>(r);
+            }
             // The warp's shortest network that holds each of its segments.
             if gpu::ballot(len > 16) != 0 {
                 sort_segment::<K, 32>(ords, s, len);
@@ -563,7 +614,8 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
             } else {
                 sort_segment::<K, 8>(ords, s, len);
             }
-        });
+            r += 1;
+        }
         gpu::sync_threads();
         unroll::<I>(|k| {
             let o = k as u32 * BLOCK + tid;

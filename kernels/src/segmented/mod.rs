@@ -213,9 +213,14 @@ pub trait SegmentedKernels: Word {
     const BLOCK_SORT_PAIRS_ONCE: Kernel<BlockSortPairs<Self>>;
     const GATHER: Kernel<LargeCopy<Self>>;
     const SCATTER: Kernel<LargeCopy<Self>>;
-    /// The tile kernels for `u32` and `u64` offsets, keys only and pairs.
+    /// The tile kernels for `u32` and `u64` offsets, keys only (by [`tile_sorter`]) and
+    /// pairs.
     const TILE_SORT_O32: Kernel<TileSort<Self, u32>>;
     const TILE_SORT_O64: Kernel<TileSort<Self, u64>>;
+    /// The tile kernels of keys only with the rank sorter: those above where
+    /// [`tile_sorter`] ranks them (64-bit keys).
+    const TILE_SORT_RANK_O32: Kernel<TileSort<Self, u32>> = Self::TILE_SORT_O32;
+    const TILE_SORT_RANK_O64: Kernel<TileSort<Self, u64>> = Self::TILE_SORT_O64;
     const TILE_SORT_PAIRS_O32: Kernel<TileSort<Self, u32>>;
     const TILE_SORT_PAIRS_O64: Kernel<TileSort<Self, u64>>;
 }
@@ -223,21 +228,30 @@ pub trait SegmentedKernels: Word {
 /// The segmented sort's entries that read offsets of one word type (`u32` or `u64`).
 pub trait OffsetKernels: Word {
     const BIN: Kernel<BinSegments<Self>>;
-    /// The tile kernel of keys of word `K` (with values when `pairs`).
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, Self>>;
+    /// The tile kernel of keys of word `K` (with values when `pairs`) with `sorter`,
+    /// which must be [`tile_sorter`]'s or the rank.
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, Self>>;
 }
 
 impl OffsetKernels for u32 {
     const BIN: Kernel<BinSegments<u32>> = segmented_bin_o32;
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u32>> {
-        if pairs { K::TILE_SORT_PAIRS_O32 } else { K::TILE_SORT_O32 }
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, u32>> {
+        match (pairs, sorter) {
+            (true, _) => K::TILE_SORT_PAIRS_O32,
+            (false, TileSorter::Rank) => K::TILE_SORT_RANK_O32,
+            (false, TileSorter::Network) => K::TILE_SORT_O32,
+        }
     }
 }
 
 impl OffsetKernels for u64 {
     const BIN: Kernel<BinSegments<u64>> = segmented_bin_o64;
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u64>> {
-        if pairs { K::TILE_SORT_PAIRS_O64 } else { K::TILE_SORT_O64 }
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, u64>> {
+        match (pairs, sorter) {
+            (true, _) => K::TILE_SORT_PAIRS_O64,
+            (false, TileSorter::Rank) => K::TILE_SORT_RANK_O64,
+            (false, TileSorter::Network) => K::TILE_SORT_O64,
+        }
     }
 }
 
@@ -245,9 +259,10 @@ bin_entry!(segmented_bin_o32 { O = u32 } |p| device::bin_segments::<u32>(p));
 bin_entry!(segmented_bin_o64 { O = u64 } |p| device::bin_segments::<u64>(p));
 
 /// Declares the entries of key word `$k`; `$tag` is its pairs' network element
-/// (`device::Tag`).
+/// (`device::Tag`), `$rank32` and `$rank64` its keys' tile kernels with the rank sorter
+/// where those are other entries.
 macro_rules! segmented_entries {
-    ($k:ty, $tag:ty, $suffix:ident) => {
+    ($k:ty, $tag:ty, $suffix:ident $(, $rank32:ident, $rank64:ident)?) => {
         paste::paste! {
             warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k }
                 |p| device::warp_segments::<$k, { warp_blocked(<$k as Word>::BYTES, false) }>(p));
@@ -282,14 +297,23 @@ macro_rules! segmented_entries {
                 const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
                 const TILE_SORT_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32>];
                 const TILE_SORT_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64>];
+                $(
+                    const TILE_SORT_RANK_O32: Kernel<TileSort<$k, u32>> = $rank32;
+                    const TILE_SORT_RANK_O64: Kernel<TileSort<$k, u64>> = $rank64;
+                )?
                 const TILE_SORT_PAIRS_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32_v32>];
                 const TILE_SORT_PAIRS_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64_v32>];
             }
         }
     };
 }
-segmented_entries!(u32, u64, k32);
+segmented_entries!(u32, u64, k32, segmented_tile_sort_k32_o32_rank, segmented_tile_sort_k32_o64_rank);
 segmented_entries!(u64, (u64, u32), k64);
+// 32-bit keys alone with the rank sorter, for [`TileSorter::Rank`] chosen at run time.
+tile_sort_entry!(segmented_tile_sort_k32_o32_rank { K = u32, O = u32 }
+    |p| device::tile_segments::<u32, u32, false, { TileSorter::Rank as u32 }>(p));
+tile_sort_entry!(segmented_tile_sort_k32_o64_rank { K = u32, O = u64 }
+    |p| device::tile_segments::<u32, u64, false, { TileSorter::Rank as u32 }>(p));
 
 /// The entries of key word `K`, and the bin kernel of offset word `K` (both are
 /// `u32` and `u64`).
@@ -312,7 +336,18 @@ const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 13
 }
 
 /// Every segmented entry.
-pub const KERNELS: &[EntryLayout] = [word_layouts::<u32>(), word_layouts::<u64>()].as_flattened();
+pub const KERNELS: &[EntryLayout] = &const {
+    let [a, b] = [word_layouts::<u32>(), word_layouts::<u64>()];
+    let rank = [segmented_tile_sort_k32_o32_rank.layout(), segmented_tile_sort_k32_o64_rank.layout()];
+    let mut all = [a[0]; 28];
+    let mut i = 0;
+    while i < 13 {
+        (all[i], all[13 + i]) = (a[i], b[i]);
+        i += 1;
+    }
+    (all[26], all[27]) = (rank[0], rank[1]);
+    all
+};
 
 /// Threads per block of the warp kernel, and segments per block.
 pub const WARP_BLOCK: u32 = 256;
@@ -360,6 +395,24 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     // 2^16 segments (H100, 2026-11-27). The same bounds on 32-bit pairs (96 -> 127
     // registers, two blocks either way) were 3% slower.
     (<u64 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 2),
+    // The network tile kernel at eight blocks per SM (at most 64 registers; 84 without
+    // bounds: five blocks, achieved occupancy 28% and issue slots 29% busy, H200 ncu,
+    // 2026-11-27), for the latency of its short dependent chains between barriers.
+    // ptxas spills 60 bytes a thread (48 at seven blocks): values that live across the
+    // networks, not the networks' own.
+    (<u32 as SegmentedKernels>::TILE_SORT_O32.name(), tile_block(TileSorter::Network), 8),
+    (<u32 as SegmentedKernels>::TILE_SORT_O64.name(), tile_block(TileSorter::Network), 8),
+    // The rank tile kernel at four 512-thread blocks per SM (at most 32 registers; 34
+    // without bounds for 64-bit keys: three blocks), the occupancy of its 256-thread
+    // blocks of 31 to 32 registers before the window grew to 2,048 keys.
+    (<u32 as SegmentedKernels>::TILE_SORT_PAIRS_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_RANK_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_RANK_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_PAIRS_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_PAIRS_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_PAIRS_O64.name(), tile_block(TileSorter::Rank), 4),
 ];
 
 /// Blocks per SM of the `_once` block kernels' launch bounds (an experiment's
@@ -442,6 +495,14 @@ pub const fn tile_block(sorter: TileSorter) -> u32 {
         TileSorter::Network => 128,
         TileSorter::Rank => 512,
     }
+}
+
+/// The network sorter's owned marks of a segment of `len <= TILE_SEG_MAX` keys at
+/// window position `s`, a bit a position: the low half goes to word `s / 32` of the
+/// window's bit marks, the high half to word `s / 32 + 1`.
+#[inline(always)]
+pub const fn owned_bits(s: u32, len: u32) -> u64 {
+    ((1u64 << len) - 1) << (s % 32)
 }
 
 /// A window position's owned segment `[s, e)` (window positions, `e <= TILE`) in one
@@ -587,12 +648,12 @@ pub const fn bin_min_len(bin: Bin, block_max: u64) -> u64 {
     }
 }
 
-/// Dynamic shared memory of the tile kernel for keys of `key_bytes` bytes (with values
-/// when `pairs`): each window position's order bits and, for the network, its owned
-/// mark (a byte), for the rank its owned segment ([`tile_span`]).
-pub const fn tile_smem(key_bytes: u32, pairs: bool) -> u32 {
-    match tile_sorter(key_bytes, pairs) {
-        TileSorter::Network => TILE * (key_bytes + 1),
+/// Dynamic shared memory of the tile kernel with `sorter` for keys of `key_bytes`
+/// bytes: each window position's order bits and, for the network, two buffers of its
+/// owned mark (a bit), for the rank its owned segment ([`tile_span`]).
+pub const fn tile_smem(sorter: TileSorter, key_bytes: u32) -> u32 {
+    match sorter {
+        TileSorter::Network => TILE * key_bytes + 2 * TILE / 8,
         TileSorter::Rank => TILE * (key_bytes + 4),
     }
 }

@@ -173,6 +173,20 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64], sorter: TileSorter
             }
             sorted += (len > 0) as usize;
         }
+        // The network sorter's bit marks: the owned positions exactly.
+        let mut marks = [0u32; (TILE / 32) as usize + 1];
+        for &(s, len) in rounds.iter().flatten() {
+            let bits = owned_bits(s, len);
+            let w = (s / 32) as usize;
+            assert_eq!(marks[w] & bits as u32, 0, "tile {t}: marks of the segment at {s} overlap");
+            assert_eq!(marks[w + 1] & (bits >> 32) as u32, 0, "tile {t}: marks of the segment at {s} overlap");
+            marks[w] |= bits as u32;
+            marks[w + 1] |= (bits >> 32) as u32;
+        }
+        assert_eq!(marks[(TILE / 32) as usize], 0, "tile {t}: a mark past the window");
+        for (o, span) in spans.iter().enumerate() {
+            assert_eq!(marks[o / 32] >> (o % 32) & 1 != 0, span.is_some(), "tile {t}: mark of {o}");
+        }
         // Only owned positions are loaded and stored.
         let owned: Vec<usize> = (0..TILE as usize).filter(|&o| spans[o].is_some()).collect();
         let mut ords = [0u32; TILE as usize];
