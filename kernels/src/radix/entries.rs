@@ -114,19 +114,25 @@ arg_back_entry!(radix_arg_back_i64 { I = u64 } |p| {
 
 hist_entry!(radix_hist_k32 { K = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
+});
+// An argsort of `f32` keys in NaN-last order: the keys counted as the argsort passes
+// map them (`ArgSweep::nan_inf`).
+hist_entry!(radix_hist_nan_f32 { K = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram::<_, { crate::key::float_inf_bits(32, 23) }>(p)
 });
 hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 hist_entry!(radix_hist_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 hist_entry!(radix_hist_k8 { K = u8 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 
 unpack_back_entry!(
@@ -215,7 +221,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 63];
+    let mut all = [radix_hist_k32.layout(); 64];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -234,5 +240,6 @@ pub const KERNELS: &[EntryLayout] = &{
     all[60] = radix_onesweep_arg_k32_i64.layout();
     all[61] = radix_arg_back_i32.layout();
     all[62] = radix_arg_back_i64.layout();
+    all[63] = radix_hist_nan_f32.layout();
     all
 };

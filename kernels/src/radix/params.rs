@@ -90,7 +90,11 @@ crate::params::kernel_params! {
     /// index as the value): `keys` are the caller's keys, only read (by the first pass
     /// that runs, which packs each key with its position `key << 32 | i`), `idx` the
     /// caller's output, only written (by the last pass, the index half of each word,
-    /// as `I`: `u32` or `u64`); the rest as [`PackedSweep`].
+    /// as `I`: `u32` or `u64`); the rest as [`PackedSweep`]. With `nan_inf` (the
+    /// `+inf` bits of `f32`, 0: off) the first pass packs each key's canonical bits
+    /// (every NaN the largest NaN, `-0.0` as `+0.0`: [`crate::nan::canonical_word`]),
+    /// so the order is NaN-last order with no copy of the keys (the histogram counts
+    /// the same bits: `radix_hist_nan_f32`).
     pub struct ArgSweep<I> {
         pub keys: DevPtr<u32>,
         pub idx: DevPtr<I>,
@@ -109,6 +113,7 @@ crate::params::kernel_params! {
         pub status: DevPtr<u32>,
         pub status_tiles: u32,
         pub ctrl: DevPtr<u64>,
+        pub nan_inf: u32,
     }
     /// Declares an entry taking [`ArgSweep`].
     entries arg_sweep_entry;
