@@ -181,7 +181,16 @@ def _nan_last(a, total_order):
         return True
     if not _device_dtype(a).startswith(("float", "bfloat")):
         return False  # integers: no NaN, one zero
-    return bool(_gpusort.has_nan_or_negative_zero_device(_dev(a), _stream(a)))
+    shape = _dev(a).__cuda_array_interface__["shape"]
+    flat = a if len(shape) == 1 else getattr(a, "reshape", None)
+    # The check reads one contiguous run of keys: arrays of two or more dimensions
+    # through a flat view; strided arrays (which the sort refuses with its own
+    # message) and arrays without a view are sorted in numpy's order unchecked.
+    if _dev(a).__cuda_array_interface__.get("strides") is not None or flat is None or not shape:
+        return True
+    if flat is not a:
+        flat = flat(-1)
+    return bool(_gpusort.has_nan_or_negative_zero_device(_dev(flat), _stream(a)))
 
 
 def _shape(x):
