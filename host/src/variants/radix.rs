@@ -560,7 +560,7 @@ impl Job {
     /// alike.
     fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32) -> Result<()> {
         let plan = self.plan();
-        let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
+        let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
         let mut scratch = Scratch::take(gpu, &words)?;
         let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
@@ -586,42 +586,7 @@ impl Job {
         let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
-        let kernel = I::SWEEP;
-        let smem = Smem::packed().bytes;
-        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
-        // The key half of the packed word: as in `run_packed_passes`.
-        let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let mut launch = 0u32;
-        for pass in 0..passes {
-            let (shift, mask) = rk::pass_digit(begin, end, pass);
-            let shift = shift + 32;
-            for q in 0..portions {
-                let first_tile = q * status_tiles;
-                let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
-                let p = rk::ArgSweep {
-                    keys,
-                    idx,
-                    packed_a,
-                    packed_b,
-                    n,
-                    first_tile,
-                    tiles,
-                    shift,
-                    mask,
-                    pos,
-                    neg,
-                    pass,
-                    launch,
-                    portion: q as u32,
-                    status,
-                    status_tiles: status_tiles as u32,
-                    ctrl,
-                    nan_inf,
-                };
-                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
-                launch += 1;
-            }
-        }
+        self.run_packed_sweeps(gpu, &plan, I::SWEEP, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
@@ -638,16 +603,40 @@ impl Job {
         status: DevPtr<u32>,
         ctrl: DevPtr<u64>,
     ) -> Result<()> {
-        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
+        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
         let kernel = rk::radix_onesweep_packed_k32_v32;
-        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing);
+        self.run_packed_sweeps(gpu, plan, kernel, vals, packed_a, packed_b, status, ctrl, 0)?;
+        let n = self.n;
+        let sms = gpu.info().multiprocessors as u64;
+        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
+        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+    }
+
+    /// The digit-pass launches over packed words of a pair sort or an argsort
+    /// ([`rk::PackedSweep`]; `kernel` chooses): every pass of the plan, one launch per
+    /// portion, with the caller's keys at `self.keys` and values (or indices) `vals`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_packed_sweeps<V: Word>(
+        &self,
+        gpu: &Gpu,
+        plan: &Plan,
+        kernel: Kernel<rk::PackedSweep<V>>,
+        vals: DevPtr<V>,
+        packed_a: DevPtr<u64>,
+        packed_b: DevPtr<u64>,
+        status: DevPtr<u32>,
+        ctrl: DevPtr<u64>,
+        nan_inf: u32,
+    ) -> Result<()> {
+        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
+        let smem = Smem::packed().bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
         // the kernel spill and the passes 9% slower; H100, 2026-11-24; docs/history.md, radix: "Pairs: staging, histogram, packing").
         let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
+        let keys = DevPtr::from_addr(self.keys);
         let (n, (begin, end)) = (self.n, self.bits);
         let mut launch = 0u32;
         for pass in 0..passes {
@@ -674,13 +663,12 @@ impl Job {
                     status,
                     status_tiles: status_tiles as u32,
                     ctrl,
+                    nan_inf,
                 };
                 gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
                 launch += 1;
             }
         }
-        let sms = gpu.info().multiprocessors as u64;
-        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+        Ok(())
     }
 }

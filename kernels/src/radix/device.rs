@@ -1,5 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
-use super::params::{ArgBack, ArgSweep, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
+use super::params::{ArgBack, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit};
@@ -615,9 +615,12 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
     unsafe { onesweep::<K, V, PAIRS, false, false, I>(p) }
 }
 
-/// The digit pass of a packed sort ([`PackedSweep`]).
+/// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`V` = `u32`:
+/// the caller's split keys and values are loaded and stored) or, with `ARG`, of an
+/// argsort (the values are made from positions by the first pass and only the
+/// indices, of `V`, stored by the last).
 #[inline(always)]
-pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
+pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool>(p: PackedSweep<V>) {
     let PackedSweep {
         keys,
         vals,
@@ -636,67 +639,17 @@ pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
         status,
         status_tiles,
         ctrl,
-    } = p;
-    const I: usize = PACKED_ITEMS as usize;
-    let (keys_a, keys_b, split_keys, split_vals) = (packed_a.get(), packed_b.get(), keys.get(), vals.get());
-    let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
-    let p = Pass {
-        keys_a,
-        keys_b,
-        vals_a,
-        vals_b,
-        split_keys,
-        split_vals,
-        n,
-        first_tile,
-        tiles,
-        shift,
-        mask,
-        pos,
-        neg,
-        pass,
-        launch,
-        portion,
-        status: status.get(),
-        status_tiles,
-        ctrl: ctrl.get(),
-        nan_inf: 0,
-    };
-    unsafe { onesweep::<u64, u32, false, true, false, I>(p) }
-}
-
-/// The digit pass of an argsort of `u32` keys ([`ArgSweep`]), indices of `IDX`.
-#[inline(always)]
-pub(crate) unsafe fn arg_sweep<IDX: Word>(p: ArgSweep<IDX>) {
-    let ArgSweep {
-        keys,
-        idx,
-        packed_a,
-        packed_b,
-        n,
-        first_tile,
-        tiles,
-        shift,
-        mask,
-        pos,
-        neg,
-        pass,
-        launch,
-        portion,
-        status,
-        status_tiles,
-        ctrl,
         nan_inf,
     } = p;
     const I: usize = PACKED_ITEMS as usize;
-    let (vals_a, vals_b): (*mut IDX, *mut IDX) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let (vals_a, vals_b): (*mut V, *mut V) = (core::ptr::null_mut(), core::ptr::null_mut());
     let p = Pass {
         keys_a: packed_a.get(),
         keys_b: packed_b.get(),
         vals_a,
         vals_b,
         split_keys: keys.get(),
-        split_vals: idx.get() as *mut u32,
+        split_vals: vals.get() as *mut u32,
         n,
         first_tile,
         tiles,
@@ -712,7 +665,7 @@ pub(crate) unsafe fn arg_sweep<IDX: Word>(p: ArgSweep<IDX>) {
         ctrl: ctrl.get(),
         nan_inf,
     };
-    unsafe { onesweep::<u64, IDX, false, true, true, I>(p) }
+    unsafe { onesweep::<u64, V, false, true, ARG, I>(p) }
 }
 
 /// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes
