@@ -20,7 +20,7 @@ torch's CUDA sort puts negative NaNs first and orders NaNs by payload). Every fu
 that orders floats takes ``total_order=True`` for IEEE 754 total order instead, ``-nan <
 -inf < ... < -0.0 < +0.0 < ... < +inf < +nan`` (NaNs by sign and payload): one order for
 every bit pattern, and on the GPU the faster one (numpy's order sorts a canonical copy of
-the keys and gathers them).
+the keys and gathers them; a one-dimensional device argsort costs the same in both).
 
 ``sort``, ``sort_``, ``argsort`` and ``topk`` work along the last dimension of arrays of
 any number of dimensions (``dim=-1``, each row on its own, as torch does), which must be
