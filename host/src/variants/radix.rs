@@ -220,12 +220,16 @@ pub fn argsort_into<K: Key, I: Index>(
     if keys.len() != out.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
     }
-    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits)
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None)
 }
 
 /// [`argsort_into`] of the `n` keys of `K` at device address `keys`, compared by
-/// `bit_order` (NaN-last order sorts its canonical copy as floats, `variants::nan`),
-/// into the `n` indices of `I` at `out`.
+/// `bit_order`, into the `n` indices of `I` at `out`. `nan_inf`: NaN-last order of
+/// float keys whose `+inf` has these bits (`variants::nan`): the keys are sorted as
+/// their canonical bits (every NaN the largest NaN, `-0.0` as `+0.0`), which the
+/// argsort passes make as they read 32-bit keys (and their histogram counts), and the
+/// copy of other widths holds.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn argsort_at<K: SortKey, I: Index>(
     gpu: &Gpu,
     keys: u64,
@@ -234,6 +238,7 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     bit_order: BitOrder,
     order: Order,
     key_bits: Option<(u32, u32)>,
+    nan_inf: Option<u64>,
 ) -> Result<()> {
     Error::check_u32_indices("argsort", n)?;
     let kb = size_of::<K>() as u32;
@@ -246,13 +251,16 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
         job.packing = Packing::Through;
         (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
         job.portion = rk::portion_tiles(job.tile);
-        return job.run_arg::<I>(gpu);
+        return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32);
     }
-    // The copy of the keys, paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
-    // Raw bytes: `K` is only a width here (a float's canonical copy sorts as floats).
+    // The copy of the keys (canonical bits in NaN-last order), paired with `0..n`
+    // (`u32`: at most 2^32 - 1 keys), sorted. Raw bytes: `K` is only a width here.
     let bytes = n as u64 * kb as u64;
     let copy = gpu.alloc::<u8>(bytes as usize)?;
-    gpu.copy_raw(copy.ptr(), keys, bytes)?;
+    match nan_inf {
+        Some(inf) => super::nan::canonical_copy_at(gpu, keys, copy.ptr(), n, 8 * kb, inf)?,
+        None => gpu.copy_raw(copy.ptr(), keys, bytes)?,
+    }
     let wide = size_of::<I>() == 8;
     let idx: Option<DeviceBuffer<u32>> = if wide { Some(gpu.alloc::<u32>(n)?) } else { None };
     let idx_addr = idx.as_ref().map_or(out, |b| b.ptr());
@@ -267,6 +275,9 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     }
     Ok(())
 }
+
+/// The `+inf` bits of `f32`: the one float format of the argsort passes' NaN map.
+const F32_INF: u32 = kernels::key::float_inf_bits(32, 23) as u32;
 
 /// Whether an argsort of `n` 32-bit keys takes the argsort passes
 /// ([`Job::run_arg`]): past the one-block sort and the short tiles (the argsort passes
@@ -584,9 +595,12 @@ impl Job {
     /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at
     /// `self.values` ([`Packing::Through`] with the index made by the first pass and
     /// written alone by the last; `radix_arg_back` when fewer than two passes ran).
-    fn run_arg<I: Index>(&self, gpu: &Gpu) -> Result<()> {
+    /// `nan_inf`: the `+inf` bits of `f32` keys argsorted in NaN-last order (0: as
+    /// they are): the histogram (`radix_hist_nan_f32`) and the first pass map them
+    /// alike.
+    fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32) -> Result<()> {
         let plan = self.plan();
-        let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
+        let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
         let mut scratch = Scratch::take(gpu, &words)?;
         let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
@@ -598,49 +612,21 @@ impl Job {
 
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
-        gpu.set_max_dynamic_smem(<u32 as HistKernel>::HIST.name(), hist_smem)?;
+        // The histogram counts the keys as the first pass maps them.
+        let hist_kernel = match nan_inf {
+            0 => <u32 as HistKernel>::HIST,
+            F32_INF => rk::radix_hist_nan_f32,
+            inf => return Err(Error::BadArgument(format!("no 32-bit float keys with +inf bits {inf:#x}"))),
+        };
+        gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, 4, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
         let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
         let status_words = status_tiles * rk::DIGITS as u64;
         let packing = Packing::Through as u32;
         let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing };
-        gpu.launch(<u32 as HistKernel>::HIST, cfg, &hist)?;
+        gpu.launch(hist_kernel, cfg, &hist)?;
 
-        let kernel = I::SWEEP;
-        let smem = Smem::packed().bytes;
-        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
-        // The key half of the packed word: as in `run_packed_passes`.
-        let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let mut launch = 0u32;
-        for pass in 0..passes {
-            let (shift, mask) = rk::pass_digit(begin, end, pass);
-            let shift = shift + 32;
-            for q in 0..portions {
-                let first_tile = q * status_tiles;
-                let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
-                let p = rk::ArgSweep {
-                    keys,
-                    idx,
-                    packed_a,
-                    packed_b,
-                    n,
-                    first_tile,
-                    tiles,
-                    shift,
-                    mask,
-                    pos,
-                    neg,
-                    pass,
-                    launch,
-                    portion: q as u32,
-                    status,
-                    status_tiles: status_tiles as u32,
-                    ctrl,
-                };
-                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
-                launch += 1;
-            }
-        }
+        self.run_packed_sweeps(gpu, &plan, I::SWEEP, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
@@ -657,16 +643,40 @@ impl Job {
         status: DevPtr<u32>,
         ctrl: DevPtr<u64>,
     ) -> Result<()> {
-        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
+        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
         let kernel = rk::radix_onesweep_packed_k32_v32;
-        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing);
+        self.run_packed_sweeps(gpu, plan, kernel, vals, packed_a, packed_b, status, ctrl, 0)?;
+        let n = self.n;
+        let sms = gpu.info().multiprocessors as u64;
+        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
+        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+    }
+
+    /// The digit-pass launches over packed words of a pair sort or an argsort
+    /// ([`rk::PackedSweep`]; `kernel` chooses): every pass of the plan, one launch per
+    /// portion, with the caller's keys at `self.keys` and values (or indices) `vals`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_packed_sweeps<V: Word>(
+        &self,
+        gpu: &Gpu,
+        plan: &Plan,
+        kernel: Kernel<rk::PackedSweep<V>>,
+        vals: DevPtr<V>,
+        packed_a: DevPtr<u64>,
+        packed_b: DevPtr<u64>,
+        status: DevPtr<u32>,
+        ctrl: DevPtr<u64>,
+        nan_inf: u32,
+    ) -> Result<()> {
+        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
+        let smem = Smem::packed().bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
         // the kernel spill and the passes 9% slower; H100, 2026-11-24; docs/history.md, radix: "Pairs: staging, histogram, packing").
         let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
+        let keys = DevPtr::from_addr(self.keys);
         let (n, (begin, end)) = (self.n, self.bits);
         let mut launch = 0u32;
         for pass in 0..passes {
@@ -693,13 +703,12 @@ impl Job {
                     status,
                     status_tiles: status_tiles as u32,
                     ctrl,
+                    nan_inf,
                 };
                 gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
                 launch += 1;
             }
         }
-        let sms = gpu.info().multiprocessors as u64;
-        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+        Ok(())
     }
 }
