@@ -333,31 +333,41 @@ fn run_wide<K: crate::WideKey>(sorter: &Sorter, args: &RunArgs) -> crate::Result
             Ok(t.elapsed().as_secs_f64() * 1e3)
         })?,
     };
-    println!(
-        "time:       median {:.3} ms, min {:.3} ms over {} repeats ({})",
-        stats.median_ms,
-        stats.min_ms,
-        args.repeat,
-        if gpu.is_some() { "CUDA events, sort only" } else { "wall clock" }
-    );
-    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(args.n, stats.median_ms));
-    if args.check {
-        use rayon::prelude::*;
-        let mut want = input;
-        // Equal wide keys are equal bytes: the unstable sort gives the stable result.
-        want.par_sort_unstable();
-        if args.order.is_descending() {
-            want.reverse();
-        }
-        if output == want {
-            println!("check:      ok (equal to the standard library's sort)");
-        } else {
-            let at = output.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
-            println!("check:      FAILED: element {at} differs from the standard library's sort");
-            return Ok(false);
-        }
+    print_time(args.n, stats.median_ms, stats.min_ms, args.repeat, gpu.is_some());
+    if !args.check {
+        return Ok(true);
     }
-    Ok(true)
+    use rayon::prelude::*;
+    let mut want = input;
+    // Equal wide keys are equal bytes: the unstable sort gives the stable result.
+    want.par_sort_unstable();
+    if args.order.is_descending() {
+        want.reverse();
+    }
+    Ok(print_check(if output == want {
+        Ok("ok (equal to the standard library's sort)".to_string())
+    } else {
+        let at = output.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+        Err(format!("element {at} differs from the standard library's sort"))
+    }))
+}
+
+/// The `time:` and `throughput:` lines of `host --variant ...`.
+fn print_time(n: usize, median_ms: f64, min_ms: f64, repeats: usize, on_gpu: bool) {
+    println!(
+        "time:       median {median_ms:.3} ms, min {min_ms:.3} ms over {repeats} repeats ({})",
+        if on_gpu { "CUDA events, sort only" } else { "wall clock" }
+    );
+    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(n, median_ms));
+}
+
+/// The `check:` line; whether the check passed.
+fn print_check(result: Result<String, String>) -> bool {
+    match &result {
+        Ok(c) => println!("check:      {c}"),
+        Err(m) => println!("check:      FAILED: {m}"),
+    }
+    result.is_ok()
 }
 
 /// Above this many elements `--check` uses the linear-time fingerprint check.
@@ -383,33 +393,21 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Res
     inputs::ensure_host_memory::<T>(args.n, if args.check { 3 } else { 2 })?;
     let input: Vec<T> = inputs::generate(args.n, args.dist, args.seed);
     let timing = time_sort(sorter, &input, &opts, args.repeat)?;
-    let (med, min) = (timing.median_ms(), timing.min_ms());
-    println!(
-        "time:       median {med:.3} ms, min {min:.3} ms over {} repeats ({})",
-        timing.times_ms.len(),
-        if on_gpu { "CUDA events, sort only" } else { "wall clock" }
-    );
-    println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(args.n, med));
-    if args.check {
-        let stable = !on_gpu || args.variant.is_stable();
-        // Past 2^27 elements sorting a reference copy takes minutes: check order and a
-        // multiset fingerprint in linear time instead (stability is not checked then).
-        let result = if args.n > LARGE_CHECK {
-            verify::check_large(&input, &timing.output, opts.key_order()).map(|()| {
-                "ok (ordered, same multiset fingerprint as the input; stability not checked at this size)".to_string()
-            })
-        } else {
-            verify::check(&input, &timing.output, opts.key_order(), stable).map(|c| c.to_string())
-        };
-        match result {
-            Ok(c) => println!("check:      {c}"),
-            Err(m) => {
-                println!("check:      FAILED: {m}");
-                return Ok(false);
-            }
-        }
+    print_time(args.n, timing.median_ms(), timing.min_ms(), timing.times_ms.len(), on_gpu);
+    if !args.check {
+        return Ok(true);
     }
-    Ok(true)
+    let stable = !on_gpu || args.variant.is_stable();
+    // Past 2^27 elements sorting a reference copy takes minutes: check order and a
+    // multiset fingerprint in linear time instead (stability is not checked then).
+    let result = if args.n > LARGE_CHECK {
+        verify::check_large(&input, &timing.output, opts.key_order()).map(|()| {
+            "ok (ordered, same multiset fingerprint as the input; stability not checked at this size)".to_string()
+        })
+    } else {
+        verify::check(&input, &timing.output, opts.key_order(), stable).map(|c| c.to_string())
+    };
+    Ok(print_check(result.map_err(|m| m.to_string())))
 }
 
 /// Variant names, or `all`.

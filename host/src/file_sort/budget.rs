@@ -148,6 +148,22 @@ pub fn free_disk(dir: &Path) -> Result<u64> {
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
+/// Refuses a file of `bytes` (`None`: more than a `u64` counts) that `dir`'s free
+/// space cannot take, before anything is written: `what` names the content ("1000
+/// u128 keys").
+pub fn ensure_disk_room(dir: &Path, bytes: Option<u64>, what: &str) -> Result<()> {
+    let free = free_disk(dir)?;
+    if bytes.is_none_or(|b| b > free) {
+        return Err(Error::TooLarge(format!(
+            "{what} take {} and only {} are free in {}",
+            bytes.map_or("more than 16 EiB".to_string(), |b| Bytes(b).to_string()),
+            Bytes(free),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The default temporary space in `dir`: its free space less a reserve (256 MiB or
 /// 1% of the file system, whichever is more), so that a sort that runs out stops
 /// before the disk is full for everyone else.

@@ -624,16 +624,7 @@ fn generate_typed<T: TextElement + crate::inputs::Random>(
     // least two bytes an element).
     if let Some(dir) = out.directory() {
         let least = (n as u64).checked_mul(if format == Format::Binary { elem } else { 2 });
-        let free = budget::free_disk(dir)?;
-        if least.is_none_or(|b| b > free) {
-            return Err(Error::TooLarge(format!(
-                "{n} {} take {} and only {} are free in {}",
-                T::NAME,
-                least.map_or("more than 16 EiB".to_string(), |b| crate::Bytes(b).to_string()),
-                crate::Bytes(free),
-                dir.display()
-            )));
-        }
+        budget::ensure_disk_room(dir, least, &format!("{n} {}", T::NAME))?;
     }
     let memory = opts.memory.unwrap_or_else(budget::default_memory_budget);
     let sorted: &[(std::ops::Range<usize>, Order)] = &match dist {

@@ -115,16 +115,7 @@ pub(super) fn generate<K: WideKey>(
     let total = (n as u64).checked_mul(size);
     let mut out = output.create()?;
     if let Some(dir) = out.directory() {
-        let free = budget::free_disk(dir)?;
-        if total.is_none_or(|b| b > free) {
-            return Err(Error::TooLarge(format!(
-                "{n} {} keys take {} and only {} are free in {}",
-                K::NAME,
-                total.map_or("more than 16 EiB".to_string(), |b| crate::Bytes(b).to_string()),
-                crate::Bytes(free),
-                dir.display()
-            )));
-        }
+        budget::ensure_disk_room(dir, total, &format!("{n} {} keys", K::NAME))?;
     }
     let total = total.unwrap_or(u64::MAX);
     progress.phase(Phase::Write, Some(total));
