@@ -71,6 +71,21 @@ pub struct Tuning {
     /// 64-bit keys are, instead of sorted by register networks. Default off.
     /// `SORT_SEGMENTED_TILE_RANK=1`.
     pub segmented_tile_rank: bool,
+    /// The segmented sort's warp kernel for 32-bit keys alone on the blocked network
+    /// (as 64-bit keys and pairs) instead of the striped one. Default off.
+    /// `SORT_SEGMENTED_WARP_BLOCKED=1`.
+    pub segmented_warp_blocked: bool,
+    /// The segmented sort reads the bin kernel's counts back on a stream of its own
+    /// (forked after the bin kernel), so that the sorting kernels do not wait for the
+    /// copies. Default on. `SORT_SEGMENTED_READBACK_BESIDE=0` turns it off.
+    pub segmented_readback_beside: bool,
+    /// The segmented sort's kernels that the host launches only once it has the bin
+    /// kernel's counts (then with a grid for their list, and none for an empty one,
+    /// instead of an empty worst-case grid that costs ~10 us): 0 none, 1 the block
+    /// kernel, 2 the warp and block kernels. The tile kernel and the copies of the
+    /// counts run meanwhile. `None` (default): by the mean segment length
+    /// (`host::variants::segmented::after_counts`). `SORT_SEGMENTED_AFTER_COUNTS`.
+    pub segmented_after_counts: Option<u32>,
     /// Cap on the merge tiles per block of mergepath's block sort (4 or 2, for 4-byte
     /// keys alone, to measure): the widest supported width within it (1 below 2);
     /// `None` (default): the widest the key and value sizes
@@ -168,6 +183,9 @@ impl Default for Tuning {
             segmented_warp_blocks_per_sm: 64,
             segmented_block_blocks_per_sm: 32,
             segmented_tile_rank: false,
+            segmented_warp_blocked: false,
+            segmented_readback_beside: true,
+            segmented_after_counts: None,
             mergepath_width: None,
             mergepath_partition_lanes: None,
             mergepath_reverse: None,
@@ -230,6 +248,9 @@ impl Tuning {
                 "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM" => set(&mut t.segmented_block_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_TILE_RANK" => set(&mut t.segmented_tile_rank, on_off(v)),
+                "SORT_SEGMENTED_WARP_BLOCKED" => set(&mut t.segmented_warp_blocked, on_off(v)),
+                "SORT_SEGMENTED_READBACK_BESIDE" => set(&mut t.segmented_readback_beside, on_off(v)),
+                "SORT_SEGMENTED_AFTER_COUNTS" => t.segmented_after_counts = number(v),
                 "SORT_MERGEPATH_WIDTH" => t.mergepath_width = number(v),
                 "SORT_MERGEPATH_PARTITION_LANES" => t.mergepath_partition_lanes = number(v),
                 "SORT_MERGEPATH_REVERSE" => t.mergepath_reverse = on_off(v),
@@ -326,6 +347,9 @@ mod tests {
             ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),
             ("SORT_SEGMENTED_TILE_RANK", "1", Tuning { segmented_tile_rank: true, ..d.clone() }),
+            ("SORT_SEGMENTED_WARP_BLOCKED", "1", Tuning { segmented_warp_blocked: true, ..d.clone() }),
+            ("SORT_SEGMENTED_READBACK_BESIDE", "0", Tuning { segmented_readback_beside: false, ..d.clone() }),
+            ("SORT_SEGMENTED_AFTER_COUNTS", "2", Tuning { segmented_after_counts: Some(2), ..d.clone() }),
             ("SORT_MERGEPATH_WIDTH", "2", Tuning { mergepath_width: Some(2), ..d.clone() }),
             ("SORT_MERGEPATH_PARTITION_LANES", "32", Tuning { mergepath_partition_lanes: Some(32), ..d.clone() }),
             ("SORT_MERGEPATH_REVERSE", "1", Tuning { mergepath_reverse: Some(true), ..d.clone() }),

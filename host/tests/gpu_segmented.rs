@@ -136,10 +136,11 @@ fn check_every_type(s: &Sorter, lens: &[usize], pad: usize, dist: Distribution, 
 }
 
 /// Lengths around every limit: the warp networks (32, 64, ..., 512), the block sort's
-/// short tier, the one-block limits of 32- and 64-bit keys.
+/// tiers (2,048 among them), the one-block limits of 32- and 64-bit keys.
 fn boundary_lengths() -> Vec<usize> {
     let mut v = vec![0, 1, 2, 3];
-    for limit in [32, 64, 128, 256, 512, radix::small_max(4, 0) as usize / 5, radix::small_max(4, 0) as usize] {
+    let small = radix::small_max(4, 0) as usize;
+    for limit in [32, 64, 128, 256, 512, 2048, small / 5, small] {
         v.extend([limit - 1, limit, limit + 1]);
     }
     let b64 = radix::small_max(8, 0) as usize;

@@ -2,8 +2,8 @@
 //! asynchronous copies.
 use std::sync::Arc;
 
-use cudarc::driver::CudaContext;
 use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaContext, CudaStream};
 
 use super::{DeviceBuffer, Gpu};
 use crate::error::{DriverContext, Result};
@@ -79,15 +79,28 @@ impl PinnedBuffer {
         at: usize,
         len: usize,
     ) -> Result<()> {
+        self.download_on(gpu, &gpu.stream, src, at, len)
+    }
+
+    /// [`PinnedBuffer::download`] queued on `stream` (another stream of the device's
+    /// context, e.g. one forked from its stream, so that the device's stream goes on
+    /// without waiting for the copy).
+    pub fn download_on<T: bytemuck::Pod>(
+        &mut self,
+        gpu: &Gpu,
+        stream: &CudaStream,
+        src: &DeviceBuffer<T>,
+        at: usize,
+        len: usize,
+    ) -> Result<()> {
         let src_ptr = src.byte_range(at, len, self.len)?;
         gpu.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: as in `upload`.
         unsafe {
             let dst = std::slice::from_raw_parts_mut(self.ptr, len);
-            cudarc::driver::result::memcpy_dtoh_async(dst, src_ptr, gpu.stream.cu_stream())
-                .call("cuMemcpyDtoHAsync")?;
+            cudarc::driver::result::memcpy_dtoh_async(dst, src_ptr, stream.cu_stream()).call("cuMemcpyDtoHAsync")?;
         }
-        self.event.record(&gpu.stream).call("cuEventRecord")
+        self.event.record(stream).call("cuEventRecord")
     }
 }
 

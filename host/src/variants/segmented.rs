@@ -5,13 +5,16 @@
 //! upload them first). Launches per call, however many segments: one kernel bins the
 //! segments on the device, then one tile kernel for every segment of 2..=32 keys, one
 //! warp kernel for every segment up to 512 keys and one block kernel for every segment
-//! up to the radix one-block limit, each launched for the worst case and reading its
-//! work count from device memory. The host reads back only the bin kernel's four
-//! counts and, when short, its list of long segments (queued right after it, so the
-//! device sorts meanwhile): to report bad offsets, and to sort longer segments, if
-//! any, with either a radix sort each (a
-//! few launches each) or, when there are many, two pair sorts of all of them at once
-//! between a gather and a scatter ([`kernels::segmented::batch_large`]).
+//! up to the radix one-block limit, each reading its work count from device memory.
+//! The host reads back only the bin kernel's four counts and, when short, its list of
+//! long segments, on a stream forked right after the bin kernel (so the sorting
+//! kernels do not wait for the copies): to report bad offsets, to launch the kernels
+//! that wait for the counts (by default the block kernel: a grid for its list, none
+//! for an empty one, where a worst-case grid would cost ~10 us; the others are
+//! launched for the worst case before), and to sort longer segments, if any, with
+//! either a radix sort each (a few launches each) or, when there are many, two pair
+//! sorts of all of them at once between a gather and a scatter
+//! ([`kernels::segmented::batch_large`]).
 
 use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
@@ -26,7 +29,7 @@ use super::launch::{blocks, one_thread_per_item};
 use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::Key;
-use crate::error::{Error, Result};
+use crate::error::{DriverContext, Error, Result};
 use crate::options::{KeyOrder, Order};
 
 mod sealed {
@@ -265,8 +268,14 @@ fn run_total<K: Key, O: SegmentOffset>(
         large,
     };
     gpu.launch(O::BIN, one_thread_per_item(segments as u64, sk::BIN_BLOCK, 0)?, &bin)?;
+    // The copies back go on a stream forked after the bin kernel where the tuning says
+    // so: the sorting kernels queued below then start right after the bin kernel
+    // instead of after the copies.
+    let side =
+        if gpu.tuning().segmented_readback_beside { Some(gpu.stream().fork().call("cuStreamCreate")?) } else { None };
+    let copies = side.as_ref().unwrap_or(gpu.stream());
     let mut readback = gpu.take_pinned(4 * sk::COUNTS)?;
-    readback.download(gpu, &scratch.bufs[0], 0, 4 * sk::COUNTS)?;
+    readback.download_on(gpu, copies, &scratch.bufs[0], 0, 4 * sk::COUNTS)?;
     // The large list too, when small, so that the host queues the large segments'
     // sorts while the device still sorts the other bins, instead of reading the list
     // once they are done: 2^24 u32 keys in 2^12 segments (237 large) 0.658 -> 0.588 ms,
@@ -274,7 +283,7 @@ fn run_total<K: Key, O: SegmentOffset>(
     let large_bytes = 16 * large_cap;
     let large_early = if large_cap > 0 && large_bytes <= LARGE_EARLY_MAX_BYTES {
         let mut list = gpu.take_pinned(large_bytes)?;
-        list.download(gpu, &scratch.bufs[3], 0, large_bytes)?;
+        list.download_on(gpu, copies, &scratch.bufs[3], 0, large_bytes)?;
         Some(list)
     } else {
         None
@@ -284,7 +293,7 @@ fn run_total<K: Key, O: SegmentOffset>(
     let keys: DevPtr<K::Bits> = buf.dev_ptr().cast();
     let bins =
         Lists { counts, first, warp, block, warp_cap, block_cap, tiles, n, block_smem: Smem::small(kb, vb).bytes };
-    sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks)?;
+    sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks, Phase::BeforeCounts)?;
     // Waits for the bin kernel only: the device goes on with the kernels above.
     let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut()?[..4 * sk::COUNTS]);
     gpu.give_back_pinned(readback);
@@ -295,6 +304,7 @@ fn run_total<K: Key, O: SegmentOffset>(
         let (a, b) = (pair[0].to_u64(), pair[1].to_u64());
         return Err(if b < a { decreasing(i, a, b) } else { past_the_keys(b, buf.len()) });
     }
+    sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks, Phase::AfterCounts(got))?;
     let count = got[sk::COUNT_LARGE] as usize;
     let mut words = vec![0u32; 4 * count];
     match large_early {
@@ -345,9 +355,38 @@ struct Lists {
     block_smem: u32,
 }
 
+/// Which sorting kernels wait for the bin kernel's counts (see
+/// [`crate::Tuning::segmented_after_counts`]) for `segments` segments of `n` keys in
+/// all, by their mean length: the kernels whose list is likely empty, as long as the
+/// kernels before them keep the device busy while the host reads the counts. H100,
+/// 2^24 u32 keys, each setting forced (2026-11-28), ms for 0 / 1 / 2: in 2^20
+/// segments (mean 16, all in the tile bin) 0.196 / 0.187 / 0.179, in 2^16 (mean 256,
+/// warp bin) 0.260 / 0.249 / 0.284, in 2^12 (mean 4096, block bin) 0.574 / 0.617 /
+/// 0.625.
+pub fn after_counts(n: u64, segments: u64) -> u32 {
+    let mean = n / segments.max(1);
+    if mean <= sk::TILE_SEG_MAX {
+        2
+    } else if mean <= sk::WARP_MAX {
+        1
+    } else {
+        0
+    }
+}
+
+/// When [`sort_bins`] is called: before the host has the bin kernel's counts (it
+/// launches for the worst case), or after, with them.
+#[derive(Clone, Copy)]
+enum Phase {
+    BeforeCounts,
+    AfterCounts([u32; sk::COUNTS]),
+}
+
 /// Launches the tile, warp and block kernels on the bin kernel's lists, for keys of
 /// words `W` (with their values when given) in the order of the key masks `masks`
-/// (`(pos, neg)`).
+/// (`(pos, neg)`): in `phase`, those [`crate::Tuning::segmented_after_counts`] puts
+/// there. A kernel launched after the counts gets a grid for its list's length, and
+/// none when the list is empty; one launched before, a grid for the worst case.
 fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     gpu: &Gpu,
     keys: DevPtr<W>,
@@ -355,7 +394,17 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     offsets: &DeviceBuffer<O>,
     bins: &Lists,
     masks: (u64, u64),
+    phase: Phase,
 ) -> Result<()> {
+    let late = gpu.tuning().segmented_after_counts.unwrap_or(after_counts(bins.n, offsets.len() as u64 - 1));
+    // The longest list each kernel may find in this phase (0: not launched now).
+    let cap = |worst: usize, count: usize, after: bool| match phase {
+        Phase::BeforeCounts if !after => worst,
+        Phase::AfterCounts(got) if after => (got[count] as usize).min(worst),
+        _ => 0,
+    };
+    let warp_cap = cap(bins.warp_cap, sk::COUNT_WARP, late >= 2);
+    let block_cap = cap(bins.block_cap, sk::COUNT_BLOCK, late >= 1);
     let (pos, neg) = (W::from_u64(masks.0), W::from_u64(masks.1));
     let counts = bins.counts;
     let segments = (offsets.len() - 1) as u32;
@@ -386,28 +435,36 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     let threads = sk::tile_block(sorter);
     // Blocks of 2,048 threads per SM in all, whatever the sorter's block size.
     let per_sm = (2048 / threads) as u64;
-    let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(sorter, W::BYTES))?;
-    gpu.launch(O::tile_sort::<W>(pairs, sorter), cfg, &tile)?;
-    if bins.warp_cap > 0 {
+    if matches!(phase, Phase::BeforeCounts) {
+        let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(sorter, W::BYTES))?;
+        gpu.launch(O::tile_sort::<W>(pairs, sorter), cfg, &tile)?;
+    }
+    if warp_cap > 0 {
         let descs = bins.warp;
-        let grid = (bins.warp_cap as u64)
-            .div_ceil(sk::WARPS as u64)
-            .min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
+        let grid =
+            (warp_cap as u64).div_ceil(sk::WARPS as u64).min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
         let cfg = blocks(grid, sk::WARP_BLOCK, sk::warp_smem(W::BYTES, pairs))?;
+        // 32-bit keys alone: striped, or blocked where the tuning says so.
+        let blocked32 = vals.is_none() && W::BYTES == 4 && gpu.tuning().segmented_warp_blocked;
+        let (kernel, cfg) = if blocked32 {
+            (W::WARP_SORT_BLOCKED, blocks(grid, sk::WARP_BLOCK, sk::warp_blocked_smem(W::BYTES))?)
+        } else {
+            (W::WARP_SORT, cfg)
+        };
         match vals {
-            None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
+            None => gpu.launch(kernel, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
             Some(vals) => {
                 gpu.launch(W::WARP_SORT_PAIRS, cfg, &WarpSortPairs { keys, vals, descs, counts, pos, neg })?
             }
         }
     }
-    if bins.block_cap > 0 {
+    if block_cap > 0 {
         let (descs, smem) = (bins.block, bins.block_smem);
-        let grid = (bins.block_cap as u64).min(sms * gpu.tuning().segmented_block_blocks_per_sm.max(1));
+        let grid = (block_cap as u64).min(sms * gpu.tuning().segmented_block_blocks_per_sm.max(1));
         // A block per possible segment: the entries without the grid-stride loop (the
         // looping 32-bit pairs entry spills 76 bytes; u32 pairs in 2^12 segments of
         // 2^24 keys 0.573 -> 0.549 ms, H100, 2026-11-27).
-        let once = grid == bins.block_cap as u64;
+        let once = grid == block_cap as u64;
         let cfg = blocks(grid, rk::BLOCK, smem)?;
         match vals {
             None => {
@@ -492,6 +549,18 @@ mod tests {
         assert_eq!(bin_counts(&offsets, 8, 0), [3, 2, 3, 0]);
         // Pairs of 64-bit keys: a lower one-block limit (7,680).
         assert_eq!(bin_counts(&offsets, 8, 4), [3, 2, 2, 1]);
+    }
+
+    #[test]
+    fn kernels_wait_for_the_counts_by_mean_length() {
+        let n = 1u64 << 24;
+        assert_eq!(after_counts(n, 1 << 20), 2);
+        assert_eq!(after_counts(n, n / sk::TILE_SEG_MAX), 2);
+        assert_eq!(after_counts(n, n / (sk::TILE_SEG_MAX + 1)), 1);
+        assert_eq!(after_counts(n, 1 << 16), 1);
+        assert_eq!(after_counts(n, n / sk::WARP_MAX), 1);
+        assert_eq!(after_counts(n, 1 << 12), 0);
+        assert_eq!(after_counts(n, 0), 0);
     }
 
     #[test]

@@ -32,12 +32,14 @@
 //!   segment allows), loaded striped (element `k * 32 + lane`: coalesced), padded with
 //!   the largest order bits, and sorts it by the warp's bitonic network
 //!   ([`crate::block::warp_sort`]). For 64-bit keys and for pairs ([`warp_blocked`])
-//!   the network runs in the *blocked* layout (strides below [`warp_items`] swap
-//!   inside a lane's registers, larger ones exchange across lanes by shuffles: 15
-//!   steps of shuffles where the striped layout takes 30 to 35), and the sorted keys
-//!   (pairs: their input positions) go back striped through a buffer of the warp's in
-//!   shared memory. 32-bit keys alone stay striped: for them the transposition cost
-//!   more than the shuffles it saves.
+//!   the network runs in the *blocked* layout, in its all-ascending form (strides
+//!   below [`warp_items`] swap inside a lane's registers, larger ones exchange across
+//!   lanes by shuffles: 15 steps of shuffles where the striped layout takes 30 to 35;
+//!   the merges across lanes as loops, which keeps the code small), and the sorted
+//!   keys (pairs: their input positions) go back striped through a buffer of the
+//!   warp's in shared memory. 32-bit keys alone run the striped network, or the
+//!   blocked one on its own entry (`segmented_warp_sort_k32_blocked`) where the host
+//!   chooses it.
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
 //!   one block per segment (grid-stride; the `_once` entries, without the loop, when
 //!   the grid has a block per possible segment) running the radix sort's one-block body
@@ -204,6 +206,9 @@ crate::params::kernel_params! {
 /// The segmented sort's entries for keys of one word type.
 pub trait SegmentedKernels: Word {
     const WARP_SORT: Kernel<WarpSort<Self>>;
+    /// The warp kernel of keys alone on the blocked network (the layout of
+    /// [`Self::WARP_SORT`] for 64-bit keys; another entry for 32-bit keys).
+    const WARP_SORT_BLOCKED: Kernel<WarpSort<Self>> = Self::WARP_SORT;
     const WARP_SORT_PAIRS: Kernel<WarpSortPairs<Self>>;
     const BLOCK_SORT: Kernel<BlockSort<Self>>;
     const BLOCK_SORT_PAIRS: Kernel<BlockSortPairs<Self>>;
@@ -262,7 +267,7 @@ bin_entry!(segmented_bin_o64 { O = u64 } |p| device::bin_segments::<u64>(p));
 /// (`device::Tag`), `$rank32` and `$rank64` its keys' tile kernels with the rank sorter
 /// where those are other entries.
 macro_rules! segmented_entries {
-    ($k:ty, $tag:ty, $suffix:ident $(, $rank32:ident, $rank64:ident)?) => {
+    ($k:ty, $tag:ty, $suffix:ident $(, $rank32:ident, $rank64:ident, $blocked:ident)?) => {
         paste::paste! {
             warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k }
                 |p| device::warp_segments::<$k, { warp_blocked(<$k as Word>::BYTES, false) }>(p));
@@ -300,6 +305,7 @@ macro_rules! segmented_entries {
                 $(
                     const TILE_SORT_RANK_O32: Kernel<TileSort<$k, u32>> = $rank32;
                     const TILE_SORT_RANK_O64: Kernel<TileSort<$k, u64>> = $rank64;
+                    const WARP_SORT_BLOCKED: Kernel<WarpSort<$k>> = $blocked;
                 )?
                 const TILE_SORT_PAIRS_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32_v32>];
                 const TILE_SORT_PAIRS_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64_v32>];
@@ -307,7 +313,16 @@ macro_rules! segmented_entries {
         }
     };
 }
-segmented_entries!(u32, u64, k32, segmented_tile_sort_k32_o32_rank, segmented_tile_sort_k32_o64_rank);
+segmented_entries!(
+    u32,
+    u64,
+    k32,
+    segmented_tile_sort_k32_o32_rank,
+    segmented_tile_sort_k32_o64_rank,
+    segmented_warp_sort_k32_blocked
+);
+// 32-bit keys alone on the blocked warp network, for [`warp_blocked`] chosen at run time.
+warp_sort_entry!(segmented_warp_sort_k32_blocked { K = u32 } |p| device::warp_segments::<u32, true>(p));
 segmented_entries!(u64, (u64, u32), k64);
 // 32-bit keys alone with the rank sorter, for [`TileSorter::Rank`] chosen at run time.
 tile_sort_entry!(segmented_tile_sort_k32_o32_rank { K = u32, O = u32 }
@@ -317,7 +332,7 @@ tile_sort_entry!(segmented_tile_sort_k32_o64_rank { K = u32, O = u64 }
 
 /// The entries of key word `K`, and the bin kernel of offset word `K` (both are
 /// `u32` and `u64`).
-const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 13] {
+const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; WORD_ENTRIES] {
     [
         K::BIN.layout(),
         K::WARP_SORT.layout(),
@@ -335,17 +350,24 @@ const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 13
     ]
 }
 
+/// Entries per key word (see [`word_layouts`]).
+const WORD_ENTRIES: usize = 13;
+
 /// Every segmented entry.
 pub const KERNELS: &[EntryLayout] = &const {
     let [a, b] = [word_layouts::<u32>(), word_layouts::<u64>()];
-    let rank = [segmented_tile_sort_k32_o32_rank.layout(), segmented_tile_sort_k32_o64_rank.layout()];
-    let mut all = [a[0]; 28];
+    let extra = [
+        segmented_tile_sort_k32_o32_rank.layout(),
+        segmented_tile_sort_k32_o64_rank.layout(),
+        segmented_warp_sort_k32_blocked.layout(),
+    ];
+    let mut all = [a[0]; 2 * WORD_ENTRIES + 3];
     let mut i = 0;
-    while i < 13 {
-        (all[i], all[13 + i]) = (a[i], b[i]);
+    while i < WORD_ENTRIES {
+        (all[i], all[WORD_ENTRIES + i]) = (a[i], b[i]);
         i += 1;
     }
-    (all[26], all[27]) = (rank[0], rank[1]);
+    (all[2 * WORD_ENTRIES], all[2 * WORD_ENTRIES + 1], all[2 * WORD_ENTRIES + 2]) = (extra[0], extra[1], extra[2]);
     all
 };
 
@@ -361,12 +383,19 @@ pub const WARP_SMEM_WORDS: u32 = WARP_MAX as u32 + WARP_MAX as u32 / 32;
 
 /// Whether the warp kernel sorts keys of `key_bytes` bytes (with values when `pairs`)
 /// in the blocked layout (see the module docs): 64-bit keys and pairs, where the
-/// network's shuffles of two words or of tags dominate; 32-bit keys alone stay
-/// striped. H100, 2^24 keys in 2^16 segments against the striped layout (2026-11-28):
+/// network's shuffles of two words or of tags dominate; 32-bit keys alone have the
+/// striped entry and a blocked one. H100, 2^24 keys in 2^16 segments against the
+/// striped layout (2026-11-28, both written out, the blocked one alternating):
 /// u64 keys 0.896 against 1.010 ms, u32 pairs 0.919 against 0.981, u32 keys 0.288
 /// against 0.277.
 pub const fn warp_blocked(key_bytes: u32, pairs: bool) -> bool {
     pairs || key_bytes == 8
+}
+
+/// Dynamic shared memory of the warp kernel on the blocked network for keys alone of
+/// `key_bytes` bytes (a buffer per warp of their order bits).
+pub const fn warp_blocked_smem(key_bytes: u32) -> u32 {
+    WARPS * WARP_SMEM_WORDS * key_bytes
 }
 
 /// Dynamic shared memory of the warp kernel for keys of `key_bytes` bytes: for the
