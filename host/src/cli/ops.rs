@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::cpu::{runs as cpu_runs, searchsorted as cpu_search};
 use crate::measure::Stats;
-use crate::variants::runs;
-use crate::variants::searchsorted::{self, QueryOrder, Side};
+use crate::variants::runs::{self, Encoder};
+use crate::variants::searchsorted::{self, QueryOrder, Side, SortedMerge};
 use crate::{Gpu, Key, KeyType, Sorter, with_key};
 use clap::Args;
 use kernels::key::BitOrder;
@@ -80,6 +80,15 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
                         r.unsorted.median_ms,
                         r.check
                     );
+                    let encoders: Vec<String> =
+                        r.encoders.iter().map(|(e, t)| format!("{e:?} {:.4} ms", t.median_ms)).collect();
+                    let merges: Vec<String> =
+                        r.merges.iter().map(|(e, t)| format!("{e:?} {:.4} ms", t.median_ms)).collect();
+                    println!(
+                        "      into reused buffers: encoders {}; sorted-query merges {}",
+                        encoders.join(", "),
+                        merges.join(", ")
+                    );
                     if let Some(c) = &r.nan_check {
                         println!(
                             "      NaN/-0.0 check of the search keys: {:.4} ms ({:.0} GB/s read)",
@@ -109,6 +118,10 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
 
 struct Row {
     m: usize,
+    /// Each encoder into reused buffers.
+    encoders: Vec<(Encoder, Stats)>,
+    /// Each merge of sorted queries into a reused buffer.
+    merges: Vec<(SortedMerge, Stats)>,
     /// The NaN / `-0.0` check of the search keys (float keys only).
     nan_check: Option<Stats>,
     copy: Stats,
@@ -186,6 +199,17 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     let (mut ok_keys, mut ok_counts) = (gpu.alloc::<K>(n)?, gpu.alloc::<u32>(n)?);
     let rle_into =
         time(gpu, args.repeat, || runs::run_length_encode_into(gpu, &few, &mut ok_keys, &mut ok_counts).map(|_| ()))?;
+    // Both encoders on the same keys into the same buffers, each checked below.
+    let mut by_encoder = Vec::new();
+    for encoder in [Encoder::LookBack, Encoder::Split] {
+        let mut got = 0;
+        let stats = time(gpu, args.repeat, || {
+            got = runs::run_length_encode_into_by(gpu, &few, &mut ok_keys, &mut ok_counts, encoder)?;
+            Ok(())
+        })?;
+        let result = (ok_keys.to_vec(gpu)?[..got].to_vec(), ok_counts.to_vec(gpu)?[..got].to_vec());
+        by_encoder.push((encoder, stats, result));
+    }
     drop((ok_keys, ok_counts));
 
     // Unique of the same keys unsorted: the encoding's input before its sort.
@@ -228,6 +252,32 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     let search_into = time(gpu, args.repeat, || {
         searchsorted::searchsorted_into(gpu, &keys, &sorted_queries, Side::Left, QueryOrder::Sorted, &mut out)
     })?;
+    // Both merges into the same buffer, each checked below.
+    let mut by_merge = Vec::new();
+    for merge in [SortedMerge::Binary, SortedMerge::Gallop] {
+        let stats = time(gpu, args.repeat, || {
+            searchsorted::searchsorted_into_by(
+                gpu,
+                &keys,
+                &sorted_queries,
+                Side::Left,
+                QueryOrder::Sorted,
+                merge,
+                &mut out,
+            )
+        })?;
+        let mut right = gpu.alloc::<u64>(m)?;
+        searchsorted::searchsorted_into_by(
+            gpu,
+            &keys,
+            &sorted_queries,
+            Side::Right,
+            QueryOrder::Sorted,
+            merge,
+            &mut right,
+        )?;
+        by_merge.push((merge, stats, out.to_vec(gpu)?[..m].to_vec(), right.to_vec(gpu)?));
+    }
     drop(out);
 
     let (uk, uc) = uniq_out.expect("a repeat");
@@ -240,10 +290,15 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
         right: (right_sorted.to_vec(gpu)?, right_unsorted.to_vec(gpu)?),
     };
     let check = if args.check {
-        let rle_ok = same_runs(&results.rle, &cpu_runs::run_length_encode(&sorted_few));
+        let want = cpu_runs::run_length_encode(&sorted_few);
+        let rle_ok = same_runs(&results.rle, &want) && by_encoder.iter().all(|(_, _, got)| same_runs(got, &want));
         let unique_ok = same_runs(&results.unique, &cpu_runs::unique_counts(&unsorted_few.to_vec(gpu)?));
         let l = |q: &[K], right| cpu_search::searchsorted(&keys_host, q, right);
-        let search_ok = results.left.0 == l(&sorted_queries_host, false)
+        let merges_ok = by_merge.iter().all(|(_, _, left, right)| {
+            *left == l(&sorted_queries_host, false) && *right == l(&sorted_queries_host, true)
+        });
+        let search_ok = merges_ok
+            && results.left.0 == l(&sorted_queries_host, false)
             && results.left.1 == l(&queries_host, false)
             && results.right.0 == l(&sorted_queries_host, true)
             && results.right.1 == l(&queries_host, true);
@@ -272,6 +327,8 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     }
     Ok(Row {
         m,
+        encoders: by_encoder.into_iter().map(|(e, t, _)| (e, t)).collect(),
+        merges: by_merge.into_iter().map(|(e, t, _, _)| (e, t)).collect(),
         nan_check,
         copy,
         rle,

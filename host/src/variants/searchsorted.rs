@@ -72,6 +72,35 @@ pub fn searchsorted_into<K: Key>(
     order: QueryOrder,
     out: &mut DeviceBuffer<u64>,
 ) -> Result<()> {
+    searchsorted_into_by(gpu, sorted, queries, side, order, SortedMerge::DEFAULT, out)
+}
+
+/// How a merge tile of sorted queries finds each query's keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortedMerge {
+    /// A binary search among the tile's keys per query (`searchsorted_merge`).
+    Binary,
+    /// Consecutive queries per thread, a galloping search from the answer before
+    /// (`searchsorted_gallop`).
+    Gallop,
+}
+
+impl SortedMerge {
+    /// The merge [`searchsorted`] uses for sorted queries.
+    pub const DEFAULT: SortedMerge = SortedMerge::Binary;
+}
+
+/// [`searchsorted_into`] with sorted queries merged by `merge` (unsorted queries ignore
+/// it), for comparing the merges.
+pub fn searchsorted_into_by<K: Key>(
+    gpu: &Gpu,
+    sorted: &DeviceBuffer<K>,
+    queries: &DeviceBuffer<K>,
+    side: Side,
+    order: QueryOrder,
+    merge_by: SortedMerge,
+    out: &mut DeviceBuffer<u64>,
+) -> Result<()> {
     let (n, m) = (sorted.len() as u64, queries.len() as u64);
     if (out.len() as u64) < m {
         return Err(Error::BadArgument(format!("searchsorted of {m} queries into a buffer of {}", out.len())));
@@ -82,8 +111,15 @@ pub fn searchsorted_into<K: Key>(
     if n == 0 {
         return out.zero_prefix(gpu, m as usize);
     }
-    let args =
-        Args { sorted: sorted.ptr(), n, queries: queries.ptr(), m, right: side.is_right() as u32, out: out.ptr() };
+    let args = Args {
+        sorted: sorted.ptr(),
+        n,
+        queries: queries.ptr(),
+        m,
+        right: side.is_right() as u32,
+        out: out.ptr(),
+        gallop: merge_by == SortedMerge::Gallop,
+    };
     let masks = K::KEY_ORDER.masks(8 * size_of::<K>() as u32, false);
     // The kernels move a primitive key as the unsigned word of its width.
     match (size_of::<K>(), order) {
@@ -107,6 +143,8 @@ struct Args {
     m: u64,
     right: u32,
     out: u64,
+    /// Sorted queries by `searchsorted_gallop`.
+    gallop: bool,
 }
 
 /// The sorted-query path: splits, then the merge tiles.
@@ -122,9 +160,10 @@ fn merge<W: SearchKernels>(gpu: &Gpu, a: &Args, (pos, neg): (u64, u64)) -> Resul
     gpu.launch(W::PARTITION, blocks(count.div_ceil(warps_per_block), sk::PARTITION_BLOCK, 0)?, &p)?;
     let p = Merge { sorted, n: a.n, queries, m: a.m, pos, neg, right: a.right, splits, out: DevPtr::from_addr(a.out) };
     let smem = sk::TILE * W::BYTES;
+    let kernel = if a.gallop { W::GALLOP } else { W::MERGE };
     // 8-byte keys take 64 KiB, past the default limit.
-    gpu.set_max_dynamic_smem(W::MERGE.name(), smem)?;
-    gpu.launch(W::MERGE, blocks(tiles, sk::MERGE_BLOCK, smem)?, &p)?;
+    gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+    gpu.launch(kernel, blocks(tiles, sk::MERGE_BLOCK, smem)?, &p)?;
     drop(scratch);
     Ok(())
 }

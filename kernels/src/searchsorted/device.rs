@@ -81,6 +81,64 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
     }
 }
 
+/// One merge tile per block, as [`merge`], but each thread answers consecutive queries
+/// ([`thread_queries`]) from shared memory: a binary search for the first, a galloping
+/// search from the answer before for each next one ([`gallop_count`]).
+#[inline(always)]
+pub unsafe fn gallop<K: Word + Ord>(p: Merge<K>) {
+    let Merge { sorted, n, queries, m, pos, neg, right, splits, out } = p;
+    let (sorted, queries, splits, out) = (sorted.get(), queries.get(), splits.get(), out.get());
+    let right = right != 0;
+    let t = gpu::block_idx() as u64;
+    let tid = gpu::thread_idx();
+    const I: usize = MERGE_ITEMS as usize;
+    unsafe {
+        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
+        let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
+        let mut ks = [K::ZERO; I];
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
+            }
+        });
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                sts(0, x, ks[j]);
+            }
+        });
+        // The queries after the keys (coalesced loads), as many as fit.
+        let room = TILE - kn;
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn && x < room {
+                ks[j] = ord_at(queries, q0 + x as u64, pos, neg);
+            }
+        });
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn && x < room {
+                sts(0, kn + x, ks[j]);
+            }
+        });
+        gpu::sync_threads();
+        let (first, end) = thread_queries(tid, kn, qn);
+        let mut r = 0u32;
+        let mut x = first;
+        while x < end {
+            let q = lds::<K>(0, kn + x);
+            r = if x == first {
+                crate::search::count_before(kn, q, right, |i| lds::<K>(0, i))
+            } else {
+                gallop_count(r, kn, q, right, |i| lds::<K>(0, i))
+            };
+            *out.add((q0 + x as u64) as usize) = k0 + r as u64;
+            x += 1;
+        }
+    }
+}
+
 /// Unsorted queries: the samples into shared memory, then per query a search among
 /// them and one in the key range they leave, [`SEARCH_ITEMS`] queries in lockstep.
 #[inline(always)]
