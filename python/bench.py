@@ -5,7 +5,8 @@ tensor) and torch.sort of 2^24 and 2^28 float32 keys, argsort against torch.args
 torch.searchsorted, unique_consecutive and unique (2^26 keys, 2^20 distinct) against
 torch's, row-wise sort (4,096 x 4,096 float32, dim=-1) against torch.sort and
 top-k (k = 50 of each row of 128 x 50,257 float32) against torch.topk, the cost of
-numpy's NaN order (the default) over total_order=True, and the call overhead of a
+numpy's NaN order (the default) over total_order=True (argsort of f32 and f16 with NaNs
+and -0.0; the NaN check sort makes, the library's against torch's), and the call overhead of a
 1,000-key sort; the 16-bit floats (``--ops half``): sort of 2^24 and 2^28 float16 and
 bfloat16 against torch.sort, in numpy's order without NaNs (the plain sort after
 one check), with NaNs present (the NaN-canonical copy) and in total order. Device times are CUDA events on the
@@ -152,6 +153,17 @@ def main():
                 ours_total = device_ms(lambda: gpusort.sort(keys, total_order=True), repeat=rep)
                 row("sort f32 total_order=True", n, ours_total, theirs_stable, "no NaN-canonical copy")
             del work
+            check = getattr(gpusort._gpusort, "has_nan_or_negative_zero_device", None)
+            if check is not None:
+                # The check numpy's order makes before a sort: the library's pass
+                # against torch's elementwise one (NaN, or -0.0's bits).
+                def torch_check(a):
+                    return bool((a != a).any() | (a.view(torch.int32) == -(2**31)).any())
+
+                stream = torch.cuda.current_stream().cuda_stream
+                ours_c = device_ms(lambda: check(keys, stream), repeat=rep)
+                theirs_c = device_ms(lambda: torch_check(keys), repeat=rep)
+                row("NaN/-0.0 check f32", n, ours_c, theirs_c, "library pass vs torch elementwise")
         if "argsort" in ops:
             ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)
             theirs_arg = device_ms(lambda: torch.argsort(keys, stable=True), repeat=rep)
@@ -162,6 +174,38 @@ def main():
             if has_keyword(gpusort.argsort, "total_order"):
                 ours_total = device_ms(lambda: gpusort.argsort(keys, total_order=True), repeat=rep)
                 row("argsort f32 total_order=True", n, ours_total, theirs_arg, "no NaN-canonical copy")
+            # numpy's order with NaNs (both signs, payloads) and -0.0 present: the argsort
+            # passes map them as they read the keys, so it should cost what total order does.
+            specials = keys.clone()
+            specials[::97] = float("nan")
+            specials[1::89] = -0.0
+            specials.view(torch.int32)[2::101] = -4194304  # 0xffc00000: a negative quiet NaN
+            ours_nan = device_ms(lambda: gpusort.argsort(specials), repeat=rep)
+            theirs_nan = device_ms(lambda: torch.argsort(specials, stable=True), repeat=rep)
+            row("argsort f32 with NaNs and -0.0", n, ours_nan, theirs_nan, "numpy order")
+            if has_keyword(gpusort.argsort, "total_order"):
+                ours_nan_total = device_ms(lambda: gpusort.argsort(specials, total_order=True), repeat=rep)
+                row("argsort f32 with NaNs, total_order", n, ours_nan_total, theirs_nan,
+                    f"numpy order / total order = {ours_nan / ours_nan_total:.3f}")
+            # torch orders NaNs by payload, numpy's order keeps them in input order:
+            # compare on the keys with one NaN.
+            one_nan = keys.clone()
+            one_nan[::97] = float("nan")
+            if not torch.equal(gpusort.argsort(one_nan), torch.argsort(one_nan, stable=True)):
+                print("MISMATCH: gpusort.argsort != torch.argsort(stable=True) (with NaNs)")
+            del specials, one_nan
+            hkeys = keys.to(torch.float16)
+            hkeys[hkeys == 0] = 1
+            hkeys[::97] = float("nan")
+            ours_h = device_ms(lambda: gpusort.argsort(hkeys), repeat=rep)
+            theirs_h = device_ms(lambda: torch.argsort(hkeys, stable=True), repeat=rep)
+            row("argsort f16 with NaNs", n, ours_h, theirs_h, "numpy order")
+            if has_keyword(gpusort.argsort, "total_order"):
+                ours_h_total = device_ms(lambda: gpusort.argsort(hkeys, total_order=True), repeat=rep)
+                row("argsort f16 total_order=True", n, ours_h_total, theirs_h)
+            if not torch.equal(gpusort.argsort(hkeys), torch.argsort(hkeys, stable=True)):
+                print("MISMATCH: gpusort.argsort != torch.argsort(stable=True) (float16)")
+            del hkeys
             ikeys = torch.randint(-(2**31), 2**31 - 1, (n,), device="cuda", dtype=torch.int32, generator=gen)
             ours_i = device_ms(lambda: gpusort.argsort(ikeys), repeat=rep)
             theirs_i = device_ms(lambda: torch.argsort(ikeys, stable=True), repeat=rep)

@@ -11,13 +11,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: parse_text TYPE FILE [REPEATS]".into());
     };
     let key_type: KeyType = clap::ValueEnum::from_str(ty, true)?;
+    if key_type.is_wide() {
+        return Err(format!("{ty} keys have no text format").into());
+    }
     let repeats: usize = rest.first().map_or(Ok(9), |r| r.parse())?;
     let bytes = std::fs::read(path)?;
     let mut times = Vec::new();
     let mut elements = 0;
     for _ in 0..repeats.max(1) {
         let t = std::time::Instant::now();
-        elements = with_key_type!(key_type, T => parse_text::<T>(&bytes).map(|v| v.len()))
+        elements = with_key_type!(key_type, T => parse_text::<T>(&bytes).map(|v| v.len()), wide => unreachable!("refused above"))
             .map_err(|(line, _)| format!("line {line} does not parse as {ty}"))?;
         times.push(t.elapsed().as_secs_f64());
     }

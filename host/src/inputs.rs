@@ -210,6 +210,52 @@ impl Random for Entity {
     }
 }
 
+/// `n` wide keys ([`crate::WideKey`]) of distribution `dist`, reproducible from
+/// `seed`: [`generate`] for the keys wider than an [`Element`].
+pub fn generate_wide<K: crate::WideKey>(n: usize, dist: Distribution, seed: u64) -> Vec<K> {
+    let mut v: Vec<K> = generate_wide_range(0..n, dist, seed);
+    match dist {
+        Distribution::Sorted => v.par_sort_unstable(),
+        Distribution::Reverse => v.par_sort_unstable_by(|a, b| b.cmp(a)),
+        Distribution::OrganPipe => {
+            let (lo, hi) = v.split_at_mut(n / 2);
+            lo.par_sort_unstable();
+            hi.par_sort_unstable_by(|a, b| b.cmp(a));
+        }
+        _ => {}
+    }
+    v
+}
+
+/// Keys `range` of the input [`generate_wide`] builds, before the sorting of the
+/// sorted shapes. Key `i` of the random distributions is the bytes of the `u64`
+/// elements `w * i .. w * (i + 1)` of the same seed (`w` words cover the key); the
+/// `equal`, `two-values` and `few-unique` keys are the seed's key table spread over
+/// the key's width, chosen by the `u32` elements.
+pub fn generate_wide_range<K: crate::WideKey>(range: std::ops::Range<usize>, dist: Distribution, seed: u64) -> Vec<K> {
+    let w = size_of::<K>().div_ceil(8);
+    let from_words = |words: &[u64]| {
+        let mut k = <K as bytemuck::Zeroable>::zeroed();
+        bytemuck::bytes_of_mut(&mut k).copy_from_slice(&bytemuck::cast_slice::<u64, u8>(words)[..size_of::<K>()]);
+        k
+    };
+    let distinct = match dist {
+        Distribution::Equal => 1,
+        Distribution::TwoValues => 2,
+        Distribution::FewUnique => 16,
+        _ => {
+            let words: Vec<u64> = generate_range(range.start * w..range.end * w, Distribution::Uniform, seed);
+            return words.par_chunks(w).map(from_words).collect();
+        }
+    };
+    let table: Vec<K> = key_table(seed)
+        .iter()
+        .map(|&x| from_words(&(0..w as u64).map(|i| splitmix64(x ^ i)).collect::<Vec<u64>>()))
+        .collect();
+    let picks: Vec<u32> = generate_range(range, Distribution::Uniform, seed);
+    picks.par_iter().map(|&p| table[(p % distinct) as usize]).collect()
+}
+
 /// Offsets of `segments` segments covering `n` elements (`segments + 1` entries, from
 /// 0 to `n`), reproducible from `seed`: each length uniform in `0..=2 * n / segments`
 /// (mean `n / segments`; the modulo's bias is below `span / 2^64`), clipped at `n`, the
@@ -235,14 +281,18 @@ pub fn segment_offsets(n: usize, segments: usize, seed: u64) -> Vec<usize> {
 /// Checks that the host can hold `copies` arrays of `n` elements of `T` before any of
 /// them is built, so that an impossible size is an error rather than an abort.
 pub fn ensure_host_memory<T>(n: usize, copies: usize) -> Result<()> {
-    let bytes = n.checked_mul(size_of::<T>()).and_then(|b| b.checked_mul(copies));
+    ensure_host_bytes(n, size_of::<T>(), copies)
+}
+
+/// [`ensure_host_memory`] for elements of `size` bytes.
+pub fn ensure_host_bytes(n: usize, size: usize, copies: usize) -> Result<()> {
+    let bytes = n.checked_mul(size).and_then(|b| b.checked_mul(copies));
     let fits = bytes.is_some_and(|b| Vec::<u8>::new().try_reserve_exact(b).is_ok());
     if fits {
         Ok(())
     } else {
         Err(Error::BadArgument(format!(
-            "{n} elements of {} bytes need {} of host memory ({copies} copies), which this machine cannot allocate",
-            size_of::<T>(),
+            "{n} elements of {size} bytes need {} of host memory ({copies} copies), which this machine cannot allocate",
             bytes.map_or("more than the address space".to_string(), |b| Bytes(b as u64).to_string())
         )))
     }
@@ -342,6 +392,33 @@ mod tests {
         let mut sorted: Vec<u64> = generate_range(0..5000, Distribution::Sorted, 4);
         sorted.sort();
         assert_eq!(sorted, generate::<u64>(5000, Distribution::Sorted, 4));
+    }
+
+    #[test]
+    fn wide_keys_come_in_pieces_and_shapes() {
+        for dist in Distribution::ALL.iter().copied() {
+            let whole: Vec<[u8; 10]> = generate_wide_range(0..5003, dist, 3);
+            let mut pieces: Vec<[u8; 10]> = Vec::new();
+            for at in (0..5003).step_by(700) {
+                pieces.extend(generate_wide_range::<[u8; 10]>(at..(at + 700).min(5003), dist, 3));
+            }
+            assert_eq!(pieces, whole, "{dist}");
+            let mut distinct = whole.clone();
+            distinct.sort();
+            distinct.dedup();
+            match dist {
+                Distribution::Equal => assert_eq!(distinct.len(), 1),
+                Distribution::TwoValues => assert_eq!(distinct.len(), 2),
+                Distribution::FewUnique => assert_eq!(distinct.len(), 16),
+                _ => assert!(distinct.len() > 5000, "{dist}: {} distinct", distinct.len()),
+            }
+        }
+        let sorted: Vec<i128> = generate_wide(4001, Distribution::Sorted, 5);
+        assert!(sorted.is_sorted() && sorted.first() < sorted.last());
+        let reverse: Vec<u128> = generate_wide(4001, Distribution::Reverse, 5);
+        assert!(reverse.windows(2).all(|w| w[0] >= w[1]));
+        let pipe: Vec<[u8; 32]> = generate_wide(4001, Distribution::OrganPipe, 5);
+        assert!(pipe[..2000].is_sorted() && pipe[2000..].windows(2).all(|w| w[0] >= w[1]));
     }
 
     /// The first values of seed 7: a change of generator, stream layout or seeding

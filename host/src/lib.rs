@@ -207,7 +207,7 @@ pub use inputs::Distribution;
 pub use kernels::key::{Entity, SortKey};
 /// How a wide key's bytes map to its order words ([`WideKey::LAYOUT`]).
 pub use kernels::wide::WideLayout;
-pub use key_type::KeyType;
+pub use key_type::{ByteWidth, KeyType};
 pub use multi_gpu::{Exchange, MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{KeyOrder, NanOrder, Order, SortOptions};
 pub use ranks::{RankConfig, RankGroup, RankReport};

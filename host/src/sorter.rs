@@ -324,25 +324,9 @@ impl Sorter {
     /// # Ok::<(), host::Error>(())
     /// ```
     pub fn argsort<K: Key>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
-        Error::check_u32_indices("argsort", keys.len())?;
-        match &self.gpu {
-            Some(gpu) => {
-                if opts.variant != Variant::Radix {
-                    return Err(Error::Unsupported {
-                        option: "argsort",
-                        by: format!("variant {} on the GPU", opts.variant),
-                        hint: "argsort runs the radix variant",
-                    });
-                }
-                let k = gpu.upload(keys)?;
-                if opts.key_order().nan_last_for::<K>() {
-                    variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
-                } else {
-                    variants::radix::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)
-                }
-            }
-            None => cpu_argsort(keys, opts),
-        }
+        let mut out = vec![0u32; keys.len()];
+        self.argsort_into(keys, &mut out, opts)?;
+        Ok(out)
     }
 
     /// [`Sorter::argsort`] into `out` (same length) as indices of `I`: `u64` (an

@@ -67,6 +67,10 @@ pub struct Tuning {
     /// Segmented sort: one-block-kernel blocks per SM (0 counts as 1). Default 32, as
     /// [`Tuning::segmented_warp_blocks_per_sm`]. `SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM`.
     pub segmented_block_blocks_per_sm: u64,
+    /// The segmented sort's tiny segments of 32-bit keys alone ranked, as pairs and
+    /// 64-bit keys are, instead of sorted by register networks. Default off.
+    /// `SORT_SEGMENTED_TILE_RANK=1`.
+    pub segmented_tile_rank: bool,
     /// Cap on the merge tiles per block of mergepath's block sort (4 or 2, for 4-byte
     /// keys alone, to measure): the widest supported width within it (1 below 2);
     /// `None` (default): the widest the key and value sizes
@@ -113,8 +117,9 @@ pub struct Tuning {
     /// Synchronise after every launch, so that a faulting kernel is named in the error
     /// (slower; default off). `SORT_SYNC_LAUNCHES=1`.
     pub sync_launches: bool,
-    /// Load the kernels from this PTX file instead of the embedded code (comparing
-    /// kernel builds with one binary); `None` (default): the embedded code.
+    /// Load the kernels from this PTX file (or cubin, which loads without a JIT wait)
+    /// instead of the embedded code (comparing kernel builds with one binary); `None`
+    /// (default): the embedded code.
     /// `SORT_PTX_FILE=path`.
     pub ptx_file: Option<PathBuf>,
     /// Load the embedded PTX (JIT-compiled by the driver) even where an embedded cubin
@@ -162,6 +167,7 @@ impl Default for Tuning {
             topk_hist_blocks_per_sm: 2,
             segmented_warp_blocks_per_sm: 64,
             segmented_block_blocks_per_sm: 32,
+            segmented_tile_rank: false,
             mergepath_width: None,
             mergepath_partition_lanes: None,
             mergepath_reverse: None,
@@ -223,6 +229,7 @@ impl Tuning {
                 "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM" => set(&mut t.segmented_block_blocks_per_sm, positive(v)),
+                "SORT_SEGMENTED_TILE_RANK" => set(&mut t.segmented_tile_rank, on_off(v)),
                 "SORT_MERGEPATH_WIDTH" => t.mergepath_width = number(v),
                 "SORT_MERGEPATH_PARTITION_LANES" => t.mergepath_partition_lanes = number(v),
                 "SORT_MERGEPATH_REVERSE" => t.mergepath_reverse = on_off(v),
@@ -318,6 +325,7 @@ mod tests {
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
             ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),
+            ("SORT_SEGMENTED_TILE_RANK", "1", Tuning { segmented_tile_rank: true, ..d.clone() }),
             ("SORT_MERGEPATH_WIDTH", "2", Tuning { mergepath_width: Some(2), ..d.clone() }),
             ("SORT_MERGEPATH_PARTITION_LANES", "32", Tuning { mergepath_partition_lanes: Some(32), ..d.clone() }),
             ("SORT_MERGEPATH_REVERSE", "1", Tuning { mergepath_reverse: Some(true), ..d.clone() }),

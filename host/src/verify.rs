@@ -97,7 +97,7 @@ pub struct Fingerprint {
 impl Fingerprint {
     /// The fingerprint of `data` (each element's bytes hashed; computed on all
     /// cores).
-    pub fn of<T: Element>(data: &[T]) -> Fingerprint {
+    pub fn of<T: bytemuck::Pod + Sync>(data: &[T]) -> Fingerprint {
         use rayon::prelude::*;
         let (sum, xor) = data
             .par_iter()

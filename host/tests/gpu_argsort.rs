@@ -137,3 +137,120 @@ fn argsort_leaves_the_keys_and_checks_lengths() {
     let r = host::testing::variants::radix::argsort_into(gpu, &k, &mut short, Order::Ascending, None);
     assert!(matches!(r, Err(host::Error::LengthMismatch { .. })), "{r:?}");
 }
+
+/// Sizes of the NaN-last argsort: one key, around the packed tile (one-block sorts),
+/// past the one-block sort, around a multiple of the packed tile, and an odd size
+/// past a million (the argsort passes).
+const SIZES_NAN: [usize; 10] = [1, 7679, 7680, 7681, 8833, 299_519, 299_520, 299_521, 300_007, (1 << 20) + 3];
+
+/// Float keys with every third one special: NaNs of both signs and several payloads
+/// (signalling ones included), both infinities and both zeros.
+fn with_specials<K: Key + Random>(n: usize, seed: u64, specials: &[K]) -> Vec<K> {
+    let mut keys: Vec<K> = generate(n, Distribution::Uniform, seed);
+    for (i, k) in keys.iter_mut().enumerate().step_by(3) {
+        *k = specials[(i / 3 * 7 + i / 5) % specials.len()];
+    }
+    keys
+}
+
+/// NaN-last argsort (numpy's order: NaNs after `+inf` ascending and first descending,
+/// stable among themselves, `-0.0` equal to `+0.0`) of floats full of specials against
+/// the CPU, as `u32` and `u64` indices: `f32` keys are mapped by the argsort passes
+/// as they read them, the other widths sort a canonical copy.
+#[test]
+fn argsort_nan_last_floats_full_of_specials() {
+    let Some(s) = gpu_sorter("argsort_nan_last_floats_full_of_specials") else { return };
+    let nan32 = |bits: u32| f32::from_bits(bits);
+    let specials32 = [
+        f32::NAN,
+        -f32::NAN,
+        nan32(0x7fc0_1234),
+        nan32(0xffc0_0042),
+        nan32(0x7f80_0001), // signalling
+        nan32(0xff80_0001),
+        nan32(0x7fff_ffff), // the canonical NaN itself
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+    ];
+    let nan64 = |bits: u64| f64::from_bits(bits);
+    let specials64 =
+        [f64::NAN, -f64::NAN, nan64(0x7ff0_0000_0000_0001), nan64(0xfff8_0000_0000_0042), f64::INFINITY, -0.0, 0.0];
+    let specials16 =
+        [f16::NAN, -f16::NAN, f16::from_bits(0x7c01), f16::INFINITY, f16::NEG_INFINITY, f16::ZERO, -f16::ZERO];
+    let specialsb = [bf16::NAN, -bf16::NAN, bf16::from_bits(0xff81), bf16::INFINITY, -bf16::ZERO, bf16::ZERO];
+    for (i, &n) in SIZES_NAN.iter().enumerate() {
+        let k32 = with_specials::<f32>(n, 31 + i as u64, &specials32);
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            check::<f32>(s, &k32, &opts, &format!("f32 NaN-last {order}"));
+            if i % 3 == 0 || n > 300_000 {
+                check::<f64>(s, &with_specials(n, 7, &specials64), &opts, &format!("f64 NaN-last {order}"));
+                check::<f16>(s, &with_specials(n, 8, &specials16), &opts, &format!("f16 NaN-last {order}"));
+                check::<bf16>(s, &with_specials(n, 9, &specialsb), &opts, &format!("bf16 NaN-last {order}"));
+            }
+        }
+    }
+}
+
+/// Plans of the NaN-last argsort passes, which the histogram makes from the same
+/// mapped bits as the passes sort: NaNs of many payloads and signs are one key (every
+/// pass skipped: the permutation is `0..n`), NaNs and both zeros (two keys: one
+/// pass), and key-bit ranges of the mapped bits.
+#[test]
+fn argsort_nan_last_plans_count_the_mapped_keys() {
+    let Some(s) = gpu_sorter("argsort_nan_last_plans_count_the_mapped_keys") else { return };
+    for n in [300_007usize, (1 << 20) + 3] {
+        let random: Vec<u32> = generate(n, Distribution::Uniform, 5);
+        // Any payload but zero, and either sign.
+        let nan = |r: u32| f32::from_bits(0x7f80_0000 | (r & 0x8000_0000) | (r & 0x007f_ffff).max(1));
+        let cases: [(&str, Vec<f32>); 3] = [
+            ("NaNs only", random.iter().map(|&r| nan(r)).collect()),
+            (
+                "NaNs and zeros",
+                random
+                    .iter()
+                    .map(|&r| {
+                        if r & 6 == 0 {
+                            nan(r)
+                        } else if r & 1 == 0 {
+                            0.0
+                        } else {
+                            -0.0
+                        }
+                    })
+                    .collect(),
+            ),
+            ("zeros and ones", random.iter().map(|&r| if r & 1 == 0 { -0.0 } else { 1.0 }).collect()),
+        ];
+        for (what, keys) in &cases {
+            for order in ORDERS {
+                let opts = SortOptions::default().order(order).nan_last();
+                check::<f32>(s, keys, &opts, &format!("{what} {order}"));
+            }
+        }
+        let keys = with_specials::<f32>(n, 13, &[f32::NAN, -f32::NAN, -0.0, f32::INFINITY]);
+        for bits in [(0, 20), (16, 32), (31, 32)] {
+            let opts = SortOptions::default().nan_last().key_bits(bits.0, bits.1);
+            check::<f32>(s, &keys, &opts, &format!("key bits {bits:?}"));
+        }
+    }
+}
+
+/// The NaN-last argsort of device keys reads them in place and leaves them as they
+/// were, NaN payloads and `-0.0` included (300,007 keys: past the one-block sort, a
+/// partial last tile; the size the memory checker runs).
+#[test]
+fn argsort_nan_last_leaves_the_keys() {
+    let Some(s) = gpu_sorter("argsort_nan_last_leaves_the_keys") else { return };
+    let gpu = s.gpu().unwrap();
+    let keys = with_specials::<f32>(300_007, 17, &[f32::from_bits(0xffc0_0042), -0.0, f32::NAN]);
+    let k = gpu.upload(&keys).unwrap();
+    let mut idx = gpu.alloc::<u32>(keys.len()).unwrap();
+    host::testing::variants::nan::argsort_into(gpu, &k, &mut idx, Order::Descending, None).unwrap();
+    let after = k.to_vec(gpu).unwrap();
+    assert!(after.iter().zip(&keys).all(|(a, b)| a.to_bits() == b.to_bits()), "the keys changed");
+    let want = Sorter::cpu().argsort(&keys, &SortOptions::default().order(Order::Descending).nan_last()).unwrap();
+    assert!(idx.to_vec(gpu).unwrap() == want, "the indices differ from the CPU's");
+}

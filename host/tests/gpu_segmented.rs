@@ -226,6 +226,37 @@ fn segmented_special_floats() {
     for order in ORDERS {
         check(s, &input, &offsets, order, "special floats");
         check(s, &input64, &offsets, order, "special floats");
+        check_pairs(s, &input, &offsets, order, "special floats");
+        check_pairs(s, &input64, &offsets, order, "special floats");
+    }
+    // Tiny segments of specials: the tile kernel's network (32-bit keys alone) and
+    // rank (pairs, 64-bit keys), each network size.
+    let lens: Vec<usize> = (0..4000usize).map(|i| (i * 7919 + i / 7) % 33).collect();
+    let offsets = offsets_of(3, &lens);
+    let n = offsets.last().unwrap() + 3;
+    let input: Vec<f32> = (0..n).map(|i| specials[(i * 5 + i / 11) % specials.len()]).collect();
+    let input64: Vec<f64> = input.iter().map(|&x| x as f64).collect();
+    for order in ORDERS {
+        check(s, &input, &offsets, order, "tiny segments of special floats");
+        check(s, &input64, &offsets, order, "tiny segments of special floats");
+        check_pairs(s, &input, &offsets, order, "tiny segments of special floats");
+        check_pairs(s, &input64, &offsets, order, "tiny segments of special floats");
+    }
+}
+
+#[test]
+fn segmented_tiles_many_per_block() {
+    let Some(s) = gpu_sorter("segmented_tiles_many_per_block") else { return };
+    // 2^23 keys in segments of mean 16: over 4,000 tiles, more than the tile kernel's
+    // grid has blocks on any current device (16 per SM), so blocks sort several tiles
+    // in turn and reuse their shared memory.
+    let n = 1 << 23;
+    let offsets = segment_offsets(n, n / 16, 5);
+    for order in ORDERS {
+        let input: Vec<u32> = generate(n, Distribution::Uniform, 77);
+        check(s, &input, &offsets, order, "2^23 keys, mean 16");
+        let input: Vec<f32> = generate(n, Distribution::FewUnique, 78);
+        check_pairs(s, &input, &offsets, order, "2^23 keys, mean 16");
     }
 }
 
@@ -261,6 +292,23 @@ fn segmented_tiny_segments_share_tiles() {
     let offsets = segment_offsets(n, n / 16, 3);
     let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
     check_every_type(s, &lens, 0, Distribution::Uniform, "random lengths, mean 16");
+}
+
+#[test]
+fn segmented_tile_network_sizes() {
+    let Some(s) = gpu_sorter("segmented_tile_network_sizes") else { return };
+    // A thread sorts a tiny segment with 8, 16 or 32 inputs, the smallest that holds
+    // its warp's longest segment: runs where every warp takes each size, and one
+    // segment of each limit among shorter ones.
+    for (lo, hi) in [(2usize, 8usize), (7, 16), (9, 16), (15, 32), (17, 32), (2, 3)] {
+        let lens: Vec<usize> = (0..6000).map(|i| lo + (i * 7919) % (hi - lo + 1)).collect();
+        check_every_type(s, &lens, 1, Distribution::Uniform, &format!("lengths {lo}..={hi}"));
+        check_pairs_every_type(s, &lens, 0, Distribution::FewUnique, &format!("lengths {lo}..={hi}"));
+    }
+    for limit in [8usize, 9, 16, 17, 32] {
+        let lens: Vec<usize> = (0..3000).map(|i| if i % 97 == 0 { limit } else { 2 + i % 6 }).collect();
+        check_every_type(s, &lens, 0, Distribution::FewUnique, &format!("one of {limit} per 97"));
+    }
 }
 
 #[test]

@@ -186,3 +186,71 @@ fn half_floats_nan_last() {
         check(s, &raw, bf16::from_bits, bf16::to_bits);
     }
 }
+
+/// Ranges of narrow keys (and `u32` values) starting at unaligned addresses, sorted in
+/// place on the GPU: equal to the CPU's stable sort, and the elements around the range
+/// untouched. One-pass sorts (8-bit keys, and 16-bit keys whose high byte is the same
+/// everywhere, so that the second pass is skipped) end in the scratch buffer and are
+/// copied back by 16-byte vectors between a byte prefix and tail; two-pass sorts load
+/// unaligned tiles key by key. Sizes: one full tile and a partial one, many tiles,
+/// portions of a few tiles.
+#[test]
+fn narrow_ranges_at_unaligned_addresses() {
+    let Some(s) = gpu_sorter("narrow_ranges_at_unaligned_addresses") else { return };
+    let gpu = s.gpu().expect("a GPU sorter");
+    fn check<K: Random + Key + bytemuck::Pod + PartialEq + std::fmt::Debug>(
+        gpu: &host::Gpu,
+        keys: &[K],
+        key_at: usize,
+        val_at: Option<usize>,
+        order: Order,
+    ) {
+        let n = keys.len();
+        let what = format!("{} n={n} key_at={key_at} val_at={val_at:?} {order}", K::NAME);
+        let opts = SortOptions::default().order(order);
+        // Around the range: a few elements of their own before and after.
+        let pad = 37;
+        let around: Vec<K> = generate(key_at + n + pad, Distribution::Uniform, 99);
+        let mut whole = around.clone();
+        whole[key_at..key_at + n].copy_from_slice(keys);
+        let mut dk = gpu.upload(&whole).unwrap();
+        let idx: Vec<u32> = (0..n as u32).collect();
+        let (mut expect_k, mut expect_v) = (keys.to_vec(), idx.clone());
+        Sorter::cpu().sort_pairs(&mut expect_k, &mut expect_v, &opts).unwrap();
+        match val_at {
+            None => {
+                radix::sort_range(gpu, &mut dk, key_at, None, n, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+            Some(va) => {
+                let mut vals: Vec<u32> = (0..(va + n + pad) as u32).map(|i| i.wrapping_mul(0x9e37_79b1)).collect();
+                vals[va..va + n].copy_from_slice(&idx);
+                let before = vals.clone();
+                let mut dv = gpu.upload(&vals).unwrap();
+                radix::sort_range(gpu, &mut dk, key_at, Some((&mut dv, va)), n, &opts)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got = dv.to_vec(gpu).unwrap();
+                assert!(got[va..va + n] == expect_v[..], "{what}: values differ from the stable CPU sort");
+                assert!(got[..va] == before[..va] && got[va + n..] == before[va + n..], "{what}: values outside");
+            }
+        }
+        let got = dk.to_vec(gpu).unwrap();
+        assert!(got[key_at..key_at + n] == expect_k[..], "{what}: keys differ from the CPU sort");
+        assert!(got[..key_at] == around[..key_at], "{what}: keys before the range changed");
+        assert!(got[key_at + n..] == around[key_at + n..], "{what}: keys after the range changed");
+    }
+    let t16 = radix::small_max(2, 0) as usize;
+    let sizes = [t16 + 1, 2 * t16 - 1, 300_007, (1 << 20) + 3];
+    for (i, &n) in sizes.iter().enumerate() {
+        for (j, at) in [0usize, 1, 3, 8, 13].into_iter().enumerate() {
+            let order = ORDERS[(i + j) % 2];
+            let val_at = [None, Some(at % 4), Some(1)][(i + j) % 3];
+            let seed = (n + at) as u64;
+            check::<u8>(gpu, &generate(n, Distribution::Uniform, seed), at, val_at, order);
+            check::<i8>(gpu, &generate(n, Distribution::FewUnique, seed + 1), at, val_at, order);
+            // The high byte the same everywhere: only the low pass runs.
+            let low: Vec<u16> = generate::<u16>(n, Distribution::Uniform, seed + 2).iter().map(|k| k & 0xff).collect();
+            check::<u16>(gpu, &low, at, val_at, order);
+            check::<u16>(gpu, &generate(n, Distribution::Uniform, seed + 3), at, val_at, order);
+        }
+    }
+}

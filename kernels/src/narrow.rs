@@ -126,8 +126,9 @@ macro_rules! narrow_word {
             const SORT_IDX: [Kernel<crate::rows::RowSort<$w>>; crate::rows::ROW_TILES] =
                 [absent(); crate::rows::ROW_TILES];
         }
-        // The 16-bit floats' copies are `nan_canonical_f16` / `nan_canonical_bf16`,
-        // picked by format: one word cannot name both.
+        // The 16-bit floats' canonical copies run `nan_canonical_k16` with their
+        // format's +inf and NaN as parameters (`variants::nan::canonical_copy_as`):
+        // one word type cannot name both formats.
         impl NanKernels for $w {
             const CANONICALIZE: Kernel<crate::nan::Canonicalize<$w>> = absent();
         }

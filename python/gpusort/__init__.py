@@ -20,7 +20,7 @@ torch's CUDA sort puts negative NaNs first and orders NaNs by payload). Every fu
 that orders floats takes ``total_order=True`` for IEEE 754 total order instead, ``-nan <
 -inf < ... < -0.0 < +0.0 < ... < +inf < +nan`` (NaNs by sign and payload): one order for
 every bit pattern, and on the GPU the faster one (numpy's order sorts a canonical copy of
-the keys and gathers them).
+the keys and gathers them; a one-dimensional device argsort costs the same in both).
 
 ``sort``, ``sort_``, ``argsort`` and ``topk`` work along the last dimension of arrays of
 any number of dimensions (``dim=-1``, each row on its own, as torch does), which must be
@@ -166,36 +166,31 @@ def _device_dtype(x):
     return _np.dtype(x.__cuda_array_interface__["typestr"]).name
 
 
-# The signed integer view of each float type of a device array, by its bits' width:
-# where ``-0.0``'s bits are the most negative integer.
-_FLOAT_BITS = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64"}
-
-
 def _nan_last(a, total_order):
     """Whether the library must sort ``a`` in numpy's order by its canonical copy:
     not for ``total_order``, integers, or float device arrays with neither NaN nor
-    -0.0, whose total order is numpy's order bit for bit (one pass over ``a`` in its
-    own library and one wait for its answer, against the
-    canonical copy, pair sort and gather of the NaN-order path: 0.56 against 1.26 ms
-    for 2^24 float32 on an H100). Host arrays are not scanned: their transfers
-    dominate."""
+    -0.0, whose total order is numpy's order bit for bit. The check is the library's
+    own pass over ``a`` and one wait for its answer (``has_nan_or_negative_zero_device``;
+    0.13 against torch's elementwise check's 0.27 ms for 2^26 float32 on an H200),
+    against the canonical copy, pair sort and gather of the NaN-order path (0.56
+    against 1.26 ms for 2^24 float32 on an H100). Host arrays are not scanned: their
+    transfers dominate."""
     if total_order:
         return False
     if not _is_device(a):
         return True
-    dtype = _device_dtype(a)
-    if not dtype.startswith(("float", "bfloat")):
+    if not _device_dtype(a).startswith(("float", "bfloat")):
         return False  # integers: no NaN, one zero
-    # The check runs in the caller's library (one elementwise pass); the library's
-    # own `has_nan_or_negative_zero_device` is the faster candidate (0.13 against
-    # 0.27 ms for 2^26 float32 on an H200), not yet measured from here.
-    lib = _library(a)
-    if lib not in ("torch", "cupy") or dtype not in _FLOAT_BITS:
+    shape = _dev(a).__cuda_array_interface__["shape"]
+    flat = a if len(shape) == 1 else getattr(a, "reshape", None)
+    # The check reads one contiguous run of keys: arrays of two or more dimensions
+    # through a flat view; strided arrays (which the sort refuses with its own
+    # message) and arrays without a view are sorted in numpy's order unchecked.
+    if _dev(a).__cuda_array_interface__.get("strides") is not None or flat is None or not shape:
         return True
-    bits = a.view(getattr(__import__(lib), _FLOAT_BITS[dtype]))
-    negative_zero = -(2 ** (8 * bits.itemsize - 1))
-    special = (a != a).any() | (bits == negative_zero).any()  # NaN, or -0.0's bits
-    return bool(special)
+    if flat is not a:
+        flat = flat(-1)
+    return bool(_gpusort.has_nan_or_negative_zero_device(_dev(flat), _stream(a)))
 
 
 def _shape(x):
@@ -273,10 +268,13 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
     gives the same result. At most 2^32 - 1 elements. Device arrays: the library
     writes the int64 indices straight into the new tensor."""
     del stable  # every result is the stable one
-    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         shape = _shape(a)
         rows = _by_rows(shape, dim, "argsort")
+        # One dimension: the library's argsort sorts the canonical bits of float keys
+        # as it reads them (32-bit keys) or in the copy it sorts anyway (other widths),
+        # so numpy's order costs what total order costs and needs no check.
+        nan_last = _nan_last(a, total_order) if rows else not total_order
         n = int(_np.prod(shape))
         if n > 2**32 - 1:
             raise ValueError(f"argsort: {n} elements, at most 2^32 - 1 (u32 indices)")
@@ -285,6 +283,7 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
             _dev(a), indices, descending, nan_last, _stream(a)
         )
         return indices
+    nan_last = _nan_last(a, total_order)
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "argsort")
     return (_gpusort.argsort_rows_host if rows else _gpusort.argsort_host)(a, descending, nan_last)

@@ -281,6 +281,26 @@ def test_nan_order_matches_numpy_and_torch_bit_for_bit(torch, ftype, n, descendi
     assert torch.equal(gpusort.argsort(b, descending=descending), want_i)
 
 
+@pytest.mark.parametrize("ftype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("n", [7681, 300_007])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_in_numpy_order_needs_no_check(torch, ftype, n, descending):
+    """The device argsort in numpy's order (no check first: the library sorts the
+    keys' canonical bits as it reads them) against numpy, NaNs of both signs and
+    payloads and both zeros included, and in total order against the bit order."""
+    if ftype == np.float16:
+        rng = np.random.default_rng(n)
+        a = rng.standard_normal(n).astype(np.float16)
+        bits = a.view(np.uint16)
+        bits[::3] = np.resize(np.array([0x7E00, 0xFE00, 0x7C01, 0xFC01, 0x8000, 0x0000, 0x7C00], np.uint16), bits[::3].size)
+    else:
+        a = zoo(ftype, n, seed=n)
+    t = on_device(torch, a)
+    assert np.array_equal(to_host(gpusort.argsort(t, descending=descending)), stable_argsort(numpy_order_key(a), descending))
+    total = gpusort.argsort(t, descending=descending, total_order=True)
+    assert np.array_equal(to_host(total), stable_argsort(total_order_key(a), descending))
+
+
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
 def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, ftype):
     # No NaN: the check for NaN and -0.0 must still send -0.0 to numpy's order.

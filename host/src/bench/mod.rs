@@ -71,6 +71,9 @@ impl BenchPlan {
         if let Some((what, _)) = empty.iter().find(|(_, e)| *e) {
             return Err(Error::BadArgument(format!("no {what} to benchmark")));
         }
+        if let Some(kt) = self.key_types.iter().find(|k| k.is_wide()) {
+            return Err(kt.wide_refused("the variant benchmark (time wide keys with `host --type`)"));
+        }
         Ok(())
     }
 }
@@ -158,7 +161,7 @@ pub fn run(sorter: &Sorter, plan: &BenchPlan, show_progress: bool) -> Result<Ben
     // an impossible size before hours of smaller ones have run.
     for &kt in &plan.key_types {
         if let Some(&n) = plan.sizes.iter().max() {
-            crate::with_key_type!(kt, T => crate::inputs::ensure_host_memory::<T>(n, 2))?;
+            crate::inputs::ensure_host_bytes(n, kt.size(), 2)?;
         }
     }
     let on_gpu = sorter.gpu().is_some();
@@ -180,7 +183,7 @@ pub fn run(sorter: &Sorter, plan: &BenchPlan, show_progress: bool) -> Result<Ben
     for &kt in &plan.key_types {
         for &dist in &plan.dists {
             for &n in &plan.sizes {
-                crate::with_key_type!(kt, T => run_input::<T>(sorter, plan, (kt, dist, n), &too_slow, &mut progress, &mut rows));
+                crate::with_key_type!(kt, T => run_input::<T>(sorter, plan, (kt, dist, n), &too_slow, &mut progress, &mut rows), wide => unreachable!("BenchPlan::validate refuses wide keys"));
                 if let Some(limit) = plan.max_sort_ms {
                     // Rows over the limit mark their series as too slow for larger n.
                     let slow: Vec<usize> = rows

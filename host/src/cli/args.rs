@@ -2,12 +2,17 @@
 //! command line is parsed, on any machine, with a message that names the range, so no
 //! value reaches the library in a form that overflows, allocates without bound or is
 //! refused only later on a GPU.
-use crate::{KeyType, with_key_type};
+use crate::KeyType;
 
 /// The error of a command that sorts primitive keys ([`crate::Key`]: pairs, argsort,
 /// top-k, segments, several GPUs) asked for a record type; `what` names the command.
 pub fn records_refused(what: &str, kt: KeyType) -> crate::Error {
-    crate::Error::BadArgument(format!("{what}: primitive keys only (u32, i32, f32, u64, i64, f64), not {kt} records"))
+    if kt.is_wide() {
+        return kt.wide_refused(what);
+    }
+    crate::Error::BadArgument(format!(
+        "{what}: primitive keys only (the 32-, 64-, 16- and 8-bit types), not {kt} records"
+    ))
 }
 
 /// Accepts `16777216`, `1<<24`, `2^24`, `16M`, `1G` (binary multiples) or `10_000_019`.
@@ -152,7 +157,7 @@ pub fn parse_millis(s: &str) -> Result<f64, String> {
 pub fn check_host_memory(types: &[KeyType], ns: &[usize], copies: usize) -> crate::Result<()> {
     for &kt in types {
         if let Some(&n) = ns.iter().max() {
-            with_key_type!(kt, T => crate::inputs::ensure_host_memory::<T>(n, copies))?;
+            crate::inputs::ensure_host_bytes(n, kt.size(), copies)?;
         }
     }
     Ok(())

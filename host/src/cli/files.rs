@@ -43,6 +43,8 @@ pub struct SortArgs {
     #[arg(long, short, default_value = "-")]
     output: PathBuf,
     /// Element type of the file.
+    /// Wide keys too: u128, i128 and bytes1 to bytes32 (byte strings compared
+    /// lexicographically), as binary records sorted in memory.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
     /// File format (input and output); by default text for `.txt`, `.csv` and `.tsv`
@@ -436,6 +438,8 @@ pub struct CheckFileArgs {
     #[arg(long, short)]
     output: PathBuf,
     /// Element type of both files.
+    /// Wide keys too: u128, i128 and bytes1 to bytes32 (byte strings compared
+    /// lexicographically), as binary records sorted in memory.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
     /// Format of both files; by default text for `.txt`, `.csv` and `.tsv` inputs and
@@ -476,6 +480,8 @@ pub struct GenArgs {
     #[arg(long, value_parser = parse_count)]
     n: usize,
     /// Element type.
+    /// Wide keys too: u128, i128 and bytes1 to bytes32 (byte strings compared
+    /// lexicographically), as binary records sorted in memory.
     #[arg(long = "type", value_enum, default_value_t = KeyType::U32)]
     key_type: KeyType,
     /// File format; by default text for `.txt`, `.csv` and `.tsv` outputs and binary

@@ -3,7 +3,7 @@
 use crate::inputs::{Random, generate};
 use crate::measure::{Stats, gkeys_per_s, time_rounds};
 use crate::variants::{mergepath, radix};
-use crate::{Distribution, Element, Error, Key, KeyType, Order, Sorter, Variant, with_key};
+use crate::{Distribution, Element, Error, Key, KeyOrder, KeyType, NanOrder, Order, Sorter, Variant, with_key};
 use clap::{Args, ValueEnum};
 
 use crate::cli::args::{check_host_memory, parse_index_count, parse_repeat, records_refused};
@@ -61,6 +61,11 @@ pub struct PairsArgs {
     /// width by the sort's last pass.
     #[arg(long)]
     index64: bool,
+    /// With `--argsort`: where NaNs of float keys sort, `total` (IEEE total order) or
+    /// `last` (numpy's order: every NaN after +inf ascending, -0.0 equal to +0.0; the
+    /// argsort passes map the keys as they read them). Pairs sort in total order.
+    #[arg(long, value_enum, default_value_t = NanOrder::Total)]
+    nan: NanOrder,
 }
 
 pub fn bench_pairs(args: &PairsArgs) -> crate::Result<bool> {
@@ -180,12 +185,20 @@ fn time_argsort_as<K: Key + Random, I: crate::Index>(
     let keys: Vec<K> = generate(n, args.dist, 42);
     let k = gpu.upload(&keys)?;
     let mut idx = gpu.alloc::<I>(n)?;
-    let stats = time_rounds(args.repeat, || gpu.time_ms(|| radix::argsort_into(gpu, &k, &mut idx, args.order, None)))?;
+    let order = KeyOrder::new(args.order, args.nan);
+    let run = |idx: &mut crate::DeviceBuffer<I>| {
+        if order.nan_last_for::<K>() {
+            crate::variants::nan::argsort_into(gpu, &k, idx, args.order, None)
+        } else {
+            radix::argsort_into(gpu, &k, idx, args.order, None)
+        }
+    };
+    let stats = time_rounds(args.repeat, || gpu.time_ms(|| run(&mut idx)))?;
     let check = if args.no_check {
         "skipped"
     } else {
         let perm = idx.to_vec(gpu)?;
-        let want = Sorter::cpu().argsort(&keys, &crate::SortOptions::default().order(args.order))?;
+        let want = Sorter::cpu().argsort(&keys, &crate::SortOptions::default().order(args.order).nan(args.nan))?;
         let same = perm.len() == want.len() && perm.iter().zip(&want).all(|(&p, &w)| p == I::from_index(w));
         if same { "ok" } else { "FAILED" }
     };

@@ -110,6 +110,9 @@ fn random_records(n: usize, record_size: usize, field: KeyField, dist: Distribut
     let keys: Vec<u8> = with_key_type!(field.key_type, K => {
         let k: Vec<K> = generate(n, dist, 42);
         bytemuck::cast_slice(&k).to_vec()
+    }, wide W => {
+        let k: Vec<W> = crate::inputs::generate_wide(n, dist, 42);
+        bytemuck::cast_slice(&k).to_vec()
     });
     for (r, k) in bytes.chunks_mut(record_size).zip(keys.chunks(kb)) {
         r[field.offset..field.offset + kb].copy_from_slice(k);

@@ -66,9 +66,15 @@ pub(super) fn load_kernels(
 ) -> Result<(Arc<CudaModule>, ModuleSource)> {
     use cudarc::nvrtc::Ptx;
     let (code, source) = if let Some(path) = &tuning.ptx_file {
-        let text = std::fs::read_to_string(path)
+        let code = std::fs::read(path)
             .map_err(|e| Error::Io { context: format!("reading the PTX file {}", path.display()), source: e })?;
-        (Ptx::from_src(text), ModuleSource::PtxFile(path.display().to_string()))
+        // A cubin (an ELF file, as `ptxas` writes it) loads as it is: no JIT wait.
+        let code = if code.starts_with(b"\x7fELF") {
+            Ptx::from_binary(code)
+        } else {
+            Ptx::from_src(String::from_utf8_lossy(&code).into_owned())
+        };
+        (code, ModuleSource::PtxFile(path.display().to_string()))
     } else {
         match pick_cubin(cc, CUBINS).filter(|_| !tuning.force_ptx) {
             Some((major, minor, cubin)) => (Ptx::from_binary(cubin.to_vec()), ModuleSource::Cubin(major, minor)),

@@ -103,7 +103,7 @@ pub fn check_files(
             )));
         }
         Ok(CheckReport { fingerprint: b.fingerprint, order })
-    })
+    }, wide W => super::wide::check::<W>(input, output, format, order))
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ pub(crate) mod pipeline;
 mod progress;
 pub(crate) mod runs;
 pub(crate) mod source;
+mod wide;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, sync_channel};
@@ -175,7 +176,8 @@ pub fn sort_stream(
     opts: &FileSortOptions,
     progress: &mut dyn Progress,
 ) -> Result<FileSortReport> {
-    crate::with_key_type!(opts.key_type, T => sort_typed::<T>(sorter, input, output, opts, progress))
+    crate::with_key_type!(opts.key_type, T => sort_typed::<T>(sorter, input, output, opts, progress),
+        wide W => wide::sort::<W>(sorter, input, output, opts, progress))
 }
 
 fn check_stability(sorter: &Sorter, opts: &FileSortOptions) -> Result<()> {
@@ -599,7 +601,8 @@ pub fn generate_to(
     opts: &GenOptions,
     progress: &mut dyn Progress,
 ) -> Result<()> {
-    crate::with_key_type!(key_type, T => generate_typed::<T>(output, format, n, dist, seed, opts, progress))
+    crate::with_key_type!(key_type, T => generate_typed::<T>(output, format, n, dist, seed, opts, progress),
+        wide W => wide::generate::<W>(output, format, n, dist, seed, opts, progress))
 }
 
 fn generate_typed<T: TextElement + crate::inputs::Random>(

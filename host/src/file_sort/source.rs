@@ -500,7 +500,6 @@ pub fn read_all<T: TextElement>(input: &Input, format: Format, limit: u64) -> Re
 }
 
 /// Reads a whole input's bytes, or fails with [`Error::TooLarge`] past `limit`.
-#[cfg(feature = "cli")]
 pub fn read_all_bytes(input: &Input, limit: u64) -> Result<Vec<u8>> {
     let mut src = Source::open(input)?;
     let limit = limit.min(usize::MAX as u64 - 1) as usize;

@@ -88,17 +88,23 @@ pub fn run(kind: StudyKind, cfg: &StudyConfig) -> Result<bool> {
         Ok(())
     };
     if matches!(kind, StudyKind::Threads | StudyKind::All) {
-        emit(with_key_type!(cfg.key_type, T => threads::study::<T>(cfg))?)?;
+        emit(
+            with_key_type!(cfg.key_type, T => threads::study::<T>(cfg), wide => Err(cfg.key_type.wide_refused("study")))?,
+        )?;
     }
     if matches!(kind, StudyKind::Sizes | StudyKind::All) {
-        emit(with_key_type!(cfg.key_type, T => sizes::study::<T>(cfg))?)?;
+        emit(
+            with_key_type!(cfg.key_type, T => sizes::study::<T>(cfg), wide => Err(cfg.key_type.wide_refused("study")))?,
+        )?;
     }
     if matches!(kind, StudyKind::Gpu | StudyKind::All) {
         let sorter = Sorter::with_fallback_tuned(cfg.tuning.clone());
         match sorter.gpu() {
             Some(gpu) => {
                 println!("\nGPU: {}", gpu.info());
-                emit(with_key_type!(cfg.key_type, T => gpu::study::<T>(&sorter, cfg))?)?;
+                emit(
+                    with_key_type!(cfg.key_type, T => gpu::study::<T>(&sorter, cfg), wide => Err(cfg.key_type.wide_refused("study")))?,
+                )?;
             }
             None => println!("\nstudy gpu: skipped: no GPU ({})", sorter.backend()),
         }

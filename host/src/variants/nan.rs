@@ -21,6 +21,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::options::Order;
 use kernels::key::BitOrder;
+use kernels::params::DevPtr;
 
 /// Which NaN a canonical copy writes in place of every NaN of the keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,31 +62,44 @@ pub fn canonical_copy_as<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, nan: Can
         CanonicalNan::Largest => kernels::nan::largest_nan_bits(width),
         CanonicalNan::Quiet => kernels::nan::quiet_nan_bits(width, K::MANTISSA_BITS),
     };
-    let n = keys.len();
-    let copy = gpu.alloc::<K>(n)?;
+    let copy = gpu.alloc::<K>(keys.len())?;
+    canonicalize(gpu, keys.ptr(), copy.ptr(), keys.len(), width, inf, nan)?;
+    Ok(copy)
+}
+
+/// The canonical bits ([`kernels::nan::canonical_raw`]) of the `n` floats of `width`
+/// bits at device address `src`, every NaN written as `nan`, to device address `dst`
+/// (may be `src`). Queued.
+fn canonicalize(gpu: &Gpu, src: u64, dst: u64, n: usize, width: u32, inf: u64, nan: u64) -> Result<()> {
     if n == 0 {
-        return Ok(copy);
+        return Ok(());
     }
     let cfg = stride_grid(gpu, n)?;
     macro_rules! launch {
         ($w:ty, $kernel:expr) => {{
             let p = Canonicalize::<$w> {
-                src: keys.dev_ptr().cast(),
-                dst: copy.dev_ptr().cast(),
+                src: DevPtr::from_addr(src),
+                dst: DevPtr::from_addr(dst),
                 n: n as u64,
                 inf: inf as $w,
                 nan: nan as $w,
             };
-            gpu.launch($kernel, cfg, &p)?
+            gpu.launch($kernel, cfg, &p)
         }};
     }
     match width {
         16 => launch!(u16, kernels::nan::nan_canonical_k16),
         32 => launch!(u32, kernels::nan::nan_canonical_k32),
         64 => launch!(u64, kernels::nan::nan_canonical_k64),
-        w => return Err(Error::BadArgument(format!("no {w}-bit float keys"))),
+        w => Err(Error::BadArgument(format!("no {w}-bit float keys"))),
     }
-    Ok(copy)
+}
+
+/// The NaN-last copy ([`CanonicalNan::Largest`]) of the `n` floats of `width` bits
+/// whose `+inf` has bits `inf` at device address `src`, to `dst`: the copy an argsort
+/// of keys other than 32-bit ones sorts ([`super::radix::argsort_at`]). Queued.
+pub(crate) fn canonical_copy_at(gpu: &Gpu, src: u64, dst: u64, n: usize, width: u32, inf: u64) -> Result<()> {
+    canonicalize(gpu, src, dst, n, width, inf, kernels::nan::largest_nan_bits(width))
 }
 
 /// [`canonical_copy_as`] with [`CanonicalNan::Largest`]: the copy whose IEEE total
@@ -128,8 +142,10 @@ pub fn has_nan_or_negative_zero<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -
 }
 
 /// The stable sorting permutation of the float keys `keys` in NaN-last `order`: the
-/// radix sort of their canonical copy with positions (by order bits `key_bits` of the
-/// copy, which are NaN-last order's).
+/// radix argsort of their canonical bits (by order bits `key_bits` of those, which
+/// are NaN-last order's). 32-bit keys are mapped by the argsort passes as they read
+/// them (no copy: NaN-last order costs what total order costs); other widths sort a
+/// canonical copy with positions.
 pub fn argsort<K: Element>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
@@ -154,9 +170,9 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
         return Err(Error::LengthMismatch { keys: n, values: out.len() });
     }
     Error::check_u32_indices("a NaN-last sort", n)?;
-    let copy = canonical_copy(gpu, keys)?;
-    // The copy's total order is NaN-last order: the float keys' own bit order.
-    super::radix::argsort_at::<K, I>(gpu, copy.ptr(), out.ptr(), n, BitOrder::Float, order, key_bits)
+    let inf = inf_bits::<K>("a NaN-last argsort")?;
+    // Total order on the canonical bits is NaN-last order: the float keys' bit order.
+    super::radix::argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), n, BitOrder::Float, order, key_bits, Some(inf))
 }
 
 /// Sorts the float keys `buf` in NaN-last `order` (see [`argsort`]), their bits kept.

@@ -67,6 +67,28 @@ pub fn sort_with_portion_tiles<T: Element>(
     job.run(gpu)
 }
 
+/// [`sort`] of the `n` keys from element `key_at` of `keys`, and with `values` =
+/// `(buffer, val_at)` [`sort_pairs`] with the `u32` values from element `val_at`:
+/// ranges starting at any element, so that tests reach the narrow widths' unaligned
+/// tile loads and the copy-back's byte prefix and tail.
+#[doc(hidden)]
+pub fn sort_range<K: Key>(
+    gpu: &Gpu,
+    keys: &mut DeviceBuffer<K>,
+    key_at: usize,
+    values: Option<(&mut DeviceBuffer<u32>, usize)>,
+    n: usize,
+    opts: &SortOptions,
+) -> Result<()> {
+    let fits = |at: usize, len: usize| at.checked_add(n).is_some_and(|end| end <= len);
+    if !fits(key_at, keys.len()) || values.as_ref().is_some_and(|(v, at)| !fits(*at, v.len())) {
+        return Err(Error::BadArgument(format!("a range of {n} keys from element {key_at} past its buffer")));
+    }
+    let bits = check_bits::<K>(opts.key_bits, 8 * size_of::<K>() as u32)?;
+    let values = values.map(|(v, at)| (size_of::<u32>(), v.ptr_at(at)));
+    Job::new::<K>(gpu.tuning(), K::KEY_ORDER, opts.order, bits, n, keys.ptr_at(key_at), values).run(gpu)
+}
+
 /// [`sort_pairs`] of `u32` keys with `u32` values (or any keys and values of 4 or 8
 /// bytes, with `Packing::Split`), their pairs moved between passes as `packing` says
 /// and at most `portion_tiles` tiles per onesweep launch, so that tests reach every
@@ -198,12 +220,16 @@ pub fn argsort_into<K: Key, I: Index>(
     if keys.len() != out.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
     }
-    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits)
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None)
 }
 
 /// [`argsort_into`] of the `n` keys of `K` at device address `keys`, compared by
-/// `bit_order` (NaN-last order sorts its canonical copy as floats, `variants::nan`),
-/// into the `n` indices of `I` at `out`.
+/// `bit_order`, into the `n` indices of `I` at `out`. `nan_inf`: NaN-last order of
+/// float keys whose `+inf` has these bits (`variants::nan`): the keys are sorted as
+/// their canonical bits (every NaN the largest NaN, `-0.0` as `+0.0`), which the
+/// argsort passes make as they read 32-bit keys (and their histogram counts), and the
+/// copy of other widths holds.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn argsort_at<K: SortKey, I: Index>(
     gpu: &Gpu,
     keys: u64,
@@ -212,6 +238,7 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     bit_order: BitOrder,
     order: Order,
     key_bits: Option<(u32, u32)>,
+    nan_inf: Option<u64>,
 ) -> Result<()> {
     Error::check_u32_indices("argsort", n)?;
     let kb = size_of::<K>() as u32;
@@ -224,13 +251,16 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
         job.packing = Packing::Through;
         (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
         job.portion = rk::portion_tiles(job.tile);
-        return job.run_arg::<I>(gpu);
+        return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32);
     }
-    // The copy of the keys, paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
-    // Raw bytes: `K` is only a width here (a float's canonical copy sorts as floats).
+    // The copy of the keys (canonical bits in NaN-last order), paired with `0..n`
+    // (`u32`: at most 2^32 - 1 keys), sorted. Raw bytes: `K` is only a width here.
     let bytes = n as u64 * kb as u64;
     let copy = gpu.alloc::<u8>(bytes as usize)?;
-    gpu.copy_raw(copy.ptr(), keys, bytes)?;
+    match nan_inf {
+        Some(inf) => super::nan::canonical_copy_at(gpu, keys, copy.ptr(), n, 8 * kb, inf)?,
+        None => gpu.copy_raw(copy.ptr(), keys, bytes)?,
+    }
     let wide = size_of::<I>() == 8;
     let idx: Option<DeviceBuffer<u32>> = if wide { Some(gpu.alloc::<u32>(n)?) } else { None };
     let idx_addr = idx.as_ref().map_or(out, |b| b.ptr());
@@ -245,6 +275,9 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     }
     Ok(())
 }
+
+/// The `+inf` bits of `f32`: the one float format of the argsort passes' NaN map.
+const F32_INF: u32 = kernels::key::float_inf_bits(32, 23) as u32;
 
 /// Whether an argsort of `n` 32-bit keys takes the argsort passes
 /// ([`Job::run_arg`]): past the one-block sort and the short tiles (the argsort passes
@@ -294,6 +327,10 @@ fn hist_blocks_per_sm(tuning: &Tuning) -> u64 {
     tuning.radix_hist_blocks_per_sm.max(1)
 }
 
+/// Alignment, in bytes, that the scratch buffers of 16- and 8-bit keys (and their
+/// values) share with the caller's buffers: the copy-back's vector width.
+const NARROW_ALIGN: u64 = 16;
+
 /// The shape of one onesweep sort: tiles, look-back portions, passes, and the words
 /// of its four scratch buffers (keys, values, status words, control block).
 #[derive(Clone, Copy)]
@@ -315,7 +352,13 @@ impl Plan {
         // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
         let pair_words = n * (kb + vb) as u64 / 4;
         let (b0, b1) = match packing {
-            // Narrow keys: an odd count of 16-bit keys ends inside a word.
+            // Narrow keys: an odd count of 16-bit keys ends inside a word, and each buffer
+            // has a vector more, to start at the caller's address modulo 16
+            // ([`NARROW_ALIGN`]).
+            Packing::Split if kb < 4 => {
+                let pad = NARROW_ALIGN / 4;
+                ((n * kb as u64).div_ceil(4) + pad, if vb > 0 { n * vb as u64 / 4 + pad } else { 0 })
+            }
             Packing::Split => ((n * kb as u64).div_ceil(4), n * vb as u64 / 4),
             Packing::Alternate => (pair_words, 0),
             Packing::Through => (pair_words, pair_words),
@@ -473,8 +516,14 @@ impl Job {
         ctrl.zero_prefix(gpu, words[3])?;
         let keys_a = DevPtr::<K>::from_addr(self.keys);
         let vals_a = DevPtr::<V>::from_addr(self.values);
-        let vals_b = if vb > 0 { vals_b.dev_ptr().cast() } else { DevPtr::NULL };
-        let (keys_b, status, ctrl) = (keys_b.dev_ptr().cast::<K>(), status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
+        // Narrow keys: buffers B start where A's start modulo 16, so that the copy-back
+        // moves 16-byte vectors and the passes' staged loads see aligned tiles in both.
+        let narrow_at = |b: DevPtr<u32>, a: u64| {
+            if narrow_copy.is_some() { DevPtr::from_addr(b.addr() + a % NARROW_ALIGN) } else { b }
+        };
+        let vals_b = if vb > 0 { narrow_at(vals_b.dev_ptr(), self.values).cast() } else { DevPtr::NULL };
+        let keys_b = narrow_at(keys_b.dev_ptr(), self.keys).cast::<K>();
+        let (status, ctrl) = (status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
         // Of buffer 0, cleared by the histogram.
         let status_words = status_tiles * rk::DIGITS as u64;
 
@@ -522,8 +571,10 @@ impl Job {
             }
         }
 
-        // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words.
-        let (key_words, val_words) = (if narrow_copy.is_some() { n } else { words[0] as u64 }, words[1] as u64);
+        // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words; the
+        // values as their `u32` words (not `words[1]`: a narrow sort's buffer B of values
+        // is a vector longer than they are).
+        let (key_words, val_words) = (if narrow_copy.is_some() { n } else { words[0] as u64 }, n * vb as u64 / 4);
         // Grid-stride: usually nothing is copied and every block just reads the plan,
         // so a few blocks per SM keep the launch cheap.
         let cfg = blocks((key_words + val_words).div_ceil(256).clamp(1, sms * 2), 256, 0)?;
@@ -544,9 +595,12 @@ impl Job {
     /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at
     /// `self.values` ([`Packing::Through`] with the index made by the first pass and
     /// written alone by the last; `radix_arg_back` when fewer than two passes ran).
-    fn run_arg<I: Index>(&self, gpu: &Gpu) -> Result<()> {
+    /// `nan_inf`: the `+inf` bits of `f32` keys argsorted in NaN-last order (0: as
+    /// they are): the histogram (`radix_hist_nan_f32`) and the first pass map them
+    /// alike.
+    fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32) -> Result<()> {
         let plan = self.plan();
-        let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
+        let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
         let mut scratch = Scratch::take(gpu, &words)?;
         let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
@@ -558,49 +612,21 @@ impl Job {
 
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
-        gpu.set_max_dynamic_smem(<u32 as HistKernel>::HIST.name(), hist_smem)?;
+        // The histogram counts the keys as the first pass maps them.
+        let hist_kernel = match nan_inf {
+            0 => <u32 as HistKernel>::HIST,
+            F32_INF => rk::radix_hist_nan_f32,
+            inf => return Err(Error::BadArgument(format!("no 32-bit float keys with +inf bits {inf:#x}"))),
+        };
+        gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, 4, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
         let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
         let status_words = status_tiles * rk::DIGITS as u64;
         let packing = Packing::Through as u32;
         let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing };
-        gpu.launch(<u32 as HistKernel>::HIST, cfg, &hist)?;
+        gpu.launch(hist_kernel, cfg, &hist)?;
 
-        let kernel = I::SWEEP;
-        let smem = Smem::packed().bytes;
-        gpu.set_max_dynamic_smem(kernel.name(), smem)?;
-        // The key half of the packed word: as in `run_packed_passes`.
-        let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let mut launch = 0u32;
-        for pass in 0..passes {
-            let (shift, mask) = rk::pass_digit(begin, end, pass);
-            let shift = shift + 32;
-            for q in 0..portions {
-                let first_tile = q * status_tiles;
-                let tiles = (total_tiles - first_tile).min(status_tiles) as u32;
-                let p = rk::ArgSweep {
-                    keys,
-                    idx,
-                    packed_a,
-                    packed_b,
-                    n,
-                    first_tile,
-                    tiles,
-                    shift,
-                    mask,
-                    pos,
-                    neg,
-                    pass,
-                    launch,
-                    portion: q as u32,
-                    status,
-                    status_tiles: status_tiles as u32,
-                    ctrl,
-                };
-                gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
-                launch += 1;
-            }
-        }
+        self.run_packed_sweeps(gpu, &plan, I::SWEEP, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
@@ -617,16 +643,40 @@ impl Job {
         status: DevPtr<u32>,
         ctrl: DevPtr<u64>,
     ) -> Result<()> {
-        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
+        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
         let kernel = rk::radix_onesweep_packed_k32_v32;
-        let (_, smem) = tile_for(gpu.tuning(), self.n, self.key_bytes, self.value_bytes, self.packing);
+        self.run_packed_sweeps(gpu, plan, kernel, vals, packed_a, packed_b, status, ctrl, 0)?;
+        let n = self.n;
+        let sms = gpu.info().multiprocessors as u64;
+        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
+        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+    }
+
+    /// The digit-pass launches over packed words of a pair sort or an argsort
+    /// ([`rk::PackedSweep`]; `kernel` chooses): every pass of the plan, one launch per
+    /// portion, with the caller's keys at `self.keys` and values (or indices) `vals`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_packed_sweeps<V: Word>(
+        &self,
+        gpu: &Gpu,
+        plan: &Plan,
+        kernel: Kernel<rk::PackedSweep<V>>,
+        vals: DevPtr<V>,
+        packed_a: DevPtr<u64>,
+        packed_b: DevPtr<u64>,
+        status: DevPtr<u32>,
+        ctrl: DevPtr<u64>,
+        nan_inf: u32,
+    ) -> Result<()> {
+        let Plan { total_tiles, status_tiles, portions, passes, .. } = *plan;
+        let smem = Smem::packed().bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
         // The packed word is `key << 32 | value`: the key's digits and order bits
         // sit 32 bits up (measured: 32-bit digit arithmetic on the key half alone made
         // the kernel spill and the passes 9% slower; H100, 2026-11-24; docs/history.md, radix: "Pairs: staging, histogram, packing").
         let (pos, neg) = (self.masks.0 << 32, self.masks.1 << 32);
-        let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
+        let keys = DevPtr::from_addr(self.keys);
         let (n, (begin, end)) = (self.n, self.bits);
         let mut launch = 0u32;
         for pass in 0..passes {
@@ -653,13 +703,12 @@ impl Job {
                     status,
                     status_tiles: status_tiles as u32,
                     ctrl,
+                    nan_inf,
                 };
                 gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
                 launch += 1;
             }
         }
-        let sms = gpu.info().multiprocessors as u64;
-        let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        gpu.launch(rk::radix_unpack_back, cfg, &rk::UnpackBack { packed_b, keys, vals, n, ctrl })
+        Ok(())
     }
 }

@@ -47,6 +47,14 @@ impl KeyField {
             KeyType::Entity => {
                 return Err(Error::BadArgument("a key field is a primitive type, not an entity".into()));
             }
+            KeyType::U128 | KeyType::I128 | KeyType::Bytes(_) => {
+                return Err(Error::Unsupported {
+                    option: self.key_type.name(),
+                    by: "a record's key field".into(),
+                    hint: "key fields are 32- or 64-bit keys; sort records by a wide key with \
+                           `Sorter::sort_by_wide_key`",
+                });
+            }
             // The key extraction moves 4- and 8-byte fields.
             KeyType::U16 | KeyType::I16 | KeyType::F16 | KeyType::Bf16 | KeyType::U8 | KeyType::I8 => {
                 return Err(Error::Unsupported {

@@ -17,7 +17,7 @@ use kernels::params::DevPtr;
 use kernels::radix::{self as rk, Smem};
 use kernels::segmented::{
     self as sk, Bin, BinSegments, BlockSort, BlockSortPairs, LargeCopy, OffsetKernels, SegmentedKernels, TileSort,
-    WarpSort, WarpSortPairs,
+    TileSorter, WarpSort, WarpSortPairs,
 };
 
 pub use kernels::segmented::{TILE_SEG_MAX, TILE_STRIDE};
@@ -378,14 +378,22 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     // 2.39 ms with 8 blocks per SM, 0.99 ms with 64), while an empty grid of 64 blocks
     // per SM costs 10-25 us.
     let sms = gpu.info().multiprocessors as u64;
-    let cfg = blocks((bins.tiles as u64).min(sms * 8), sk::TILE_BLOCK, sk::tile_smem(W::BYTES))?;
-    gpu.launch(O::tile_sort::<W>(vals.is_some()), cfg, &tile)?;
+    let pairs = vals.is_some();
+    let sorter = match sk::tile_sorter(W::BYTES, pairs) {
+        TileSorter::Network if gpu.tuning().segmented_tile_rank => TileSorter::Rank,
+        s => s,
+    };
+    let threads = sk::tile_block(sorter);
+    // Blocks of 2,048 threads per SM in all, whatever the sorter's block size.
+    let per_sm = (2048 / threads) as u64;
+    let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(sorter, W::BYTES))?;
+    gpu.launch(O::tile_sort::<W>(pairs, sorter), cfg, &tile)?;
     if bins.warp_cap > 0 {
         let descs = bins.warp;
         let grid = (bins.warp_cap as u64)
             .div_ceil(sk::WARPS as u64)
             .min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
-        let cfg = blocks(grid, sk::WARP_BLOCK, 0)?;
+        let cfg = blocks(grid, sk::WARP_BLOCK, sk::warp_smem(W::BYTES, pairs))?;
         match vals {
             None => gpu.launch(W::WARP_SORT, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
             Some(vals) => {

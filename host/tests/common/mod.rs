@@ -146,7 +146,7 @@ pub fn random_records(n: usize, record_bytes: usize, offset: usize, key_type: Ke
     let keys: Vec<u8> = with_key_type!(key_type, K => {
         let k: Vec<K> = generate(n, dist, seed ^ 0x5eed);
         bytemuck::cast_slice(&k).to_vec()
-    });
+    }, wide => unreachable!("record key fields are 32- or 64-bit keys"));
     let kb = key_type.size();
     for (r, key) in bytes.chunks_mut(record_bytes).zip(keys.chunks(kb)) {
         r[offset..offset + kb].copy_from_slice(key);
@@ -179,7 +179,10 @@ pub fn reference_records(bytes: &[u8], record_bytes: usize, offset: usize, key_t
             | KeyType::F16
             | KeyType::Bf16
             | KeyType::U8
-            | KeyType::I8 => unreachable!("not a key field type"),
+            | KeyType::I8
+            | KeyType::U128
+            | KeyType::I128
+            | KeyType::Bytes(_) => unreachable!("not a key field type"),
         };
         if order.is_descending() { o.reverse() } else { o }
     };

@@ -1,5 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
-use super::params::{ArgBack, ArgSweep, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
+use super::params::{ArgBack, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit};
@@ -9,6 +9,20 @@ use crate::block::tile::{block_striped, load_striped, warp_striped};
 use crate::block::unroll;
 use crate::gpu;
 use crate::key::Word;
+use crate::nan::{canonical_word, largest_nan_bits};
+
+/// The bits a sort orders of the raw key `raw`: its canonical bits
+/// ([`canonical_word`]: every NaN the largest NaN, `-0.0` as `+0.0`, so that the order
+/// is NaN-last order) when `nan_inf` (the `+inf` bits of the keys' float format) is not
+/// 0, `raw` otherwise. The one map of the histogram and the argsort's first pass,
+/// which must agree on every digit.
+#[inline(always)]
+fn nan_mapped<K: Word>(raw: K, nan_inf: K) -> K {
+    if nan_inf.to_u64() == 0 {
+        return raw;
+    }
+    canonical_word(raw, nan_inf, K::from_u64(largest_nan_bits(8 * K::BYTES)))
+}
 
 /// Digit of warp-striped item `k`; items past `valid` get 255, above every real
 /// digit, so they rank after every key of the tile.
@@ -41,17 +55,20 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
 
 /// Loads the `valid` keys at `keys[start..]` warp-striped, `I` per thread, each packed
 /// with its position as `key << 32 | position` (an argsort's first pass: the value is
-/// made, not read); every load is issued before any word is built.
+/// made, not read; the key mapped by [`nan_mapped`] with `nan_inf`); every load is
+/// issued before any word is built.
 #[inline(always)]
-unsafe fn load_arg<W: Word, const I: usize>(keys: *const u32, start: u64, valid: u32) -> [W; I] {
-    let ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
+unsafe fn load_arg<W: Word, const I: usize>(keys: *const u32, start: u64, valid: u32, nan_inf: u32) -> [W; I] {
+    let mut ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
+    if nan_inf != 0 {
+        unroll::<I>(|k| ks[k] = nan_mapped(ks[k], nan_inf));
+    }
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
+    // Below 2^32 keys (the host's check): positions fit 32 bits, and item `k`'s is
+    // this thread's first plus `k` warp widths, so one register holds them all.
+    let first = start as u32 + warp_striped(warp, 0, lane, I as u32);
     let mut out = [W::ZERO; I];
-    unroll::<I>(|k| {
-        // Below 2^32 keys (the host's check): the position fits the low half.
-        let at = (start + warp_striped(warp, k as u32, lane, I as u32) as u64) as u32;
-        out[k] = W::from_u64((ks[k] as u64) << 32 | at as u64)
-    });
+    unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | (first + k as u32 * WARP) as u64));
     out
 }
 
@@ -129,6 +146,9 @@ struct Pass<K, V> {
     status: *mut u32,
     status_tiles: u32,
     ctrl: *mut u64,
+    /// The argsort's first pass: the `+inf` bits of `f32` keys mapped to NaN-last
+    /// order as they are loaded ([`load_arg`]); 0 otherwise.
+    nan_inf: u32,
 }
 
 /// One digit pass over one portion of tiles: takes a tile, clears the next launch's
@@ -212,11 +232,11 @@ unsafe fn sweep_tile<
         let start = (p.first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         let ks = if LOAD_SPLIT && ARG {
-            load_arg::<K, I>(p.split_keys, start, valid)
+            load_arg::<K, I>(p.split_keys, start, valid, p.nan_inf)
         } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
-            load_striped::<K, I>(src, start, valid)
+            super::narrow::load_tile::<K, I>(src, start, valid, base + s.keys)
         };
         let my_status = status.add((tile * DIGITS) as usize);
         let mut total = 0u32;
@@ -360,6 +380,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     keys: *const K,
     first: u64,
     n: u64,
+    nan_inf: K,
     pos: K,
     neg: K,
     counters: u32,
@@ -376,7 +397,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     let mut ks = [K::ZERO; I];
     unroll::<I>(|j| {
         if FULL || j < valid {
-            ks[j] = unsafe { *at.add(j * bd) }.ordered(pos, neg);
+            ks[j] = nan_mapped(unsafe { *at.add(j * bd) }, nan_inf).ordered(pos, neg);
         }
     });
     unroll::<NP>(|p| {
@@ -398,6 +419,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
 unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
     keys: *const K,
     n: u64,
+    nan_inf: K,
     begin: u32,
     end: u32,
     pos: K,
@@ -428,6 +450,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
                     keys,
                     step * per_step + tid as u64,
                     n,
+                    nan_inf,
                     pos,
                     neg,
                     counters,
@@ -463,10 +486,14 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
 }
 
 /// Digit counts of every pass, then (last block) the offsets and the plan; also
-/// clears the first launch's status words.
+/// clears the first launch's status words. `NAN_INF`: the `+inf` bits of float keys
+/// counted as their canonical bits ([`nan_mapped`]: an argsort in NaN-last order),
+/// 0 for keys counted as they are. A constant, so that the plain histograms stay as
+/// they were (the map in the same kernel made them spill).
 #[inline(always)]
-pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
+pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
     let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing } = p;
+    let nan_inf = K::from_u64(NAN_INF);
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
     let flags = base + hist::FLAGS;
@@ -485,7 +512,7 @@ pub(crate) unsafe fn histogram<K: Word>(p: Hist<K>) {
         macro_rules! count {
             ($i:expr; $($np:literal)*) => {
                 match np {
-                    $($np => count_digits::<K, $np, { $i as usize }>(keys, n, begin, end, pos, neg, counters, ctrl),)*
+                    $($np => count_digits::<K, $np, { $i as usize }>(keys, n, nan_inf, begin, end, pos, neg, counters, ctrl),)*
                     _ => {}
                 }
             };
@@ -583,13 +610,17 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         status: status.get(),
         status_tiles,
         ctrl: ctrl.get(),
+        nan_inf: 0,
     };
     unsafe { onesweep::<K, V, PAIRS, false, false, I>(p) }
 }
 
-/// The digit pass of a packed sort ([`PackedSweep`]).
+/// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`V` = `u32`:
+/// the caller's split keys and values are loaded and stored) or, with `ARG`, of an
+/// argsort (the values are made from positions by the first pass and only the
+/// indices, of `V`, stored by the last).
 #[inline(always)]
-pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
+pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool>(p: PackedSweep<V>) {
     let PackedSweep {
         keys,
         vals,
@@ -608,65 +639,17 @@ pub(crate) unsafe fn packed_sweep(p: PackedSweep) {
         status,
         status_tiles,
         ctrl,
+        nan_inf,
     } = p;
     const I: usize = PACKED_ITEMS as usize;
-    let (keys_a, keys_b, split_keys, split_vals) = (packed_a.get(), packed_b.get(), keys.get(), vals.get());
-    let (vals_a, vals_b): (*mut u32, *mut u32) = (core::ptr::null_mut(), core::ptr::null_mut());
-    let p = Pass {
-        keys_a,
-        keys_b,
-        vals_a,
-        vals_b,
-        split_keys,
-        split_vals,
-        n,
-        first_tile,
-        tiles,
-        shift,
-        mask,
-        pos,
-        neg,
-        pass,
-        launch,
-        portion,
-        status: status.get(),
-        status_tiles,
-        ctrl: ctrl.get(),
-    };
-    unsafe { onesweep::<u64, u32, false, true, false, I>(p) }
-}
-
-/// The digit pass of an argsort of `u32` keys ([`ArgSweep`]), indices of `IDX`.
-#[inline(always)]
-pub(crate) unsafe fn arg_sweep<IDX: Word>(p: ArgSweep<IDX>) {
-    let ArgSweep {
-        keys,
-        idx,
-        packed_a,
-        packed_b,
-        n,
-        first_tile,
-        tiles,
-        shift,
-        mask,
-        pos,
-        neg,
-        pass,
-        launch,
-        portion,
-        status,
-        status_tiles,
-        ctrl,
-    } = p;
-    const I: usize = PACKED_ITEMS as usize;
-    let (vals_a, vals_b): (*mut IDX, *mut IDX) = (core::ptr::null_mut(), core::ptr::null_mut());
+    let (vals_a, vals_b): (*mut V, *mut V) = (core::ptr::null_mut(), core::ptr::null_mut());
     let p = Pass {
         keys_a: packed_a.get(),
         keys_b: packed_b.get(),
         vals_a,
         vals_b,
         split_keys: keys.get(),
-        split_vals: idx.get() as *mut u32,
+        split_vals: vals.get() as *mut u32,
         n,
         first_tile,
         tiles,
@@ -680,8 +663,9 @@ pub(crate) unsafe fn arg_sweep<IDX: Word>(p: ArgSweep<IDX>) {
         status: status.get(),
         status_tiles,
         ctrl: ctrl.get(),
+        nan_inf,
     };
-    unsafe { onesweep::<u64, IDX, false, true, true, I>(p) }
+    unsafe { onesweep::<u64, V, false, true, ARG, I>(p) }
 }
 
 /// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes

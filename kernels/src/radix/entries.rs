@@ -2,7 +2,7 @@
 //! width, and [`Widths`], the handles of one width that the host picks at run time.
 use super::params::*;
 #[cfg(target_arch = "nvptx64")]
-use super::{MID_ITEMS, SHORT_ITEMS, device, items};
+use super::{MID_ITEMS, SHORT_ITEMS, device, items, narrow};
 #[cfg(target_arch = "nvptx64")]
 use crate::gpu;
 use crate::key::Word;
@@ -88,20 +88,19 @@ width_entries!(u16, u32, true, k16_v32);
 width_entries!(u8, u32, false, k8);
 width_entries!(u8, u32, true, k8_v32);
 
-packed_sweep_entry!(
-    radix_onesweep_packed_k32_v32 {} | p | {
-        gpu::grid_dependency_wait();
-        device::packed_sweep(p)
-    }
-);
-
-arg_sweep_entry!(radix_onesweep_arg_k32_i32 { I = u32 } |p| {
+// The packed pass of pairs and of argsorts: one body, the value source and sink chosen
+// by `device::packed_sweep`'s `ARG`.
+packed_sweep_entry!(radix_onesweep_packed_k32_v32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::arg_sweep(p)
+    device::packed_sweep::<u32, false>(p)
 });
-arg_sweep_entry!(radix_onesweep_arg_k32_i64 { I = u64 } |p| {
+packed_sweep_entry!(radix_onesweep_arg_k32_i32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::arg_sweep(p)
+    device::packed_sweep::<u32, true>(p)
+});
+packed_sweep_entry!(radix_onesweep_arg_k32_i64 { V = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u64, true>(p)
 });
 arg_back_entry!(radix_arg_back_i32 { I = u32 } |p| {
     gpu::grid_dependency_wait();
@@ -114,19 +113,25 @@ arg_back_entry!(radix_arg_back_i64 { I = u64 } |p| {
 
 hist_entry!(radix_hist_k32 { K = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
+});
+// An argsort of `f32` keys in NaN-last order: the keys counted as the argsort passes
+// map them (`PackedSweep::nan_inf`).
+hist_entry!(radix_hist_nan_f32 { K = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram::<_, { crate::key::float_inf_bits(32, 23) }>(p)
 });
 hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 hist_entry!(radix_hist_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 hist_entry!(radix_hist_k8 { K = u8 } |p| {
     gpu::grid_dependency_wait();
-    device::histogram(p)
+    device::histogram::<_, 0>(p)
 });
 
 unpack_back_entry!(
@@ -140,14 +145,15 @@ copy_back_entry!(radix_copy_back { K = u32 } |p| {
     gpu::grid_dependency_wait();
     device::copy_back(p)
 });
-// Narrow keys are copied back as keys: `n` of them need not fill whole `u32` words.
+// Narrow keys are copied back as bytes (`n` keys need not fill whole `u32` words), by
+// 16-byte vectors between a byte prefix and tail.
 copy_back_entry!(radix_copy_back_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
-    device::copy_back(p)
+    narrow::copy_back(p)
 });
 copy_back_entry!(radix_copy_back_k8 { K = u8 } |p| {
     gpu::grid_dependency_wait();
-    device::copy_back(p)
+    narrow::copy_back(p)
 });
 
 /// The histogram kernel of keys `K`.
@@ -173,17 +179,17 @@ impl HistKernel for u8 {
 
 /// The argsort kernels writing indices of `Self` (`u32` or `u64`).
 pub trait ArgIndex: Word {
-    const SWEEP: Kernel<ArgSweep<Self>>;
+    const SWEEP: Kernel<PackedSweep<Self>>;
     const BACK: Kernel<ArgBack<Self>>;
 }
 
 impl ArgIndex for u32 {
-    const SWEEP: Kernel<ArgSweep<u32>> = radix_onesweep_arg_k32_i32;
+    const SWEEP: Kernel<PackedSweep<u32>> = radix_onesweep_arg_k32_i32;
     const BACK: Kernel<ArgBack<u32>> = radix_arg_back_i32;
 }
 
 impl ArgIndex for u64 {
-    const SWEEP: Kernel<ArgSweep<u64>> = radix_onesweep_arg_k32_i64;
+    const SWEEP: Kernel<PackedSweep<u64>> = radix_onesweep_arg_k32_i64;
     const BACK: Kernel<ArgBack<u64>> = radix_arg_back_i64;
 }
 
@@ -215,7 +221,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 63];
+    let mut all = [radix_hist_k32.layout(); 64];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -234,5 +240,6 @@ pub const KERNELS: &[EntryLayout] = &{
     all[60] = radix_onesweep_arg_k32_i64.layout();
     all[61] = radix_arg_back_i32.layout();
     all[62] = radix_arg_back_i64.layout();
+    all[63] = radix_hist_nan_f32.layout();
     all
 };

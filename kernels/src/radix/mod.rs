@@ -90,6 +90,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_k64", HIST_BLOCK, 1),
     ("radix_hist_k16", HIST_BLOCK, 1),
     ("radix_hist_k8", HIST_BLOCK, 1),
+    ("radix_hist_nan_f32", HIST_BLOCK, 1),
     ("radix_onesweep_k16", BLOCK, 3),
     ("radix_onesweep_k16_v32", BLOCK, 2),
     ("radix_onesweep_k8", BLOCK, 3),
@@ -150,14 +151,36 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
 pub const fn items(kb: u32, vb: u32) -> u32 {
     // Measured on an H100 (docs/history.md): these sizes (CUB's for SM90) beat
     // 15 / 12 / 10 items for pairs and 64-bit keys by 10-20% from 2^24 keys on.
+    // 16-bit keys alone: the 32-bit keys' tile shape, whose warp runs are whole 16-byte
+    // vectors for the staged load ([`staged_load`]). With 32-bit values 20 still
+    // (`ptxas -v`: 24 bytes of spills at the 80 registers of two blocks per SM): 16
+    // items, without spills, made f16 pairs 4% slower at 2^28 (docs/history.md,
+    // 2026-11-28).
     match (kb, vb) {
         (4, 0) => 20,
         (4, 4) => 23,
         (4, _) => 17,
+        (2, 0) => 20,
         (_, 0) => 24,
         (_, 4) => 20,
         _ => 16,
     }
+}
+
+/// Bytes of one vector of the staged load of narrow keys.
+pub const STAGED_VECTOR: u32 = 16;
+/// Most vectors one lane loads for its warp's run of a tile in the staged load.
+pub const STAGED_STEPS: u32 = 3;
+
+/// Whether the digit pass loads a tile of keys of `kb` bytes, `items` a thread, staged:
+/// each warp reads its run of the tile (`32 * items` keys) as 16-byte vectors into
+/// shared memory and takes its warp-striped items from there, instead of one key per
+/// load instruction (2-byte loads at 64 bytes a warp-instruction). Keys narrower than 4
+/// bytes whose warp runs are whole vectors, at most [`STAGED_STEPS`] a lane. Measured:
+/// the 16-bit pass at 2^28 keys 1.88 -> 1.62 ms under ncu (H100, docs/history.md, 2026-11-28).
+pub const fn staged_load(kb: u32, items: u32) -> bool {
+    let run = 32 * items * kb;
+    kb < 4 && run.is_multiple_of(STAGED_VECTOR) && run / STAGED_VECTOR <= STAGED_STEPS * 32
 }
 
 /// Items per thread of the packed pair pass ([`Packing`]) and its blocks per SM: the
@@ -552,6 +575,8 @@ pub use params::*;
 
 #[cfg(target_arch = "nvptx64")]
 pub(crate) mod device;
+#[cfg(target_arch = "nvptx64")]
+mod narrow;
 
 #[cfg(test)]
 mod tests;

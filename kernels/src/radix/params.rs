@@ -57,14 +57,22 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
-    /// The digit pass of a packed sort of `u32` keys with `u32` values
-    /// ([`super::Packing`]): `packed_a` / `packed_b` are the packed scratch buffers A and
-    /// B, `keys` / `vals` the caller's arrays; `shift` and the masks apply to the packed
-    /// word (the key's shift plus 32, its masks shifted up by 32), ranked as a 64-bit
-    /// key on tiles of [`super::packed_tile`].
-    pub struct PackedSweep {
+    /// The digit pass over packed words `key << 32 | value` ([`super::Packing`]) of a
+    /// pair sort of `u32` keys with `u32` values (`V` = `u32`) or of an argsort of
+    /// `u32` keys (`V` = `u32` or `u64`, the indices): `packed_a` / `packed_b` are the
+    /// packed scratch buffers A and B, `keys` the caller's keys; `vals` the caller's
+    /// values, or an argsort's output, only written (by its last pass, the index half
+    /// of each word, as `V`: its first pass makes each value from the key's position).
+    /// `shift` and the masks apply to the packed word (the key's shift plus 32, its
+    /// masks shifted up by 32), ranked as a 64-bit key on tiles of
+    /// [`super::packed_tile`]. `nan_inf` (argsorts; the `+inf` bits of `f32`, 0: off):
+    /// the first pass packs each key's canonical bits (every NaN the largest NaN,
+    /// `-0.0` as `+0.0`: [`crate::nan::canonical_word`]), so the order is NaN-last
+    /// order with no copy of the keys (the histogram counts the same bits:
+    /// `radix_hist_nan_f32`).
+    pub struct PackedSweep<V> {
         pub keys: DevPtr<u32>,
-        pub vals: DevPtr<u32>,
+        pub vals: DevPtr<V>,
         pub packed_a: DevPtr<u64>,
         pub packed_b: DevPtr<u64>,
         pub n: u64,
@@ -80,42 +88,14 @@ crate::params::kernel_params! {
         pub status: DevPtr<u32>,
         pub status_tiles: u32,
         pub ctrl: DevPtr<u64>,
+        pub nan_inf: u32,
     }
     /// Declares an entry taking [`PackedSweep`].
     entries packed_sweep_entry;
 }
 
 crate::params::kernel_params! {
-    /// The digit pass of an argsort of `u32` keys ([`super::Packing::Through`] with the
-    /// index as the value): `keys` are the caller's keys, only read (by the first pass
-    /// that runs, which packs each key with its position `key << 32 | i`), `idx` the
-    /// caller's output, only written (by the last pass, the index half of each word,
-    /// as `I`: `u32` or `u64`); the rest as [`PackedSweep`].
-    pub struct ArgSweep<I> {
-        pub keys: DevPtr<u32>,
-        pub idx: DevPtr<I>,
-        pub packed_a: DevPtr<u64>,
-        pub packed_b: DevPtr<u64>,
-        pub n: u64,
-        pub first_tile: u64,
-        pub tiles: u32,
-        pub shift: u32,
-        pub mask: u32,
-        pub pos: u64,
-        pub neg: u64,
-        pub pass: u32,
-        pub launch: u32,
-        pub portion: u32,
-        pub status: DevPtr<u32>,
-        pub status_tiles: u32,
-        pub ctrl: DevPtr<u64>,
-    }
-    /// Declares an entry taking [`ArgSweep`].
-    entries arg_sweep_entry;
-}
-
-crate::params::kernel_params! {
-    /// After the passes of an argsort ([`ArgSweep`]): writes the indices the passes did
+    /// After the passes of an argsort ([`PackedSweep`]): writes the indices the passes did
     /// not write ([`super::arg_finish`]): `idx[i] = i` when every pass was skipped, the
     /// index half of `packed_b[i]` when one pass ran; otherwise returns at once.
     pub struct ArgBack<I> {

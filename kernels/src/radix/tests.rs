@@ -552,3 +552,19 @@ fn argsort_plans_leave_the_permutation_in_the_output() {
         assert_eq!(out, want, "skipped passes {skip:04b}");
     }
 }
+
+#[test]
+fn narrow_tiles_take_the_staged_load_and_wide_ones_do_not() {
+    for (kb, vb) in [(2, 0), (2, 4), (1, 0), (1, 4)] {
+        for i in [items(kb, vb), SHORT_ITEMS] {
+            assert!(staged_load(kb, i), "{kb}-byte keys, {vb}-byte values, {i} items");
+        }
+        // Tiles are whole vectors: every tile (and warp run) of an aligned buffer is.
+        assert_eq!(tile(kb, vb) * kb % STAGED_VECTOR, 0);
+    }
+    for (kb, vb) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
+        assert!(!staged_load(kb, items(kb, vb)), "{kb}-byte keys load key by key");
+    }
+    // Past STAGED_STEPS vectors a lane: 25 2-byte keys are 100 vectors a warp run.
+    assert!(staged_load(2, 24) && !staged_load(2, 25));
+}

@@ -13,7 +13,6 @@ use crate::radix::device::small;
 pub(super) trait Tag: NetItem {
     type Key: Word;
     fn tag(ord: Self::Key, idx: u32) -> Self;
-    fn ord(self) -> Self::Key;
     fn idx(self) -> u32;
 }
 
@@ -22,10 +21,6 @@ impl Tag for u64 {
     #[inline(always)]
     fn tag(ord: u32, idx: u32) -> u64 {
         tag_u32(ord, idx)
-    }
-    #[inline(always)]
-    fn ord(self) -> u32 {
-        (self >> 32) as u32
     }
     #[inline(always)]
     fn idx(self) -> u32 {
@@ -40,19 +35,32 @@ impl Tag for (u64, u32) {
         (ord, idx)
     }
     #[inline(always)]
-    fn ord(self) -> u64 {
-        self.0
-    }
-    #[inline(always)]
     fn idx(self) -> u32 {
         self.1
     }
 }
 
-/// Loads `len <= 32 * I` keys at `keys` as order bits (striped, padded with
-/// [`NetItem::MAX`]), sorts them and stores them back as raw words.
+/// The shared-window address of element `e` in a warp's transposition buffer at
+/// `base` (words of `bytes`): skewed by a word every 32 elements, so that both the
+/// blocked writes (lane `l` writes `l * I + k`) and the striped reads (`k * 32 + l`)
+/// of 4-byte words hit 32 distinct banks.
 #[inline(always)]
-unsafe fn warp_sort<K: Word + NetItem, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
+fn skewed(base: u32, e: u32, bytes: u32) -> u32 {
+    base + (e + e / WARP) * bytes
+}
+
+/// This warp's transposition buffer ([`WARP_SMEM_WORDS`] words of `bytes`).
+#[inline(always)]
+fn warp_smem(bytes: u32) -> u32 {
+    gpu::smem_base() + gpu::thread_idx() / WARP * WARP_SMEM_WORDS * bytes
+}
+
+/// Loads `len <= 32 * I` keys at `keys` as order bits (striped: coalesced, padded with
+/// [`NetItem::MAX`]), sorts them (in the blocked layout when `BLOCKED`, see
+/// [`warp_bitonic`]) and stores them back as raw words, striped (when blocked, through
+/// the warp's shared memory).
+#[inline(always)]
+unsafe fn warp_sort<K: SharedWord, const BLOCKED: bool, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
     let lane = gpu::lane_id();
     let mut ks = [<K as NetItem>::MAX; I];
     unroll::<I>(|k| {
@@ -61,19 +69,37 @@ unsafe fn warp_sort<K: Word + NetItem, const I: usize>(keys: *mut K, len: u32, p
             ks[k] = unsafe { *keys.add(o as usize) }.ordered(pos, neg);
         }
     });
-    warp_bitonic::<K, I>(&mut ks);
+    if !BLOCKED {
+        // Striped already: lane `lane` holds the elements it stores.
+        warp_bitonic::<K, I, false>(&mut ks);
+        unroll::<I>(|k| {
+            let o = k as u32 * WARP + lane;
+            if o < len {
+                unsafe { *keys.add(o as usize) = ks[k].raw(pos, neg) };
+            }
+        });
+        return;
+    }
+    // The blocked network sorts whatever its registers hold: the striped load is as
+    // good an input as any.
+    warp_bitonic::<K, I, true>(&mut ks);
+    let buf = warp_smem(K::BYTES);
+    // The previous segment's reads of the buffer are done.
+    gpu::sync_warp();
+    unroll::<I>(|k| unsafe { K::sts(skewed(buf, lane * I as u32 + k as u32, K::BYTES), ks[k]) });
+    gpu::sync_warp();
     unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
-            unsafe { *keys.add(o as usize) = ks[k].raw(pos, neg) };
+            unsafe { *keys.add(o as usize) = K::lds(skewed(buf, o, K::BYTES)).raw(pos, neg) };
         }
     });
 }
 
-/// Loads `len <= 32 * I` keys at `keys` tagged with their positions, sorts them
-/// (stably, as no two tags are equal), then each lane reads the values of its outputs
-/// from their input positions and, once the whole warp has read, stores keys and
-/// values.
+/// Loads `len <= 32 * I` keys at `keys` tagged with their input positions, sorts them
+/// (stably, as no two tags are equal), puts the positions back in striped order
+/// through the warp's shared memory, then each lane reads its outputs' keys and values
+/// from their input positions and, once the whole warp has read, stores them.
 #[inline(always)]
 unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
     keys: *mut T::Key,
@@ -83,6 +109,7 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
     neg: T::Key,
 ) {
     let lane = gpu::lane_id();
+    let buf = warp_smem(4);
     let mut ts = [T::MAX; I];
     unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
@@ -90,20 +117,26 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
             ts[k] = T::tag(unsafe { *keys.add(o as usize) }.ordered(pos, neg), o);
         }
     });
-    warp_bitonic::<T, I>(&mut ts);
+    warp_bitonic::<T, I, true>(&mut ts);
+    gpu::sync_warp();
+    unroll::<I>(|k| unsafe { gpu::sts_u32(skewed(buf, lane * I as u32 + k as u32, 4), ts[k].idx()) });
+    gpu::sync_warp();
+    let mut ks = [<T::Key as Word>::ZERO; I];
     let mut vs = [0u32; I];
     unroll::<I>(|k| {
-        if k as u32 * WARP + lane < len {
-            vs[k] = unsafe { *vals.add(ts[k].idx() as usize) };
+        let o = k as u32 * WARP + lane;
+        if o < len {
+            let from = unsafe { gpu::lds_u32(skewed(buf, o, 4)) } as usize;
+            (ks[k], vs[k]) = unsafe { (*keys.add(from), *vals.add(from)) };
         }
     });
-    // Other lanes' stores below overwrite values this lane may still be reading.
+    // Other lanes' stores below overwrite keys and values this lane may still be reading.
     gpu::sync_warp();
     unroll::<I>(|k| {
         let o = k as u32 * WARP + lane;
         if o < len {
             unsafe {
-                *keys.add(o as usize) = ts[k].ord().raw(pos, neg);
+                *keys.add(o as usize) = ks[k];
                 *vals.add(o as usize) = vs[k];
             }
         }
@@ -112,7 +145,7 @@ unsafe fn warp_sort_pairs<T: Tag, const I: usize>(
 
 /// Key words in shared memory, through shared-window addresses (one instruction per
 /// access, where a generic pointer needs an address-space check).
-pub(super) trait SharedWord: Word + RankKey {
+pub(super) trait SharedWord: Word + NetItem {
     unsafe fn lds(addr: u32) -> Self;
     unsafe fn sts(addr: u32, v: Self);
 }
@@ -149,7 +182,7 @@ unsafe fn offsets_bad(counts: *const u32) -> bool {
 /// (`counts[COUNT_WARP]` of them, 33..=WARP_MAX keys each), each with the shortest
 /// network that holds it: `$sort::<..., I>(seg, len)`.
 macro_rules! for_warp_segments {
-    ($descs:expr, $counts:expr, |$seg:ident, $len:ident| $sort:ident::<$t:ty>($($arg:expr),*)) => {{
+    ($descs:expr, $counts:expr, |$seg:ident, $len:ident| $sort:ident::<$($t:tt),*>($($arg:expr),*)) => {{
         if unsafe { offsets_bad($counts) } {
             return;
         }
@@ -161,11 +194,11 @@ macro_rules! for_warp_segments {
                 let ($seg, $len) = unpack(*$descs.add(w as usize));
                 // Uniform across the warp: each lane reads the same descriptor.
                 match warp_items($len) {
-                    1 => $sort::<$t, 1>($($arg),*),
-                    2 => $sort::<$t, 2>($($arg),*),
-                    4 => $sort::<$t, 4>($($arg),*),
-                    8 => $sort::<$t, 8>($($arg),*),
-                    _ => $sort::<$t, { WARP_ITEMS_MAX as usize }>($($arg),*),
+                    1 => $sort::<$($t),*, 1>($($arg),*),
+                    2 => $sort::<$($t),*, 2>($($arg),*),
+                    4 => $sort::<$($t),*, 4>($($arg),*),
+                    8 => $sort::<$($t),*, 8>($($arg),*),
+                    _ => $sort::<$($t),*, { WARP_ITEMS_MAX as usize }>($($arg),*),
                 }
             }
             w += stride;
@@ -174,10 +207,10 @@ macro_rules! for_warp_segments {
 }
 
 #[inline(always)]
-pub unsafe fn warp_segments<K: Word + NetItem>(p: WarpSort<K>) {
+pub unsafe fn warp_segments<K: SharedWord, const BLOCKED: bool>(p: WarpSort<K>) {
     let WarpSort { keys, descs, counts, pos, neg } = p;
     let (keys, descs, counts) = (keys.get(), descs.get(), counts.get());
-    for_warp_segments!(descs, counts, |start, len| warp_sort::<K>(keys.add(start as usize), len, pos, neg))
+    for_warp_segments!(descs, counts, |start, len| warp_sort::<K, BLOCKED>(keys.add(start as usize), len, pos, neg))
 }
 
 #[inline(always)]
@@ -348,103 +381,145 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
 }
 
 /// Block `b` sorts the tile-bin segments of tiles `b`, `b + blocks`, ... (see the
-/// module docs): marks each window position with its owned segment, loads the owned
-/// keys (and values), and stores each at its rank in its segment.
+/// module docs), with their values when `PAIRS`, by the sorter `SORTER`
+/// ([`tile_sorter_of`]; the network sorts keys alone).
 #[inline(always)]
-pub unsafe fn tile_segments<K: SharedWord + Ord, O: Word, const PAIRS: bool>(p: TileSort<K, O>) {
+pub unsafe fn tile_segments<K: SharedWord + RankKey, O: Word, const PAIRS: bool, const SORTER: u32>(p: TileSort<K, O>) {
     let TileSort { keys, vals, offsets, segments, n, counts, first, pos, neg } = p;
     let (keys, vals, offsets, counts, first) = (keys.get(), vals.get(), offsets.get(), counts.get(), first.get());
+    let sorter = const { tile_sorter_of(SORTER) };
+    const { assert!(!PAIRS || tile_sorter_of(SORTER) as u32 == TileSorter::Rank as u32, "the network sorts keys alone") };
     unsafe {
         if offsets_bad(counts) {
             return;
         }
-        // Shared-window addresses: each position's span, then each position's order bits.
-        let spans = gpu::smem_base();
-        let ords = spans + 4 * TILE;
         let tiles = tiles(n);
+        if sorter == TileSorter::Network {
+            // Both owned-mark buffers start clear (see `sort_tile_network`).
+            let marks = gpu::smem_base() + TILE * K::BYTES;
+            if gpu::thread_idx() < 2 * TILE / 32 {
+                gpu::sts_u32(marks + 4 * gpu::thread_idx(), 0);
+            }
+            gpu::sync_threads();
+        }
+        let mut parity = 0;
         let mut t = gpu::block_idx() as u64;
         // Uniform across the block: every thread skips a tile or none does.
         while t < tiles {
             let mark = *first.add(t as usize);
             if mark != 0 {
-                sort_tile::<K, O, PAIRS>(
-                    keys,
-                    vals,
-                    offsets,
-                    segments,
-                    t * TILE_STRIDE,
-                    first_of_mark(mark),
-                    spans,
-                    ords,
-                    pos,
-                    neg,
-                );
-                // The next tile reuses the shared memory.
-                gpu::sync_threads();
+                let tile =
+                    Tile { offsets, segments: segments as u64, base: t * TILE_STRIDE, first: first_of_mark(mark) };
+                match sorter {
+                    TileSorter::Network => sort_tile_network::<K, O>(keys, &tile, parity, pos, neg),
+                    TileSorter::Rank => {
+                        sort_tile_rank::<K, O, PAIRS>(keys, vals, &tile, pos, neg);
+                        // The next tile reuses the shared memory.
+                        gpu::sync_threads();
+                    }
+                }
+                parity ^= 1;
             }
             t += gpu::grid_dim() as u64;
         }
     }
 }
 
-/// Sorts the tile-bin segments owned by the tile at key `base`, the first of them
-/// segment `first`, in the block's shared memory (`spans`, `ords`: the shared
-/// addresses of [`TILE`] spans and order bits).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sort_tile<K: SharedWord + Ord, O: Word, const PAIRS: bool>(
-    keys: *mut K,
-    vals: *mut u32,
+/// A tile: the offsets, the keys' position of its window (`base`) and its first owned
+/// segment.
+struct Tile<O> {
     offsets: *const O,
-    segments: u32,
+    segments: u64,
     base: u64,
     first: u32,
-    spans: u32,
-    ords: u32,
+}
+
+impl<O: Word> Tile<O> {
+    /// Round `r` of the tile's owned segments on each of the block's `BLOCK` threads:
+    /// thread `tid` takes segment `first + r * BLOCK + tid`, as `(s, len)`: `s` the
+    /// window position of an owned segment and `len` its length, or `len == 0` when it
+    /// is not one; and whether round `r + 1` holds owned segments (the same on every
+    /// thread: rounds end for the whole block at once, so callers may use warp votes
+    /// and barriers between rounds). The three offsets are loaded together, one memory
+    /// latency a round.
+    #[inline(always)]
+    unsafe fn round<const BLOCK: u32>(&self, r: u32) -> (u32, u32, bool) {
+        let owned_end = self.base + TILE_STRIDE;
+        let chunk = self.first as u64 + r as u64 * BLOCK as u64;
+        let i = chunk + gpu::thread_idx() as u64;
+        let next = chunk + BLOCK as u64;
+        unsafe {
+            // `offsets` has `segments + 1` entries.
+            let (start, end) = if i < self.segments {
+                ((*self.offsets.add(i as usize)).to_u64(), (*self.offsets.add(i as usize + 1)).to_u64())
+            } else {
+                (owned_end, owned_end)
+            };
+            // Every thread reads the same offset.
+            let more = next < self.segments && (*self.offsets.add(next as usize)).to_u64() < owned_end;
+            if start < owned_end && bin_with(end - start, u64::MAX) == Bin::Tile {
+                ((start - self.base) as u32, (end - start) as u32, more)
+            } else {
+                (0, 0, more)
+            }
+        }
+    }
+
+    /// Calls `f(r, s, len)` for each round `r` of [`Tile::round`]; returns the number of
+    /// rounds.
+    #[inline(always)]
+    unsafe fn for_owned<const BLOCK: u32>(&self, mut f: impl FnMut(u32, u32, u32)) -> u32 {
+        let mut r = 0;
+        loop {
+            let (s, len, more) = unsafe { self.round::<BLOCK>(r) };
+            f(r, s, len);
+            r += 1;
+            if !more {
+                return r;
+            }
+        }
+    }
+}
+
+/// Sorts the tile-bin segments owned by `tile` with the rank sorter, in the block's
+/// shared memory ([`tile_smem`]: a [`tile_span`] word per window position, then the
+/// order bits): marks each owned position with its segment, loads the owned keys
+/// (and values), and stores each at its rank in its segment.
+#[inline(always)]
+unsafe fn sort_tile_rank<K: SharedWord + RankKey, O: Word, const PAIRS: bool>(
+    keys: *mut K,
+    vals: *mut u32,
+    tile: &Tile<O>,
     pos: K,
     neg: K,
 ) {
-    const I: usize = TILE_ITEMS as usize;
+    const BLOCK: u32 = tile_block(TileSorter::Rank);
+    const I: usize = (TILE / BLOCK) as usize;
+    let spans = gpu::smem_base();
+    let ords = spans + 4 * TILE;
     let tid = gpu::thread_idx();
+    let base = tile.base as usize;
     unsafe {
-        unroll::<I>(|k| gpu::sts_u32(spans + 4 * (k as u32 * TILE_BLOCK + tid), NOT_OWNED));
+        unroll::<I>(|k| gpu::sts_u32(spans + 4 * (k as u32 * BLOCK + tid), NOT_OWNED));
         gpu::sync_threads();
-        let owned_end = base + TILE_STRIDE;
-        let total = segments as u64;
-        let mut chunk = first as u64;
-        loop {
-            let i = chunk + tid as u64;
-            if i < total {
-                let s = (*offsets.add(i as usize)).to_u64();
-                if s < owned_end {
-                    let e = (*offsets.add(i as usize + 1)).to_u64();
-                    if bin_with(e - s, u64::MAX) == Bin::Tile {
-                        let (sr, er) = ((s - base) as u32, (e - base) as u32);
-                        let span = tile_span(sr, er);
-                        for q in sr..er {
-                            gpu::sts_u32(spans + 4 * q, span);
-                        }
-                    }
-                }
+        tile.for_owned::<BLOCK>(|_, s, len| {
+            let span = tile_span(s, s + len);
+            for q in s..s + len {
+                gpu::sts_u32(spans + 4 * q, span);
             }
-            chunk += TILE_BLOCK as u64;
-            // Every thread reads the same offset: the loop ends for all at once.
-            if chunk >= total || (*offsets.add(chunk as usize)).to_u64() >= owned_end {
-                break;
-            }
-        }
+        });
         gpu::sync_threads();
         let mut span = [NOT_OWNED; I];
         let mut mine = [K::ZERO; I];
         let mut v = [0u32; I];
         unroll::<I>(|k| {
-            let o = k * TILE_BLOCK as usize + tid as usize;
+            let o = k * BLOCK as usize + tid as usize;
             span[k] = gpu::lds_u32(spans + 4 * o as u32);
             if span[k] != NOT_OWNED {
-                mine[k] = (*keys.add(base as usize + o)).ordered(pos, neg);
+                mine[k] = (*keys.add(base + o)).ordered(pos, neg);
                 K::sts(ords + o as u32 * K::BYTES, mine[k]);
                 if PAIRS {
-                    v[k] = *vals.add(base as usize + o);
+                    v[k] = *vals.add(base + o);
                 }
             }
         });
@@ -452,14 +527,117 @@ unsafe fn sort_tile<K: SharedWord + Ord, O: Word, const PAIRS: bool>(
         gpu::sync_threads();
         unroll::<I>(|k| {
             if span[k] != NOT_OWNED {
-                let o = (k * TILE_BLOCK as usize + tid as usize) as u32;
+                let o = (k * BLOCK as usize + tid as usize) as u32;
                 let (s, e) = tile_span_bounds(span[k]);
                 let r = rank_in_segment(|j| K::lds(ords + j * K::BYTES), s, e, o, mine[k]);
-                let dst = base as usize + (s + r) as usize;
+                let dst = base + (s + r) as usize;
                 *keys.add(dst) = mine[k].raw(pos, neg);
                 if PAIRS {
                     *vals.add(dst) = v[k];
                 }
+            }
+        });
+    }
+}
+
+/// Rounds of a tile's owned segments that the network sorter keeps in registers
+/// between marking and sorting (a window of mean-16 segments takes one or two).
+const CACHED_ROUNDS: usize = 2;
+
+/// Sorts the tile-bin segments owned by `tile` with the network sorter, in the
+/// block's shared memory ([`tile_smem`]: the order bits of each window position, then
+/// two buffers of a bit a position that marks it owned, `parity` this tile's): marks
+/// the owned positions, loads them (coalesced), sorts each segment in one thread's
+/// registers, stores them back (coalesced). Three barriers a tile: the marks
+/// alternate between the buffers, and each tile clears the other buffer once every
+/// thread is past the previous tile's stores, so that the next tile finds it clear
+/// and needs no barrier before its marks; its loads come after its marks' barrier,
+/// so after this tile's stores.
+#[inline(always)]
+unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>, parity: u32, pos: K, neg: K) {
+    const BLOCK: u32 = tile_block(TileSorter::Network);
+    const I: usize = (TILE / BLOCK) as usize;
+    const { assert!(TILE / 32 <= BLOCK && BLOCK % 32 == 0) };
+    let ords = gpu::smem_base();
+    let marks = ords + TILE * K::BYTES + parity * (TILE / 8);
+    let other = ords + TILE * K::BYTES + (parity ^ 1) * (TILE / 8);
+    let tid = gpu::thread_idx();
+    let base = tile.base as usize;
+    // Position `o`'s bit: item `k` of a thread reads the word its whole warp reads.
+    let owned = |o: u32| unsafe { gpu::lds_u32(marks + 4 * (o / 32)) >> (o % 32) & 1 != 0 };
+    unsafe {
+        let mut cache = [(0u32, 0u32); CACHED_ROUNDS];
+        let rounds = tile.for_owned::<BLOCK>(|r, s, len| {
+            // A segment of at most 32 keys covers bits of one or two words; each bit is
+            // set by one thread, so adding sets it.
+            let bits = owned_bits(s, len);
+            if bits as u32 != 0 {
+                gpu::reds_add_u32(marks + 4 * (s / 32), bits as u32);
+            }
+            if (bits >> 32) as u32 != 0 {
+                gpu::reds_add_u32(marks + 4 * (s / 32 + 1), (bits >> 32) as u32);
+            }
+            unroll::<CACHED_ROUNDS>(|c| {
+                if c as u32 == r {
+                    cache[c] = (s, len);
+                }
+            });
+        });
+        gpu::sync_threads();
+        // Every thread is past the previous tile's stores, which read the other marks.
+        if tid < TILE / 32 {
+            gpu::sts_u32(other + 4 * tid, 0);
+        }
+        unroll::<I>(|k| {
+            let o = k as u32 * BLOCK + tid;
+            if owned(o) {
+                K::sts(ords + o * K::BYTES, (*keys.add(base + o as usize)).ordered(pos, neg));
+            }
+        });
+        gpu::sync_threads();
+        let mut r = 0;
+        while r < rounds {
+            let (mut s, mut len) = (0, 0);
+            unroll::<CACHED_ROUNDS>(|c| {
+                if c as u32 == r {
+                    (s, len) = cache[c];
+                }
+            });
+            if r >= CACHED_ROUNDS as u32 {
+                (s, len, _) = tile.round::<BLOCK>(r);
+            }
+            // The warp's shortest network that holds each of its segments.
+            if gpu::ballot(len > 16) != 0 {
+                sort_segment::<K, 32>(ords, s, len);
+            } else if gpu::ballot(len > 8) != 0 {
+                sort_segment::<K, 16>(ords, s, len);
+            } else {
+                sort_segment::<K, 8>(ords, s, len);
+            }
+            r += 1;
+        }
+        gpu::sync_threads();
+        unroll::<I>(|k| {
+            let o = k as u32 * BLOCK + tid;
+            if owned(o) {
+                *keys.add(base + o as usize) = K::lds(ords + o * K::BYTES).raw(pos, neg);
+            }
+        });
+    }
+}
+
+/// Sorts the segment of `len <= N` order bits at window position `s` of the shared
+/// array `ords` with the network of `N` inputs (nothing when `len < 2`).
+#[inline(always)]
+unsafe fn sort_segment<K: SharedWord, const N: usize>(ords: u32, s: u32, len: u32) {
+    if len < 2 {
+        return;
+    }
+    unsafe {
+        let v = sort_padded::<K, N>(len, <K as NetItem>::MAX, |j| K::lds(ords + (s + j) * K::BYTES));
+        unroll::<N>(|j| {
+            if (j as u32) < len {
+                K::sts(ords + (s + j as u32) * K::BYTES, v[j]);
             }
         });
     }

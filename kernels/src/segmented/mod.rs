@@ -13,18 +13,31 @@
 //!   blocks striding over the tiles of the keys (tiles without a tile-bin segment cost
 //!   one load). Tile `t` *owns* the tile-bin segments that start in
 //!   `[t * TILE_STRIDE, (t + 1) * TILE_STRIDE)`; they end inside its window of [`TILE`]
-//!   keys. The block loads the owned keys of the window (coalesced; no other key is
-//!   touched, as other kernels sort those concurrently) into shared memory as order
-//!   bits, and each key's new place in its segment is its rank there
-//!   ([`rank_in_segment`]: the keys below it, and the equal keys before it, so pairs
-//!   stay stable). Lengths 0..=32 cost about the same per key.
+//!   keys. The block marks the owned window positions and loads the owned keys
+//!   (coalesced; no other key is touched, as other kernels sort those concurrently)
+//!   into shared memory as order bits. Then, by [`tile_sorter`]:
+//!   - [`TileSorter::Network`] (32-bit keys alone): each thread sorts one owned segment
+//!     at a time in its registers with Batcher's network ([`sort_padded`]) of 8, 16 or
+//!     32 inputs, the smallest that holds the longest segment of its warp
+//!     ([`tile_network`]), padded with the largest order bits, and the block stores
+//!     the owned keys back, coalesced: about 6 comparators a key at mean 16.
+//!   - [`TileSorter::Rank`] (64-bit keys, and pairs): each key's new place in its
+//!     segment is its rank there ([`rank_in_segment`]: the keys below it, and the
+//!     equal keys before it, so pairs stay stable), as many comparisons as the
+//!     segment's length; the network's 64-bit tags for pairs and its wider registers
+//!     for 64-bit keys were slower (see `docs/history.md`).
 //! - [`Bin::Warp`] (up to [`WARP_MAX`] keys): `segmented_warp_sort`, one warp per
 //!   segment (grid-stride over the list). The warp holds its segment in registers,
 //!   [`warp_items`] keys per lane (a power of two, so the network is as short as the
-//!   segment allows), in *striped* order (element `k * 32 + lane`: coalesced loads and
-//!   stores), padded with the largest order bits, and sorts it by the warp's bitonic
-//!   network ([`crate::block::warp_sort`]: strides below 32 exchange across lanes by
-//!   shuffles, larger strides swap inside a lane's registers).
+//!   segment allows), loaded striped (element `k * 32 + lane`: coalesced), padded with
+//!   the largest order bits, and sorts it by the warp's bitonic network
+//!   ([`crate::block::warp_sort`]). For 64-bit keys and for pairs ([`warp_blocked`])
+//!   the network runs in the *blocked* layout (strides below [`warp_items`] swap
+//!   inside a lane's registers, larger ones exchange across lanes by shuffles: 15
+//!   steps of shuffles where the striped layout takes 30 to 35), and the sorted keys
+//!   (pairs: their input positions) go back striped through a buffer of the warp's in
+//!   shared memory. 32-bit keys alone stay striped: for them the transposition cost
+//!   more than the shuffles it saves.
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
 //!   one block per segment (grid-stride; the `_once` entries, without the loop, when
 //!   the grid has a block per possible segment) running the radix sort's one-block body
@@ -48,8 +61,9 @@
 //! Pairs (a `u32` value per key, e.g. an index) are sorted stably: the tile kernel
 //! ranks equal keys by position; the warp network sorts `(order bits, position in the
 //! segment)` tags ([`tag_u32`] for 32-bit keys: one `u64`), so no two elements tie, and
-//! each lane then fetches its outputs' values from their input positions before any
-//! is overwritten; the block kernel runs the radix body with values, which is stable.
+//! each lane then fetches its outputs' keys and values from their input positions
+//! before any is overwritten; the block kernel runs the radix body with values, which
+//! is stable.
 //! Long segments of pairs get a radix pair sort each.
 //!
 //! Keys move as raw words; the kernels compare order bits (`raw ^ mask`, see
@@ -199,9 +213,14 @@ pub trait SegmentedKernels: Word {
     const BLOCK_SORT_PAIRS_ONCE: Kernel<BlockSortPairs<Self>>;
     const GATHER: Kernel<LargeCopy<Self>>;
     const SCATTER: Kernel<LargeCopy<Self>>;
-    /// The tile kernels for `u32` and `u64` offsets, keys only and pairs.
+    /// The tile kernels for `u32` and `u64` offsets, keys only (by [`tile_sorter`]) and
+    /// pairs.
     const TILE_SORT_O32: Kernel<TileSort<Self, u32>>;
     const TILE_SORT_O64: Kernel<TileSort<Self, u64>>;
+    /// The tile kernels of keys only with the rank sorter: those above where
+    /// [`tile_sorter`] ranks them (64-bit keys).
+    const TILE_SORT_RANK_O32: Kernel<TileSort<Self, u32>> = Self::TILE_SORT_O32;
+    const TILE_SORT_RANK_O64: Kernel<TileSort<Self, u64>> = Self::TILE_SORT_O64;
     const TILE_SORT_PAIRS_O32: Kernel<TileSort<Self, u32>>;
     const TILE_SORT_PAIRS_O64: Kernel<TileSort<Self, u64>>;
 }
@@ -209,21 +228,30 @@ pub trait SegmentedKernels: Word {
 /// The segmented sort's entries that read offsets of one word type (`u32` or `u64`).
 pub trait OffsetKernels: Word {
     const BIN: Kernel<BinSegments<Self>>;
-    /// The tile kernel of keys of word `K` (with values when `pairs`).
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, Self>>;
+    /// The tile kernel of keys of word `K` (with values when `pairs`) with `sorter`,
+    /// which must be [`tile_sorter`]'s or the rank.
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, Self>>;
 }
 
 impl OffsetKernels for u32 {
     const BIN: Kernel<BinSegments<u32>> = segmented_bin_o32;
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u32>> {
-        if pairs { K::TILE_SORT_PAIRS_O32 } else { K::TILE_SORT_O32 }
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, u32>> {
+        match (pairs, sorter) {
+            (true, _) => K::TILE_SORT_PAIRS_O32,
+            (false, TileSorter::Rank) => K::TILE_SORT_RANK_O32,
+            (false, TileSorter::Network) => K::TILE_SORT_O32,
+        }
     }
 }
 
 impl OffsetKernels for u64 {
     const BIN: Kernel<BinSegments<u64>> = segmented_bin_o64;
-    fn tile_sort<K: SegmentedKernels>(pairs: bool) -> Kernel<TileSort<K, u64>> {
-        if pairs { K::TILE_SORT_PAIRS_O64 } else { K::TILE_SORT_O64 }
+    fn tile_sort<K: SegmentedKernels>(pairs: bool, sorter: TileSorter) -> Kernel<TileSort<K, u64>> {
+        match (pairs, sorter) {
+            (true, _) => K::TILE_SORT_PAIRS_O64,
+            (false, TileSorter::Rank) => K::TILE_SORT_RANK_O64,
+            (false, TileSorter::Network) => K::TILE_SORT_O64,
+        }
     }
 }
 
@@ -231,11 +259,13 @@ bin_entry!(segmented_bin_o32 { O = u32 } |p| device::bin_segments::<u32>(p));
 bin_entry!(segmented_bin_o64 { O = u64 } |p| device::bin_segments::<u64>(p));
 
 /// Declares the entries of key word `$k`; `$tag` is its pairs' network element
-/// (`device::Tag`).
+/// (`device::Tag`), `$rank32` and `$rank64` its keys' tile kernels with the rank sorter
+/// where those are other entries.
 macro_rules! segmented_entries {
-    ($k:ty, $tag:ty, $suffix:ident) => {
+    ($k:ty, $tag:ty, $suffix:ident $(, $rank32:ident, $rank64:ident)?) => {
         paste::paste! {
-            warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k } |p| device::warp_segments::<$k>(p));
+            warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k }
+                |p| device::warp_segments::<$k, { warp_blocked(<$k as Word>::BYTES, false) }>(p));
             warp_sort_pairs_entry!([<segmented_warp_sort_ $suffix _v32>] { K = $k }
                 |p| device::warp_segments_pairs::<$tag>(p));
             block_sort_entry!([<segmented_block_sort_ $suffix _once>] { K = $k }
@@ -249,13 +279,13 @@ macro_rules! segmented_entries {
             large_copy_entry!([<segmented_gather_ $suffix>] { K = $k } |p| device::gather_large::<$k>(p));
             large_copy_entry!([<segmented_scatter_ $suffix>] { K = $k } |p| device::scatter_large::<$k>(p));
             tile_sort_entry!([<segmented_tile_sort_ $suffix _o32>] { K = $k, O = u32 }
-                |p| device::tile_segments::<$k, u32, false>(p));
+                |p| device::tile_segments::<$k, u32, false, { tile_sorter(<$k as Word>::BYTES, false) as u32 }>(p));
             tile_sort_entry!([<segmented_tile_sort_ $suffix _o64>] { K = $k, O = u64 }
-                |p| device::tile_segments::<$k, u64, false>(p));
+                |p| device::tile_segments::<$k, u64, false, { tile_sorter(<$k as Word>::BYTES, false) as u32 }>(p));
             tile_sort_entry!([<segmented_tile_sort_ $suffix _o32_v32>] { K = $k, O = u32 }
-                |p| device::tile_segments::<$k, u32, true>(p));
+                |p| device::tile_segments::<$k, u32, true, { tile_sorter(<$k as Word>::BYTES, true) as u32 }>(p));
             tile_sort_entry!([<segmented_tile_sort_ $suffix _o64_v32>] { K = $k, O = u64 }
-                |p| device::tile_segments::<$k, u64, true>(p));
+                |p| device::tile_segments::<$k, u64, true, { tile_sorter(<$k as Word>::BYTES, true) as u32 }>(p));
             impl SegmentedKernels for $k {
                 const WARP_SORT: Kernel<WarpSort<$k>> = [<segmented_warp_sort_ $suffix>];
                 const WARP_SORT_PAIRS: Kernel<WarpSortPairs<$k>> = [<segmented_warp_sort_ $suffix _v32>];
@@ -267,14 +297,23 @@ macro_rules! segmented_entries {
                 const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
                 const TILE_SORT_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32>];
                 const TILE_SORT_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64>];
+                $(
+                    const TILE_SORT_RANK_O32: Kernel<TileSort<$k, u32>> = $rank32;
+                    const TILE_SORT_RANK_O64: Kernel<TileSort<$k, u64>> = $rank64;
+                )?
                 const TILE_SORT_PAIRS_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32_v32>];
                 const TILE_SORT_PAIRS_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64_v32>];
             }
         }
     };
 }
-segmented_entries!(u32, u64, k32);
+segmented_entries!(u32, u64, k32, segmented_tile_sort_k32_o32_rank, segmented_tile_sort_k32_o64_rank);
 segmented_entries!(u64, (u64, u32), k64);
+// 32-bit keys alone with the rank sorter, for [`TileSorter::Rank`] chosen at run time.
+tile_sort_entry!(segmented_tile_sort_k32_o32_rank { K = u32, O = u32 }
+    |p| device::tile_segments::<u32, u32, false, { TileSorter::Rank as u32 }>(p));
+tile_sort_entry!(segmented_tile_sort_k32_o64_rank { K = u32, O = u64 }
+    |p| device::tile_segments::<u32, u64, false, { TileSorter::Rank as u32 }>(p));
 
 /// The entries of key word `K`, and the bin kernel of offset word `K` (both are
 /// `u32` and `u64`).
@@ -297,7 +336,18 @@ const fn word_layouts<K: SegmentedKernels + OffsetKernels>() -> [EntryLayout; 13
 }
 
 /// Every segmented entry.
-pub const KERNELS: &[EntryLayout] = [word_layouts::<u32>(), word_layouts::<u64>()].as_flattened();
+pub const KERNELS: &[EntryLayout] = &const {
+    let [a, b] = [word_layouts::<u32>(), word_layouts::<u64>()];
+    let rank = [segmented_tile_sort_k32_o32_rank.layout(), segmented_tile_sort_k32_o64_rank.layout()];
+    let mut all = [a[0]; 28];
+    let mut i = 0;
+    while i < 13 {
+        (all[i], all[13 + i]) = (a[i], b[i]);
+        i += 1;
+    }
+    (all[26], all[27]) = (rank[0], rank[1]);
+    all
+};
 
 /// Threads per block of the warp kernel, and segments per block.
 pub const WARP_BLOCK: u32 = 256;
@@ -305,6 +355,29 @@ pub const WARPS: u32 = WARP_BLOCK / 32;
 /// Largest keys per lane of the warp sort, and so its largest segment.
 pub const WARP_ITEMS_MAX: u32 = 16;
 pub const WARP_MAX: u64 = 32 * WARP_ITEMS_MAX as u64;
+/// Words of a warp's buffer that puts the sorted blocked registers back in striped
+/// order: a segment, skewed by a word every 32.
+pub const WARP_SMEM_WORDS: u32 = WARP_MAX as u32 + WARP_MAX as u32 / 32;
+
+/// Whether the warp kernel sorts keys of `key_bytes` bytes (with values when `pairs`)
+/// in the blocked layout (see the module docs): 64-bit keys and pairs, where the
+/// network's shuffles of two words or of tags dominate; 32-bit keys alone stay
+/// striped. H100, 2^24 keys in 2^16 segments against the striped layout (2026-11-28):
+/// u64 keys 0.896 against 1.010 ms, u32 pairs 0.919 against 0.981, u32 keys 0.288
+/// against 0.277.
+pub const fn warp_blocked(key_bytes: u32, pairs: bool) -> bool {
+    pairs || key_bytes == 8
+}
+
+/// Dynamic shared memory of the warp kernel for keys of `key_bytes` bytes: for the
+/// blocked layout a buffer per warp of the keys' order bits, or for pairs of their
+/// input positions (`u32`); none for the striped layout.
+pub const fn warp_smem(key_bytes: u32, pairs: bool) -> u32 {
+    if !warp_blocked(key_bytes, pairs) {
+        return 0;
+    }
+    WARPS * WARP_SMEM_WORDS * if pairs { 4 } else { key_bytes }
+}
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]): the block kernel as the radix
 /// one-block kernel whose body it runs.
@@ -322,6 +395,25 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     // 2^16 segments (H100, 2026-11-27). The same bounds on 32-bit pairs (96 -> 127
     // registers, two blocks either way) were 3% slower.
     (<u64 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 2),
+    // The network tile kernel at eight blocks per SM (at most 64 registers; 84 without
+    // bounds: five blocks, achieved occupancy 28% and issue slots 29% busy, H200 ncu,
+    // 2026-11-27), for the latency of its short dependent chains between barriers.
+    // ptxas spills 60 bytes a thread (48 at seven blocks). With the bit marks and three
+    // barriers a tile: 2^24 u32 keys in 2^20 segments 0.255 -> 0.206 ms, the kernel
+    // 153 us under ncu (H200, 2026-11-28).
+    (<u32 as SegmentedKernels>::TILE_SORT_O32.name(), tile_block(TileSorter::Network), 8),
+    (<u32 as SegmentedKernels>::TILE_SORT_O64.name(), tile_block(TileSorter::Network), 8),
+    // The rank tile kernel at four 512-thread blocks per SM (at most 32 registers; 34
+    // without bounds for 64-bit keys: three blocks), the occupancy of its 256-thread
+    // blocks of 31 to 32 registers before the window grew to 2,048 keys.
+    (<u32 as SegmentedKernels>::TILE_SORT_PAIRS_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_RANK_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_RANK_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u32 as SegmentedKernels>::TILE_SORT_PAIRS_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_O64.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_PAIRS_O32.name(), tile_block(TileSorter::Rank), 4),
+    (<u64 as SegmentedKernels>::TILE_SORT_PAIRS_O64.name(), tile_block(TileSorter::Rank), 4),
 ];
 
 /// Blocks per SM of the `_once` block kernels' launch bounds (an experiment's
@@ -333,15 +425,12 @@ pub const BIN_BLOCK: u32 = 256;
 
 /// The tile bin's longest segment.
 pub const TILE_SEG_MAX: u64 = 32;
-/// Threads per block of the tile kernel, keys per thread, and keys per window.
-pub const TILE_BLOCK: u32 = 256;
-pub const TILE_ITEMS: u32 = 4;
-pub const TILE: u32 = TILE_BLOCK * TILE_ITEMS;
+/// Keys per window of the tile kernel: about one segment of mean 16 per thread of the
+/// network's blocks, as each of its threads sorts a whole segment.
+pub const TILE: u32 = 2048;
 /// Keys between the windows of consecutive tiles: a segment owned by a tile starts in
 /// its first `TILE_STRIDE` keys, so it ends inside the window.
 pub const TILE_STRIDE: u64 = TILE as u64 - TILE_SEG_MAX;
-/// A window position that no owned segment covers (see [`tile_span`]).
-pub const NOT_OWNED: u32 = u32::MAX;
 
 /// The counts the bin kernel writes: the warp, block and large lists' lengths, and
 /// the flag of bad offsets (0: none; else `segments - i` for the first bad segment
@@ -377,8 +466,48 @@ pub const fn first_of_mark(mark: u32) -> u32 {
     u32::MAX - mark
 }
 
+/// How the tile kernel sorts a tile's segments (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileSorter {
+    /// Each key stored at its rank in its segment.
+    Rank = 0,
+    /// One thread a segment, by a register network.
+    Network = 1,
+}
+
+/// The tile kernel's sorter for keys of `key_bytes` bytes, with values when `pairs`:
+/// the network for 32-bit keys alone. H100, 2^24 keys in 2^20 segments against the
+/// rank (2026-11-28): u32 keys 0.263 against 0.270 ms, u32 pairs 0.376 against 0.272
+/// (64-bit tags, 128 registers and a second pass over the values).
+pub const fn tile_sorter(key_bytes: u32, pairs: bool) -> TileSorter {
+    if key_bytes == 4 && !pairs { TileSorter::Network } else { TileSorter::Rank }
+}
+
+/// The tile sorter an entry's `u32` parameter stands for.
+pub const fn tile_sorter_of(id: u32) -> TileSorter {
+    if id == TileSorter::Network as u32 { TileSorter::Network } else { TileSorter::Rank }
+}
+
+/// Threads per block of the tile kernel with `sorter`: the network's 128 threads take
+/// about one segment of mean 16 each per window; the rank's 512 take four keys each
+/// (the work per thread of the rank kernel's earlier 256-thread, 1,024-key windows).
+pub const fn tile_block(sorter: TileSorter) -> u32 {
+    match sorter {
+        TileSorter::Network => 128,
+        TileSorter::Rank => 512,
+    }
+}
+
+/// The network sorter's owned marks of a segment of `len <= TILE_SEG_MAX` keys at
+/// window position `s`, a bit a position: the low half goes to word `s / 32` of the
+/// window's bit marks, the high half to word `s / 32 + 1`.
+#[inline(always)]
+pub const fn owned_bits(s: u32, len: u32) -> u64 {
+    ((1u64 << len) - 1) << (s % 32)
+}
+
 /// A window position's owned segment `[s, e)` (window positions, `e <= TILE`) in one
-/// shared-memory word.
+/// shared-memory word of the rank sorter.
 #[inline(always)]
 pub const fn tile_span(s: u32, e: u32) -> u32 {
     s | e << 16
@@ -390,8 +519,11 @@ pub const fn tile_span_bounds(w: u32) -> (u32, u32) {
     (w & 0xffff, w >> 16)
 }
 
+/// A window position that no owned segment covers (see [`tile_span`]).
+pub const NOT_OWNED: u32 = u32::MAX;
+
 /// Order bits tagged with a position, compared as one value (order bits first): the
-/// tile kernel's ranks count the tagged keys of a segment below a key's own, in one
+/// rank sorter counts the tagged keys of a segment below a key's own, in one
 /// comparison per key.
 pub trait RankKey: Copy + Ord {
     type Tagged: Ord + Copy;
@@ -429,6 +561,36 @@ pub fn rank_in_segment<K: RankKey>(ord_at: impl Fn(u32) -> K, s: u32, e: u32, o:
         j += 1;
     }
     r
+}
+
+/// Inputs of the tile kernel's network for a warp whose longest segment has
+/// `max_len <= TILE_SEG_MAX` keys: 8, 16 or 32 (19, 63 or 191 comparators).
+#[inline(always)]
+pub const fn tile_network(max_len: u32) -> u32 {
+    if max_len <= 8 {
+        8
+    } else if max_len <= 16 {
+        16
+    } else {
+        32
+    }
+}
+
+/// The `len <= N` elements `at(0)`, ..., `at(len - 1)` sorted in registers by
+/// Batcher's network of `N` inputs ([`crate::block::network`]), the other inputs
+/// `pad` (not below any element): the first `len` of the result are the elements in
+/// order. Unstable, so elements must be distinguishable when equal (order bits alone,
+/// or tagged with their positions).
+#[inline(always)]
+pub fn sort_padded<T: Copy + Ord, const N: usize>(len: u32, pad: T, at: impl Fn(u32) -> T) -> [T; N] {
+    let mut v = [pad; N];
+    crate::block::unroll::<N>(|j| {
+        if (j as u32) < len {
+            v[j] = at(j as u32);
+        }
+    });
+    crate::block::network::sort_by_key(&mut v, |x| x);
+    v
 }
 
 /// Worst-case length of a bin list whose segments have at least `min_len` keys: no
@@ -487,10 +649,14 @@ pub const fn bin_min_len(bin: Bin, block_max: u64) -> u64 {
     }
 }
 
-/// Dynamic shared memory of the tile kernel for keys of `key_bytes` bytes: each window
-/// position's segment ([`tile_span`]) and order bits.
-pub const fn tile_smem(key_bytes: u32) -> u32 {
-    TILE * (4 + key_bytes)
+/// Dynamic shared memory of the tile kernel with `sorter` for keys of `key_bytes`
+/// bytes: each window position's order bits and, for the network, two buffers of its
+/// owned mark (a bit), for the rank its owned segment ([`tile_span`]).
+pub const fn tile_smem(sorter: TileSorter, key_bytes: u32) -> u32 {
+    match sorter {
+        TileSorter::Network => TILE * key_bytes + 2 * TILE / 8,
+        TileSorter::Rank => TILE * (key_bytes + 4),
+    }
 }
 
 /// One `u64` per segment: `start | len << START_BITS`. Requires `start < 2^40` and

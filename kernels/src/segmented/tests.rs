@@ -38,8 +38,6 @@ fn bins_split_at_the_warp_and_block_limits() {
     assert_eq!(bin_capacity(1000, 700, 33), 30);
     // A tile-bin segment that starts in a tile's owned range ends inside its window.
     assert_eq!(TILE_STRIDE - 1 + TILE_SEG_MAX, TILE as u64 - 1);
-    assert_eq!(tile_span_bounds(tile_span(TILE_STRIDE as u32 - 1, TILE)), (TILE_STRIDE as u32 - 1, TILE));
-    assert_ne!(tile_span(TILE_STRIDE as u32 - 1, TILE), NOT_OWNED);
     // The largest mark is the first segment; no segment marks 0.
     assert!(first_mark(3) > first_mark(4));
     assert_ne!(first_mark(u32::MAX - 1), 0);
@@ -97,16 +95,23 @@ fn tags_sort_by_key_then_position() {
     // The warp network on tags is a stable sort of the keys.
     let keys: Vec<u32> = (0..300u32).map(|i| (i * 7) % 5).collect();
     let tags: Vec<u64> = keys.iter().enumerate().map(|(i, &k)| tag_u32(k, i as u32)).collect();
-    let sorted = warp_sort::tests::model(&tags, 16, u64::MAX);
     let mut want: Vec<usize> = (0..keys.len()).collect();
     want.sort_by_key(|&i| keys[i]);
-    assert_eq!(sorted.iter().map(|t| (*t as u32) as usize).collect::<Vec<_>>(), want);
+    for blocked in [false, true] {
+        let sorted = warp_sort::tests::model(&tags, 16, blocked, u64::MAX);
+        assert_eq!(sorted.iter().map(|t| (*t as u32) as usize).collect::<Vec<_>>(), want);
+    }
+    // The layouts: 64-bit keys and pairs blocked, 32-bit keys alone striped.
+    assert!(!warp_blocked(4, false) && warp_blocked(8, false) && warp_blocked(4, true) && warp_blocked(8, true));
+    assert_eq!(warp_smem(4, false), 0);
 }
 
-/// The bin kernel's `first` list and the tile kernel on the CPU: sorts the tile-bin
-/// segments of `keys` (with `vals`) as the device does, every other segment by a
-/// stable sort; returns how many segments the tiles sorted.
-fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64]) -> usize {
+/// The bin kernel's `first` list and the tile kernel with `sorter` on the CPU: sorts
+/// the tile-bin segments of `keys` (with `vals` for the rank sorter; the network sorts
+/// keys alone and leaves them) as the device does, every other segment by a stable
+/// sort; returns how many segments the tiles sorted.
+fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64], sorter: TileSorter) -> usize {
+    let block = tile_block(sorter) as usize;
     let n = keys.len() as u64;
     let segments = offsets.len() - 1;
     // The bin kernel: each tile's first segment, and the other bins.
@@ -133,43 +138,102 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64]) -> usize {
         if mark == 0 {
             continue;
         }
-        let mut spans = [NOT_OWNED; TILE as usize];
+        // Each round of the device's loop: thread `tid` takes segment `chunk + tid`,
+        // as `(window position, length)`, length 0 when not an owned tile segment.
         let owned_end = base + TILE_STRIDE;
+        let mut rounds: Vec<Vec<(u32, u32)>> = Vec::new();
         let mut chunk = first_of_mark(mark) as usize;
         loop {
-            for i in chunk..(chunk + TILE_BLOCK as usize).min(segments) {
-                let s = offsets[i];
-                if s < owned_end && bin_with(offsets[i + 1] - s, u64::MAX) == Bin::Tile {
-                    let (sr, er) = ((s - base) as u32, (offsets[i + 1] - base) as u32);
-                    assert!(er <= TILE, "tile {t}: segment {i} leaves the window");
-                    for q in sr..er {
-                        assert_eq!(spans[q as usize], NOT_OWNED, "tile {t}: position {q} owned twice");
-                        spans[q as usize] = tile_span(sr, er);
+            let round = (chunk..chunk + block)
+                .map(|i| {
+                    if i >= segments {
+                        return (0, 0);
                     }
-                    sorted += 1;
-                }
-            }
-            chunk += TILE_BLOCK as usize;
+                    let s = offsets[i];
+                    if s < owned_end && bin_with(offsets[i + 1] - s, u64::MAX) == Bin::Tile {
+                        ((s - base) as u32, (offsets[i + 1] - s) as u32)
+                    } else {
+                        (0, 0)
+                    }
+                })
+                .collect();
+            rounds.push(round);
+            chunk += block;
             if chunk >= segments || offsets[chunk] >= owned_end {
                 break;
             }
         }
-        let owned: Vec<u32> = (0..TILE).filter(|&o| spans[o as usize] != NOT_OWNED).collect();
-        let ords: Vec<u32> =
-            (0..TILE).map(|o| if base + (o as u64) < n { keys[(base + o as u64) as usize] } else { 0 }).collect();
-        let (k0, v0) = (keys.to_vec(), vals.to_vec());
-        let mut written = std::vec![false; TILE as usize];
+        // Each owned position's segment `(s, e)`, in window positions.
+        let mut spans = [None; TILE as usize];
+        for &(s, len) in rounds.iter().flatten() {
+            assert!(s + len <= TILE, "tile {t}: segment at {s} leaves the window");
+            for q in s..s + len {
+                assert!(spans[q as usize].is_none(), "tile {t}: position {q} owned twice");
+                spans[q as usize] = Some((s, s + len));
+            }
+            sorted += (len > 0) as usize;
+        }
+        // The network sorter's bit marks: the owned positions exactly.
+        let mut marks = [0u32; (TILE / 32) as usize + 1];
+        for &(s, len) in rounds.iter().flatten() {
+            let bits = owned_bits(s, len);
+            let w = (s / 32) as usize;
+            assert_eq!(marks[w] & bits as u32, 0, "tile {t}: marks of the segment at {s} overlap");
+            assert_eq!(marks[w + 1] & (bits >> 32) as u32, 0, "tile {t}: marks of the segment at {s} overlap");
+            marks[w] |= bits as u32;
+            marks[w + 1] |= (bits >> 32) as u32;
+        }
+        assert_eq!(marks[(TILE / 32) as usize], 0, "tile {t}: a mark past the window");
+        for (o, span) in spans.iter().enumerate() {
+            assert_eq!(marks[o / 32] >> (o % 32) & 1 != 0, span.is_some(), "tile {t}: mark of {o}");
+        }
+        // Only owned positions are loaded and stored.
+        let owned: Vec<usize> = (0..TILE as usize).filter(|&o| spans[o].is_some()).collect();
+        let mut ords = [0u32; TILE as usize];
+        let mut vs = [0u32; TILE as usize];
         for &o in &owned {
-            let (s, e) = tile_span_bounds(spans[o as usize]);
-            let r = rank_in_segment(|j| ords[j as usize], s, e, o, ords[o as usize]);
-            let dst = s + r;
-            assert!(dst < e && !written[dst as usize], "tile {t}: rank of {o} collides");
-            written[dst as usize] = true;
-            keys[(base + dst as u64) as usize] = k0[(base + o as u64) as usize];
-            vals[(base + dst as u64) as usize] = v0[(base + o as u64) as usize];
+            (ords[o], vs[o]) = (keys[base as usize + o], vals[base as usize + o]);
+        }
+        match sorter {
+            TileSorter::Network => {
+                for round in &rounds {
+                    for warp in round.chunks(32) {
+                        let longest = warp.iter().map(|w| w.1).max().unwrap();
+                        for &(s, len) in warp.iter().filter(|w| w.1 >= 2) {
+                            match tile_network(longest) {
+                                8 => sort_tile_segment::<8>(&mut ords, s, len),
+                                16 => sort_tile_segment::<16>(&mut ords, s, len),
+                                _ => sort_tile_segment::<32>(&mut ords, s, len),
+                            }
+                        }
+                    }
+                }
+                for &o in &owned {
+                    keys[base as usize + o] = ords[o];
+                }
+            }
+            TileSorter::Rank => {
+                let mut written = [false; TILE as usize];
+                for &o in &owned {
+                    let (s, e) = spans[o].unwrap();
+                    let r = rank_in_segment(|j| ords[j as usize], s, e, o as u32, ords[o]);
+                    let dst = (s + r) as usize;
+                    assert!(dst < e as usize && !written[dst], "tile {t}: rank of {o} collides");
+                    written[dst] = true;
+                    (keys[base as usize + dst], vals[base as usize + dst]) = (ords[o], vs[o]);
+                }
+            }
         }
     }
     sorted
+}
+
+/// The network sorter's sort of one segment (`len` keys at window position `s`) with
+/// the network of `N` inputs.
+fn sort_tile_segment<const N: usize>(ords: &mut [u32], s: u32, len: u32) {
+    assert!(len as usize <= N);
+    let v = sort_padded::<u32, N>(len, u32::MAX, |j| ords[(s + j) as usize]);
+    ords[s as usize..(s + len) as usize].copy_from_slice(&v[..len as usize]);
 }
 
 /// [`model`] against a stable sort of each segment; `lens` from offset `pad`, `pad`
@@ -201,9 +265,14 @@ fn check_model(lens: &[u64], pad: u64, seed: u32) {
         }
     }
     let tiny = lens.iter().filter(|&&l| bin_with(l, 7680) == Bin::Tile).count();
-    assert_eq!(model(&mut keys, &mut vals, &offsets), tiny, "every tile-bin segment is owned once");
+    let (k0, v0) = (keys.clone(), vals.clone());
+    assert_eq!(model(&mut keys, &mut vals, &offsets, TileSorter::Rank), tiny, "every tile-bin segment is owned once");
     assert_eq!(keys, wk);
     assert_eq!(vals, wv);
+    // The network sorts keys alone (equal keys are indistinguishable).
+    let (mut keys, mut vals) = (k0, v0);
+    assert_eq!(model(&mut keys, &mut vals, &offsets, TileSorter::Network), tiny);
+    assert_eq!(keys, wk);
 }
 
 #[test]
@@ -231,10 +300,62 @@ fn tiles_sort_every_tiny_segment_once() {
 }
 
 #[test]
+fn tile_networks_sort_every_length() {
+    assert_eq!(tile_network(0), 8);
+    assert_eq!(tile_network(8), 8);
+    assert_eq!(tile_network(9), 16);
+    assert_eq!(tile_network(16), 16);
+    assert_eq!(tile_network(17), 32);
+    assert_eq!(tile_network(TILE_SEG_MAX as u32), 32);
+    fn check<const N: usize>(seed: &mut u64) {
+        for len in 0..=N as u32 {
+            for modulus in [1u64, 3, 1 << 32] {
+                let keys: Vec<u32> = (0..len)
+                    .map(|_| {
+                        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ((*seed >> 32) % modulus) as u32
+                    })
+                    .collect();
+                // Keys alone, padded with the largest key, which real keys may equal.
+                let mut want = keys.clone();
+                want.sort_unstable();
+                let got = sort_padded::<u32, N>(len, u32::MAX, |j| keys[j as usize]);
+                assert_eq!(&got[..len as usize], &want[..], "N {N} len {len}");
+                // 64-bit keys tagged with positions: a stable sort.
+                let got = sort_padded::<(u64, u32), N>(len, (u64::MAX, u32::MAX), |j| (keys[j as usize] as u64, j));
+                let mut want: Vec<u32> = (0..len).collect();
+                want.sort_by_key(|&j| keys[j as usize]);
+                assert_eq!(got[..len as usize].iter().map(|t| t.1).collect::<Vec<_>>(), want, "N {N} len {len}");
+            }
+        }
+    }
+    let mut seed = 7;
+    check::<8>(&mut seed);
+    check::<16>(&mut seed);
+    check::<32>(&mut seed);
+}
+
+#[test]
 fn ranks_are_a_stable_sort() {
     let ords = [5u32, 3, 5, 1, 3, 5];
     let ranks: Vec<u32> = (0..6).map(|o| rank_in_segment(|j| ords[j as usize], 0, 6, o, ords[o as usize])).collect();
     assert_eq!(ranks, [3, 1, 4, 0, 2, 5]);
     // A sub-range: positions are window positions.
     assert_eq!(rank_in_segment(|j| ords[j as usize], 2, 5, 4, 3), 1);
+}
+
+#[test]
+fn tile_sorters_by_case() {
+    // The network for 32-bit keys alone; the rank for pairs and 64-bit keys.
+    assert_eq!(tile_sorter(4, false), TileSorter::Network);
+    assert_eq!(tile_sorter(4, true), TileSorter::Rank);
+    assert_eq!(tile_sorter(8, false), TileSorter::Rank);
+    assert_eq!(tile_sorter(8, true), TileSorter::Rank);
+    for s in [TileSorter::Rank, TileSorter::Network] {
+        assert_eq!(tile_sorter_of(s as u32), s);
+        // Whole rounds of loads and stores cover the window.
+        assert_eq!(TILE % tile_block(s), 0);
+    }
+    assert_eq!(tile_span_bounds(tile_span(TILE_STRIDE as u32 - 1, TILE)), (TILE_STRIDE as u32 - 1, TILE));
+    assert_ne!(tile_span(TILE_STRIDE as u32 - 1, TILE), NOT_OWNED);
 }
