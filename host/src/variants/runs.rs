@@ -125,9 +125,11 @@ impl Encoder {
     }
 }
 
-/// Keys from which the split encoding is used: below, the look-back's one launch (and
-/// one memset) costs less than the split's three launches.
-const SPLIT_FROM: usize = 1 << 16;
+/// Keys from which the split encoding is used: none until the split encoder is
+/// measured correct and faster on a GPU (it is compared in `host bench-ops`). The
+/// look-back's one launch (and one memset) costs less than the split's three
+/// launches for short inputs in any case.
+const SPLIT_FROM: usize = usize::MAX;
 
 /// [`run_length_encode_into`] by a given encoder, for comparing them; returns the
 /// number of runs.

@@ -14,7 +14,11 @@
 //!    into shared memory, then its queries; each query's answer is the block's first
 //!    key index plus a binary search among them.
 //!
-//! Unsorted queries (`searchsorted_search`): a binary search per query. The top levels
+//! Unsorted queries, many of them: sorted with their positions (the radix pair sort),
+//! then merged as above, the merge writing each answer at its query's position
+//! ([`Merge::positions`]).
+//!
+//! Unsorted queries, few of them (`searchsorted_search`): a binary search per query. The top levels
 //! of the search (every [`stride`]-th key, [`SAMPLE`] of them) sit in shared memory,
 //! loaded once per block; the remaining `log2(stride)` steps read global memory.
 //!
@@ -74,6 +78,10 @@ crate::params::kernel_params! {
         pub right: u32,
         pub splits: DevPtr<u64>,
         pub out: DevPtr<u64>,
+        /// Where each query's answer goes: `out[positions[i]]` for query `i` (the
+        /// queries' places before they were sorted, so that unsorted queries are
+        /// answered as sorted ones), or `out[i]` when null (address 0).
+        pub positions: DevPtr<u32>,
     }
     /// Declares an entry taking [`Merge`].
     entries merge_entry;
