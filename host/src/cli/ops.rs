@@ -93,7 +93,7 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
                         encoders.join(", "),
                         merges.join(", "),
                         searches.join(", "),
-                        UnsortedSearch::for_sizes(n as u64, r.m as u64)
+                        r.chosen
                     );
                     if let Some(c) = &r.nan_check {
                         println!(
@@ -130,6 +130,8 @@ struct Row {
     merges: Vec<(SortedMerge, Stats)>,
     /// Each search of unsorted queries into a reused buffer.
     unsorted_by: Vec<(UnsortedSearch, Stats)>,
+    /// The search of unsorted queries the library chooses for these sizes.
+    chosen: UnsortedSearch,
     /// The NaN / `-0.0` check of the search keys (float keys only).
     nan_check: Option<Stats>,
     copy: Stats,
@@ -268,7 +270,7 @@ fn one<K: Key>(gpu: &Gpu, n: usize, m: usize, args: &OpsArgs) -> crate::Result<R
     }
     // Both searches of unsorted queries, each checked below.
     let mut by_search = Vec::new();
-    for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge] {
+    for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge, UnsortedSearch::SortMergeSortBack] {
         let strategy = Strategy { merge: SortedMerge::DEFAULT, unsorted: Some(search) };
         let (stats, left, right) = time_search(gpu, args.repeat, &keys, &queries, QueryOrder::Unsorted, strategy)?;
         by_search.push((search, stats, left, right));
@@ -329,6 +331,7 @@ fn one<K: Key>(gpu: &Gpu, n: usize, m: usize, args: &OpsArgs) -> crate::Result<R
         encoders: by_encoder.into_iter().map(|(e, t, _)| (e, t)).collect(),
         merges: by_merge.into_iter().map(|(e, t, _, _)| (e, t)).collect(),
         unsorted_by: by_search.into_iter().map(|(e, t, _, _)| (e, t)).collect(),
+        chosen: UnsortedSearch::for_sizes(n as u64, m as u64, size_of::<K>() as u64),
         nan_check,
         copy,
         rle,

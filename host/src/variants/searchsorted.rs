@@ -99,18 +99,27 @@ pub enum UnsortedSearch {
     /// each, the top 11 levels from shared memory, the rest scattered over the keys.
     Binary,
     /// The queries copied and sorted with their positions (the radix pair sort), then
-    /// merged as sorted queries, each answer written at its query's position: every
-    /// key read once, at the price of the sort. At most 2^32 - 1 queries (`u32`
-    /// positions).
+    /// merged as sorted queries, the merge writing each answer at its query's position
+    /// (8-byte writes scattered over the output): every key read once, at the price of
+    /// the sort. At most 2^32 - 1 queries (`u32` positions).
     SortMerge,
+    /// As [`UnsortedSearch::SortMerge`], but the merge writes the answers in the
+    /// queries' sorted order (coalesced) and a second radix pair sort, by position on
+    /// the `log2(m)` bits a position has, puts them back in the queries' order.
+    SortMergeSortBack,
 }
 
 impl UnsortedSearch {
-    /// The faster search of `m` unsorted queries in `n` keys: the binary search reads
-    /// about `m * (log2(n) - 11)` scattered sectors, the sort and merge about `n`
-    /// keys plus a few passes over the queries, and several launches.
-    pub fn for_sizes(n: u64, m: u64) -> UnsortedSearch {
-        if m >= SORT_MERGE_FROM && m.saturating_mul(SORT_MERGE_KEYS_PER_QUERY) >= n && m <= u32::MAX as u64 {
+    /// The faster search of `m` unsorted queries in `n` keys of `key_bytes` bytes each:
+    /// the binary search reads about `m * (log2(n) - 11)` scattered sectors (most of
+    /// them from L2 while the keys fit there), the sort and merge about `n` keys plus
+    /// a few passes over the queries, and several launches.
+    pub fn for_sizes(n: u64, m: u64, key_bytes: u64) -> UnsortedSearch {
+        if m >= SORT_MERGE_FROM
+            && m.saturating_mul(SORT_MERGE_KEYS_PER_QUERY) >= n
+            && n.saturating_mul(key_bytes) >= SORT_MERGE_KEY_BYTES
+            && m <= u32::MAX as u64
+        {
             UnsortedSearch::SortMerge
         } else {
             UnsortedSearch::Binary
@@ -119,11 +128,18 @@ impl UnsortedSearch {
 }
 
 /// Queries from which unsorted queries may be sorted and merged: below, the sort's
-/// launches cost more than the binary searches.
+/// launches cost more than the binary searches (2^18 queries in 2^26 u32 keys: binary
+/// 0.082 ms, sorted and merged 0.252 ms; H200, 2026-11-28).
 const SORT_MERGE_FROM: u64 = 1 << 18;
 /// Keys per query up to which unsorted queries are sorted and merged: past it, reading
-/// every key costs more than the queries' scattered binary-search reads.
-const SORT_MERGE_KEYS_PER_QUERY: u64 = 128;
+/// every key costs more than the queries' scattered binary-search reads (2^26 u32 keys:
+/// 2^22 queries binary 0.93 ms, sorted and merged 0.57 ms; 2^20 queries 0.26 and
+/// 0.31 ms; H200, 2026-11-28).
+const SORT_MERGE_KEYS_PER_QUERY: u64 = 32;
+/// Key bytes from which unsorted queries may be sorted and merged: keys that fit in L2
+/// (50 MB on an H100 or H200) serve the binary search's reads from there (2^18 queries
+/// in 2^20 u32 keys: binary 0.035 ms, sorted and merged 0.091 ms; H200, 2026-11-28).
+const SORT_MERGE_KEY_BYTES: u64 = 64 << 20;
 
 /// How [`searchsorted_into_by`] answers the queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,10 +186,11 @@ pub fn searchsorted_into_by<K: Key>(
         gallop: strategy.merge == SortedMerge::Gallop,
         positions: 0,
     };
-    let unsorted = strategy.unsorted.unwrap_or_else(|| UnsortedSearch::for_sizes(n, m));
+    let unsorted = strategy.unsorted.unwrap_or_else(|| UnsortedSearch::for_sizes(n, m, size_of::<K>() as u64));
     match (order, unsorted) {
         (QueryOrder::Sorted, _) => merge_by_width::<K>(gpu, &args),
-        (QueryOrder::Unsorted, UnsortedSearch::SortMerge) => sort_merge(gpu, queries, &args),
+        (QueryOrder::Unsorted, UnsortedSearch::SortMerge) => sort_merge(gpu, queries, &args, false),
+        (QueryOrder::Unsorted, UnsortedSearch::SortMergeSortBack) => sort_merge(gpu, queries, &args, true),
         (QueryOrder::Unsorted, UnsortedSearch::Binary) => {
             let masks = K::KEY_ORDER.masks(8 * size_of::<K>() as u32, false);
             // The kernels move a primitive key as the unsigned word of its width.
@@ -200,8 +217,10 @@ fn merge_by_width<K: Key>(gpu: &Gpu, a: &Args) -> Result<()> {
 
 /// [`UnsortedSearch::SortMerge`]: a copy of the queries sorted with their positions
 /// (by the same key order as the keys, so the merge sees them ascending), merged, each
-/// answer written at its position.
-fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args) -> Result<()> {
+/// answer written at its position; with `sort_back`
+/// ([`UnsortedSearch::SortMergeSortBack`]) the answers are merged in sorted order and
+/// sorted back by position.
+fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args, sort_back: bool) -> Result<()> {
     let m = queries.len();
     Error::check_u32_indices("searchsorted by sorted queries", m)?;
     let mut keys = gpu.alloc::<K>(m)?;
@@ -210,7 +229,16 @@ fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args) -> Result<
     let iota = kernels::records::Iota { idx: positions.dev_ptr(), n: m as u64 };
     gpu.launch(kernels::records::iota_u32, one_thread_per_item(m as u64, 256, 0)?, &iota)?;
     super::radix::sort_pairs(gpu, &mut keys, &mut positions, crate::Order::Ascending, None)?;
-    merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), positions: positions.ptr(), ..*a })
+    if !sort_back {
+        return merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), positions: positions.ptr(), ..*a });
+    }
+    let mut answers = gpu.alloc::<u64>(m)?;
+    merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), out: answers.ptr(), ..*a })?;
+    drop(keys);
+    // Positions are below m: the bits of m - 1 (at least one) order them.
+    let bits = (u64::BITS - (m as u64 - 1).leading_zeros()).max(1);
+    super::radix::sort_pairs(gpu, &mut positions, &mut answers, crate::Order::Ascending, Some((0, bits)))?;
+    gpu.copy_raw(a.out, answers.ptr(), m as u64 * 8)
 }
 
 /// The addresses and lengths every searchsorted kernel takes.
