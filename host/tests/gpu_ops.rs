@@ -47,7 +47,7 @@ fn check_search<K: RefKey>(s: &Sorter, sorted_keys: &[K], queries: &[K], what: &
         let mut out = gpu.alloc::<u64>(queries.len()).unwrap();
         // Every unsorted search by every merge, whatever the sizes would choose.
         for merge in [SortedMerge::Binary, SortedMerge::Gallop] {
-            for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge, UnsortedSearch::SortMergeSortBack] {
+            for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge] {
                 let strategy = Strategy { merge, unsorted: Some(search) };
                 searchsorted_into_by(gpu, &kb, &qb, side, QueryOrder::Unsorted, strategy, &mut out).unwrap();
                 assert_eq!(out.to_vec(gpu).unwrap(), want, "{label}, unsorted by {search:?}, {merge:?} merge");

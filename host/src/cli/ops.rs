@@ -270,7 +270,7 @@ fn one<K: Key>(gpu: &Gpu, n: usize, m: usize, args: &OpsArgs) -> crate::Result<R
     }
     // Both searches of unsorted queries, each checked below.
     let mut by_search = Vec::new();
-    for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge, UnsortedSearch::SortMergeSortBack] {
+    for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge] {
         let strategy = Strategy { merge: SortedMerge::DEFAULT, unsorted: Some(search) };
         let (stats, left, right) = time_search(gpu, args.repeat, &keys, &queries, QueryOrder::Unsorted, strategy)?;
         by_search.push((search, stats, left, right));

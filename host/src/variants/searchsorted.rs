@@ -103,10 +103,6 @@ pub enum UnsortedSearch {
     /// (8-byte writes scattered over the output): every key read once, at the price of
     /// the sort. At most 2^32 - 1 queries (`u32` positions).
     SortMerge,
-    /// As [`UnsortedSearch::SortMerge`], but the merge writes the answers in the
-    /// queries' sorted order (coalesced) and a second radix pair sort, by position on
-    /// the `log2(m)` bits a position has, puts them back in the queries' order.
-    SortMergeSortBack,
 }
 
 impl UnsortedSearch {
@@ -189,8 +185,7 @@ pub fn searchsorted_into_by<K: Key>(
     let unsorted = strategy.unsorted.unwrap_or_else(|| UnsortedSearch::for_sizes(n, m, size_of::<K>() as u64));
     match (order, unsorted) {
         (QueryOrder::Sorted, _) => merge_by_width::<K>(gpu, &args),
-        (QueryOrder::Unsorted, UnsortedSearch::SortMerge) => sort_merge(gpu, queries, &args, false),
-        (QueryOrder::Unsorted, UnsortedSearch::SortMergeSortBack) => sort_merge(gpu, queries, &args, true),
+        (QueryOrder::Unsorted, UnsortedSearch::SortMerge) => sort_merge(gpu, queries, &args),
         (QueryOrder::Unsorted, UnsortedSearch::Binary) => {
             let masks = K::KEY_ORDER.masks(8 * size_of::<K>() as u32, false);
             // The kernels move a primitive key as the unsigned word of its width.
@@ -217,10 +212,9 @@ fn merge_by_width<K: Key>(gpu: &Gpu, a: &Args) -> Result<()> {
 
 /// [`UnsortedSearch::SortMerge`]: a copy of the queries sorted with their positions
 /// (by the same key order as the keys, so the merge sees them ascending), merged, each
-/// answer written at its position; with `sort_back`
-/// ([`UnsortedSearch::SortMergeSortBack`]) the answers are merged in sorted order and
-/// sorted back by position.
-fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args, sort_back: bool) -> Result<()> {
+/// answer written at its position (a second pair sort of the answers by position
+/// instead took longer: docs/history.md).
+fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args) -> Result<()> {
     let m = queries.len();
     Error::check_u32_indices("searchsorted by sorted queries", m)?;
     let mut keys = gpu.alloc::<K>(m)?;
@@ -229,16 +223,7 @@ fn sort_merge<K: Key>(gpu: &Gpu, queries: &DeviceBuffer<K>, a: &Args, sort_back:
     let iota = kernels::records::Iota { idx: positions.dev_ptr(), n: m as u64 };
     gpu.launch(kernels::records::iota_u32, one_thread_per_item(m as u64, 256, 0)?, &iota)?;
     super::radix::sort_pairs(gpu, &mut keys, &mut positions, crate::Order::Ascending, None)?;
-    if !sort_back {
-        return merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), positions: positions.ptr(), ..*a });
-    }
-    let mut answers = gpu.alloc::<u64>(m)?;
-    merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), out: answers.ptr(), ..*a })?;
-    drop(keys);
-    // Positions are below m: the bits of m - 1 (at least one) order them.
-    let bits = (u64::BITS - (m as u64 - 1).leading_zeros()).max(1);
-    super::radix::sort_pairs(gpu, &mut positions, &mut answers, crate::Order::Ascending, Some((0, bits)))?;
-    gpu.copy_raw(a.out, answers.ptr(), m as u64 * 8)
+    merge_by_width::<K>(gpu, &Args { queries: keys.ptr(), positions: positions.ptr(), ..*a })
 }
 
 /// The addresses and lengths every searchsorted kernel takes.
