@@ -6,6 +6,7 @@ mod common;
 mod ops_reference;
 
 use common::gpu_sorter;
+use host::testing::variants::searchsorted::{SortedMerge, Strategy, UnsortedSearch, searchsorted_into_by};
 use host::{QueryOrder, Side, Sorter};
 use ops_reference::{RefKey, keys, same, sorted};
 
@@ -42,10 +43,22 @@ fn check_search<K: RefKey>(s: &Sorter, sorted_keys: &[K], queries: &[K], what: &
         let label = format!("{what}: {} n={} m={} {side:?}", K::NAME, sorted_keys.len(), queries.len());
         assert_eq!(s.searchsorted(sorted_keys, queries, side).unwrap(), want, "{label}");
         let unsorted = s.searchsorted_device(&kb, &qb, side, QueryOrder::Unsorted).unwrap();
-        assert_eq!(unsorted.to_vec(gpu).unwrap(), want, "{label}, binary searches");
+        assert_eq!(unsorted.to_vec(gpu).unwrap(), want, "{label}, unsorted");
+        let mut out = gpu.alloc::<u64>(queries.len()).unwrap();
+        // Every unsorted search by every merge, whatever the sizes would choose.
+        for merge in [SortedMerge::Binary, SortedMerge::Gallop] {
+            for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge] {
+                let strategy = Strategy { merge, unsorted: Some(search) };
+                searchsorted_into_by(gpu, &kb, &qb, side, QueryOrder::Unsorted, strategy, &mut out).unwrap();
+                assert_eq!(out.to_vec(gpu).unwrap(), want, "{label}, unsorted by {search:?}, {merge:?} merge");
+            }
+        }
         if queries_sorted {
             let merged = s.searchsorted_device(&kb, &qb, side, QueryOrder::Sorted).unwrap();
             assert_eq!(merged.to_vec(gpu).unwrap(), want, "{label}, merge");
+            let strategy = Strategy { merge: SortedMerge::Gallop, unsorted: None };
+            searchsorted_into_by(gpu, &kb, &qb, side, QueryOrder::Sorted, strategy, &mut out).unwrap();
+            assert_eq!(out.to_vec(gpu).unwrap(), want, "{label}, galloping merge");
         }
     }
 }
@@ -133,6 +146,60 @@ fn gpu_ops_device_forms_match_the_cpu() {
     let (k, c) = s.unique_counts_device(&buf).unwrap();
     assert!(same(&(k.to_vec(gpu).unwrap(), c.to_vec(gpu).unwrap()), &cpu.unique_counts(&input).unwrap()));
     assert!(buf.to_vec(gpu).unwrap().iter().zip(&input).all(|(a, b)| a.same_bits(b)), "input unchanged");
+}
+
+/// Both encoders (the one-kernel look-back and the count / scan / write split), whatever
+/// length the library picks each for: every size and run length of the per-type tests,
+/// on sorted keys of a 32-, 64-, 16- and 8-bit type, against the reference.
+#[test]
+fn gpu_ops_both_encoders_match_the_reference() {
+    use host::testing::variants::runs::{Encoder, run_length_encode_into_by};
+    let Some(s) = gpu_sorter("gpu_ops_both_encoders_match_the_reference") else { return };
+    fn check<K: RefKey>(s: &Sorter) {
+        let gpu = s.gpu().unwrap();
+        for &n in SIZES {
+            for &range in RANGES {
+                let input: Vec<K> = sorted(keys(n, range, true, n as u64 ^ range ^ 0xe1c));
+                let want = ops_reference::runs(&input);
+                let buf = s.upload(&input).unwrap();
+                for encoder in [Encoder::LookBack, Encoder::Split] {
+                    let (mut ok, mut oc) = (gpu.alloc::<K>(n).unwrap(), gpu.alloc::<u32>(n).unwrap());
+                    let runs = run_length_encode_into_by(gpu, &buf, &mut ok, &mut oc, encoder).unwrap();
+                    let got = (ok.to_vec(gpu).unwrap()[..runs].to_vec(), oc.to_vec(gpu).unwrap()[..runs].to_vec());
+                    assert!(
+                        same(&got, &want),
+                        "{encoder:?} {} n={n} range={range}: {runs} runs, want {}",
+                        K::NAME,
+                        want.1.len()
+                    );
+                }
+            }
+        }
+    }
+    check::<u32>(s);
+    check::<f64>(s);
+    check::<host::f16>(s);
+    check::<i8>(s);
+}
+
+/// Searches alone (every strategy, both sides) at the tile edges, sizes up to 16,385
+/// keys, for a 32-, 64- and 16-bit type: small enough for compute-sanitizer.
+#[test]
+fn gpu_ops_search_tile_edges() {
+    let Some(s) = gpu_sorter("gpu_ops_search_tile_edges") else { return };
+    fn check<K: RefKey>(s: &Sorter) {
+        for &n in SIZES.iter().filter(|&&n| n <= 16_385) {
+            let sorted_keys: Vec<K> = sorted(keys(n, 5000, true, n as u64 ^ 0x5ea));
+            for m in [1, n / 4 + 3, 2 * n + 1] {
+                let queries: Vec<K> = keys(m, 5004, true, (n + m) as u64 ^ 0x5eb);
+                check_search(s, &sorted_keys, &queries, "tile edges");
+                check_search(s, &sorted_keys, &sorted(queries), "tile edges, sorted queries");
+            }
+        }
+    }
+    check::<u32>(s);
+    check::<f64>(s);
+    check::<u16>(s);
 }
 
 /// Sorted queries that all fall in one merge tile's key range, and queries all below

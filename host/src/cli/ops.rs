@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::cpu::{runs as cpu_runs, searchsorted as cpu_search};
 use crate::measure::Stats;
-use crate::variants::runs;
-use crate::variants::searchsorted::{self, QueryOrder, Side};
+use crate::variants::runs::{self, Encoder};
+use crate::variants::searchsorted::{self, QueryOrder, Side, SortedMerge, Strategy, UnsortedSearch};
 use crate::{Gpu, Key, KeyType, Sorter, with_key};
 use clap::Args;
 use kernels::key::BitOrder;
@@ -32,9 +32,10 @@ pub struct OpsArgs {
     /// lengths are u32).
     #[arg(long, value_delimiter = ',', value_parser = parse_index_count, default_value = "2^26")]
     n: Vec<usize>,
-    /// Queries of the search (0: a quarter of the keys, the anchor's 2^24 in 2^26).
-    #[arg(long, value_parser = parse_count, default_value = "0")]
-    queries: usize,
+    /// Queries of the search (comma-separated; 0: a quarter of the keys, the anchor's
+    /// 2^24 in 2^26). Each count is a row of its own.
+    #[arg(long, value_delimiter = ',', value_parser = parse_count, default_value = "0")]
+    queries: Vec<usize>,
     /// Distinct values of the encoding's keys (they are uniform in 0..this).
     #[arg(long, value_parser = parse_count, default_value = "2^20")]
     values: usize,
@@ -62,8 +63,9 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
     );
     let mut ok = true;
     for &kt in &args.key_types {
-        for &n in &args.n {
-            match with_key!(kt, K => one::<K>(gpu, n, args), else Err(records_refused("bench-ops", kt))) {
+        for (&n, &queries) in args.n.iter().flat_map(|n| args.queries.iter().map(move |q| (n, q))) {
+            let m = if queries == 0 { n / 4 } else { queries };
+            match with_key!(kt, K => one::<K>(gpu, n, m, args), else Err(records_refused("bench-ops", kt))) {
                 Ok(r) => {
                     ok &= r.check != "FAILED";
                     println!(
@@ -79,6 +81,19 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
                         r.search.median_ms,
                         r.unsorted.median_ms,
                         r.check
+                    );
+                    let encoders: Vec<String> =
+                        r.encoders.iter().map(|(e, t)| format!("{e:?} {:.4} ms", t.median_ms)).collect();
+                    let merges: Vec<String> =
+                        r.merges.iter().map(|(e, t)| format!("{e:?} {:.4} ms", t.median_ms)).collect();
+                    let searches: Vec<String> =
+                        r.unsorted_by.iter().map(|(e, t)| format!("{e:?} {:.4} ms", t.median_ms)).collect();
+                    println!(
+                        "      into reused buffers: encoders {}; sorted-query merges {}; unsorted searches {} (chosen: {:?})",
+                        encoders.join(", "),
+                        merges.join(", "),
+                        searches.join(", "),
+                        r.chosen
                     );
                     if let Some(c) = &r.nan_check {
                         println!(
@@ -109,6 +124,14 @@ pub fn bench_ops(args: &OpsArgs) -> crate::Result<bool> {
 
 struct Row {
     m: usize,
+    /// Each encoder into reused buffers.
+    encoders: Vec<(Encoder, Stats)>,
+    /// Each merge of sorted queries into a reused buffer.
+    merges: Vec<(SortedMerge, Stats)>,
+    /// Each search of unsorted queries into a reused buffer.
+    unsorted_by: Vec<(UnsortedSearch, Stats)>,
+    /// The search of unsorted queries the library chooses for these sizes.
+    chosen: UnsortedSearch,
     /// The NaN / `-0.0` check of the search keys (float keys only).
     nan_check: Option<Stats>,
     copy: Stats,
@@ -165,8 +188,7 @@ fn time(gpu: &Gpu, repeat: usize, mut work: impl FnMut() -> crate::Result<()>) -
     Ok(Stats::of(&times))
 }
 
-fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
-    let m = if args.queries == 0 { n / 4 } else { args.queries };
+fn one<K: Key>(gpu: &Gpu, n: usize, m: usize, args: &OpsArgs) -> crate::Result<Row> {
     let width = size_of::<K>() as f64;
     let mut sorted_few: Vec<K> = uniform(n, args.values.max(1) as u64, 1);
     crate::cpu::sort(&mut sorted_few, crate::Order::Ascending);
@@ -186,6 +208,17 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     let (mut ok_keys, mut ok_counts) = (gpu.alloc::<K>(n)?, gpu.alloc::<u32>(n)?);
     let rle_into =
         time(gpu, args.repeat, || runs::run_length_encode_into(gpu, &few, &mut ok_keys, &mut ok_counts).map(|_| ()))?;
+    // Both encoders on the same keys into the same buffers, each checked below.
+    let mut by_encoder = Vec::new();
+    for encoder in [Encoder::LookBack, Encoder::Split] {
+        let mut got = 0;
+        let stats = time(gpu, args.repeat, || {
+            got = runs::run_length_encode_into_by(gpu, &few, &mut ok_keys, &mut ok_counts, encoder)?;
+            Ok(())
+        })?;
+        let result = (ok_keys.to_vec(gpu)?[..got].to_vec(), ok_counts.to_vec(gpu)?[..got].to_vec());
+        by_encoder.push((encoder, stats, result));
+    }
     drop((ok_keys, ok_counts));
 
     // Unique of the same keys unsorted: the encoding's input before its sort.
@@ -228,6 +261,20 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     let search_into = time(gpu, args.repeat, || {
         searchsorted::searchsorted_into(gpu, &keys, &sorted_queries, Side::Left, QueryOrder::Sorted, &mut out)
     })?;
+    // Both merges into the same buffer, each checked below.
+    let mut by_merge = Vec::new();
+    for merge in [SortedMerge::Binary, SortedMerge::Gallop] {
+        let strategy = Strategy { merge, unsorted: None };
+        let (stats, left, right) = time_search(gpu, args.repeat, &keys, &sorted_queries, QueryOrder::Sorted, strategy)?;
+        by_merge.push((merge, stats, left, right));
+    }
+    // Both searches of unsorted queries, each checked below.
+    let mut by_search = Vec::new();
+    for search in [UnsortedSearch::Binary, UnsortedSearch::SortMerge] {
+        let strategy = Strategy { merge: SortedMerge::DEFAULT, unsorted: Some(search) };
+        let (stats, left, right) = time_search(gpu, args.repeat, &keys, &queries, QueryOrder::Unsorted, strategy)?;
+        by_search.push((search, stats, left, right));
+    }
     drop(out);
 
     let (uk, uc) = uniq_out.expect("a repeat");
@@ -240,13 +287,22 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
         right: (right_sorted.to_vec(gpu)?, right_unsorted.to_vec(gpu)?),
     };
     let check = if args.check {
-        let rle_ok = same_runs(&results.rle, &cpu_runs::run_length_encode(&sorted_few));
+        let want = cpu_runs::run_length_encode(&sorted_few);
+        let rle_ok = same_runs(&results.rle, &want) && by_encoder.iter().all(|(_, _, got)| same_runs(got, &want));
         let unique_ok = same_runs(&results.unique, &cpu_runs::unique_counts(&unsorted_few.to_vec(gpu)?));
+        // Each CPU answer once: (sorted queries, unsorted queries) x (left, right).
         let l = |q: &[K], right| cpu_search::searchsorted(&keys_host, q, right);
-        let search_ok = results.left.0 == l(&sorted_queries_host, false)
-            && results.left.1 == l(&queries_host, false)
-            && results.right.0 == l(&sorted_queries_host, true)
-            && results.right.1 == l(&queries_host, true);
+        let (sorted_left, sorted_right) = (l(&sorted_queries_host, false), l(&sorted_queries_host, true));
+        let (unsorted_left, unsorted_right) = (l(&queries_host, false), l(&queries_host, true));
+        let merges_ok = by_merge.iter().all(|(_, _, left, right)| *left == sorted_left && *right == sorted_right);
+        let searches_ok =
+            by_search.iter().all(|(_, _, left, right)| *left == unsorted_left && *right == unsorted_right);
+        let search_ok = merges_ok
+            && searches_ok
+            && results.left.0 == sorted_left
+            && results.left.1 == unsorted_left
+            && results.right.0 == sorted_right
+            && results.right.1 == unsorted_right;
         // The keys are finite and not below zero (`-0.0` cannot occur).
         let nan_ok = !found;
         if rle_ok && unique_ok && search_ok && nan_ok { "ok" } else { "FAILED" }
@@ -272,6 +328,10 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
     }
     Ok(Row {
         m,
+        encoders: by_encoder.into_iter().map(|(e, t, _)| (e, t)).collect(),
+        merges: by_merge.into_iter().map(|(e, t, _, _)| (e, t)).collect(),
+        unsorted_by: by_search.into_iter().map(|(e, t, _, _)| (e, t)).collect(),
+        chosen: UnsortedSearch::for_sizes(n as u64, m as u64, size_of::<K>() as u64),
         nan_check,
         copy,
         rle,
@@ -286,6 +346,25 @@ fn one<K: Key>(gpu: &Gpu, n: usize, args: &OpsArgs) -> crate::Result<Row> {
         search_bytes: (n + m) as f64 * width + m as f64 * 8.0,
         check,
     })
+}
+
+/// `searchsorted_into_by` of `queries` in `keys` by `strategy` timed into a reused
+/// buffer (`Left`), then its answers read back for both sides: (time, left, right).
+fn time_search<K: Key>(
+    gpu: &Gpu,
+    repeat: usize,
+    keys: &crate::DeviceBuffer<K>,
+    queries: &crate::DeviceBuffer<K>,
+    order: QueryOrder,
+    strategy: Strategy,
+) -> crate::Result<(Stats, Vec<u64>, Vec<u64>)> {
+    let mut out = gpu.alloc::<u64>(queries.len())?;
+    let stats = time(gpu, repeat, || {
+        searchsorted::searchsorted_into_by(gpu, keys, queries, Side::Left, order, strategy, &mut out)
+    })?;
+    let left = out.to_vec(gpu)?;
+    searchsorted::searchsorted_into_by(gpu, keys, queries, Side::Right, order, strategy, &mut out)?;
+    Ok((stats, left, out.to_vec(gpu)?))
 }
 
 /// The device's results, read back.

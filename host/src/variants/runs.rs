@@ -1,17 +1,18 @@
 //! Run-length encoding on the device (`unique_consecutive`, `run_length_encode`) and
 //! `unique` / `unique_counts` (a sort of a canonical copy, then the encoding):
-//! `kernels/src/runs/` describes the one-pass kernel.
+//! `kernels/src/runs/` describes the kernels.
 //!
-//! Launches: one memset of the control block and of two status words per tile of
-//! 4,096 keys (one scratch buffer), one `runs_encode`, then **one device-to-host read**
-//! of the number of runs (the length of the results). `unique` adds the canonicalising
+//! Launches ([`Encoder`], chosen by length): the look-back encoding is one memset of
+//! the control block and of two status words per tile of 4,096 keys (one scratch
+//! buffer) and one `runs_encode`; the split encoding is `runs_count`, `runs_scan` and
+//! `runs_write` (no memset). Either ends with **one device-to-host read** of the number
+//! of runs (the length of the results). `unique` adds the canonicalising
 //! copy (floats: [`super::nan::canonical_copy_as`]) or a device copy (integers) and
 //! the radix sort before it. Every key width has its kernel, 16- and 8-bit keys
 //! included.
-use cudarc::driver::LaunchConfig;
 use kernels::key::BitOrder;
 use kernels::params::DevPtr;
-use kernels::runs::{self as rk, Encode, RunKernels, ctrl};
+use kernels::runs::{self as rk, Count, Encode, RunKernels, Scan, Write, ctrl};
 
 use super::launch::blocks;
 use super::nan::CanonicalNan;
@@ -88,54 +89,194 @@ enum Counts {
     None,
 }
 
-/// The encoding of `keys` (outputs checked by the caller): returns the number of runs.
+impl Counts {
+    /// The kernels' `wide_counts` flag.
+    fn wide(self) -> u32 {
+        matches!(self, Counts::U64(_)) as u32
+    }
+
+    /// The kernels' `out_counts` pointer (null: no counts).
+    fn ptr(self) -> DevPtr<u32> {
+        DevPtr::from_addr(match self {
+            Counts::U32(a) | Counts::U64(a) => a,
+            Counts::None => 0,
+        })
+    }
+}
+
+/// How the encoding finds the runs before each tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoder {
+    /// One kernel: each tile looks back over the status words of the tiles before it
+    /// (`runs_encode`); every key read once, but a tile's block waits for its
+    /// predecessors.
+    LookBack,
+    /// Three kernels: the tiles' head masks and run counts (`runs_count`, every key read
+    /// once, no waiting), a one-block scan of the counts (`runs_scan`), then the writes
+    /// (`runs_write`, reading the masks and only the keys at heads).
+    Split,
+}
+
+impl Encoder {
+    /// The faster encoder for `n` keys of `key_bytes` bytes (docs/history.md, "Unique,
+    /// run-length encoding, searchsorted"): the split encoding for 4-byte keys from
+    /// [`SPLIT_FROM`], the only width where it was measured faster.
+    pub fn for_len(n: usize, key_bytes: usize) -> Encoder {
+        if n >= SPLIT_FROM && key_bytes == 4 { Encoder::Split } else { Encoder::LookBack }
+    }
+}
+
+/// 4-byte keys from which the split encoding is used. u32 keys with 2^20 runs, into
+/// reused buffers, split / look-back: 2^26 keys 0.281 / 0.319 ms, 2^24 0.123 / 0.125 ms,
+/// 2^22 0.050 / 0.054 ms (H100, 2026-11-28, `host bench-ops`; H200 at 2^26 0.271 /
+/// 0.311 ms, at 2^20 even). u64 keys: split 2^25 0.237 / 0.232 ms (H100), 2^20 0.038 /
+/// 0.036 ms (H200), so 8-byte keys keep the look-back; narrower keys were not measured.
+const SPLIT_FROM: usize = 1 << 22;
+
+/// [`run_length_encode_into`] by a given encoder, for comparing them; returns the
+/// number of runs.
+pub fn run_length_encode_into_by<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out_keys: &mut DeviceBuffer<K>,
+    out_counts: &mut DeviceBuffer<u32>,
+    encoder: Encoder,
+) -> Result<usize> {
+    check_outputs(keys.len(), out_keys.len(), Some(out_counts.len()))?;
+    encode_by(gpu, keys, out_keys, Counts::U32(out_counts.ptr()), encoder)
+}
+
+/// The encoding of `keys` (outputs checked by the caller) by the encoder for its
+/// length: returns the number of runs.
 fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
+    encode_by(gpu, keys, out_keys, counts, Encoder::for_len(keys.len(), size_of::<K>()))
+}
+
+/// The `inf` parameter of the kernels: the `+inf` bits of a float key's format
+/// (equality of canonical bits), 0 for integers (equality of bits).
+fn inf_bits<K: Key>() -> u64 {
+    if K::KEY_ORDER == BitOrder::Float {
+        kernels::key::float_inf_bits(8 * size_of::<K>() as u32, K::MANTISSA_BITS)
+    } else {
+        0
+    }
+}
+
+/// The encoding of `keys` by `encoder`: returns the number of runs.
+fn encode_by<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out_keys: &mut DeviceBuffer<K>,
+    counts: Counts,
+    encoder: Encoder,
+) -> Result<usize> {
     let n = keys.len();
     if n == 0 {
         return Ok(0);
     }
-    let tiles = rk::tiles(n as u64, size_of::<K>() as u32) as usize;
-    // Words of u32: the control block's, then two u64 status words per tile, zeroed by
-    // one memset.
-    let ctrl_words = 2 * ctrl::WORDS as usize;
-    let mut scratch = Scratch::take(gpu, &[ctrl_words + 4 * tiles])?;
-    let words = &mut scratch.bufs[0];
-    words.zero_prefix(gpu, ctrl_words + 4 * tiles)?;
-    let cfg = blocks(tiles as u64, rk::BLOCK, rk::SMEM)?;
-    let ctrl_ptr: DevPtr<u64> = words.dev_ptr().cast();
-    let status_ptr = DevPtr::from_addr(words.ptr() + 4 * ctrl_words as u64);
-    let inf = if K::KEY_ORDER == BitOrder::Float {
-        kernels::key::float_inf_bits(8 * size_of::<K>() as u32, K::MANTISSA_BITS)
-    } else {
-        0
-    };
-    // The kernels move a primitive key as the unsigned word of its width.
-    fn launch<W: RunKernels>(gpu: &Gpu, cfg: LaunchConfig, p: Encode<W>) -> Result<()> {
-        gpu.launch(W::ENCODE, cfg, &p)
-    }
-    macro_rules! params {
-        ($w:ty) => {
-            Encode::<$w> {
-                keys: keys.dev_ptr().cast(),
-                n: n as u64,
-                inf: inf as $w,
-                backoff: rk::BACKOFF_NS,
-                wide_counts: matches!(counts, Counts::U64(_)) as u32,
-                ctrl: ctrl_ptr,
-                status: status_ptr,
-                out_keys: out_keys.dev_ptr().cast(),
-                out_counts: DevPtr::from_addr(match counts {
-                    Counts::U32(a) | Counts::U64(a) => a,
-                    Counts::None => 0,
-                }),
-            }
-        };
-    }
     match size_of::<K>() {
-        1 => launch(gpu, cfg, params!(u8))?,
-        2 => launch(gpu, cfg, params!(u16))?,
-        4 => launch(gpu, cfg, params!(u32))?,
-        _ => launch(gpu, cfg, params!(u64))?,
+        1 => encode_words::<u8>(
+            gpu,
+            keys.dev_ptr().cast(),
+            n,
+            inf_bits::<K>(),
+            out_keys.dev_ptr().cast(),
+            counts,
+            encoder,
+        ),
+        2 => encode_words::<u16>(
+            gpu,
+            keys.dev_ptr().cast(),
+            n,
+            inf_bits::<K>(),
+            out_keys.dev_ptr().cast(),
+            counts,
+            encoder,
+        ),
+        4 => encode_words::<u32>(
+            gpu,
+            keys.dev_ptr().cast(),
+            n,
+            inf_bits::<K>(),
+            out_keys.dev_ptr().cast(),
+            counts,
+            encoder,
+        ),
+        _ => encode_words::<u64>(
+            gpu,
+            keys.dev_ptr().cast(),
+            n,
+            inf_bits::<K>(),
+            out_keys.dev_ptr().cast(),
+            counts,
+            encoder,
+        ),
+    }
+}
+
+/// The encoding of `n >= 1` keys moved as the unsigned word `W` of their width.
+fn encode_words<W: RunKernels>(
+    gpu: &Gpu,
+    keys: DevPtr<W>,
+    n: usize,
+    inf: u64,
+    out_keys: DevPtr<W>,
+    counts: Counts,
+    encoder: Encoder,
+) -> Result<usize> {
+    let tiles = rk::tiles(n as u64, size_of::<W>() as u32) as usize;
+    let inf = W::from_u64(inf);
+    // Words of u32: the control block's, then per tile either two u64 status words
+    // (look-back: zeroed with the control block by one memset) or the tile's two carry
+    // words, two u64 carries before it and its head masks (split: nothing zeroed, every
+    // word is written before it is read).
+    let ctrl_words = 2 * ctrl::WORDS as usize;
+    let per_tile = match encoder {
+        Encoder::LookBack => 4,
+        Encoder::Split => 2 + 4 + rk::MASK_WORDS as usize,
+    };
+    let mut scratch = Scratch::take(gpu, &[ctrl_words + per_tile * tiles])?;
+    let words = &mut scratch.bufs[0];
+    let words_addr = words.ptr();
+    let at = |word: usize| words_addr + 4 * word as u64;
+    let ctrl_ptr: DevPtr<u64> = DevPtr::from_addr(at(0));
+    match encoder {
+        Encoder::LookBack => {
+            let status = DevPtr::from_addr(at(ctrl_words));
+            words.zero_prefix(gpu, ctrl_words + 4 * tiles)?;
+            let p = Encode::<W> {
+                keys,
+                n: n as u64,
+                inf,
+                backoff: rk::BACKOFF_NS,
+                wide_counts: counts.wide(),
+                ctrl: ctrl_ptr,
+                status,
+                out_keys,
+                out_counts: counts.ptr(),
+            };
+            gpu.launch(W::ENCODE, blocks(tiles as u64, rk::BLOCK, rk::SMEM)?, &p)?;
+        }
+        Encoder::Split => {
+            let tile_carries = DevPtr::from_addr(at(ctrl_words));
+            let before = DevPtr::from_addr(at(ctrl_words + 2 * tiles));
+            let masks = DevPtr::from_addr(at(ctrl_words + 6 * tiles));
+            let grid = blocks(tiles as u64, rk::BLOCK, rk::SPLIT_SMEM)?;
+            gpu.launch(W::COUNT, grid, &Count::<W> { keys, n: n as u64, inf, masks, tile_carries })?;
+            let scan = Scan {
+                tile_carries,
+                tiles: tiles as u64,
+                n: n as u64,
+                before,
+                ctrl: ctrl_ptr,
+                wide_counts: counts.wide(),
+                out_counts: counts.ptr(),
+            };
+            gpu.launch(rk::runs_scan, blocks(1, rk::SCAN_BLOCK, rk::SCAN_SMEM)?, &scan)?;
+            let write =
+                Write::<W> { keys, masks, before, wide_counts: counts.wide(), out_keys, out_counts: counts.ptr() };
+            gpu.launch(W::WRITE, grid, &write)?;
+        }
     }
     let mut count = [0u32; 2];
     words.read_at(gpu, 2 * ctrl::RUNS as usize, &mut count)?;

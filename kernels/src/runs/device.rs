@@ -1,7 +1,7 @@
 //! The run kernels (see the module docs).
 use super::*;
 use crate::block::WARP;
-use crate::block::scan::warp_sum_u64;
+use crate::block::scan::{warp_sum_u32, warp_sum_u64};
 use crate::block::tile::{load_striped, warp_striped};
 use crate::block::unroll;
 use crate::gpu;
@@ -238,6 +238,214 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
                 let g = start + o as u64;
                 // Read again (an L1 or L2 hit) rather than kept in registers across the
                 // look-back.
+                *out_keys.add(r as usize) = *keys.add(g as usize);
+                if r > 0 {
+                    let prev = if lower != 0 {
+                        start + (item_base(j) + 31 - lower.leading_zeros()) as u64
+                    } else if run.last != 0 {
+                        start + run.last as u64 - 1
+                    } else {
+                        before_tile.last - 1
+                    };
+                    write_count(out_counts, wide_counts, r as usize - 1, g - prev);
+                }
+            }
+            run = run.then(TileCarry::of_item(mask, item_base(j)));
+        });
+    }
+}
+
+/// The split encoding's first pass: the heads of one tile as mask words and the tile's
+/// carry (see [`Count`]). Every key is read once, with no wait on other blocks.
+#[inline(always)]
+pub unsafe fn count<K: Word + PartialEq, const I: usize>(p: Count<K>) {
+    let Count { keys, n, inf, masks, tile_carries } = p;
+    let (keys, masks, tile_carries) = (keys.get(), masks.get(), tile_carries.get());
+    let base = gpu::smem_base();
+    let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
+    let warp = tid / WARP;
+    let item_base = |j: usize| warp_striped(warp, j as u32, 0, I as u32);
+    unsafe {
+        let tile = gpu::block_idx();
+        let tile_len = BLOCK * I as u32;
+        let start = tile as u64 * tile_len as u64;
+        let valid = core::cmp::min(tile_len as u64, n - start) as u32;
+        let warp_first = item_base(0);
+        let g0 = start + warp_first as u64;
+        let mut before = K::ZERO;
+        if lane == 0 && g0 > 0 && warp_first < valid {
+            before = *keys.add(g0 as usize - 1);
+        }
+        let ks = load_striped::<K, I>(keys, start, valid);
+        // One ballot of heads per item; lane `j` keeps item `j`'s mask, so that the
+        // warp stores its masks as one coalesced write.
+        let mut carry = TileCarry::default();
+        let mut prev_last = before;
+        let mut mine = 0u32;
+        unroll::<I>(|j| {
+            let up = shfl_up(ks[j], 1);
+            let prev = if lane == 0 { prev_last } else { up };
+            let o = item_base(j) + lane;
+            let head = o < valid && ((start == 0 && o == 0) || !same(ks[j], prev, inf));
+            let mask = gpu::ballot(head);
+            if lane == j as u32 {
+                mine = mask;
+            }
+            carry = carry.then(TileCarry::of_item(mask, item_base(j)));
+            prev_last = shfl_idx(ks[j], WARP - 1);
+        });
+        if lane < I as u32 {
+            *masks.add((tile * MASK_WORDS + warp * I as u32 + lane) as usize) = mine;
+        }
+        if lane == 0 {
+            gpu::sts_u32(base + 8 * warp, carry.runs);
+            gpu::sts_u32(base + 8 * warp + 4, carry.last);
+        }
+        gpu::sync_threads();
+        if tid == 0 {
+            let mut c = TileCarry::default();
+            for w in 0..WARPS {
+                c = c.then(TileCarry { runs: gpu::lds_u32(base + 8 * w), last: gpu::lds_u32(base + 8 * w + 4) });
+            }
+            *tile_carries.add(2 * tile as usize) = c.runs;
+            *tile_carries.add(2 * tile as usize + 1) = c.last;
+        }
+    }
+}
+
+/// Inclusive scan of one [`Carry`] a lane across the warp (`then` in lane order).
+#[inline(always)]
+fn warp_scan_carry(mut c: Carry) -> Carry {
+    let lane = gpu::lane_id();
+    let mut d = 1;
+    while d < WARP {
+        let up = Carry { runs: gpu::shfl_up_u64(c.runs, d), last: gpu::shfl_up_u64(c.last, d) };
+        if lane >= d {
+            c = up.then(c);
+        }
+        d <<= 1;
+    }
+    c
+}
+
+/// The split encoding's second pass, one block: the carries before every tile, in
+/// rounds of `SCAN_BLOCK * SCAN_ITEMS` tiles (thread `t` folds tiles `t * SCAN_ITEMS..`
+/// of the round), then the number of runs and the last run's length.
+#[inline(always)]
+pub unsafe fn scan(p: Scan) {
+    let Scan { tile_carries, tiles, n, before, ctrl, wide_counts, out_counts } = p;
+    let (tile_carries, before, ctrl, out_counts) = (tile_carries.get(), before.get(), ctrl.get(), out_counts.get());
+    let base = gpu::smem_base();
+    let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
+    let warp = tid / WARP;
+    const E: u32 = SCAN_ITEMS;
+    let tile_len = (BLOCK * ITEMS as u32) as u64;
+    let total_slot = base + 16 * (SCAN_BLOCK / WARP);
+    // The tile carry of tile `b` as a [`Carry`] of all keys.
+    let load = |b: u64| unsafe {
+        TileCarry { runs: *tile_carries.add(2 * b as usize), last: *tile_carries.add(2 * b as usize + 1) }
+            .global(b * tile_len)
+    };
+    let mut acc = Carry::default(); // every round before this one
+    let mut first = 0u64;
+    unsafe {
+        while first < tiles {
+            let mine = first + (tid * E) as u64;
+            let mut agg = Carry::default();
+            for e in 0..E as u64 {
+                if mine + e < tiles {
+                    agg = agg.then(load(mine + e));
+                }
+            }
+            let incl = warp_scan_carry(agg);
+            if lane == WARP - 1 {
+                gpu::sts_u64(base + 16 * warp, incl.runs);
+                gpu::sts_u64(base + 16 * warp + 8, incl.last);
+            }
+            gpu::sync_threads();
+            if warp == 0 {
+                let w = Carry { runs: gpu::lds_u64(base + 16 * lane), last: gpu::lds_u64(base + 16 * lane + 8) };
+                let wi = warp_scan_carry(w);
+                // Each lane rewrites only the slot it read. Exclusive: the warps before, then the round's total in the last slot.
+                let ex = Carry { runs: gpu::shfl_up_u64(wi.runs, 1), last: gpu::shfl_up_u64(wi.last, 1) };
+                let ex = if lane == 0 { Carry::default() } else { ex };
+                gpu::sts_u64(base + 16 * lane, ex.runs);
+                gpu::sts_u64(base + 16 * lane + 8, ex.last);
+                if lane == WARP - 1 {
+                    gpu::sts_u64(total_slot, wi.runs);
+                    gpu::sts_u64(total_slot + 8, wi.last);
+                }
+            }
+            gpu::sync_threads();
+            let warp_before = Carry { runs: gpu::lds_u64(base + 16 * warp), last: gpu::lds_u64(base + 16 * warp + 8) };
+            let lane_before = Carry { runs: gpu::shfl_up_u64(incl.runs, 1), last: gpu::shfl_up_u64(incl.last, 1) };
+            let lane_before = if lane == 0 { Carry::default() } else { lane_before };
+            let mut run = acc.then(warp_before).then(lane_before);
+            for e in 0..E as u64 {
+                if mine + e < tiles {
+                    *before.add(2 * (mine + e) as usize) = run.runs;
+                    *before.add(2 * (mine + e) as usize + 1) = run.last;
+                    run = run.then(load(mine + e));
+                }
+            }
+            acc = acc.then(Carry { runs: gpu::lds_u64(total_slot), last: gpu::lds_u64(total_slot + 8) });
+            gpu::sync_threads(); // the slots are written again next round
+            first += (SCAN_BLOCK * E) as u64;
+        }
+        if tid == 0 && acc.runs > 0 {
+            write_count(out_counts, wide_counts, acc.runs as usize - 1, n - (acc.last - 1));
+            *ctrl.add(ctrl::RUNS as usize) = acc.runs;
+        }
+    }
+}
+
+/// The split encoding's last pass: the heads of one tile from its masks, each writing
+/// its key (the only keys read) and the length of the run before it.
+#[inline(always)]
+pub unsafe fn write<K: Word, const I: usize>(p: Write<K>) {
+    let Write { keys, masks, before, wide_counts, out_keys, out_counts } = p;
+    let (keys, masks, before, out_keys, out_counts) =
+        (keys.get(), masks.get(), before.get(), out_keys.get(), out_counts.get());
+    let base = gpu::smem_base();
+    let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
+    let warp = tid / WARP;
+    let item_base = |j: usize| warp_striped(warp, j as u32, 0, I as u32);
+    unsafe {
+        let tile = gpu::block_idx();
+        let start = tile as u64 * (BLOCK * I as u32) as u64;
+        // Lane `j < I` holds item `j`'s mask; the warp's carry from them.
+        let mine = if lane < I as u32 { *masks.add((tile * MASK_WORDS + warp * I as u32 + lane) as usize) } else { 0 };
+        let runs = warp_sum_u32(mine.count_ones());
+        let with_head = gpu::ballot(mine != 0);
+        // `with_head` is warp-uniform, so every lane takes the same branch.
+        let last = if with_head != 0 {
+            let top = 31 - with_head.leading_zeros();
+            let m = gpu::shfl_idx_u32(mine, top);
+            item_base(top as usize) + (31 - m.leading_zeros()) + 1
+        } else {
+            0
+        };
+        if lane == 0 {
+            gpu::sts_u32(base + 8 * warp, runs);
+            gpu::sts_u32(base + 8 * warp + 4, last);
+        }
+        gpu::sync_threads();
+        if runs == 0 {
+            return; // warp-uniform: no head in this warp
+        }
+        let before_tile = Carry { runs: *before.add(2 * tile as usize), last: *before.add(2 * tile as usize + 1) };
+        let mut run = TileCarry::default();
+        for w in 0..warp {
+            run = run.then(TileCarry { runs: gpu::lds_u32(base + 8 * w), last: gpu::lds_u32(base + 8 * w + 4) });
+        }
+        let below = gpu::lanemask_lt();
+        unroll::<I>(|j| {
+            let mask = gpu::shfl_idx_u32(mine, j as u32);
+            if mask >> lane & 1 != 0 {
+                let lower = mask & below;
+                let r = before_tile.runs + (run.runs + lower.count_ones()) as u64;
+                let o = item_base(j) + lane;
+                let g = start + o as u64;
                 *out_keys.add(r as usize) = *keys.add(g as usize);
                 if r > 0 {
                     let prev = if lower != 0 {

@@ -1,6 +1,12 @@
-//! `runs`: run-length encoding of a key sequence in one pass (the base of `unique`,
+//! `runs`: run-length encoding of a key sequence (the base of `unique`,
 //! `unique_consecutive` and `run_length_encode`): each run of equal adjacent keys
 //! becomes its first key and its length.
+//!
+//! Two designs over the same tiles. The split encoding is three kernels: `runs_count`
+//! ([`Count`]) flags each tile's heads into mask words and counts them, no block
+//! waiting for another; `runs_scan` ([`Scan`], one block) turns the tile counts into the
+//! [`Carry`] before each tile; `runs_write` ([`Write`]) rereads the masks, and only the
+//! keys at heads, and writes the runs. The one-pass look-back encoding:
 //!
 //! `runs_encode` reads every key once. Each block takes a tile id from an atomic
 //! counter, flags the *heads* of its keys (the first key, and every key not equal to
@@ -81,17 +87,96 @@ crate::params::kernel_params! {
     entries encode_entry;
 }
 
+crate::params::kernel_params! {
+    /// `runs_count` (the split encoding's first pass): the head masks of tile `b` of
+    /// `keys[0..n]` into `masks[MASK_WORDS * b..]` (bit `l` of word `w`: key
+    /// `32 w + l` of the tile is a head) and its [`TileCarry`] into `tile_carries[2 b]`
+    /// (runs) and `[2 b + 1]` (`last`), one tile per block. No look-back: blocks never
+    /// wait for each other.
+    pub struct Count<K> {
+        pub keys: DevPtr<K>,
+        pub n: u64,
+        /// As [`Encode::inf`].
+        pub inf: K,
+        /// [`MASK_WORDS`] words per tile.
+        pub masks: DevPtr<u32>,
+        /// Two words per tile.
+        pub tile_carries: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`Count`].
+    entries count_entry;
+}
+
+crate::params::kernel_params! {
+    /// `runs_scan` (the split encoding's second pass, one block of [`SCAN_BLOCK`]
+    /// threads): the [`Carry`] of the tiles before each tile, from `count`'s tile
+    /// carries, into `before[2 b]` (runs) and `[2 b + 1]` (`last`); the number of runs
+    /// into the control block ([`ctrl::RUNS`]) and the last run's length into
+    /// `out_counts`.
+    pub struct Scan {
+        pub tile_carries: DevPtr<u32>,
+        pub tiles: u64,
+        pub n: u64,
+        pub before: DevPtr<u64>,
+        pub ctrl: DevPtr<u64>,
+        /// As [`Encode::wide_counts`].
+        pub wide_counts: u32,
+        /// As [`Encode::out_counts`].
+        pub out_counts: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`Scan`].
+    entries scan_entry;
+}
+
+crate::params::kernel_params! {
+    /// `runs_write` (the split encoding's last pass, one tile per block): each head of
+    /// the tile (from `masks`) writes its key and the length of the run before it,
+    /// reading only the keys at heads.
+    pub struct Write<K> {
+        pub keys: DevPtr<K>,
+        pub masks: DevPtr<u32>,
+        /// `scan`'s carries before each tile.
+        pub before: DevPtr<u64>,
+        pub wide_counts: u32,
+        pub out_keys: DevPtr<K>,
+        pub out_counts: DevPtr<u32>,
+    }
+    /// Declares an entry taking [`Write`].
+    entries write_entry;
+}
+
+/// Head-mask words per tile (one bit a key).
+pub const MASK_WORDS: u32 = BLOCK * ITEMS as u32 / 32;
+/// Threads of the one block of `runs_scan`.
+pub const SCAN_BLOCK: u32 = 1024;
+/// Tile carries each thread of `runs_scan` folds per round ([`SCAN_BLOCK`] times this
+/// tiles a round).
+pub const SCAN_ITEMS: u32 = 8;
+/// Shared memory of `runs_scan`: a [`Carry`] (two `u64`s) per warp and one for the
+/// round's total.
+pub const SCAN_SMEM: u32 = 16 * (SCAN_BLOCK / crate::block::WARP + 1);
+/// Shared memory of `runs_count` and `runs_write`: a [`TileCarry`] per warp.
+pub const SPLIT_SMEM: u32 = 8 * WARPS;
+
+scan_entry!(runs_scan {} | p | device::scan(p));
+
 /// The run entries of one key word type.
 pub trait RunKernels: Word {
     const ENCODE: Kernel<Encode<Self>>;
+    const COUNT: Kernel<Count<Self>>;
+    const WRITE: Kernel<Write<Self>>;
 }
 
 macro_rules! run_entries {
     ($k:ty, $suffix:ident) => {
         paste::paste! {
             encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, { ITEMS }>(p));
+            count_entry!([<runs_count_ $suffix>] { K = $k } |p| device::count::<$k, { ITEMS }>(p));
+            write_entry!([<runs_write_ $suffix>] { K = $k } |p| device::write::<$k, { ITEMS }>(p));
             impl RunKernels for $k {
                 const ENCODE: Kernel<Encode<$k>> = [<runs_encode_ $suffix>];
+                const COUNT: Kernel<Count<$k>> = [<runs_count_ $suffix>];
+                const WRITE: Kernel<Write<$k>> = [<runs_write_ $suffix>];
             }
         }
     };
@@ -107,6 +192,15 @@ pub const KERNELS: &[EntryLayout] = &[
     <u16 as RunKernels>::ENCODE.layout(),
     <u32 as RunKernels>::ENCODE.layout(),
     <u64 as RunKernels>::ENCODE.layout(),
+    <u8 as RunKernels>::COUNT.layout(),
+    <u16 as RunKernels>::COUNT.layout(),
+    <u32 as RunKernels>::COUNT.layout(),
+    <u64 as RunKernels>::COUNT.layout(),
+    <u8 as RunKernels>::WRITE.layout(),
+    <u16 as RunKernels>::WRITE.layout(),
+    <u32 as RunKernels>::WRITE.layout(),
+    <u64 as RunKernels>::WRITE.layout(),
+    runs_scan.layout(),
 ];
 
 /// Blocks per SM of the encoding (see [`crate::LAUNCH_BOUNDS`]): four tiles in flight
@@ -119,13 +213,27 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u16 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
     (<u32 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
     (<u64 as RunKernels>::ENCODE.name(), BLOCK, BLOCKS_PER_SM),
+    (<u8 as RunKernels>::COUNT.name(), BLOCK, BLOCKS_PER_SM),
+    (<u16 as RunKernels>::COUNT.name(), BLOCK, BLOCKS_PER_SM),
+    (<u32 as RunKernels>::COUNT.name(), BLOCK, BLOCKS_PER_SM),
+    (<u64 as RunKernels>::COUNT.name(), BLOCK, BLOCKS_PER_SM),
+    (<u8 as RunKernels>::WRITE.name(), BLOCK, WRITE_BLOCKS_PER_SM),
+    (<u16 as RunKernels>::WRITE.name(), BLOCK, WRITE_BLOCKS_PER_SM),
+    (<u32 as RunKernels>::WRITE.name(), BLOCK, WRITE_BLOCKS_PER_SM),
+    (<u64 as RunKernels>::WRITE.name(), BLOCK, WRITE_BLOCKS_PER_SM),
 ];
 
-/// The control block, in `u64` words. Zeroed before each encoding.
+/// Blocks per SM of `runs_write`: it holds no keys across a barrier (it loads only the
+/// keys at heads), so eight blocks fit the 32 registers this leaves.
+pub const WRITE_BLOCKS_PER_SM: u32 = 8;
+
+/// The control block, in `u64` words. Zeroed before each look-back encoding (the split
+/// encoding reads no word of it before writing it).
 pub mod ctrl {
     /// `u32` word 0: the tile counter.
     pub const TILE_COUNTER: u32 = 0;
-    /// `u64` word 1: the number of runs, written by the tile holding the last key.
+    /// `u64` word 1: the number of runs, written by the tile holding the last key (the
+    /// split encoding: by `runs_scan`).
     pub const RUNS: u32 = 1;
     /// `u64` words of the block.
     pub const WORDS: u32 = 2;

@@ -79,6 +79,94 @@ fn simulate(keys: &[u64], float: bool, tile: usize) -> (Vec<u64>, Vec<u32>) {
     (out_keys, out_counts)
 }
 
+/// The split encoding as its three kernels do it, with tiles of `tile` keys (a multiple
+/// of 32): `count` makes each tile's head masks (one word per 32 keys) and carry,
+/// `scan` the carry before each tile and the last run's length, `write` the heads from
+/// the masks alone (keys read only at heads).
+fn simulate_split(keys: &[u64], float: bool, tile: usize) -> (Vec<u64>, Vec<u32>) {
+    let n = keys.len();
+    let tiles = n.div_ceil(tile);
+    let words = tile / 32;
+    let head = |g: usize| g == 0 || !same(keys[g], keys[g - 1], inf_of(float));
+    // count
+    let mut masks = std::vec![0u32; tiles * words];
+    let mut carries = std::vec![TileCarry::default(); tiles];
+    for t in 0..tiles {
+        let (start, end) = (t * tile, ((t + 1) * tile).min(n));
+        for w in 0..words {
+            let item = start + 32 * w;
+            let mask = (0..32).filter(|&l| item + l < end && head(item + l)).fold(0u32, |m, l| m | 1 << l);
+            masks[t * words + w] = mask;
+            carries[t] = carries[t].then(TileCarry::of_item(mask, 32 * w as u32));
+        }
+    }
+    // scan
+    let mut before = std::vec![Carry::default(); tiles];
+    let mut acc = Carry::default();
+    for t in 0..tiles {
+        before[t] = acc;
+        acc = acc.then(carries[t].global((t * tile) as u64));
+    }
+    let runs = acc.runs as usize;
+    let mut out_keys = std::vec![u64::MAX; n];
+    let mut out_counts = std::vec![u32::MAX; n];
+    if runs > 0 {
+        out_counts[runs - 1] = (n as u64 - (acc.last - 1)) as u32;
+    }
+    // write
+    for t in 0..tiles {
+        let start = t * tile;
+        let mut run = TileCarry::default();
+        for w in 0..words {
+            let mask = masks[t * words + w];
+            for lane in 0..32u32 {
+                if mask >> lane & 1 == 0 {
+                    continue;
+                }
+                let lower = mask & ((1u32 << lane) - 1);
+                let r = before[t].runs as usize + (run.runs + lower.count_ones()) as usize;
+                let g = start + 32 * w + lane as usize;
+                out_keys[r] = keys[g];
+                if r > 0 {
+                    let prev = if lower != 0 {
+                        start + 32 * w + 31 - lower.leading_zeros() as usize
+                    } else if run.last != 0 {
+                        start + run.last as usize - 1
+                    } else {
+                        before[t].last as usize - 1
+                    };
+                    out_counts[r - 1] = (g - prev) as u32;
+                }
+            }
+            run = run.then(TileCarry::of_item(mask, 32 * w as u32));
+        }
+    }
+    out_keys.truncate(runs);
+    out_counts.truncate(runs);
+    (out_keys, out_counts)
+}
+
+#[test]
+fn split_encoding_matches_the_loop() {
+    let mut state = 11;
+    for n in [0usize, 1, 2, 31, 32, 33, 100, 257, 1000, 4099] {
+        for range in [1u64, 2, 5, 1000, u64::MAX] {
+            let mut keys: Vec<u64> = (0..n).map(|_| lcg(&mut state) % range.max(1)).collect();
+            if range == u64::MAX {
+                keys = (0..n as u64).collect(); // all distinct
+            }
+            keys.sort();
+            for tile in [32, 64, 96, 1024] {
+                assert_eq!(
+                    simulate_split(&keys, false, tile),
+                    reference(&keys, false),
+                    "n={n} range={range} tile={tile}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn encoding_matches_the_loop() {
     let mut state = 7;

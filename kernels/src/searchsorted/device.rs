@@ -12,6 +12,16 @@ unsafe fn ord_at<K: Word>(p: *const K, i: u64, pos: K, neg: K) -> K {
     unsafe { (*p.add(i as usize)).ordered(pos, neg) }
 }
 
+/// The answer `v` of sorted query `i`: at `out[positions[i]]`, or `out[i]` without
+/// positions (a null pointer; the same for the whole launch, so the branch is uniform).
+#[inline(always)]
+unsafe fn store(out: *mut u64, positions: *mut u32, i: u64, v: u64) {
+    unsafe {
+        let at = if positions.is_null() { i } else { *positions.add(i as usize) as u64 };
+        *out.add(at as usize) = v;
+    }
+}
+
 /// One warp per split: `splits[t] = split(diagonal(t), ..)` by a 32-way search.
 #[inline(always)]
 pub unsafe fn partition<K: Word + Ord>(p: Partition<K>) {
@@ -39,8 +49,9 @@ pub unsafe fn partition<K: Word + Ord>(p: Partition<K>) {
 /// search among them.
 #[inline(always)]
 pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
-    let Merge { sorted, n, queries, m, pos, neg, right, splits, out } = p;
-    let (sorted, queries, splits, out) = (sorted.get(), queries.get(), splits.get(), out.get());
+    let Merge { sorted, n, queries, m, pos, neg, right, splits, out, positions } = p;
+    let (sorted, queries, splits, out, positions) =
+        (sorted.get(), queries.get(), splits.get(), out.get(), positions.get());
     let right = right != 0;
     let t = gpu::block_idx() as u64;
     let tid = gpu::thread_idx();
@@ -75,9 +86,68 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
             let x = j as u32 * MERGE_BLOCK + tid;
             if x < qn {
                 let r = crate::search::count_before(kn, qs[j], right, |i| lds::<K>(0, i));
-                *out.add((q0 + x as u64) as usize) = k0 + r as u64;
+                store(out, positions, q0 + x as u64, k0 + r as u64);
             }
         });
+    }
+}
+
+/// One merge tile per block, as [`merge`], but each thread answers consecutive queries
+/// ([`thread_queries`]) from shared memory: a binary search for the first, a galloping
+/// search from the answer before for each next one ([`gallop_count`]).
+#[inline(always)]
+pub unsafe fn gallop<K: Word + Ord>(p: Merge<K>) {
+    let Merge { sorted, n, queries, m, pos, neg, right, splits, out, positions } = p;
+    let (sorted, queries, splits, out, positions) =
+        (sorted.get(), queries.get(), splits.get(), out.get(), positions.get());
+    let right = right != 0;
+    let t = gpu::block_idx() as u64;
+    let tid = gpu::thread_idx();
+    const I: usize = MERGE_ITEMS as usize;
+    unsafe {
+        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
+        let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
+        let mut ks = [K::ZERO; I];
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
+            }
+        });
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < kn {
+                sts(0, x, ks[j]);
+            }
+        });
+        // The queries after the keys (coalesced loads), as many as fit.
+        let room = TILE - kn;
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn && x < room {
+                ks[j] = ord_at(queries, q0 + x as u64, pos, neg);
+            }
+        });
+        unroll::<I>(|j| {
+            let x = j as u32 * MERGE_BLOCK + tid;
+            if x < qn && x < room {
+                sts(0, kn + x, ks[j]);
+            }
+        });
+        gpu::sync_threads();
+        let (first, end) = thread_queries(tid, kn, qn);
+        let mut r = 0u32;
+        let mut x = first;
+        while x < end {
+            let q = lds::<K>(0, kn + x);
+            r = if x == first {
+                crate::search::count_before(kn, q, right, |i| lds::<K>(0, i))
+            } else {
+                gallop_count(r, kn, q, right, |i| lds::<K>(0, i))
+            };
+            store(out, positions, q0 + x as u64, k0 + r as u64);
+            x += 1;
+        }
     }
 }
 

@@ -14,7 +14,11 @@
 //!    into shared memory, then its queries; each query's answer is the block's first
 //!    key index plus a binary search among them.
 //!
-//! Unsorted queries (`searchsorted_search`): a binary search per query. The top levels
+//! Unsorted queries, many of them: sorted with their positions (the radix pair sort),
+//! then merged as above, the merge writing each answer at its query's position
+//! ([`Merge::positions`]).
+//!
+//! Unsorted queries, few of them (`searchsorted_search`): a binary search per query. The top levels
 //! of the search (every [`stride`]-th key, [`SAMPLE`] of them) sit in shared memory,
 //! loaded once per block; the remaining `log2(stride)` steps read global memory.
 //!
@@ -74,6 +78,10 @@ crate::params::kernel_params! {
         pub right: u32,
         pub splits: DevPtr<u64>,
         pub out: DevPtr<u64>,
+        /// Where each query's answer goes: `out[positions[i]]` for query `i` (the
+        /// queries' places before they were sorted, so that unsorted queries are
+        /// answered as sorted ones), or `out[i]` when null (address 0).
+        pub positions: DevPtr<u32>,
     }
     /// Declares an entry taking [`Merge`].
     entries merge_entry;
@@ -100,6 +108,10 @@ crate::params::kernel_params! {
 pub trait SearchKernels: Word {
     const PARTITION: Kernel<Partition<Self>>;
     const MERGE: Kernel<Merge<Self>>;
+    /// The merge tile with each thread's queries consecutive: one binary search for
+    /// the first, then a galloping search from the answer before for each next one
+    /// (`searchsorted_gallop`, same parameters and tiles as `searchsorted_merge`).
+    const GALLOP: Kernel<Merge<Self>>;
     const SEARCH: Kernel<Search<Self>>;
 }
 
@@ -108,10 +120,12 @@ macro_rules! search_entries {
         paste::paste! {
             partition_entry!([<searchsorted_partition_ $suffix>] { K = $k } |p| device::partition::<$k>(p));
             merge_entry!([<searchsorted_merge_ $suffix>] { K = $k } |p| device::merge::<$k>(p));
+            merge_entry!([<searchsorted_gallop_ $suffix>] { K = $k } |p| device::gallop::<$k>(p));
             search_entry!([<searchsorted_search_ $suffix>] { K = $k } |p| device::search::<$k>(p));
             impl SearchKernels for $k {
                 const PARTITION: Kernel<Partition<$k>> = [<searchsorted_partition_ $suffix>];
                 const MERGE: Kernel<Merge<$k>> = [<searchsorted_merge_ $suffix>];
+                const GALLOP: Kernel<Merge<$k>> = [<searchsorted_gallop_ $suffix>];
                 const SEARCH: Kernel<Search<$k>> = [<searchsorted_search_ $suffix>];
             }
         }
@@ -126,24 +140,32 @@ search_entries!(u64, k64);
 pub const KERNELS: &[EntryLayout] = &[
     <u8 as SearchKernels>::PARTITION.layout(),
     <u8 as SearchKernels>::MERGE.layout(),
+    <u8 as SearchKernels>::GALLOP.layout(),
     <u8 as SearchKernels>::SEARCH.layout(),
     <u16 as SearchKernels>::PARTITION.layout(),
     <u16 as SearchKernels>::MERGE.layout(),
+    <u16 as SearchKernels>::GALLOP.layout(),
     <u16 as SearchKernels>::SEARCH.layout(),
     <u32 as SearchKernels>::PARTITION.layout(),
     <u32 as SearchKernels>::MERGE.layout(),
+    <u32 as SearchKernels>::GALLOP.layout(),
     <u32 as SearchKernels>::SEARCH.layout(),
     <u64 as SearchKernels>::PARTITION.layout(),
     <u64 as SearchKernels>::MERGE.layout(),
+    <u64 as SearchKernels>::GALLOP.layout(),
     <u64 as SearchKernels>::SEARCH.layout(),
 ];
 
 /// Launch bounds (see [`crate::LAUNCH_BOUNDS`]).
 pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u8 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u8 as SearchKernels>::GALLOP.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
     (<u16 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u16 as SearchKernels>::GALLOP.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
     (<u32 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u32 as SearchKernels>::GALLOP.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
     (<u64 as SearchKernels>::MERGE.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
+    (<u64 as SearchKernels>::GALLOP.name(), MERGE_BLOCK, MERGE_BLOCKS_PER_SM),
 ];
 
 /// Whether a key with order bits `key` comes before a query with order bits `q`: it
@@ -213,6 +235,36 @@ pub const fn tile_ranges(t: u64, n: u64, m: u64, s0: u64, s1: u64) -> (u64, u32,
     let keys = if keys < cap { keys } else { cap };
     let queries = if queries < cap { queries } else { cap };
     (s0, keys as u32, q0, queries as u32)
+}
+
+/// The consecutive queries `[first, end)` of thread `tid` of a merge tile with `keys`
+/// keys and `queries` queries: as many each as the tile needs, at most what shared
+/// memory holds after the keys (`TILE - keys`; only unsorted input given as sorted
+/// asks for more, and its answers are unspecified).
+#[inline(always)]
+pub const fn thread_queries(tid: u32, keys: u32, queries: u32) -> (u32, u32) {
+    let room = TILE - if keys < TILE { keys } else { TILE };
+    let queries = if queries < room { queries } else { room };
+    let per = queries.div_ceil(MERGE_BLOCK);
+    let first = tid * per;
+    let first = if first < queries { first } else { queries };
+    let end = first + per;
+    (first, if end < queries { end } else { queries })
+}
+
+/// How many of the sorted values `at(0..len)` precede `q` ([`precedes`]), given that at
+/// least `from` do: probes `from + 1 - 1`, `from + 2 - 1`, `from + 4 - 1`, ... until one
+/// does not precede (or the end), then a binary search in the last gap.
+#[inline(always)]
+pub fn gallop_count<B: Ord + Copy>(from: u32, len: u32, q: B, right: bool, at: impl Fn(u32) -> B) -> u32 {
+    let (mut base, mut step) = (from, 1u32);
+    while step <= len - base && precedes(at(base + step - 1), q, right) {
+        base += step;
+        step *= 2;
+    }
+    // The answer is in `[base, min(base + step - 1, len)]`.
+    let hi = if step - 1 < len - base { base + step - 1 } else { len };
+    base + crate::search::count_before(hi - base, q, right, |i| at(base + i))
 }
 
 /// Distance between the keys of the top levels of the unsorted search over `n >= 1`

@@ -122,3 +122,48 @@ fn unclamped_tiles_of_bad_splits_stay_inside() {
     assert!(kn == 0 && qn as u64 <= TILE as u64);
     assert!(k0 + kn as u64 <= n && q0 + qn as u64 <= m);
 }
+
+/// The galloping search gives the binary search's answer from any start at or below it.
+#[test]
+fn gallop_count_matches_the_binary_search() {
+    let mut state = 99u64;
+    for len in 0..70u32 {
+        let mut v: Vec<u32> = (0..len)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 33) as u32 % 20
+            })
+            .collect();
+        v.sort();
+        for q in 0..22u32 {
+            for right in [false, true] {
+                let want = crate::search::count_before(len, q, right, |i| v[i as usize]);
+                for from in 0..=want {
+                    assert_eq!(
+                        gallop_count(from, len, q, right, |i| v[i as usize]),
+                        want,
+                        "len={len} q={q} from={from}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The threads' consecutive query ranges cover a tile's queries once, in order, and
+/// never pass the shared memory left after the keys.
+#[test]
+fn thread_queries_cover_the_tile() {
+    for (keys, queries) in [(0, 0), (0, TILE), (TILE, 0), (6000, 2192), (100, 1), (8000, 192), (5000, TILE)] {
+        let mut next = 0;
+        for tid in 0..MERGE_BLOCK {
+            let (first, end) = thread_queries(tid, keys, queries);
+            assert!(first <= end);
+            if first < end {
+                assert_eq!(first, next, "keys={keys} queries={queries} tid={tid}");
+                next = end;
+            }
+        }
+        assert_eq!(next, queries.min(TILE - keys), "keys={keys} queries={queries}");
+    }
+}
