@@ -11,7 +11,7 @@
 //! scratch buffer share their alignment modulo 16 (the host offsets the scratch
 //! buffer so that they do), single bytes for the prefix before the first aligned
 //! vector and the tail after the last.
-use super::{BLOCK, MAX_PASSES, PLAN_FROM_B, STAGED_STEPS, STAGED_VECTOR, ctrl, staged_load};
+use super::{BLOCK, STAGED_STEPS, STAGED_VECTOR, staged_load};
 use crate::block::WARP;
 use crate::block::smem::lds_at;
 use crate::block::tile::load_striped;
@@ -124,7 +124,7 @@ unsafe fn copy_bytes(from: *const u8, to: *mut u8, bytes: u64) {
 pub(super) unsafe fn copy_back<K: Word>(p: super::CopyBack<K>) {
     let super::CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl } = p;
     unsafe {
-        if *(ctrl.get() as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize) != PLAN_FROM_B {
+        if !super::device::result_in_b(ctrl.get()) {
             return;
         }
         copy_bytes(keys_b.get() as *const u8, keys_a.get() as *mut u8, key_words * K::BYTES as u64);
