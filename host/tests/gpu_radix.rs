@@ -385,3 +385,32 @@ fn radix_packed_pairs_fall_back_when_scratch_is_short() {
     assert!(gk.to_vec(gpu).unwrap() == ck, "keys");
     assert!(gv.to_vec(gpu).unwrap() == cv, "values (stability)");
 }
+
+/// Times sorts of 2^28 device-resident u32 keys by bit ranges whose pass counts are
+/// even (all 32 bits) and odd (one pass, three passes: the result is copied back from
+/// the scratch buffer). A measurement, not a check: `cargo test --release --test
+/// gpu_radix -- --ignored --nocapture radix_key_bit_ranges_timing`.
+#[test]
+#[ignore]
+fn radix_key_bit_ranges_timing() {
+    let Some(s) = gpu_sorter("radix_key_bit_ranges_timing") else { return };
+    let gpu = s.gpu().unwrap();
+    let n = 1 << 28;
+    let keys: Vec<u32> = generate(n, Distribution::Uniform, 7);
+    let original = gpu.upload(&keys).unwrap();
+    let mut work = gpu.alloc::<u32>(n).unwrap();
+    for bits in [None, Some((0, 8)), Some((8, 32)), Some((0, 24))] {
+        let mut opts = SortOptions::new(Variant::Radix);
+        if let Some((b, e)) = bits {
+            opts = opts.key_bits(b, e);
+        }
+        let mut times: Vec<f64> = (0..7)
+            .map(|_| {
+                work.copy_from_device(gpu, &original).unwrap();
+                gpu.time_ms(|| s.sort_device(&mut work, &opts)).unwrap()
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!("n 2^28 u32, key bits {bits:?}: median {:.3} ms", times[3]);
+    }
+}
