@@ -148,6 +148,15 @@ pub fn free_disk(dir: &Path) -> Result<u64> {
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
+/// The host memory budget asked for (`None`: [`default_memory_budget`]), refusing a
+/// budget of zero.
+pub fn host_memory(asked: Option<u64>) -> Result<u64> {
+    if asked == Some(0) {
+        return Err(Error::BadArgument("the host memory budget must be positive".into()));
+    }
+    Ok(asked.unwrap_or_else(default_memory_budget))
+}
+
 /// Refuses a file of `bytes` (`None`: more than a `u64` counts) that `dir`'s free
 /// space cannot take, before anything is written: `what` names the content ("1000
 /// u128 keys").

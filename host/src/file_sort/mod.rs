@@ -249,13 +249,10 @@ fn sort_typed<T: TextElement>(
     if opts.max_device_bytes == Some(0) {
         return Err(Error::BadArgument("the device memory budget must be positive".into()));
     }
-    if opts.memory == Some(0) {
-        return Err(Error::BadArgument("the host memory budget must be positive".into()));
-    }
+    let memory = budget::host_memory(opts.memory)?;
     // Fail on a missing input or an unwritable output before any real work.
     let mut reader = ElementReader::<T>::open(input, opts.format)?;
     let mut out = output.create()?;
-    let memory = opts.memory_budget();
     let device_budget = match sorter.gpu() {
         Some(gpu) => {
             let free = (gpu.free_mem_for(u64::MAX)?.0 as f64 * FREE_MEMORY_SHARE) as u64;
@@ -615,9 +612,7 @@ fn generate_typed<T: TextElement + crate::inputs::Random>(
     progress: &mut dyn Progress,
 ) -> Result<()> {
     use crate::Order;
-    if opts.memory == Some(0) {
-        return Err(Error::BadArgument("the host memory budget must be positive".into()));
-    }
+    let memory = budget::host_memory(opts.memory)?;
     let mut out = output.create()?;
     let elem = size_of::<T>() as u64;
     // A file that cannot fit the disk fails before anything is written (text takes at
@@ -626,7 +621,6 @@ fn generate_typed<T: TextElement + crate::inputs::Random>(
         let least = (n as u64).checked_mul(if format == Format::Binary { elem } else { 2 });
         budget::ensure_disk_room(dir, least, &format!("{n} {}", T::NAME))?;
     }
-    let memory = opts.memory.unwrap_or_else(budget::default_memory_budget);
     let sorted: &[(std::ops::Range<usize>, Order)] = &match dist {
         Distribution::Sorted => vec![(0..n, Order::Ascending)],
         Distribution::Reverse => vec![(0..n, Order::Descending)],

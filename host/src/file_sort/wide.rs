@@ -58,10 +58,7 @@ pub(super) fn sort<K: WideKey>(
 ) -> Result<FileSortReport> {
     let start = Instant::now();
     binary_only::<K>(opts.format)?;
-    if opts.memory == Some(0) {
-        return Err(Error::BadArgument("the host memory budget must be positive".into()));
-    }
-    let memory = opts.memory_budget();
+    let memory = budget::host_memory(opts.memory)?;
     // Fail on an unwritable output before reading.
     let mut out = output.create()?;
     progress.message(&format!("reading {input} as {} keys, sorted in memory on {}", K::NAME, sorter.backend()));
@@ -107,10 +104,7 @@ pub(super) fn generate<K: WideKey>(
     progress: &mut dyn Progress,
 ) -> Result<()> {
     binary_only::<K>(format)?;
-    if opts.memory == Some(0) {
-        return Err(Error::BadArgument("the host memory budget must be positive".into()));
-    }
-    let memory = opts.memory.unwrap_or_else(budget::default_memory_budget);
+    let memory = budget::host_memory(opts.memory)?;
     let size = size_of::<K>() as u64;
     let total = (n as u64).checked_mul(size);
     let mut out = output.create()?;
