@@ -72,9 +72,21 @@ pub struct Tuning {
     /// `SORT_SEGMENTED_TILE_RANK=1`.
     pub segmented_tile_rank: bool,
     /// The segmented sort's warp kernel for 32-bit keys alone on the blocked network
-    /// (as 64-bit keys and pairs) instead of the striped one. Default off.
+    /// for every segment (as 64-bit keys and pairs) instead of the striped one below
+    /// 256 keys (`kernels::segmented::warp_blocked_from`). Default off.
     /// `SORT_SEGMENTED_WARP_BLOCKED=1`.
     pub segmented_warp_blocked: bool,
+    /// The segmented sort's segments of 2..=32 keys sorted by the warp kernel, and no
+    /// tile kernel launched (`Some(true)`), or by the tile kernel (`Some(false)`);
+    /// `None` (default): by the mean segment length
+    /// (`kernels::segmented::tiny_in_warp`). `SORT_SEGMENTED_TINY_IN_WARP`.
+    pub segmented_tiny_in_warp: Option<bool>,
+    /// The segmented sort's warp list kept in a region per network size, which the
+    /// warp kernel takes longest first (`kernels::segmented::WARP_CLASSES`,
+    /// `Some(true)`), or one list in the bin kernel's order (`Some(false)`); `None`
+    /// (default): as [`Tuning::segmented_tiny_in_warp`] (where the mean segment is
+    /// long). `SORT_SEGMENTED_WARP_BY_CLASS`.
+    pub segmented_warp_by_class: Option<bool>,
     /// The segmented sort reads the bin kernel's counts back on a stream of its own
     /// (forked after the bin kernel), so that the sorting kernels do not wait for the
     /// copies. Default on. `SORT_SEGMENTED_READBACK_BESIDE=0` turns it off.
@@ -184,6 +196,8 @@ impl Default for Tuning {
             segmented_block_blocks_per_sm: 32,
             segmented_tile_rank: false,
             segmented_warp_blocked: false,
+            segmented_tiny_in_warp: None,
+            segmented_warp_by_class: None,
             segmented_readback_beside: true,
             segmented_after_counts: None,
             mergepath_width: None,
@@ -249,6 +263,8 @@ impl Tuning {
                 "SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM" => set(&mut t.segmented_block_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_TILE_RANK" => set(&mut t.segmented_tile_rank, on_off(v)),
                 "SORT_SEGMENTED_WARP_BLOCKED" => set(&mut t.segmented_warp_blocked, on_off(v)),
+                "SORT_SEGMENTED_TINY_IN_WARP" => t.segmented_tiny_in_warp = on_off(v),
+                "SORT_SEGMENTED_WARP_BY_CLASS" => t.segmented_warp_by_class = on_off(v),
                 "SORT_SEGMENTED_READBACK_BESIDE" => set(&mut t.segmented_readback_beside, on_off(v)),
                 "SORT_SEGMENTED_AFTER_COUNTS" => t.segmented_after_counts = number(v),
                 "SORT_MERGEPATH_WIDTH" => t.mergepath_width = number(v),
@@ -348,6 +364,9 @@ mod tests {
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),
             ("SORT_SEGMENTED_TILE_RANK", "1", Tuning { segmented_tile_rank: true, ..d.clone() }),
             ("SORT_SEGMENTED_WARP_BLOCKED", "1", Tuning { segmented_warp_blocked: true, ..d.clone() }),
+            ("SORT_SEGMENTED_TINY_IN_WARP", "1", Tuning { segmented_tiny_in_warp: Some(true), ..d.clone() }),
+            ("SORT_SEGMENTED_TINY_IN_WARP", "0", Tuning { segmented_tiny_in_warp: Some(false), ..d.clone() }),
+            ("SORT_SEGMENTED_WARP_BY_CLASS", "0", Tuning { segmented_warp_by_class: Some(false), ..d.clone() }),
             ("SORT_SEGMENTED_READBACK_BESIDE", "0", Tuning { segmented_readback_beside: false, ..d.clone() }),
             ("SORT_SEGMENTED_AFTER_COUNTS", "2", Tuning { segmented_after_counts: Some(2), ..d.clone() }),
             ("SORT_MERGEPATH_WIDTH", "2", Tuning { mergepath_width: Some(2), ..d.clone() }),

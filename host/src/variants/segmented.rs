@@ -247,10 +247,14 @@ fn run_total<K: Key, O: SegmentOffset>(
     let vals = values.map(|v| v.dev_ptr());
     let vb = if vals.is_some() { 4 } else { 0 };
     let block_max = rk::small_max(kb, vb);
-    let cap = |bin| sk::bin_capacity(n, segments as u64, sk::bin_min_len(bin, block_max)) as usize;
+    let tiny_in_warp = gpu.tuning().segmented_tiny_in_warp.unwrap_or(sk::tiny_in_warp(n, segments as u64));
+    let tile_max = sk::tile_max(tiny_in_warp);
+    let cap = |bin| sk::bin_capacity(n, segments as u64, sk::bin_min_len(bin, tile_max, block_max)) as usize;
     let (warp_cap, block_cap, large_cap) = (cap(Bin::Warp), cap(Bin::Block), cap(Bin::Large));
+    let by_class = gpu.tuning().segmented_warp_by_class.unwrap_or(sk::tiny_in_warp(n, segments as u64));
+    let warp_list = sk::warp_regions(n, segments as u64, tiny_in_warp, by_class)[sk::WARP_CLASSES] as usize;
     let tiles = sk::tiles(n) as usize;
-    let mut scratch = Scratch::take(gpu, &[sk::COUNTS + tiles, 2 * warp_cap, 2 * block_cap, 4 * large_cap])?;
+    let mut scratch = Scratch::take(gpu, &[sk::COUNTS + tiles, 2 * warp_list, 2 * block_cap, 4 * large_cap])?;
     scratch.bufs[0].zero_prefix(gpu, sk::COUNTS + tiles)?;
     let ptr = |i: usize| scratch.bufs[i].dev_ptr();
     let counts = ptr(0);
@@ -260,7 +264,9 @@ fn run_total<K: Key, O: SegmentOffset>(
         offsets: offsets.dev_ptr(),
         segments: segments as u32,
         n,
+        tiny_in_warp: tiny_in_warp as u32,
         block_max,
+        warp_by_class: by_class as u32,
         counts,
         first,
         warp,
@@ -291,8 +297,17 @@ fn run_total<K: Key, O: SegmentOffset>(
     let masks = bit_order.masks(8 * kb, order.is_descending());
     // The kernels move a key as the unsigned word of its width, `K::Bits`.
     let keys: DevPtr<K::Bits> = buf.dev_ptr().cast();
-    let bins =
-        Lists { counts, first, warp, block, warp_cap, block_cap, tiles, n, block_smem: Smem::small(kb, vb).bytes };
+    let bins = Lists {
+        counts,
+        first,
+        warp,
+        block,
+        warp_cap,
+        block_cap,
+        tiles: if tiny_in_warp { 0 } else { tiles },
+        n,
+        block_smem: Smem::small(kb, vb).bytes,
+    };
     sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks, Phase::BeforeCounts)?;
     // Waits for the bin kernel only: the device goes on with the kernels above.
     let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut()?[..4 * sk::COUNTS]);
@@ -348,6 +363,8 @@ struct Lists {
     block: DevPtr<u64>,
     warp_cap: usize,
     block_cap: usize,
+    /// Tiles of the tile kernel (0: not launched, the warp kernel takes the tiny
+    /// segments).
     tiles: usize,
     /// Keys in the buffer.
     n: u64,
@@ -374,6 +391,11 @@ pub fn after_counts(n: u64, segments: u64) -> u32 {
     }
 }
 
+/// The warp list's length in the bin kernel's counts: its classes' together.
+fn warp_count(got: &[u32; sk::COUNTS]) -> u64 {
+    got[sk::COUNT_WARP..sk::COUNT_WARP + sk::WARP_CLASSES].iter().map(|&c| c as u64).sum()
+}
+
 /// When [`sort_bins`] is called: before the host has the bin kernel's counts (it
 /// launches for the worst case), or after, with them.
 #[derive(Clone, Copy)]
@@ -398,13 +420,13 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
 ) -> Result<()> {
     let late = gpu.tuning().segmented_after_counts.unwrap_or(after_counts(bins.n, offsets.len() as u64 - 1));
     // The longest list each kernel may find in this phase (0: not launched now).
-    let cap = |worst: usize, count: usize, after: bool| match phase {
+    let cap = |worst: usize, count: fn(&[u32; sk::COUNTS]) -> u64, after: bool| match phase {
         Phase::BeforeCounts if !after => worst,
-        Phase::AfterCounts(got) if after => (got[count] as usize).min(worst),
+        Phase::AfterCounts(got) if after => (count(&got) as usize).min(worst),
         _ => 0,
     };
-    let warp_cap = cap(bins.warp_cap, sk::COUNT_WARP, late >= 2);
-    let block_cap = cap(bins.block_cap, sk::COUNT_BLOCK, late >= 1);
+    let warp_cap = cap(bins.warp_cap, warp_count, late >= 2);
+    let block_cap = cap(bins.block_cap, |got| got[sk::COUNT_BLOCK] as u64, late >= 1);
     let (pos, neg) = (W::from_u64(masks.0), W::from_u64(masks.1));
     let counts = bins.counts;
     let segments = (offsets.len() - 1) as u32;
@@ -435,7 +457,7 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
     let threads = sk::tile_block(sorter);
     // Blocks of 2,048 threads per SM in all, whatever the sorter's block size.
     let per_sm = (2048 / threads) as u64;
-    if matches!(phase, Phase::BeforeCounts) {
+    if matches!(phase, Phase::BeforeCounts) && bins.tiles > 0 {
         let cfg = blocks((bins.tiles as u64).min(sms * per_sm), threads, sk::tile_smem(sorter, W::BYTES))?;
         gpu.launch(O::tile_sort::<W>(pairs, sorter), cfg, &tile)?;
     }
@@ -444,15 +466,13 @@ fn sort_bins<W: SegmentedKernels, O: SegmentOffset>(
         let grid =
             (warp_cap as u64).div_ceil(sk::WARPS as u64).min(sms * gpu.tuning().segmented_warp_blocks_per_sm.max(1));
         let cfg = blocks(grid, sk::WARP_BLOCK, sk::warp_smem(W::BYTES, pairs))?;
-        // 32-bit keys alone: striped, or blocked where the tuning says so.
-        let blocked32 = vals.is_none() && W::BYTES == 4 && gpu.tuning().segmented_warp_blocked;
-        let (kernel, cfg) = if blocked32 {
-            (W::WARP_SORT_BLOCKED, blocks(grid, sk::WARP_BLOCK, sk::warp_blocked_smem(W::BYTES))?)
-        } else {
-            (W::WARP_SORT, cfg)
-        };
         match vals {
-            None => gpu.launch(kernel, cfg, &WarpSort { keys, descs, counts, pos, neg })?,
+            None => {
+                // 32-bit keys alone: blocked for every segment where the tuning says so.
+                let blocked = gpu.tuning().segmented_warp_blocked;
+                let kernel = if blocked { W::WARP_SORT_BLOCKED } else { W::WARP_SORT };
+                gpu.launch(kernel, cfg, &WarpSort { keys, descs, counts, pos, neg })?
+            }
             Some(vals) => {
                 gpu.launch(W::WARP_SORT_PAIRS, cfg, &WarpSortPairs { keys, vals, descs, counts, pos, neg })?
             }

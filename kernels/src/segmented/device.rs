@@ -56,11 +56,11 @@ fn warp_smem(bytes: u32) -> u32 {
 }
 
 /// Loads `len <= 32 * I` keys at `keys` as order bits (striped: coalesced, padded with
-/// [`NetItem::MAX`]), sorts them (in the blocked layout when `BLOCKED`, see
+/// [`NetItem::MAX`]), sorts them (in the blocked layout when `I >= BLOCKED_FROM`, see
 /// [`warp_bitonic`]) and stores them back as raw words, striped (when blocked, through
 /// the warp's shared memory).
 #[inline(always)]
-unsafe fn warp_sort<K: SharedWord, const BLOCKED: bool, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
+unsafe fn warp_sort<K: SharedWord, const BLOCKED_FROM: usize, const I: usize>(keys: *mut K, len: u32, pos: K, neg: K) {
     let lane = gpu::lane_id();
     let mut ks = [<K as NetItem>::MAX; I];
     unroll::<I>(|k| {
@@ -69,7 +69,7 @@ unsafe fn warp_sort<K: SharedWord, const BLOCKED: bool, const I: usize>(keys: *m
             ks[k] = unsafe { *keys.add(o as usize) }.ordered(pos, neg);
         }
     });
-    if !BLOCKED {
+    if I < BLOCKED_FROM {
         // Striped already: lane `lane` holds the elements it stores.
         warp_bitonic::<K, I, false>(&mut ks);
         unroll::<I>(|k| {
@@ -178,20 +178,30 @@ unsafe fn offsets_bad(counts: *const u32) -> bool {
     unsafe { *counts.add(COUNT_BAD) != 0 }
 }
 
-/// Warp `w` of the grid sorts warp-bin segments `descs[w]`, `descs[w + warps]`, ...
-/// (`counts[COUNT_WARP]` of them, 33..=WARP_MAX keys each), each with the shortest
-/// network that holds it: `$sort::<..., I>(seg, len)`.
+/// Warp `w` of the grid sorts warp-bin segments `w`, `w + warps`, ... of the list
+/// `descs` (up to WARP_MAX keys each), taking the class regions one after another
+/// ([`warp_regions`]: `counts[COUNT_WARP + c]` segments from `counts[WARP_STARTS +
+/// c]`), each with the shortest network that holds it: `$sort::<..., I>(seg, len)`.
 macro_rules! for_warp_segments {
     ($descs:expr, $counts:expr, |$seg:ident, $len:ident| $sort:ident::<$($t:tt),*>($($arg:expr),*)) => {{
         if unsafe { offsets_bad($counts) } {
             return;
         }
-        let count = unsafe { *$counts.add(COUNT_WARP) };
+        let mut total = 0;
+        unroll::<WARP_CLASSES>(|c| total += unsafe { *$counts.add(COUNT_WARP + c) });
         let mut w = gpu::block_idx() * WARPS + gpu::thread_idx() / WARP;
         let stride = gpu::grid_dim() * WARPS;
-        while w < count {
+        while w < total {
             unsafe {
-                let ($seg, $len) = unpack(*$descs.add(w as usize));
+                // The counts read again for each segment rather than held in registers
+                // across the networks (ten more registers took the 64-bit keys' entry
+                // from 120 to 134, one block per SM instead of two).
+                let slot = warp_list_slot(
+                    w,
+                    |c| *$counts.add(COUNT_WARP + c),
+                    |c| *$counts.add(WARP_STARTS + c),
+                );
+                let ($seg, $len) = unpack(*$descs.add(slot as usize));
                 // Uniform across the warp: each lane reads the same descriptor.
                 match warp_items($len) {
                     1 => $sort::<$($t),*, 1>($($arg),*),
@@ -207,10 +217,15 @@ macro_rules! for_warp_segments {
 }
 
 #[inline(always)]
-pub unsafe fn warp_segments<K: SharedWord, const BLOCKED: bool>(p: WarpSort<K>) {
+pub unsafe fn warp_segments<K: SharedWord, const BLOCKED_FROM: usize>(p: WarpSort<K>) {
     let WarpSort { keys, descs, counts, pos, neg } = p;
     let (keys, descs, counts) = (keys.get(), descs.get(), counts.get());
-    for_warp_segments!(descs, counts, |start, len| warp_sort::<K, BLOCKED>(keys.add(start as usize), len, pos, neg))
+    for_warp_segments!(descs, counts, |start, len| warp_sort::<K, BLOCKED_FROM>(
+        keys.add(start as usize),
+        len,
+        pos,
+        neg
+    ))
 }
 
 #[inline(always)]
@@ -334,7 +349,10 @@ unsafe fn append(count: *mut u32, pred: bool) -> u32 {
 /// segment, and appends it to its bin's list (see [`BinSegments`]).
 #[inline(always)]
 pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
-    let BinSegments { offsets, segments, n, block_max, counts, first, warp, block, large } = p;
+    let BinSegments { offsets, segments, n, tiny_in_warp, block_max, warp_by_class, counts, first, warp, block, large } =
+        p;
+    let tiny_in_warp = tiny_in_warp != 0;
+    let tile_max = tile_max(tiny_in_warp);
     let (offsets, counts, first) = (offsets.get(), counts.get(), first.get());
     let (warp, block, large) = (warp.get(), block.get(), large.get());
     let i = gpu::global_idx();
@@ -350,7 +368,7 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
         if bad {
             atomic_max_u32(counts.add(COUNT_BAD), segments - i as u32);
         }
-        let b = if live && !bad { bin_with(end - start, block_max) } else { Bin::Skip };
+        let b = if live && !bad { bin_with(end - start, tile_max, block_max) } else { Bin::Skip };
         // The first tile-bin segment of each tile: of the lanes with the same tile, the
         // lowest (the first segment) marks it. Tile indices stay below u32::MAX (at
         // most 2^40 keys), which stands for no tile here.
@@ -362,11 +380,25 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
         let total = segments as u64;
         // Bad offsets can make the lists longer than their worst case for good ones:
         // slots past it are dropped (nothing is sorted then anyway).
-        let fits = |slot: u32, bin: Bin| (slot as u64) < bin_capacity(n, total, bin_min_len(bin, block_max));
+        let fits = |slot: u32, bin: Bin| (slot as u64) < bin_capacity(n, total, bin_min_len(bin, tile_max, block_max));
         let desc = pack(start, end.wrapping_sub(start));
-        let w = append(counts.add(COUNT_WARP), b == Bin::Warp);
-        if b == Bin::Warp && fits(w, Bin::Warp) {
-            *warp.add(w as usize) = desc;
+        let by_class = warp_by_class != 0;
+        let class = if b == Bin::Warp { warp_region((end - start) as u32, by_class) } else { WARP_CLASSES };
+        if i == 0 {
+            let regions = warp_regions(n, total, tiny_in_warp, by_class);
+            unroll::<WARP_CLASSES>(|c| *counts.add(WARP_STARTS + c) = regions[c] as u32);
+        }
+        // Warps without a warp-bin segment (most, where the segments are many and
+        // tiny) skip the regions and the classes' votes.
+        if gpu::ballot(class < WARP_CLASSES) != 0 {
+            let regions = warp_regions(n, total, tiny_in_warp, by_class);
+            // One list per class: the warp's lanes of each class share an atomic.
+            unroll::<WARP_CLASSES>(|c| {
+                let w = append(counts.add(COUNT_WARP + c), class == c);
+                if class == c && (w as u64) < regions[c + 1] - regions[c] {
+                    *warp.add((regions[c] + w as u64) as usize) = desc;
+                }
+            });
         }
         let k = append(counts.add(COUNT_BLOCK), b == Bin::Block);
         if b == Bin::Block && fits(k, Bin::Block) {
@@ -457,7 +489,7 @@ impl<O: Word> Tile<O> {
             };
             // Every thread reads the same offset.
             let more = next < self.segments && (*self.offsets.add(next as usize)).to_u64() < owned_end;
-            if start < owned_end && bin_with(end - start, u64::MAX) == Bin::Tile {
+            if start < owned_end && bin_with(end - start, TILE_SEG_MAX, u64::MAX) == Bin::Tile {
                 ((start - self.base) as u32, (end - start) as u32, more)
             } else {
                 (0, 0, more)

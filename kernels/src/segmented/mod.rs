@@ -9,7 +9,9 @@
 //! read their work counts from device memory, so nothing waits for the host between
 //! them:
 //!
-//! - [`Bin::Tile`] (2..=[`TILE_SEG_MAX`] keys): `segmented_tile_sort` ([`TileSort`]),
+//! - [`Bin::Tile`] (2..=[`TILE_SEG_MAX`] keys, where the mean segment is short; else
+//!   [`tiny_in_warp`] gives these segments to the warp kernel and the tile kernel is
+//!   not launched): `segmented_tile_sort` ([`TileSort`]),
 //!   blocks striding over the tiles of the keys (tiles without a tile-bin segment cost
 //!   one load). Tile `t` *owns* the tile-bin segments that start in
 //!   `[t * TILE_STRIDE, (t + 1) * TILE_STRIDE)`; they end inside its window of [`TILE`]
@@ -27,19 +29,23 @@
 //!     segment's length; the network's 64-bit tags for pairs and its wider registers
 //!     for 64-bit keys were slower (see `docs/history.md`).
 //! - [`Bin::Warp`] (up to [`WARP_MAX`] keys): `segmented_warp_sort`, one warp per
-//!   segment (grid-stride over the list). The warp holds its segment in registers,
+//!   segment (grid-stride over the list, which the bin kernel keeps in a region per
+//!   network size, longest first, where the mean segment is long: [`WARP_CLASSES`]).
+//!   The warp holds its segment in registers,
 //!   [`warp_items`] keys per lane (a power of two, so the network is as short as the
 //!   segment allows), loaded striped (element `k * 32 + lane`: coalesced), padded with
 //!   the largest order bits, and sorts it by the warp's bitonic network
-//!   ([`crate::block::warp_sort`]). For 64-bit keys and for pairs ([`warp_blocked`])
-//!   the network runs in the *blocked* layout, in its all-ascending form (strides
-//!   below [`warp_items`] swap inside a lane's registers, larger ones exchange across
-//!   lanes by shuffles: 15 steps of shuffles where the striped layout takes 30 to 35;
-//!   the merges across lanes as loops, which keeps the code small), and the sorted
-//!   keys (pairs: their input positions) go back striped through a buffer of the
-//!   warp's in shared memory. 32-bit keys alone run the striped network, or the
+//!   ([`crate::block::warp_sort`]). For 64-bit keys and for pairs, and for 32-bit
+//!   keys from 8 items a lane ([`warp_blocked_from`]), the network runs in the
+//!   *blocked* layout, in its all-ascending form (strides below [`warp_items`] swap
+//!   inside a lane's registers, larger ones exchange across lanes by shuffles: 15
+//!   steps of shuffles where the striped layout takes 30 to 35; the merges across
+//!   lanes as loops, which keeps the code small), and the sorted keys (pairs: their
+//!   input positions) go back striped through a buffer of the warp's in shared
+//!   memory. Shorter segments of 32-bit keys alone run the striped network, or the
 //!   blocked one on its own entry (`segmented_warp_sort_k32_blocked`) where the host
-//!   chooses it.
+//!   chooses it. The entries have launch bounds ([`LAUNCH_BOUNDS`]) for three or four
+//!   blocks per SM.
 //! - [`Bin::Block`] (up to [`crate::radix::small_max`] keys): `segmented_block_sort`,
 //!   one block per segment (grid-stride; the `_once` entries, without the loop, when
 //!   the grid has a block per possible segment) running the radix sort's one-block body
@@ -87,15 +93,22 @@ crate::params::kernel_params! {
         pub offsets: DevPtr<O>,
         pub segments: u32,
         pub n: u64,
+        /// Whether the segments of 2..=[`TILE_SEG_MAX`] keys go to the warp bin (1, see
+        /// [`tiny_in_warp`]) or the tile bin (0).
+        pub tiny_in_warp: u32,
         /// The block bin's longest segment ([`crate::radix::small_max`] of the keys).
         pub block_max: u64,
+        /// Whether the warp list has a region per class (1) or one for all (0), see
+        /// [`warp_regions`].
+        pub warp_by_class: u32,
         /// [`COUNTS`] words, zeroed before the launch: the lists' lengths and the flag
         /// of bad offsets.
         pub counts: DevPtr<u32>,
         /// Per tile ([`tiles`] of them, zeroed): the first tile-bin segment that starts
         /// in it as [`first_mark`], 0 when none does.
         pub first: DevPtr<u32>,
-        /// The warp and block bins' descriptors ([`pack`]).
+        /// The warp bin's descriptors ([`pack`]) in the regions of [`warp_regions`],
+        /// and the block bin's.
         pub warp: DevPtr<u64>,
         pub block: DevPtr<u64>,
         /// The large segments' `(start, end)`, two words each.
@@ -127,7 +140,8 @@ crate::params::kernel_params! {
 
 crate::params::kernel_params! {
     /// `segmented_warp_sort`: warp `w` of the grid sorts warp-bin segments `w`,
-    /// `w + warps in the grid`, ... of `keys` in place (`counts[COUNT_WARP]` of them).
+    /// `w + warps in the grid`, ... of `keys` in place (the classes' counts from
+    /// `counts[COUNT_WARP]`, their regions of `descs` from `counts[WARP_STARTS]`).
     pub struct WarpSort<K> {
         pub keys: DevPtr<K>,
         /// The segments' descriptors ([`pack`]).
@@ -267,10 +281,10 @@ bin_entry!(segmented_bin_o64 { O = u64 } |p| device::bin_segments::<u64>(p));
 /// (`device::Tag`), `$rank32` and `$rank64` its keys' tile kernels with the rank sorter
 /// where those are other entries.
 macro_rules! segmented_entries {
-    ($k:ty, $tag:ty, $suffix:ident $(, $rank32:ident, $rank64:ident, $blocked:ident)?) => {
+    ($k:ty, $tag:ty, $suffix:ident { $($extra:tt)* }) => {
         paste::paste! {
             warp_sort_entry!([<segmented_warp_sort_ $suffix>] { K = $k }
-                |p| device::warp_segments::<$k, { warp_blocked(<$k as Word>::BYTES, false) }>(p));
+                |p| device::warp_segments::<$k, { warp_blocked_from(<$k as Word>::BYTES, false) as usize }>(p));
             warp_sort_pairs_entry!([<segmented_warp_sort_ $suffix _v32>] { K = $k }
                 |p| device::warp_segments_pairs::<$tag>(p));
             block_sort_entry!([<segmented_block_sort_ $suffix _once>] { K = $k }
@@ -302,28 +316,22 @@ macro_rules! segmented_entries {
                 const SCATTER: Kernel<LargeCopy<$k>> = [<segmented_scatter_ $suffix>];
                 const TILE_SORT_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32>];
                 const TILE_SORT_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64>];
-                $(
-                    const TILE_SORT_RANK_O32: Kernel<TileSort<$k, u32>> = $rank32;
-                    const TILE_SORT_RANK_O64: Kernel<TileSort<$k, u64>> = $rank64;
-                    const WARP_SORT_BLOCKED: Kernel<WarpSort<$k>> = $blocked;
-                )?
+                $($extra)*
                 const TILE_SORT_PAIRS_O32: Kernel<TileSort<$k, u32>> = [<segmented_tile_sort_ $suffix _o32_v32>];
                 const TILE_SORT_PAIRS_O64: Kernel<TileSort<$k, u64>> = [<segmented_tile_sort_ $suffix _o64_v32>];
             }
         }
     };
 }
-segmented_entries!(
-    u32,
-    u64,
-    k32,
-    segmented_tile_sort_k32_o32_rank,
-    segmented_tile_sort_k32_o64_rank,
-    segmented_warp_sort_k32_blocked
-);
-// 32-bit keys alone on the blocked warp network, for [`warp_blocked`] chosen at run time.
-warp_sort_entry!(segmented_warp_sort_k32_blocked { K = u32 } |p| device::warp_segments::<u32, true>(p));
-segmented_entries!(u64, (u64, u32), k64);
+segmented_entries!(u32, u64, k32 {
+    const TILE_SORT_RANK_O32: Kernel<TileSort<u32, u32>> = segmented_tile_sort_k32_o32_rank;
+    const TILE_SORT_RANK_O64: Kernel<TileSort<u32, u64>> = segmented_tile_sort_k32_o64_rank;
+    const WARP_SORT_BLOCKED: Kernel<WarpSort<u32>> = segmented_warp_sort_k32_blocked;
+});
+// 32-bit keys alone on the blocked warp network for every segment, for the layout
+// chosen at run time (`WARP_SORT_BLOCKED`).
+warp_sort_entry!(segmented_warp_sort_k32_blocked { K = u32 } |p| device::warp_segments::<u32, 1>(p));
+segmented_entries!(u64, (u64, u32), k64 {});
 // 32-bit keys alone with the rank sorter, for [`TileSorter::Rank`] chosen at run time.
 tile_sort_entry!(segmented_tile_sort_k32_o32_rank { K = u32, O = u32 }
     |p| device::tile_segments::<u32, u32, false, { TileSorter::Rank as u32 }>(p));
@@ -361,15 +369,22 @@ pub const KERNELS: &[EntryLayout] = &const {
         segmented_tile_sort_k32_o64_rank.layout(),
         segmented_warp_sort_k32_blocked.layout(),
     ];
-    let mut all = [a[0]; 2 * WORD_ENTRIES + 3];
+    let mut all = [a[0]; 2 * WORD_ENTRIES + EXTRA_ENTRIES];
     let mut i = 0;
     while i < WORD_ENTRIES {
         (all[i], all[WORD_ENTRIES + i]) = (a[i], b[i]);
         i += 1;
     }
-    (all[2 * WORD_ENTRIES], all[2 * WORD_ENTRIES + 1], all[2 * WORD_ENTRIES + 2]) = (extra[0], extra[1], extra[2]);
+    let mut j = 0;
+    while j < EXTRA_ENTRIES {
+        all[2 * WORD_ENTRIES + j] = extra[j];
+        j += 1;
+    }
     all
 };
+
+/// Entries of [`KERNELS`] beyond those of every key word.
+const EXTRA_ENTRIES: usize = 3;
 
 /// Threads per block of the warp kernel, and segments per block.
 pub const WARP_BLOCK: u32 = 256;
@@ -381,30 +396,27 @@ pub const WARP_MAX: u64 = 32 * WARP_ITEMS_MAX as u64;
 /// order: a segment, skewed by a word every 32.
 pub const WARP_SMEM_WORDS: u32 = WARP_MAX as u32 + WARP_MAX as u32 / 32;
 
-/// Whether the warp kernel sorts keys of `key_bytes` bytes (with values when `pairs`)
-/// in the blocked layout (see the module docs): 64-bit keys and pairs, where the
-/// network's shuffles of two words or of tags dominate; 32-bit keys alone have the
-/// striped entry and a blocked one. H100, 2^24 keys in 2^16 segments against the
-/// striped layout (2026-11-28, both written out, the blocked one alternating):
-/// u64 keys 0.896 against 1.010 ms, u32 pairs 0.919 against 0.981, u32 keys 0.288
-/// against 0.277.
-pub const fn warp_blocked(key_bytes: u32, pairs: bool) -> bool {
-    pairs || key_bytes == 8
+/// Items a lane from which the warp kernel sorts keys of `key_bytes` bytes (with
+/// values when `pairs`) in the blocked layout (see the module docs); shorter segments
+/// take the striped one. 64-bit keys and pairs: every segment, as the network's
+/// shuffles of two words or of tags dominate (H100, 2^24 keys in 2^16 segments against
+/// the striped layout, 2026-11-28, both written out, the blocked one alternating: u64
+/// keys 0.896 against 1.010 ms, u32 pairs 0.919 against 0.981). 32-bit keys alone:
+/// from 8 items (256 keys): H200, 2^24 keys at four blocks per SM (2026-11-28), in
+/// 2^16 segments (mostly 8 and 16 items) blocked 0.142 ms against striped 0.176, in
+/// 2^18 (2 and 4 items) 0.243 against 0.237. The entry
+/// `segmented_warp_sort_k32_blocked` takes every segment blocked.
+pub const fn warp_blocked_from(key_bytes: u32, pairs: bool) -> u32 {
+    if pairs || key_bytes == 8 { 1 } else { WARP_K32_BLOCKED_FROM }
 }
 
-/// Dynamic shared memory of the warp kernel on the blocked network for keys alone of
-/// `key_bytes` bytes (a buffer per warp of their order bits).
-pub const fn warp_blocked_smem(key_bytes: u32) -> u32 {
-    WARPS * WARP_SMEM_WORDS * key_bytes
-}
+/// [`warp_blocked_from`] of 32-bit keys alone.
+pub const WARP_K32_BLOCKED_FROM: u32 = 8;
 
-/// Dynamic shared memory of the warp kernel for keys of `key_bytes` bytes: for the
-/// blocked layout a buffer per warp of the keys' order bits, or for pairs of their
-/// input positions (`u32`); none for the striped layout.
+/// Dynamic shared memory of the warp kernel for keys of `key_bytes` bytes: a buffer
+/// per warp for the segments in the blocked layout (of the keys' order bits, or for
+/// pairs of their input positions, `u32`).
 pub const fn warp_smem(key_bytes: u32, pairs: bool) -> u32 {
-    if !warp_blocked(key_bytes, pairs) {
-        return 0;
-    }
     WARPS * WARP_SMEM_WORDS * if pairs { 4 } else { key_bytes }
 }
 
@@ -424,6 +436,18 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     // 2^16 segments (H100, 2026-11-27). The same bounds on 32-bit pairs (96 -> 127
     // registers, two blocks either way) were 3% slower.
     (<u64 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 2),
+    // The other warp kernels at four (32-bit keys) or three blocks per SM: ptxas -v
+    // (sm_90) without bounds took 71 registers for the striped 32-bit entry (three
+    // 256-thread blocks per SM), 93 for the blocked one (two), 120 for 64-bit keys and
+    // 106 for 32-bit pairs (two); under these bounds 64 (no spill) and 80 (24 bytes
+    // of stack). H200, 2^24 keys in 2^16 segments (2026-11-28, the list by class,
+    // entries side by side): u32 keys striped 0.171 -> 0.176 ms (8 bytes spilled; at
+    // five blocks, 48 registers, 0.166), blocked 0.206 -> 0.142; u64 keys 0.393 ->
+    // 0.389; u32 pairs 0.407 -> 0.392.
+    (<u32 as SegmentedKernels>::WARP_SORT.name(), WARP_BLOCK, 4),
+    (<u32 as SegmentedKernels>::WARP_SORT_BLOCKED.name(), WARP_BLOCK, 4),
+    (<u64 as SegmentedKernels>::WARP_SORT.name(), WARP_BLOCK, 3),
+    (<u32 as SegmentedKernels>::WARP_SORT_PAIRS.name(), WARP_BLOCK, 3),
     // The network tile kernel at eight blocks per SM (at most 64 registers; 84 without
     // bounds: five blocks, achieved occupancy 28% and issue slots 29% busy, H200 ncu,
     // 2026-11-27), for the latency of its short dependent chains between barriers.
@@ -461,14 +485,101 @@ pub const TILE: u32 = 2048;
 /// its first `TILE_STRIDE` keys, so it ends inside the window.
 pub const TILE_STRIDE: u64 = TILE as u64 - TILE_SEG_MAX;
 
-/// The counts the bin kernel writes: the warp, block and large lists' lengths, and
+/// The counts the bin kernel writes: the warp list's length per class
+/// ([`WARP_CLASSES`] words from `COUNT_WARP`), the block and large lists' lengths,
 /// the flag of bad offsets (0: none; else `segments - i` for the first bad segment
-/// `i` found, so the largest flag is the first bad segment).
+/// `i` found, so the largest flag is the first bad segment), and where each class's
+/// region of the warp list starts ([`warp_regions`], [`WARP_CLASSES`] words from
+/// `WARP_STARTS`, for the warp kernel).
 pub const COUNT_WARP: usize = 0;
-pub const COUNT_BLOCK: usize = 1;
-pub const COUNT_LARGE: usize = 2;
-pub const COUNT_BAD: usize = 3;
-pub const COUNTS: usize = 4;
+pub const COUNT_BLOCK: usize = COUNT_WARP + WARP_CLASSES;
+pub const COUNT_LARGE: usize = COUNT_BLOCK + 1;
+pub const COUNT_BAD: usize = COUNT_LARGE + 1;
+pub const WARP_STARTS: usize = COUNT_BAD + 1;
+pub const COUNTS: usize = WARP_STARTS + WARP_CLASSES;
+
+/// Classes of the warp list: segments of 16, 8, 4, 2 and 1 items a lane
+/// ([`warp_items`]), in that order, each in its own region of the list. The warp
+/// kernel takes the segments class by class, so that the eight warps of a block sort
+/// segments of one network size (a block holds its registers until its slowest warp
+/// is done: with lengths uniform in 0..=512, a block of mixed segments keeps about a
+/// third of its warps idle), the longest first (the tail of the grid is short
+/// segments), and an SM runs one network's code at a time.
+pub const WARP_CLASSES: usize = 5;
+
+/// The warp-list class of a warp-bin segment of `len` keys (see [`WARP_CLASSES`]):
+/// 0 for [`WARP_ITEMS_MAX`] items a lane, up to 4 for one.
+#[inline(always)]
+pub const fn warp_class(len: u32) -> usize {
+    (WARP_ITEMS_MAX / warp_items(len)).trailing_zeros() as usize
+}
+
+/// Where each class's region of the warp list starts, then the list's length, for a
+/// buffer of `n` keys in `segments` segments, with the segments of 2..=32 keys in the
+/// warp bin or not ([`tiny_in_warp`]): each region holds the most segments its class
+/// can have ([`bin_capacity`]; none for the one-item class when the tile kernel takes
+/// every segment that short). Without `by_class`, one region holds every class (the
+/// segments in the order the bin kernel appends them). Every division is by a
+/// constant (the bin kernel computes this per warp: divisions by a parameter took it
+/// from 4.6 to 11.5 us for 2^16 segments, H200 ncu, 2026-11-28).
+#[inline(always)]
+pub const fn warp_regions(n: u64, segments: u64, tiny_in_warp: bool, by_class: bool) -> [u64; WARP_CLASSES + 1] {
+    let one = if tiny_in_warp { bin_capacity(n, segments, 2) } else { 0 };
+    let caps = if by_class {
+        [
+            bin_capacity(n, segments, class_min_len(0)),
+            bin_capacity(n, segments, class_min_len(1)),
+            bin_capacity(n, segments, class_min_len(2)),
+            bin_capacity(n, segments, class_min_len(3)),
+            one,
+        ]
+    } else if tiny_in_warp {
+        [one, 0, 0, 0, 0]
+    } else {
+        [bin_capacity(n, segments, TILE_SEG_MAX + 1), 0, 0, 0, 0]
+    };
+    let mut starts = [0; WARP_CLASSES + 1];
+    let mut c = 0;
+    while c < WARP_CLASSES {
+        starts[c + 1] = starts[c] + caps[c];
+        c += 1;
+    }
+    starts
+}
+
+/// The shortest segment of warp class `c < 4` (the one-item class starts after the
+/// tile bin).
+#[inline(always)]
+const fn class_min_len(c: usize) -> u64 {
+    16 * (WARP_ITEMS_MAX as u64 >> c) + 1
+}
+
+/// The warp list's slot of the `w`-th segment when the class regions are taken one
+/// after another (`w` below their total count; `count(c)` and `start(c)`: class
+/// `c`'s count and region start).
+#[inline(always)]
+pub fn warp_list_slot(w: u32, count: impl Fn(usize) -> u32, start: impl Fn(usize) -> u32) -> u32 {
+    let (mut rest, mut slot) = (w, 0);
+    let mut found = false;
+    crate::block::unroll::<WARP_CLASSES>(|c| {
+        if !found {
+            let n = count(c);
+            if rest < n {
+                slot = start(c) + rest;
+                found = true;
+            } else {
+                rest -= n;
+            }
+        }
+    });
+    slot
+}
+
+/// The class region of a warp-bin segment of `len` keys (see [`warp_regions`]).
+#[inline(always)]
+pub const fn warp_region(len: u32, by_class: bool) -> usize {
+    if by_class { warp_class(len) } else { 0 }
+}
 
 /// Tiles of a buffer of `n` keys.
 pub const fn tiles(n: u64) -> u64 {
@@ -646,17 +757,38 @@ pub enum Bin {
 }
 
 /// The bin of a segment of `len` keys of `key_bytes` bytes, each with a value of
-/// `value_bytes` bytes (0: keys only).
+/// `value_bytes` bytes (0: keys only), with the tile kernel running ([`tile_max`]).
 pub const fn bin(len: u64, key_bytes: u32, value_bytes: u32) -> Bin {
-    bin_with(len, crate::radix::small_max(key_bytes, value_bytes))
+    bin_with(len, TILE_SEG_MAX, crate::radix::small_max(key_bytes, value_bytes))
 }
 
-/// The bin of a segment of `len` keys when the block bin takes up to `block_max`.
+/// The tile bin's longest segment: [`TILE_SEG_MAX`] when the tile kernel runs, 1 (no
+/// tile bin) when the warp kernel takes the segments of 2..=[`TILE_SEG_MAX`] keys too
+/// (see [`tiny_in_warp`]).
+pub const fn tile_max(tiny_in_warp: bool) -> u64 {
+    if tiny_in_warp { 1 } else { TILE_SEG_MAX }
+}
+
+/// Whether the warp kernel sorts the segments of 2..=[`TILE_SEG_MAX`] keys of a
+/// buffer of `n` keys in `segments` segments, and the tile kernel is not launched:
+/// where the mean segment is long, the few tiny segments are cheap on the warp
+/// kernel's one-item network, while the tile kernel's grid visits every tile of the
+/// keys (one dependent chain of loads a tile), ~25-30 us for 2^24 keys in 2^16
+/// segments (H100 and H200 profiles, 2026-11-28).
+pub const fn tiny_in_warp(n: u64, segments: u64) -> bool {
+    n / if segments == 0 { 1 } else { segments } > TINY_IN_WARP_MEAN
+}
+
+/// The mean segment length above which [`tiny_in_warp`] holds.
+pub const TINY_IN_WARP_MEAN: u64 = 2 * TILE_SEG_MAX;
+
+/// The bin of a segment of `len` keys when the tile bin takes up to `tile_max` (see
+/// [`tile_max`]) and the block bin up to `block_max`.
 #[inline(always)]
-pub const fn bin_with(len: u64, block_max: u64) -> Bin {
+pub const fn bin_with(len: u64, tile_max: u64, block_max: u64) -> Bin {
     if len <= 1 {
         Bin::Skip
-    } else if len <= TILE_SEG_MAX {
+    } else if len <= tile_max {
         Bin::Tile
     } else if len <= WARP_MAX {
         Bin::Warp
@@ -667,12 +799,13 @@ pub const fn bin_with(len: u64, block_max: u64) -> Bin {
     }
 }
 
-/// The shortest segment of each list the bin kernel writes (see [`bin_capacity`]).
-pub const fn bin_min_len(bin: Bin, block_max: u64) -> u64 {
+/// The shortest segment of each list the bin kernel writes (see [`bin_capacity`]),
+/// for the bins of [`bin_with`].
+pub const fn bin_min_len(bin: Bin, tile_max: u64, block_max: u64) -> u64 {
     match bin {
         Bin::Skip => 0,
         Bin::Tile => 2,
-        Bin::Warp => TILE_SEG_MAX + 1,
+        Bin::Warp => tile_max + 1,
         Bin::Block => WARP_MAX + 1,
         Bin::Large => block_max + 1,
     }

@@ -29,11 +29,27 @@ fn bins_split_at_the_warp_and_block_limits() {
         assert_eq!(bin(WARP_MAX, kb, 4), Bin::Warp);
         // Each list's worst case holds every segment of its bin.
         for b in [Bin::Tile, Bin::Warp, Bin::Block, Bin::Large] {
-            let min = bin_min_len(b, block_max);
-            assert_eq!(bin_with(min, block_max), b);
-            assert_ne!(bin_with(min - 1, block_max), b);
+            let min = bin_min_len(b, TILE_SEG_MAX, block_max);
+            assert_eq!(bin_with(min, TILE_SEG_MAX, block_max), b);
+            assert_ne!(bin_with(min - 1, TILE_SEG_MAX, block_max), b);
         }
     }
+    // Without the tile bin, the warp bin starts at two keys.
+    let block_max = radix::small_max(4, 0);
+    assert_eq!(tile_max(false), TILE_SEG_MAX);
+    assert_eq!(bin_with(1, tile_max(true), block_max), Bin::Skip);
+    assert_eq!(bin_with(2, tile_max(true), block_max), Bin::Warp);
+    assert_eq!(bin_with(TILE_SEG_MAX, tile_max(true), block_max), Bin::Warp);
+    assert_eq!(bin_min_len(Bin::Warp, tile_max(true), block_max), 2);
+    assert_eq!(bin_with(WARP_MAX + 1, tile_max(true), block_max), Bin::Block);
+    // The tiny segments go to the warp kernel only where the mean segment is long.
+    let n = 1u64 << 24;
+    assert!(!tiny_in_warp(n, 1 << 20));
+    assert!(!tiny_in_warp(n, n / TINY_IN_WARP_MEAN));
+    assert!(tiny_in_warp(n, n / (TINY_IN_WARP_MEAN + 1)));
+    assert!(tiny_in_warp(n, 1 << 16));
+    assert!(tiny_in_warp(n, 1 << 12));
+    assert!(tiny_in_warp(n, 0));
     assert_eq!(bin_capacity(1000, 7, 33), 7);
     assert_eq!(bin_capacity(1000, 700, 33), 30);
     // A tile-bin segment that starts in a tile's owned range ends inside its window.
@@ -65,6 +81,65 @@ fn warp_items_is_the_shortest_power_of_two_network() {
     for len in 2..=WARP_MAX as u32 {
         let i = warp_items(len);
         assert!(i.is_power_of_two() && 32 * i >= len && (i == 1 || 16 * i < len), "{len}");
+    }
+}
+
+#[test]
+fn warp_classes_are_network_sizes_longest_first() {
+    for (len, class) in [(2, 4), (32, 4), (33, 3), (64, 3), (65, 2), (128, 2), (129, 1), (256, 1), (257, 0), (512, 0)] {
+        assert_eq!(warp_class(len), class, "{len}");
+        assert_eq!(WARP_ITEMS_MAX >> class, warp_items(len));
+        assert_eq!(warp_region(len, false), 0);
+    }
+    // The bin kernel's lists on the CPU: every warp-bin segment in its class's region,
+    // within the region's capacity, and the warp kernel's walk over the regions takes
+    // each once, the longest class first (in the bin kernel's order within a class).
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for (n, mean) in [(1u64 << 16, 16u64), (1 << 16, 256), (1 << 16, 512), (100_000, 40), (5000, 3000)] {
+        for tiny in [false, true] {
+            for by_class in [false, true] {
+                let mut lens = Vec::new();
+                let mut left = n;
+                while left > 0 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let l = (x % (2 * mean + 1)).min(left);
+                    lens.push(l);
+                    left -= l;
+                }
+                let segments = lens.len() as u64;
+                let tmax = tile_max(tiny);
+                let regions = warp_regions(n, segments, tiny, by_class);
+                let mut count = [0u32; WARP_CLASSES];
+                let mut list = std::vec![u64::MAX; regions[WARP_CLASSES] as usize];
+                let mut want = std::vec![Vec::new(); WARP_CLASSES];
+                for (i, &l) in lens.iter().enumerate() {
+                    if bin_with(l, tmax, 7680) == Bin::Warp {
+                        let c = warp_region(l as u32, by_class);
+                        let slot = regions[c] + count[c] as u64;
+                        assert!(slot < regions[c + 1], "class {c} of n {n} mean {mean} overflows");
+                        list[slot as usize] = i as u64;
+                        count[c] += 1;
+                        want[warp_class(l as u32)].push(i as u64);
+                    }
+                }
+                let start: [u32; WARP_CLASSES] = core::array::from_fn(|c| regions[c] as u32);
+                let total: u32 = count.iter().sum();
+                let walk: Vec<u64> =
+                    (0..total).map(|w| list[warp_list_slot(w, |c| count[c], |c| start[c]) as usize]).collect();
+                if by_class {
+                    assert_eq!(walk, want.concat(), "n {n} mean {mean} tiny {tiny}");
+                } else {
+                    let mut sorted = walk.clone();
+                    sorted.sort_unstable();
+                    let mut all = want.concat();
+                    all.sort_unstable();
+                    assert_eq!(sorted, all);
+                }
+                assert_eq!(want[4].is_empty(), !tiny || lens.iter().all(|&l| l < 2 || l > TILE_SEG_MAX));
+            }
+        }
     }
 }
 
@@ -104,8 +179,9 @@ fn tags_sort_by_key_then_position() {
         assert_eq!(sorted.iter().map(|t| (*t as u32) as usize).collect::<Vec<_>>(), want);
     }
     // The layouts: 64-bit keys and pairs blocked, 32-bit keys alone striped.
-    assert!(!warp_blocked(4, false) && warp_blocked(8, false) && warp_blocked(4, true) && warp_blocked(8, true));
-    assert_eq!(warp_smem(4, false), 0);
+    assert_eq!(warp_blocked_from(8, false), 1);
+    assert_eq!(warp_blocked_from(4, true), 1);
+    assert_eq!(warp_blocked_from(4, false), WARP_K32_BLOCKED_FROM);
 }
 
 /// The bin kernel's `first` list and the tile kernel with `sorter` on the CPU: sorts
@@ -120,7 +196,7 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64], sorter: TileSorter
     let mut first = std::vec![0u32; tiles(n) as usize];
     for i in 0..segments {
         let (start, end) = (offsets[i], offsets[i + 1]);
-        if bin_with(end - start, 7680) == Bin::Tile {
+        if bin_with(end - start, TILE_SEG_MAX, 7680) == Bin::Tile {
             let t = tile_of(start) as usize;
             first[t] = first[t].max(first_mark(i as u32));
         } else {
@@ -152,7 +228,7 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64], sorter: TileSorter
                         return (0, 0);
                     }
                     let s = offsets[i];
-                    if s < owned_end && bin_with(offsets[i + 1] - s, u64::MAX) == Bin::Tile {
+                    if s < owned_end && bin_with(offsets[i + 1] - s, TILE_SEG_MAX, u64::MAX) == Bin::Tile {
                         ((s - base) as u32, (offsets[i + 1] - s) as u32)
                     } else {
                         (0, 0)
@@ -266,7 +342,7 @@ fn check_model(lens: &[u64], pad: u64, seed: u32) {
             (wk[s + j], wv[s + j]) = (keys[i], vals[i]);
         }
     }
-    let tiny = lens.iter().filter(|&&l| bin_with(l, 7680) == Bin::Tile).count();
+    let tiny = lens.iter().filter(|&&l| bin_with(l, TILE_SEG_MAX, 7680) == Bin::Tile).count();
     let (k0, v0) = (keys.clone(), vals.clone());
     assert_eq!(model(&mut keys, &mut vals, &offsets, TileSorter::Rank), tiny, "every tile-bin segment is owned once");
     assert_eq!(keys, wk);
