@@ -152,7 +152,16 @@ def main():
             if has_keyword(gpusort.sort, "total_order"):
                 ours_total = device_ms(lambda: gpusort.sort(keys, total_order=True), repeat=rep)
                 row("sort f32 total_order=True", n, ours_total, theirs_stable, "no NaN-canonical copy")
-            del work
+            # NaNs present: the check finds them and the sort starts over in numpy's
+            # order (the canonical copy's pair sort) from the untouched keys.
+            with_nans = keys.clone()
+            with_nans[::97] = float("nan")
+            theirs_nan = device_ms(lambda: torch.sort(with_nans, stable=True), repeat=rep)
+            ours_nan = device_ms(lambda: gpusort.sort(with_nans), repeat=rep)
+            row("sort f32 with NaNs, new tensor", n, ours_nan, theirs_nan, "numpy order; torch stable=True")
+            ours_nan_inplace = device_ms(lambda: gpusort.sort_(work), repeat=rep, restore=lambda: work.copy_(with_nans))
+            row("sort f32 with NaNs, in place", n, ours_nan_inplace, theirs_nan, "numpy order; torch stable=True")
+            del work, with_nans
             check = getattr(gpusort._gpusort, "has_nan_or_negative_zero_device", None)
             if check is not None:
                 # The check numpy's order makes before a sort: the library's pass

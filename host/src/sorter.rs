@@ -1022,6 +1022,23 @@ impl Sorter {
         variants::sort(gpu, buf, opts)
     }
 
+    /// Sorts the device buffer `src` into `dst` (same length), leaving `src` as it is
+    /// (queued, not waited for): the radix sort's first pass reads `src` and its last
+    /// lands in `dst`, so no copy of the input is made (keys of 4 or 8 bytes; other
+    /// sorts copy `src` into `dst` first). `dst` may be `src` itself (in place), and
+    /// must not otherwise overlap it.
+    pub fn sort_device_into<T: Element>(
+        &self,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let gpu = self.require_gpu()?;
+        opts.validate()?;
+        check_nan_last_on_gpu::<T>(opts, "a sort")?;
+        variants::sort_into(gpu, src, dst, opts)
+    }
+
     /// Copies `data` to the device (for [`Sorter::sort_device`]).
     pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.require_gpu()?.upload(data)

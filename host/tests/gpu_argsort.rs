@@ -254,3 +254,69 @@ fn argsort_nan_last_leaves_the_keys() {
     let want = Sorter::cpu().argsort(&keys, &SortOptions::default().order(Order::Descending).nan_last()).unwrap();
     assert!(idx.to_vec(gpu).unwrap() == want, "the indices differ from the CPU's");
 }
+
+/// Floats whose NaNs and zeros can be replaced by 1.5: keys whose NaN-last order is
+/// their total order, so that the NaN-last sort takes its checked total-order path.
+trait Plain: Copy {
+    fn plain(self) -> Self;
+}
+
+macro_rules! plain {
+    ($t:ty, $to_f64:expr, $one_and_a_half:expr) => {
+        impl Plain for $t {
+            fn plain(self) -> Self {
+                let x: f64 = $to_f64(self);
+                if x.is_nan() || x == 0.0 { $one_and_a_half } else { self }
+            }
+        }
+    };
+}
+plain!(f32, |x: f32| x as f64, 1.5);
+plain!(f64, |x: f64| x, 1.5);
+plain!(f16, f16::to_f64, f16::from_f32(1.5));
+plain!(bf16, bf16::to_f64, bf16::from_f32(1.5));
+
+/// The sort in NaN-last order equals the CPU's bit for bit (`Sorter::sort`: the
+/// device sort in place), whatever the keys hold: the one-block sizes (canonical
+/// pairs, no check), and past them the checked total-order sort, which must go on
+/// for keys with neither NaN nor `-0.0` and start over from the untouched keys for a
+/// single NaN or `-0.0` first, in the middle or last, or for keys full of specials.
+#[test]
+fn sort_nan_last_checks_for_nans_and_negative_zeros() {
+    let Some(s) = gpu_sorter("sort_nan_last_checks_for_nans_and_negative_zeros") else { return };
+    fn each<K: Key + Random + Plain>(s: &Sorter, n: usize, seed: u64, specials: &[K], name: &str) {
+        let plain: Vec<K> = generate::<K>(n, Distribution::Uniform, seed).into_iter().map(K::plain).collect();
+        let mut cases = vec![("plain", plain.clone()), ("specials", with_specials(n, seed, specials))];
+        for &at in &[0, n / 2, n - 1] {
+            for (what, k) in [("NaN", specials[0]), ("-0.0", specials[specials.len() - 1])] {
+                let mut keys = plain.clone();
+                keys[at] = k;
+                cases.push((if what == "NaN" { "one NaN" } else { "one -0.0" }, keys));
+            }
+        }
+        for (what, keys) in cases {
+            for order in ORDERS {
+                let opts = SortOptions::default().order(order).nan_last();
+                let mut want = keys.clone();
+                Sorter::cpu().sort(&mut want, &opts).unwrap();
+                let mut got = keys.clone();
+                s.sort(&mut got, &opts).unwrap();
+                let same = bytemuck::cast_slice::<K, u8>(&got) == bytemuck::cast_slice::<K, u8>(&want);
+                assert!(same, "{name} {what} {order} n={n}: the NaN-last sort differs from the CPU's");
+            }
+        }
+    }
+    let s32 = [f32::NAN, f32::from_bits(0xffc0_0042), f32::INFINITY, 0.0, -0.0];
+    let s64 = [f64::NAN, f64::from_bits(0xfff8_0000_0000_0042), f64::NEG_INFINITY, 0.0, -0.0];
+    let s16 = [f16::NAN, -f16::NAN, f16::INFINITY, f16::ZERO, -f16::ZERO];
+    let sb = [bf16::NAN, bf16::from_bits(0xff81), bf16::NEG_INFINITY, bf16::ZERO, -bf16::ZERO];
+    for (i, &n) in [2usize, 100, 7680, 7681, 9217, 100_003, (1 << 20) + 3].iter().enumerate() {
+        let seed = 40 + i as u64;
+        each::<f32>(s, n, seed, &s32, "f32");
+        each::<f64>(s, n, seed, &s64, "f64");
+        if i % 2 == 0 || n > 100_000 {
+            each::<f16>(s, n, seed, &s16, "f16");
+            each::<bf16>(s, n, seed, &sb, "bf16");
+        }
+    }
+}

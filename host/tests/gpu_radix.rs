@@ -414,3 +414,97 @@ fn radix_key_bit_ranges_timing() {
         println!("n 2^28 u32, key bits {bits:?}: median {:.3} ms", times[3]);
     }
 }
+
+/// A few sorts into another buffer, small enough for compute-sanitizer: every pass
+/// running, passes skipped (few distinct keys), every pass skipped (equal keys: pass
+/// 0 copies), an odd pass count (copied back from scratch), short and full tiles,
+/// 4- and 8-byte keys, against the CPU.
+#[test]
+fn radix_sort_into_a_few_plans() {
+    let Some(s) = gpu_sorter("radix_sort_into_a_few_plans") else { return };
+    fn one<T: Random + Element + PartialEq>(s: &Sorter, n: usize, dist: Distribution, opts: SortOptions) {
+        let gpu = s.gpu().unwrap();
+        let input: Vec<T> = generate(n, dist, 11);
+        let src = gpu.upload(&input).unwrap();
+        let mut dst = gpu.alloc::<T>(n).unwrap();
+        s.sort_device_into(&src, &mut dst, &opts).unwrap();
+        let mut want = input.clone();
+        Sorter::cpu().sort(&mut want, &opts).unwrap();
+        assert!(dst.to_vec(gpu).unwrap() == want, "{} n={n} {dist} bits {:?}", T::NAME, opts.key_bits);
+        assert!(src.to_vec(gpu).unwrap() == input, "{} n={n} {dist}: the input was written", T::NAME);
+    }
+    for n in [7681usize, 40_000] {
+        for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal] {
+            one::<u32>(s, n, dist, SortOptions::new(V));
+            one::<f64>(s, n, dist, SortOptions::new(V).order(Order::Descending));
+        }
+        one::<u32>(s, n, Distribution::Uniform, SortOptions::new(V).key_bits(0, 24));
+    }
+}
+
+/// The sort from one device buffer into another (`Sorter::sort_device_into`: the
+/// first digit pass reads the input, [`kernels::radix::into_plan`]) equals the CPU's
+/// sort and leaves its input alone: every size around the tiles, distributions whose
+/// plans skip passes (few distinct keys, every key equal: pass 0 then copies), key-bit
+/// ranges with odd pass counts (the result copied back from scratch), both orders,
+/// keys of 4 and 8 bytes and the copied widths; in place when both are one buffer;
+/// overlapping buffers refused.
+#[test]
+fn radix_sort_into_reads_the_input_once() {
+    let Some(s) = gpu_sorter("radix_sort_into_reads_the_input_once") else { return };
+    fn one<T: Random + Element + PartialEq>(s: &Sorter, n: usize, dist: Distribution, opts: &SortOptions) {
+        let gpu = s.gpu().unwrap();
+        let input: Vec<T> = generate(n, dist, n as u64 ^ 0x5eed);
+        let src = gpu.upload(&input).unwrap();
+        let mut dst = gpu.upload(&generate::<T>(n, Distribution::Uniform, 3)).unwrap();
+        s.sort_device_into(&src, &mut dst, opts).unwrap();
+        let mut want = input.clone();
+        Sorter::cpu().sort(&mut want, opts).unwrap();
+        let what = format!("{} n={n} {dist} {} bits {:?}", T::NAME, opts.order, opts.key_bits);
+        assert!(dst.to_vec(gpu).unwrap() == want, "{what}: the sorted output differs from the CPU's");
+        assert!(src.to_vec(gpu).unwrap() == input, "{what}: the input was written");
+    }
+    let dists = [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal, Distribution::TwoValues];
+    for (i, &n) in boundary_sizes().iter().chain(&[250_007, (1 << 20) + 13]).enumerate() {
+        for order in ORDERS {
+            let opts = SortOptions::new(V).order(order);
+            let dist = dists[i % dists.len()];
+            one::<u32>(s, n, dist, &opts);
+            one::<f32>(s, n, dists[(i + 1) % dists.len()], &opts);
+            one::<i64>(s, n, dists[(i + 2) % dists.len()], &opts);
+            if i % 4 == 0 {
+                one::<f64>(s, n, dist, &opts);
+                one::<u16>(s, n, dist, &opts);
+                one::<i8>(s, n, dist, &opts);
+            }
+        }
+    }
+    for n in [9000usize, 250_007] {
+        for order in ORDERS {
+            for (b, e) in [(0, 24), (4, 12), (31, 32), (0, 8)] {
+                one::<u32>(s, n, Distribution::Uniform, &SortOptions::new(V).order(order).key_bits(b, e));
+            }
+            for (b, e) in [(0, 56), (7, 50)] {
+                one::<u64>(s, n, Distribution::Uniform, &SortOptions::new(V).order(order).key_bits(b, e));
+            }
+        }
+    }
+    // One buffer as both: the sort in place (lent views of one allocation); buffers
+    // that overlap otherwise are refused, the keys untouched.
+    let gpu = s.gpu().unwrap();
+    let n = 100_003;
+    let input: Vec<u32> = generate(n, Distribution::Uniform, 5);
+    let buf = gpu.upload(&input).unwrap();
+    // SAFETY: `buf` outlives the views, and the work is waited for (`to_vec`).
+    let (src, mut dst) =
+        unsafe { (gpu.borrow_device_memory::<u32>(buf.ptr(), n), gpu.borrow_device_memory(buf.ptr(), n)) };
+    dst.as_mut().unwrap().sort_from(src.as_ref().unwrap(), s, &SortOptions::new(V)).unwrap();
+    let mut want = input.clone();
+    want.sort();
+    assert!(buf.to_vec(gpu).unwrap() == want, "in place through sort_from");
+    let (src, mut dst) =
+        unsafe { (gpu.borrow_device_memory::<u32>(buf.ptr(), n - 1), gpu.borrow_device_memory(buf.ptr() + 4, n - 1)) };
+    let refused = dst.as_mut().unwrap().sort_from(src.as_ref().unwrap(), s, &SortOptions::new(V));
+    assert!(matches!(refused, Err(Error::BadArgument(_))), "overlapping buffers: {refused:?}");
+    assert!(buf.to_vec(gpu).unwrap() == want, "a refused sort wrote the keys");
+}

@@ -19,8 +19,9 @@ themselves, and both zeros) in their input order, in both directions, so results
 torch's CUDA sort puts negative NaNs first and orders NaNs by payload). Every function
 that orders floats takes ``total_order=True`` for IEEE 754 total order instead, ``-nan <
 -inf < ... < -0.0 < +0.0 < ... < +inf < +nan`` (NaNs by sign and payload): one order for
-every bit pattern, and on the GPU the faster one (numpy's order sorts a canonical copy of
-the keys and gathers them; a one-dimensional device argsort costs the same in both).
+every bit pattern, and on the GPU never slower (numpy's order checks the keys for NaN and
+-0.0 while the sort's first pass runs, and sorts keys holding either as pairs of a
+canonical copy and their bits; a one-dimensional device argsort costs the same in both).
 
 ``sort``, ``sort_``, ``argsort`` and ``topk`` work along the last dimension of arrays of
 any number of dimensions (``dim=-1``, each row on its own, as torch does), which must be
@@ -163,6 +164,8 @@ def _device_len(x):
 def _device_dtype(x):
     if _is_bf16(x):
         return "bfloat16"
+    if _library(x) == "torch":
+        return str(x.dtype).rpartition(".")[2]  # torch.float32 -> float32, without the interface
     return _np.dtype(x.__cuda_array_interface__["typestr"]).name
 
 
@@ -193,8 +196,18 @@ def _nan_last(a, total_order):
     return bool(_gpusort.has_nan_or_negative_zero_device(_dev(flat), _stream(a)))
 
 
+def _sort_nan_last(a, rows, total_order):
+    """``_nan_last`` for the sort of device array ``a``: one-dimensional sorts make the
+    check themselves (the library's NaN-last sort queues it before a total-order sort
+    and reads its answer while that sort's first pass runs, so no separate call and
+    wait), rows are checked here."""
+    return _nan_last(a, total_order) if rows else not total_order
+
+
 def _shape(x):
     """The shape of a host or device array, as a tuple."""
+    if _library(x) == "torch":
+        return tuple(x.shape)  # the interface property is slow to build (tens of us)
     if _is_device(x):
         return tuple(_dev(x).__cuda_array_interface__["shape"])
     return tuple(x.__array_interface__["shape"])
@@ -227,16 +240,17 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
     two or more dimensions sort each row (the last dimension) on its own: on the GPU
     rows up to 7,680 4-byte keys are sorted one block per row.
     """
-    nan_last = _nan_last(a, total_order)
     if out is not None:
         _both_device(a, out, "sort")
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort")
+        nan_last = _sort_nan_last(a, rows, total_order)
         if out is None:
             out = _device_empty(a, _shape(a), _device_dtype(a))
         fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
         fn(_dev(a), _dev(out), descending, nan_last, _stream(a))
         return out
+    nan_last = _nan_last(a, total_order)
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "sort")
     fn = _gpusort.sort_rows_host if rows else _gpusort.sort_host
@@ -249,12 +263,13 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
 def sort_(a, *, dim=-1, descending=False, total_order=False):
     """Sorts ``a`` in place along its last dimension (a numpy array, writable buffer
     or device array) and returns it."""
-    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort_")
+        nan_last = _sort_nan_last(a, rows, total_order)
         fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
         fn(_dev(a), _dev(a), descending, nan_last, _stream(a))
         return a
+    nan_last = _nan_last(a, total_order)
     target = _host_target(a, "a")
     rows = _by_rows(_shape(target), dim, "sort_")
     (_gpusort.sort_rows_host if rows else _gpusort.sort_host)(target, target, descending, nan_last)

@@ -86,26 +86,35 @@ fn callers_streams(arrays: &[&Array], stream: Option<u64>) -> (Vec<u64>, bool) {
     (handles, unspecified)
 }
 
-/// Queues on `waiter` a wait for the work queued so far on `signaller`.
-fn stream_wait(waiter: u64, signaller: u64) -> host::Result<()> {
+/// Idle events for [`stream_wait`], per device ordinal (an event belongs to its
+/// device's context): creating and destroying two or more per call showed in the
+/// overhead of small sorts. Taken while used, so that no two threads share one.
+static EVENTS: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+
+/// Queues on `waiter` a wait for the work queued so far on `signaller` (streams of
+/// device `ordinal`, whose context is current).
+fn stream_wait(ordinal: usize, waiter: u64, signaller: u64) -> host::Result<()> {
     let driver = |call| move |source| Error::Driver { call, source };
-    let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).map_err(driver("cuEventCreate"))?;
+    let kept = {
+        let mut idle = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+        idle.iter().position(|&(o, _)| o == ordinal).map(|i| idle.swap_remove(i).1)
+    };
+    let event = match kept {
+        Some(e) => e as sys::CUevent,
+        None => result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).map_err(driver("cuEventCreate"))?,
+    };
     // SAFETY: both streams are live handles of the current context (the callers' by
-    // the interface's promise); the event is destroyed once, after its last use (the
-    // driver keeps it until the wait is resolved).
-    unsafe {
-        let queued =
-            result::event::record(event, signaller as sys::CUstream).map_err(driver("cuEventRecord")).and_then(|()| {
-                result::stream::wait_event(
-                    waiter as sys::CUstream,
-                    event,
-                    sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                )
+    // the interface's promise). The wait takes the event's state at the time it is
+    // queued, so the event may be recorded again right after; it is used by one
+    // thread at a time (taken from the pool) and never destroyed (the pool keeps it).
+    let queued = unsafe {
+        result::event::record(event, signaller as sys::CUstream).map_err(driver("cuEventRecord")).and_then(|()| {
+            result::stream::wait_event(waiter as sys::CUstream, event, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT)
                 .map_err(driver("cuStreamWaitEvent"))
-            });
-        let destroyed = result::event::destroy(event).map_err(driver("cuEventDestroy"));
-        queued.and(destroyed)
-    }
+        })
+    };
+    EVENTS.lock().unwrap_or_else(|e| e.into_inner()).push((ordinal, event as u64));
+    queued
 }
 
 /// Runs `work` on the device of the first of `arrays` (all must be on it), on the
@@ -117,14 +126,16 @@ fn on_callers_streams(
 ) -> host::Result<()> {
     let sorter = sorter_for(arrays[0].ptr)?;
     let Some(gpu) = sorter.gpu() else { return Err(Error::NoDevice(sorter.backend().to_string())) };
+    gpu.stream().context().bind_to_thread().map_err(|source| Error::Driver { call: "cuCtxSetCurrent", source })?;
     let ours = gpu.stream().cu_stream() as u64;
+    let ordinal = gpu.info().ordinal;
     let (callers, unspecified) = callers_streams(arrays, stream);
     for &s in &callers {
-        stream_wait(ours, s)?;
+        stream_wait(ordinal, ours, s)?;
     }
     let worked = work(sorter, gpu);
     // Whatever happened, the callers' streams must not run ahead of work queued here.
-    let joined = callers.iter().try_for_each(|&s| stream_wait(s, ours));
+    let joined = callers.iter().try_for_each(|&s| stream_wait(ordinal, s, ours));
     let waited = if unspecified { gpu.synchronize("the sort of a CUDA array") } else { Ok(()) };
     worked.and(joined).and(waited)
 }
@@ -156,10 +167,12 @@ pub fn sort(
         on_callers_streams(&[&d, &s], stream, |sorter, gpu| {
             with_dtype!(d.dtype, T => {
                 let mut to = borrow::<T>(gpu, &d)?;
-                if s.ptr != d.ptr {
-                    to.copy_from(borrow::<T>(gpu, &s)?.buffer())?;
+                let opts = options(descending, nan_last);
+                if s.ptr == d.ptr {
+                    return to.sort(sorter, &opts);
                 }
-                to.sort(sorter, &options(descending, nan_last))
+                // The sort's first pass reads the input: no copy of it into `out`.
+                to.sort_from(&borrow::<T>(gpu, &s)?, sorter, &opts)
             })
         })
     })

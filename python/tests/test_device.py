@@ -313,6 +313,31 @@ def test_signed_zeros_without_nans_keep_their_input_order_on_the_device(torch, f
     assert same_bits(to_host(gpusort.sort(on_device(torch, plain))), np.sort(plain, kind="stable"))
 
 
+@pytest.mark.parametrize("ftype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("n", [7681, 300_007])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_checks_for_one_nan_or_negative_zero_anywhere(torch, ftype, n, descending):
+    """The one-dimensional device sort makes its NaN / -0.0 check while the total-order
+    sort's first pass runs, and starts over in numpy's order from the untouched keys
+    when it finds one: a single NaN or -0.0 first, in the middle or last, sorted into
+    a new tensor and in place, equals numpy's stable order bit for bit."""
+    plain = keys(ftype, n, seed=n, duplicates=n < 10_000)  # few values: passes skipped
+    plain[np.isnan(plain) | (plain == 0)] = 1.5
+    cases = [plain]
+    for at in (0, n // 2, n - 1):
+        for special in (np.nan, -0.0):
+            a = plain.copy()
+            a[at] = special
+            cases.append(a)
+    for a in cases:
+        perm = stable_argsort(numpy_order_key(a), descending)
+        t = on_device(torch, a)
+        assert same_bits(to_host(gpusort.sort(t, descending=descending)), a[perm])
+        assert same_bits(to_host(t), a)  # the input of a new tensor's sort is left alone
+        gpusort.sort_(t, descending=descending)
+        assert same_bits(to_host(t), a[perm])
+
+
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
 def test_nan_check_is_torchs_answer(torch, ftype):
     """The library's check for NaN or -0.0 (which picks numpy's order or the

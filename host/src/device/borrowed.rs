@@ -9,7 +9,7 @@
 //! results (run lengths, indices) as `u64`.
 use std::mem::ManuallyDrop;
 
-use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointerGetAttribute};
+use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointerGetAttributes};
 
 use super::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
@@ -79,31 +79,36 @@ impl Gpu {
     }
 
     /// Checks that `bytes` bytes at `ptr` are device memory of this GPU, inside one
-    /// allocation.
+    /// allocation: the driver's pointer attributes, all four in one call.
     fn check_device_range(&self, ptr: u64, bytes: u64) -> Result<()> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let not_device = |why: String| Error::BadArgument(format!("{ptr:#x} is not device memory of this GPU: {why}"));
-        let attr = |a: CUpointer_attribute, out: *mut std::ffi::c_void| {
-            // SAFETY: `out` points to a value of the attribute's type (below), and the
-            // driver only reads `ptr` as a number.
-            match unsafe { cuPointerGetAttribute(out, a, ptr) } {
-                CUresult::CUDA_SUCCESS => Ok(()),
-                e => Err(not_device(format!("the driver does not know the address ({e:?})"))),
-            }
-        };
-        let mut memory_type = 0u32;
-        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (&raw mut memory_type).cast())?;
+        let (mut memory_type, mut ordinal, mut start, mut size) = (0u32, -1i32, 0u64, 0u64);
+        let mut attrs = [
+            CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+            CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+            CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        ];
+        let mut data: [*mut std::ffi::c_void; 4] =
+            [(&raw mut memory_type).cast(), (&raw mut ordinal).cast(), (&raw mut start).cast(), (&raw mut size).cast()];
+        // SAFETY: each `data` entry points to a value of its attribute's type (a
+        // memory type and an ordinal are 4-byte ints, the range's start and size
+        // 8-byte addresses), and the driver only reads `ptr` as a number.
+        let r = unsafe { cuPointerGetAttributes(4, attrs.as_mut_ptr(), data.as_mut_ptr(), ptr) };
+        if r != CUresult::CUDA_SUCCESS {
+            return Err(not_device(format!("the driver does not know the address ({r:?})")));
+        }
+        // An address the driver does not know reads as memory type 0.
+        if memory_type == 0 {
+            return Err(not_device("the driver does not know the address".into()));
+        }
         if memory_type != CUmemorytype::CU_MEMORYTYPE_DEVICE as u32 {
             return Err(not_device(format!("memory type {memory_type} (host memory?)")));
         }
-        let mut ordinal = 0i32;
-        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (&raw mut ordinal).cast())?;
         if ordinal as i64 != self.info.ordinal as i64 {
             return Err(not_device(format!("it is on device {ordinal}, this GPU is device {}", self.info.ordinal)));
         }
-        let (mut start, mut size) = (0u64, 0u64);
-        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (&raw mut start).cast())?;
-        attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE, (&raw mut size).cast())?;
         if ptr.checked_add(bytes).is_none_or(|end| end > start.saturating_add(size)) {
             return Err(Error::BadArgument(format!(
                 "{bytes} bytes at {ptr:#x} run past the end of their allocation ({size} bytes at {start:#x})"
@@ -136,6 +141,22 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     {
         self.check_sorter(sorter)?;
         let sorted = sorter.sort_device(&mut self.buf, opts);
+        let restored = self.restore();
+        sorted.and(restored)
+    }
+
+    /// Sorts the lent `src` into the lent memory ([`Sorter::sort_device_into`]: `src`
+    /// is only read, the radix sort's first pass reads it and its last lands here, no
+    /// copy of the input; queued, not waited for). `src` may be this very memory (in
+    /// place), and must not otherwise overlap it. On error the memory holds
+    /// unspecified keys, and is still the caller's.
+    pub fn sort_from(&mut self, src: &BorrowedBuffer<'_, T>, sorter: &Sorter, opts: &SortOptions) -> Result<()>
+    where
+        T: Element,
+    {
+        self.check_sorter(sorter)?;
+        src.check_sorter(sorter)?;
+        let sorted = sorter.sort_device_into(&src.buf, &mut self.buf, opts);
         let restored = self.restore();
         sorted.and(restored)
     }

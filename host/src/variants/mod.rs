@@ -34,6 +34,31 @@ pub mod bitonic;
 pub mod blockmerge;
 pub mod bottomup;
 
+/// [`sort`] from `src` into `dst` (same length; `src` is only read). The radix sort
+/// of primitive keys reads `src` in its first digit pass ([`radix::sort_into`],
+/// [`nan::sort_into`]); other sorts copy `src` into `dst` and sort there. `src` and
+/// `dst` may be the same buffer (in place), not otherwise overlap.
+pub(crate) fn sort_into<T: Element>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<T>,
+    dst: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+) -> Result<()> {
+    radix::check_into(src, dst)?;
+    let radix_keys = opts.variant == Variant::Radix && T::BIT_ORDER.is_some();
+    if src.ptr() == dst.ptr() || src.len() <= 1 || !radix_keys || src.len() as u64 > opts.variant.max_len() {
+        if src.ptr() != dst.ptr() {
+            dst.copy_from_device(gpu, src)?;
+        }
+        return sort(gpu, dst, opts);
+    }
+    if opts.key_order().nan_last_for::<T>() {
+        nan::sort_into(gpu, src, dst, opts.order, opts.key_bits)
+    } else {
+        radix::sort_into(gpu, src, dst, opts)
+    }
+}
+
 pub(crate) fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
     if buf.len() as u64 > opts.variant.max_len() {
         return Err(Error::TooManyElements {

@@ -16,10 +16,10 @@ use kernels::nan::{Canonicalize, NanCheck};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
-use crate::device::{DeviceBuffer, Gpu};
+use crate::device::{DeviceBuffer, Gpu, PinnedBuffer};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::options::Order;
+use crate::options::{Order, SortOptions};
 use kernels::key::BitOrder;
 use kernels::params::DevPtr;
 
@@ -175,15 +175,145 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
     super::radix::argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), n, BitOrder::Float, order, key_bits, Some(inf))
 }
 
-/// Sorts the float keys `buf` in NaN-last `order` (see [`argsort`]), their bits kept.
+/// Sorts the float keys `buf` in NaN-last `order`, their bits kept (NaN payloads and
+/// signs, both zeros, each block in input order: `numpy.sort(kind='stable')`).
+///
+/// Keys with neither NaN nor `-0.0` are in NaN-last order exactly when in total order,
+/// which the plain radix sort gives. So past the one-block size a check of the keys
+/// ([`kernels::nan::is_nan_or_negative_zero`]) is queued first, its flag copied to
+/// page-locked memory, then the total-order sort; the flag is read once the sort's
+/// histogram and first digit pass are queued (the first pass writes scratch only), so
+/// the wait overlaps them, and the sort goes on if the flag is clear. Otherwise it
+/// stops there, with `buf` as it was, and the keys are sorted by their canonical copy
+/// ([`sort_canonical`]). Up to the one-block size (where a wait would cost more than
+/// the sort) the canonical way is taken straight away.
 pub fn sort<K: Element>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    let perm = argsort(gpu, buf, order, key_bits)?;
-    let mut sorted = gpu.alloc::<K>(buf.len())?;
-    super::records::gather_from(gpu, buf, &mut sorted, &perm)?;
-    buf.copy_from_device(gpu, &sorted)
+    let inf = inf_bits::<K>("a NaN-last sort")?;
+    let n = buf.len();
+    if n <= 1 {
+        return Ok(());
+    }
+    let kb = size_of::<K>();
+    if n as u64 <= super::radix::small_max(kb, 0) {
+        return sort_canonical(gpu, buf, order, key_bits);
+    }
+    let opts = SortOptions { order, key_bits, ..SortOptions::new(crate::Variant::Radix) };
+    let flag = queue_check(gpu, buf, inf)?;
+    if with_flag(gpu, flag, |stop| super::radix::sort_unless(gpu, buf, &opts, stop))? {
+        return Ok(());
+    }
+    sort_canonical(gpu, buf, order, key_bits)
+}
+
+/// [`sort`] from `src` into `dst` (same length, `src` only read, as
+/// [`super::radix::sort_into`]): past the one-block size the check of `src` and the
+/// total-order sort into `dst`, whose first pass reads `src`; if the check finds a
+/// NaN or `-0.0`, `src` is copied into `dst` and sorted there by [`sort_canonical`].
+pub fn sort_into<K: Element>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<K>,
+    dst: &mut DeviceBuffer<K>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    super::radix::check_into(src, dst)?;
+    if src.ptr() == dst.ptr() {
+        return sort(gpu, dst, order, key_bits);
+    }
+    let inf = inf_bits::<K>("a NaN-last sort")?;
+    let n = src.len();
+    if n as u64 > super::radix::small_max(size_of::<K>(), 0) {
+        let opts = SortOptions { order, key_bits, ..SortOptions::new(crate::Variant::Radix) };
+        let flag = queue_check(gpu, src, inf)?;
+        if with_flag(gpu, flag, |stop| super::radix::sort_into_unless(gpu, src, dst, &opts, stop))? {
+            return Ok(());
+        }
+    }
+    dst.copy_from_device(gpu, src)?;
+    sort_canonical(gpu, dst, order, key_bits)
+}
+
+/// Runs `sort` with a `stop` that reads the answer of a queued check ([`queue_check`]):
+/// whether `sort` went on (the keys held neither NaN nor `-0.0`).
+fn with_flag(
+    gpu: &Gpu,
+    mut flag: PinnedBuffer,
+    sort: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> Result<bool>,
+) -> Result<bool> {
+    let sorted = sort(&mut || Ok(flag.host_mut()?[..4] != [0; 4]));
+    gpu.give_back_pinned(flag);
+    sorted
+}
+
+/// Queues the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`)
+/// and the copy of its flag (4 bytes, nonzero: found) into the returned page-locked
+/// buffer, whose [`PinnedBuffer::host_mut`] waits for it.
+fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Result<PinnedBuffer> {
+    let n = keys.len();
+    // The flag's word goes back to the cache once its copy is queued (stream order).
+    let mut scratch = Scratch::take(gpu, &[1])?;
+    let word = &mut scratch.bufs[0];
+    word.zero_prefix(gpu, 1)?;
+    let cfg = stride_grid(gpu, n)?;
+    macro_rules! launch {
+        ($w:ty, $kernel:expr) => {{
+            let p = NanCheck::<$w> { keys: keys.dev_ptr().cast(), n: n as u64, inf: inf as $w, found: word.dev_ptr() };
+            gpu.launch($kernel, cfg, &p)?
+        }};
+    }
+    match size_of::<K>() {
+        2 => launch!(u16, kernels::nan::nan_check_k16),
+        4 => launch!(u32, kernels::nan::nan_check_k32),
+        8 => launch!(u64, kernels::nan::nan_check_k64),
+        w => return Err(Error::BadArgument(format!("no {w}-byte float keys"))),
+    }
+    let mut flag = gpu.take_pinned(4)?;
+    if let Err(e) = flag.download(gpu, word, 0, 4) {
+        gpu.give_back_pinned(flag);
+        return Err(e);
+    }
+    Ok(flag)
+}
+
+/// [`sort`] without the check: 32- and 64-bit keys as pairs of their canonical copy
+/// ([`CanonicalNan::Largest`], in scratch memory) and their own bits as the values,
+/// one radix pair sort; 16-bit keys (whose pairs would need 2-byte values) by
+/// [`argsort`] of the canonical bits and a gather.
+pub fn sort_canonical<K: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<K>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let inf = inf_bits::<K>("a NaN-last sort")?;
+    let (n, kb) = (buf.len(), size_of::<K>());
+    if n <= 1 {
+        return Ok(());
+    }
+    let width = 8 * kb as u32;
+    let float = BitOrder::Float;
+    match kb {
+        4 | 8 => {
+            let scratch = Scratch::take(gpu, &[n * kb / 4])?;
+            let copy = scratch.bufs[0].ptr();
+            canonical_copy_at(gpu, buf.ptr(), copy, n, width, inf)?;
+            let values = (kb, buf.ptr());
+            if kb == 4 {
+                super::radix::sort_pairs_at::<u32>(gpu, copy, values, n, float, order, key_bits)
+            } else {
+                super::radix::sort_pairs_at::<u64>(gpu, copy, values, n, float, order, key_bits)
+            }
+        }
+        _ => {
+            let perm = argsort(gpu, buf, order, key_bits)?;
+            let mut sorted = gpu.alloc::<K>(n)?;
+            super::records::gather_from(gpu, buf, &mut sorted, &perm)?;
+            buf.copy_from_device(gpu, &sorted)
+        }
+    }
 }

@@ -52,6 +52,37 @@ pub fn sort<T: Element>(gpu: &Gpu, buf: &mut DeviceBuffer<T>, opts: &SortOptions
     key_job(gpu.tuning(), buf, opts)?.run(gpu)
 }
 
+/// [`sort`] that asks `stop` once, at the last moment the keys are still as they were
+/// (before the launch of the one-block sort; after the launches of the histogram and
+/// the first digit pass, which writes only scratch memory), and leaves `buf` as it
+/// was if `stop` says `true`. Returns whether it sorted. The NaN-last sort
+/// ([`super::nan::sort`]) reads a flag there while the first pass runs.
+pub(crate) fn sort_unless<T: Element>(
+    gpu: &Gpu,
+    buf: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+    stop: &mut dyn FnMut() -> Result<bool>,
+) -> Result<bool> {
+    key_job(gpu.tuning(), buf, opts)?.run_unless(gpu, stop)
+}
+
+/// Sorts the `n` keys of `K` at device address `keys` by order bits `bits` (`None`:
+/// all) of `bit_order`, with the `n` values of `vb` (4 or 8) bytes at `values` moved
+/// with them: the NaN-last sort's pairs of canonical keys and original bits.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sort_pairs_at<K: SortKey>(
+    gpu: &Gpu,
+    keys: u64,
+    values: (usize, u64),
+    n: usize,
+    bit_order: BitOrder,
+    order: Order,
+    bits: Option<(u32, u32)>,
+) -> Result<()> {
+    let bits = check_bits::<K>(bits, 8 * size_of::<K>() as u32)?;
+    Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some(values)).run(gpu)
+}
+
 /// [`sort`] of primitive keys with at most `portion_tiles` tiles per onesweep launch
 /// (normally 2^30 keys' worth), so that tests reach the portion logic with small
 /// inputs.
@@ -139,6 +170,52 @@ pub(crate) fn sort_at<K: SortKey>(
     order: Order,
 ) -> Result<()> {
     Job::new::<K>(gpu.tuning(), bit_order, order, (0, 8 * size_of::<K>() as u32), n, keys, values).run(gpu)
+}
+
+/// Sorts the primitive keys of `src` into `dst` (same length), `src` left as it is:
+/// the first digit pass reads `src` and the last lands in `dst`
+/// ([`kernels::radix::into_plan`]), so no copy of the input is made (keys of 4 or 8
+/// bytes past the one-block size; others are copied into `dst` and sorted there). The
+/// same buffer as both is the sort in place; buffers that overlap otherwise are
+/// [`Error::BadArgument`].
+pub fn sort_into<T: Element>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<T>,
+    dst: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+) -> Result<()> {
+    sort_into_unless(gpu, src, dst, opts, &mut || Ok(false)).map(drop)
+}
+
+/// [`sort_into`] with [`sort_unless`]'s `stop` (asked while `src` is only read; on
+/// `true` `dst` holds unspecified keys).
+pub(crate) fn sort_into_unless<T: Element>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<T>,
+    dst: &mut DeviceBuffer<T>,
+    opts: &SortOptions,
+    stop: &mut dyn FnMut() -> Result<bool>,
+) -> Result<bool> {
+    check_into(src, dst)?;
+    let job = key_job(gpu.tuning(), dst, opts)?;
+    if src.ptr() == dst.ptr() {
+        return job.run_unless(gpu, stop);
+    }
+    job.with_input((src.ptr(), 0)).run_unless(gpu, stop)
+}
+
+/// Refuses a sort from `src` into `dst` of another length, or into memory that
+/// overlaps `src` without being `src` itself.
+pub(crate) fn check_into<T: bytemuck::Pod>(src: &DeviceBuffer<T>, dst: &DeviceBuffer<T>) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(Error::BadArgument(format!("a sort of {} keys into {} places", src.len(), dst.len())));
+    }
+    let bytes = (src.len() * size_of::<T>()) as u64;
+    let (a, b) = (src.ptr(), dst.ptr());
+    if bytes > 0 && a != b && a < b + bytes && b < a + bytes {
+        return Err(Error::BadArgument("a sort into memory that overlaps its input (not in place)".into()));
+    }
+    Ok(())
 }
 
 /// Sorts `keys` and permutes `values` the same way (stable: equal keys keep their
@@ -415,6 +492,9 @@ struct Job {
     tile: u32,
     /// Tiles per onesweep launch.
     portion: u64,
+    /// A sort into `keys` / `values`: the device addresses of the input keys and
+    /// values (`0`: none; the sort is in place). See [`Job::with_input`].
+    input: (u64, u64),
 }
 
 impl Job {
@@ -442,7 +522,24 @@ impl Job {
             bits,
             tile,
             portion: rk::portion_tiles(tile),
+            input: (0, 0),
         }
+    }
+
+    /// This sort from the keys (and values) at `input` into its buffers, the input
+    /// only read: split sorts of 4- and 8-byte keys past the one-block size read it in
+    /// their first digit pass ([`rk::into_plan`]); the others copy it over first and
+    /// sort in place.
+    fn with_input(self, input: (u64, u64)) -> Job {
+        Job { input, ..self }
+    }
+
+    /// Whether the digit passes read the input themselves ([`Job::with_input`]).
+    fn reads_input(&self) -> bool {
+        self.input.0 != 0
+            && self.packing == Packing::Split
+            && self.key_bytes >= 4
+            && self.n > rk::small_max(self.key_bytes, self.value_bytes)
     }
 
     /// The passes, portions and scratch buffers this sort needs.
@@ -451,20 +548,34 @@ impl Job {
     }
 
     fn run(&self, gpu: &Gpu) -> Result<()> {
+        self.run_unless(gpu, &mut || Ok(false)).map(drop)
+    }
+
+    /// [`Job::run`] that asks `stop` once the keys can still be left as they were
+    /// ([`sort_unless`]); `Ok(false)`: stopped there.
+    fn run_unless(&self, gpu: &Gpu, stop: &mut dyn FnMut() -> Result<bool>) -> Result<bool> {
+        if self.input.0 != 0 && !self.reads_input() {
+            let (kb, vb) = (self.n * self.key_bytes as u64, self.n * self.value_bytes as u64);
+            gpu.copy_raw(self.keys, self.input.0, kb)?;
+            if vb > 0 {
+                gpu.copy_raw(self.values, self.input.1, vb)?;
+            }
+            return self.with_input((0, 0)).run_unless(gpu, stop);
+        }
         if self.n <= 1 {
-            return Ok(());
+            return Ok(true);
         }
         match (self.key_bytes, self.value_bytes) {
-            (4, 0) => self.run_width(gpu, &rk::K32, None),
-            (4, 4) => self.run_width(gpu, &rk::K32_V32, None),
-            (4, 8) => self.run_width(gpu, &rk::K32_V64, None),
-            (8, 0) => self.run_width(gpu, &rk::K64, None),
-            (8, 4) => self.run_width(gpu, &rk::K64_V32, None),
-            (8, 8) => self.run_width(gpu, &rk::K64_V64, None),
-            (2, 0) => self.run_width(gpu, &rk::K16, Some(<u16 as NarrowCopyBack>::COPY_BACK)),
-            (2, 4) => self.run_width(gpu, &rk::K16_V32, Some(<u16 as NarrowCopyBack>::COPY_BACK)),
-            (1, 0) => self.run_width(gpu, &rk::K8, Some(<u8 as NarrowCopyBack>::COPY_BACK)),
-            (1, 4) => self.run_width(gpu, &rk::K8_V32, Some(<u8 as NarrowCopyBack>::COPY_BACK)),
+            (4, 0) => self.run_width(gpu, &rk::K32, None, stop),
+            (4, 4) => self.run_width(gpu, &rk::K32_V32, None, stop),
+            (4, 8) => self.run_width(gpu, &rk::K32_V64, None, stop),
+            (8, 0) => self.run_width(gpu, &rk::K64, None, stop),
+            (8, 4) => self.run_width(gpu, &rk::K64_V32, None, stop),
+            (8, 8) => self.run_width(gpu, &rk::K64_V64, None, stop),
+            (2, 0) => self.run_width(gpu, &rk::K16, Some(<u16 as NarrowCopyBack>::COPY_BACK), stop),
+            (2, 4) => self.run_width(gpu, &rk::K16_V32, Some(<u16 as NarrowCopyBack>::COPY_BACK), stop),
+            (1, 0) => self.run_width(gpu, &rk::K8, Some(<u8 as NarrowCopyBack>::COPY_BACK), stop),
+            (1, 4) => self.run_width(gpu, &rk::K8_V32, Some(<u8 as NarrowCopyBack>::COPY_BACK), stop),
             (kb, vb) => Err(Error::BadArgument(format!(
                 "radix sorts keys of 1, 2, 4 or 8 bytes with values of 4 or 8 bytes (1- and 2-byte keys: \
                  4-byte values), not {kb}-byte keys with {vb}-byte values"
@@ -480,7 +591,8 @@ impl Job {
         gpu: &Gpu,
         width: &Widths<K, V>,
         narrow_copy: Option<Kernel<rk::CopyBack<K>>>,
-    ) -> Result<()> {
+        stop: &mut dyn FnMut() -> Result<bool>,
+    ) -> Result<bool> {
         let n = self.n;
         let (kb, vb) = (self.key_bytes, self.value_bytes);
         let (pos, neg) = (K::from_u64(self.masks.0), K::from_u64(self.masks.1));
@@ -495,7 +607,11 @@ impl Job {
             let (begin, end) = self.bits;
             let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
             let p = rk::Small { keys, vals, n: n as u32, begin, end, pos, neg };
-            return gpu.launch(kernel, blocks(1, rk::BLOCK, smem)?, &p);
+            // The one block sorts in place: nothing can be undone after its launch.
+            if stop()? {
+                return Ok(false);
+            }
+            return gpu.launch(kernel, blocks(1, rk::BLOCK, smem)?, &p).map(|()| true);
         }
         let plan = self.plan();
         let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
@@ -508,7 +624,7 @@ impl Job {
             // A second packed buffer does not fit: one is as much scratch as the split
             // sort needs, and packing still saves work in every pass but the first.
             Err(Error::OutOfMemory { .. }) if self.packing == Packing::Through => {
-                return Job { packing: Packing::Alternate, ..*self }.run(gpu);
+                return Job { packing: Packing::Alternate, ..*self }.run_unless(gpu, stop);
             }
             r => r?,
         };
@@ -532,12 +648,23 @@ impl Job {
         gpu.set_max_dynamic_smem(K::HIST.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
         let packing = self.packing as u32;
-        let hist = rk::Hist { keys: keys_a, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        let into = self.reads_input() as u32;
+        let keys = if into == 1 { DevPtr::from_addr(self.input.0) } else { keys_a };
+        let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into };
         gpu.launch(K::HIST, cfg, &hist)?;
         if self.packing != Packing::Split {
-            return self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl);
+            // Every packed pass but the last writes scratch only: the caller's arrays
+            // are untouched until then.
+            if stop()? {
+                return Ok(false);
+            }
+            return self.run_packed_passes(gpu, &plan, keys_b.cast(), vals_b.cast(), status, ctrl).map(|()| true);
         }
 
+        let (keys_in, vals_in) = match into {
+            1 => (DevPtr::from_addr(self.input.0), DevPtr::from_addr(self.input.1)),
+            _ => (DevPtr::NULL, DevPtr::NULL),
+        };
         let kernel = if self.tile < rk::tile(kb, vb) { width.sweep_short } else { width.sweep };
         let smem = Smem::onesweep(kb, vb).bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
@@ -552,6 +679,8 @@ impl Job {
                     keys_b,
                     vals_a,
                     vals_b,
+                    keys_in,
+                    vals_in,
                     n,
                     first_tile,
                     tiles,
@@ -569,6 +698,12 @@ impl Job {
                 gpu.launch(kernel, blocks(tiles as u64, rk::BLOCK, smem)?, &p)?;
                 launch += 1;
             }
+            // The first pass reads buffer A (the caller's) and writes only scratch
+            // buffer B (or nothing, if the plan skips it): A is as it was until the
+            // second pass or the copy-back.
+            if pass == 0 && stop()? {
+                return Ok(false);
+            }
         }
 
         // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words; the
@@ -582,14 +717,15 @@ impl Job {
         match narrow_copy {
             Some(kernel) => {
                 let copy = rk::CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl };
-                gpu.launch(kernel, cfg, &copy)
+                gpu.launch(kernel, cfg, &copy)?;
             }
             None => {
                 let (keys_b, keys_a) = (keys_b.cast(), keys_a.cast());
                 let copy = rk::CopyBack { keys_b, keys_a, key_words, vals_b, vals_a, val_words, ctrl };
-                gpu.launch(rk::radix_copy_back, cfg, &copy)
+                gpu.launch(rk::radix_copy_back, cfg, &copy)?;
             }
         }
+        Ok(true)
     }
 
     /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at
@@ -623,7 +759,7 @@ impl Job {
         let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
         let status_words = status_tiles * rk::DIGITS as u64;
         let packing = Packing::Through as u32;
-        let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing };
+        let hist = rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into: 0 };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
         self.run_packed_sweeps(gpu, &plan, I::SWEEP, idx, packed_a, packed_b, status, ctrl, nan_inf)?;

@@ -133,6 +133,10 @@ struct Pass<K, V> {
     /// Packed sorts: the caller's split arrays.
     split_keys: *mut u32,
     split_vals: *mut u32,
+    /// Split sorts into A: the caller's input, read by the first pass that runs
+    /// (`PLAN_LOAD_SPLIT` on a split pass, [`super::into_plan`]); null otherwise.
+    in_keys: *const K,
+    in_vals: *const V,
     n: u64,
     first_tile: u64,
     tiles: u32,
@@ -229,6 +233,10 @@ unsafe fn sweep_tile<
     unsafe {
         let from_b = plan & PLAN_FROM_B != 0;
         let (src, dst) = pick(from_b, p.keys_a, p.keys_b);
+        // A split pass flagged to load from the caller reads the input of a sort into
+        // A (packed passes so flagged take the `LOAD_SPLIT` instantiation instead).
+        let from_input = !LOAD_SPLIT && !STORE_SPLIT && plan & PLAN_LOAD_SPLIT != 0;
+        let src = if from_input { p.in_keys as *mut K } else { src };
         let start = (p.first_tile + tile as u64) * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         let ks = if LOAD_SPLIT && ARG {
@@ -294,6 +302,7 @@ unsafe fn sweep_tile<
         });
         if PAIRS {
             let (vsrc, vdst) = pick(from_b, p.vals_a, p.vals_b);
+            let vsrc = if from_input { p.in_vals as *mut V } else { vsrc };
             let vs = load_striped::<V, I>(vsrc, start, valid);
             gpu::sync_threads();
             unroll::<I>(|k| {
@@ -492,7 +501,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
 /// they were (the map in the same kernel made them spill).
 #[inline(always)]
 pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
-    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing } = p;
+    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into } = p;
     let nan_inf = K::from_u64(NAN_INF);
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
@@ -559,7 +568,9 @@ pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
         }
         gpu::sync_threads();
         if tid == 0 {
-            let plan = packed_plan(np, |p| gpu::lds_u32(flags + 4 + 4 * p) != 0, Packing::from_u32(packing));
+            let trivial = |p| gpu::lds_u32(flags + 4 + 4 * p) != 0;
+            let plan =
+                if into != 0 { into_plan(np, trivial) } else { packed_plan(np, trivial, Packing::from_u32(packing)) };
             for (p, e) in plan.iter().enumerate() {
                 *ctrl32.add(ctrl::PLAN as usize + p) = *e;
             }
@@ -575,6 +586,8 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         keys_b,
         vals_a,
         vals_b,
+        keys_in,
+        vals_in,
         n,
         first_tile,
         tiles,
@@ -597,6 +610,8 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         vals_b: vals_b.get(),
         split_keys,
         split_vals,
+        in_keys: keys_in.get(),
+        in_vals: vals_in.get(),
         n,
         first_tile,
         tiles,
@@ -650,6 +665,8 @@ pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool>(p: PackedSweep<V>) {
         vals_b,
         split_keys: keys.get(),
         split_vals: vals.get() as *mut u32,
+        in_keys: core::ptr::null(),
+        in_vals: core::ptr::null(),
         n,
         first_tile,
         tiles,

@@ -352,6 +352,24 @@ pub fn packed_plan(passes: u32, trivial: impl Fn(u32) -> bool, packing: Packing)
     plan
 }
 
+/// The plan of a split sort from the caller's input into buffer A (the histogram's
+/// `into`: the caller's input is [`Buf::Caller`], A the output, B scratch): the
+/// first pass that runs reads the input (`PLAN_LOAD_SPLIT`) and writes B, the later
+/// ones alternate as in [`plan`], and a result left in B is copied back to A, so the
+/// input is only read. If every pass is trivial, pass 0 runs anyway: with every key
+/// under one digit it is a stable copy of the input into B.
+pub fn into_plan(passes: u32, trivial: impl Fn(u32) -> bool) -> [u32; MAX_PASSES as usize + 1] {
+    let mut plan = plan(passes, trivial);
+    match (0..passes as usize).find(|&p| plan[p] != PLAN_SKIP) {
+        Some(first) => plan[first] |= PLAN_LOAD_SPLIT,
+        None => {
+            plan[0] = PLAN_FROM_A | PLAN_LOAD_SPLIT;
+            plan[MAX_PASSES as usize] = PLAN_FROM_B;
+        }
+    }
+    plan
+}
+
 /// What the last launch of an argsort ([`Packing::Through`] with the index as the
 /// value, `radix_arg_back`) still has to write, from the plan of `passes` passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

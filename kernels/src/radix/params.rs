@@ -22,6 +22,9 @@ crate::params::kernel_params! {
         pub status_words: u64,
         /// The sort's [`super::Packing`], for the plan.
         pub packing: u32,
+        /// 1: a split sort from the caller's input into buffer A ([`super::into_plan`];
+        /// the digit passes' `keys_in` / `vals_in`); 0: in place.
+        pub into: u32,
     }
     /// Declares an entry taking [`Hist`].
     entries hist_entry;
@@ -36,6 +39,10 @@ crate::params::kernel_params! {
         pub keys_b: DevPtr<K>,
         pub vals_a: DevPtr<V>,
         pub vals_b: DevPtr<V>,
+        /// A sort into A ([`super::into_plan`]): the caller's input, which the first
+        /// pass that runs reads instead of A (null otherwise).
+        pub keys_in: DevPtr<K>,
+        pub vals_in: DevPtr<V>,
         pub n: u64,
         pub first_tile: u64,
         pub tiles: u32,

@@ -55,6 +55,40 @@ fn plan_skips_trivial_passes_and_tracks_the_buffer() {
 }
 
 #[test]
+fn into_plans_read_the_input_once_and_never_write_it() {
+    let (l, a, b, m) = (PLAN_LOAD_SPLIT, PLAN_FROM_A, PLAN_FROM_B, MAX_PASSES as usize);
+    // input -> B, B -> A, A -> B, B -> A: the result in A.
+    let p = into_plan(4, |_| false);
+    assert_eq!(&p[..4], &[a | l, b, a, b]);
+    assert_eq!(p[m], a);
+    assert_eq!(route(p[0]), (Buf::Caller, Buf::B));
+    // Skipped passes: the first that runs reads the input; an odd count ends in B.
+    let p = into_plan(4, |p| p == 0 || p == 2);
+    assert_eq!(&p[..4], &[PLAN_SKIP, a | l, PLAN_SKIP, b]);
+    assert_eq!(p[m], a);
+    let p = into_plan(4, |p| p != 3);
+    assert_eq!(&p[..4], &[PLAN_SKIP, PLAN_SKIP, PLAN_SKIP, a | l]);
+    assert_eq!(p[m], b);
+    // Every pass trivial: pass 0 copies the input into B, the copy-back into A.
+    for np in 1..=MAX_PASSES {
+        let p = into_plan(np, |_| true);
+        assert_eq!(p[0], a | l);
+        assert!(p[1..np as usize].iter().all(|&e| e == PLAN_SKIP));
+        assert_eq!(p[m], b);
+    }
+    // Otherwise the plain plan, with the flag on its first pass.
+    for np in 1..=MAX_PASSES {
+        for skip in 0..(1u32 << np) - 1 {
+            let (p, q) = (into_plan(np, |p| skip >> p & 1 != 0), plan(np, |p| skip >> p & 1 != 0));
+            let first = (0..np as usize).find(|&i| q[i] != PLAN_SKIP).unwrap();
+            let want: std::vec::Vec<u32> =
+                q.iter().enumerate().map(|(i, &e)| if i == first { e | l } else { e }).collect();
+            assert_eq!(&p[..], &want[..], "{np} passes, skipped {skip:b}");
+        }
+    }
+}
+
+#[test]
 fn packed_plans_pack_on_the_first_pass_and_unpack_on_the_last() {
     let (l, s) = (PLAN_LOAD_SPLIT, PLAN_STORE_SPLIT);
     let (a, b, m) = (PLAN_FROM_A, PLAN_FROM_B, MAX_PASSES as usize);
@@ -271,6 +305,8 @@ fn histogram_blocks_never_count_2_pow_32_keys() {
 /// pairs moved as `packing` says (the buffers each pass reads and writes come from
 /// [`route`], as in the kernel; a packed pair is modelled as the pair itself).
 /// Returns the keys and values as the kernels leave them in the caller's buffers.
+/// `into` (split only): a sort from `keys` / `vals` into an output buffer A
+/// ([`into_plan`]); the result is A's, and the input must be left as it was.
 #[allow(clippy::too_many_arguments)]
 fn model(
     keys: &[u64],
@@ -282,7 +318,9 @@ fn model(
     tile: u64,
     portion: u64,
     packing: Packing,
+    into: bool,
 ) -> (Vec<u64>, Vec<u64>) {
+    assert!(!into || packing == Packing::Split, "sorts into A are split sorts");
     let n = keys.len() as u64;
     let ord = |k: u64| {
         let sign = 1u64 << (width - 1);
@@ -298,12 +336,17 @@ fn model(
             hist[p as usize][((ord(k) >> s) as u32 & m) as usize] += 1;
         }
     }
-    let pl = packed_plan(np, |p| hist[p as usize].contains(&n), packing);
-    // Buffers: the caller's, then scratch; which of them are the kernel's A and B.
-    let z = || (vec![0; n as usize], vec![0; n as usize]);
-    let mut bufs = [(keys.to_vec(), vals.to_vec()), z(), z()];
+    let trivial = |p: u32| hist[p as usize].contains(&n);
+    let pl = if into { into_plan(np, trivial) } else { packed_plan(np, trivial, packing) };
+    // Buffers: the caller's, then scratch; which of them are the kernel's A and B. A
+    // sort into A: the input, then A (poisoned: nothing may read it unwritten) and B.
+    let z = |fill: u64| (vec![fill; n as usize], vec![fill; n as usize]);
+    let mut bufs = [(keys.to_vec(), vals.to_vec()), z(if into { u64::MAX } else { 0 }), z(0)];
     let index = |b: Buf| match (b, packing) {
-        (Buf::Caller, _) | (Buf::A, Packing::Split) => 0,
+        (Buf::Caller, _) => 0,
+        (Buf::A, Packing::Split) if into => 1,
+        (Buf::B, Packing::Split) if into => 2,
+        (Buf::A, Packing::Split) => 0,
         (Buf::B, Packing::Split) | (_, Packing::Alternate) | (Buf::A, Packing::Through) => 1,
         (Buf::B, Packing::Through) => 2,
     };
@@ -388,6 +431,13 @@ fn model(
         }
     }
     // The copy-back (or, packed, the unpacking copy-back) moves a result left in B.
+    let at = if pl[MAX_PASSES as usize] == PLAN_FROM_B { index(Buf::B) } else { index(Buf::A) };
+    if into {
+        assert!(bufs[0].0 == keys && bufs[0].1 == vals, "a sort into A wrote its input");
+        assert!(bufs[at].1.iter().all(|&v| v != u64::MAX), "an output element left unwritten");
+        let [_, a, b] = bufs;
+        return if at == 2 { b } else { a };
+    }
     let at = if pl[MAX_PASSES as usize] == PLAN_FROM_B { index(Buf::B) } else { 0 };
     bufs.swap(0, at);
     let [a, ..] = bufs;
@@ -448,10 +498,12 @@ fn model_sorts_stably_with_portions_and_skipped_passes() {
                     } else {
                         &[Packing::Split, Packing::Alternate, Packing::Through]
                     };
-                    for &packing in packings {
-                        let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion, packing);
+                    let modes = packings.iter().map(|&p| (p, false)).chain([(Packing::Split, true)]);
+                    for (packing, into) in modes {
+                        let (k, v) = model(&keys, &vals, width, masks, begin, end, tile, portion, packing, into);
                         let what = std::format!(
-                            "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} {packing:?}"
+                            "w{width} {order:?} desc {desc} n {n} tile {tile}x{portion} bits {begin}..{end} \
+                             {packing:?} into {into}"
                         );
                         assert_eq!(v, expect, "{what}: values (stability)");
                         assert_eq!(k, ek, "{what}: keys");
