@@ -49,6 +49,17 @@ pub struct Tuning {
     /// packed; `None` (default): split below [`Tuning::radix_packed_min`], packed
     /// through scratch from it on. `SORT_RADIX_PAIRS=split|alternate|through`.
     pub radix_pairs: Option<Packing>,
+    /// Largest radix sort of keys alone (32- and 64-bit) or of `u32` keys with `u32`
+    /// values (moved split) run as one fused launch (histogram, digit passes and
+    /// copy-back separated by grid-wide barriers; at most
+    /// [`kernels::radix::FUSED_MAX`]); 0 turns it off. `None` (default): the measured
+    /// limit of each width (`variants::radix::fused_max`). `SORT_RADIX_FUSED_MAX`.
+    pub radix_fused_max: Option<u64>,
+    /// Items per thread of the fused sort's tiles (one of
+    /// [`kernels::radix::FusedKernel::FUSED`]'s); `None` (default): the fewest whose
+    /// tiles fit one round of the resident blocks ([`kernels::radix::fused_choice`]).
+    /// `SORT_RADIX_FUSED_ITEMS`.
+    pub radix_fused_items: Option<u32>,
     /// Most radix histogram blocks per SM (0 counts as 1). Default 1: each block loops
     /// over its share, and its lane-striped counters (`kernels::radix::hist`) take most
     /// of an SM's shared memory, so one block of `kernels::radix::HIST_BLOCK` threads is
@@ -191,6 +202,8 @@ impl Default for Tuning {
             radix_packed_min: crate::variants::radix::PACKED_MIN,
             radix_pairs: None,
             radix_hist_blocks_per_sm: 1,
+            radix_fused_max: None,
+            radix_fused_items: None,
             topk_hist_blocks_per_sm: 2,
             segmented_warp_blocks_per_sm: 64,
             segmented_block_blocks_per_sm: 32,
@@ -257,6 +270,8 @@ impl Tuning {
                         _ => None,
                     }
                 }
+                "SORT_RADIX_FUSED_MAX" => t.radix_fused_max = number(v),
+                "SORT_RADIX_FUSED_ITEMS" => t.radix_fused_items = number(v),
                 "SORT_RADIX_HIST_BLOCKS_PER_SM" => set(&mut t.radix_hist_blocks_per_sm, positive(v)),
                 "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
@@ -344,6 +359,7 @@ mod tests {
         assert_eq!(t.radix_short_onesweep_max, 1 << 18);
         assert_eq!(t.radix_packed_min, 1 << 23);
         assert_eq!((t.radix_hist_blocks_per_sm, t.topk_hist_blocks_per_sm), (1, 2));
+        assert_eq!((t.radix_fused_max, t.radix_fused_items), (None, None));
         assert!(t.mergepath_wide && t.pdl && !t.sync_launches && !t.force_ptx && !t.multi_gpu_trace);
         assert_eq!((t.file_populate_threads, t.file_stage_bytes, t.file_stages), (4, 16 << 20, 4));
     }
@@ -359,6 +375,8 @@ mod tests {
             ("SORT_RADIX_PAIRS", "alternate", Tuning { radix_pairs: Some(Packing::Alternate), ..d.clone() }),
             ("SORT_RADIX_PAIRS", "through", Tuning { radix_pairs: Some(Packing::Through), ..d.clone() }),
             ("SORT_RADIX_HIST_BLOCKS_PER_SM", "3", Tuning { radix_hist_blocks_per_sm: 3, ..d.clone() }),
+            ("SORT_RADIX_FUSED_MAX", "0", Tuning { radix_fused_max: Some(0), ..d.clone() }),
+            ("SORT_RADIX_FUSED_ITEMS", "8", Tuning { radix_fused_items: Some(8), ..d.clone() }),
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
             ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),

@@ -175,6 +175,8 @@ fn radix_sorts_alike_under_every_tuning_knob() {
             ("radix_pairs = through", |t| t.radix_pairs = Some(Packing::Through)),
             ("radix_hist_blocks_per_sm = 3", |t| t.radix_hist_blocks_per_sm = 3),
             ("radix_hist_blocks_per_sm = 0", |t| t.radix_hist_blocks_per_sm = 0),
+            ("radix_fused_max = 0", |t| t.radix_fused_max = Some(0)),
+            ("radix_fused_items = 4", |t| fused_up_to_the_limit(t, 4)),
         ],
     ) else {
         return;
@@ -187,6 +189,99 @@ fn radix_sorts_alike_under_every_tuning_knob() {
             }
         }
     });
+}
+
+/// The fused sort at every size it can take (`kernels::radix::FUSED_MAX`, past its
+/// default limits), on tiles of `items` keys a thread.
+fn fused_up_to_the_limit(t: &mut host::Tuning, items: u32) {
+    t.radix_fused_max = Some(kernels::radix::FUSED_MAX);
+    t.radix_fused_items = Some(items);
+}
+
+/// The fused sort (keys alone, and `u32` keys with `u32` values, in one launch up to
+/// `kernels::radix::FUSED_MAX`) with each tile size forced and with the fused sort off, from the smallest input past the
+/// one-block sort through a few tiles, several rounds of the resident blocks at the
+/// smallest tile, to the largest fused input; every distribution at one size (sorted
+/// and all-equal inputs skip passes, so the result may end in scratch and be copied
+/// back), both orders, signed, float and 64-bit keys, key-bit ranges.
+#[test]
+fn radix_fused_matches_cpu_for_every_tile_size() {
+    use kernels::radix::{BLOCK, FUSED_MAX};
+    let Some(sorters) = common::tuned_sorters(
+        "radix_fused_matches_cpu_for_every_tile_size",
+        &[
+            ("radix_fused_items = 4", |t| fused_up_to_the_limit(t, 4)),
+            ("radix_fused_items = 8", |t| fused_up_to_the_limit(t, 8)),
+            ("radix_fused_items = 12", |t| fused_up_to_the_limit(t, 12)),
+            ("radix_fused_items = 20", |t| fused_up_to_the_limit(t, 20)),
+            ("radix_fused_max = 0", |t| t.radix_fused_max = Some(0)),
+        ],
+    ) else {
+        return;
+    };
+    let (t32, t64) = (radix::small_max(4, 0) as usize, radix::small_max(8, 0) as usize);
+    let few = 3 * (BLOCK as usize) * 4 + 1;
+    sorters.par_iter().for_each(|(name, s)| {
+        for order in ORDERS {
+            for n in [t32 + 1, few, (1 << 18) + 3, (1 << 20) + 13, FUSED_MAX as usize] {
+                let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::FewUnique };
+                common::check_keys_and_pairs::<u32>(name, s, V, n, order, dist);
+                common::check_variant::<i32>(s, V, n, order, Distribution::Uniform, 256);
+                common::check_variant::<f32>(s, V, n, order, dist, 256);
+            }
+            for n in [t64 + 1, few, (1 << 20) + 13, FUSED_MAX as usize] {
+                common::check_variant::<u64>(s, V, n, order, Distribution::Uniform, 256);
+                common::check_variant::<f64>(s, V, n, order, Distribution::FewUnique, 256);
+            }
+            for &dist in Distribution::ALL {
+                common::check_variant::<u32>(s, V, 70_001, order, dist, 256);
+                common::check_variant::<i64>(s, V, 30_001, order, dist, 256);
+            }
+            let keys: Vec<u32> = generate(200_003, Distribution::Uniform, 11);
+            for b in [(0, 20), (4, 12), (31, 32), (0, 32)] {
+                let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
+                let (mut g, mut c) = (keys.clone(), keys.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(g == c, "{name}: u32 {order} bits {b:?}");
+            }
+        }
+    });
+    // The first input past the fused sort (separate launches), beside the last one.
+    let Some(s) = gpu_sorter("radix_fused_matches_cpu_for_every_tile_size") else { return };
+    for order in ORDERS {
+        common::check_variant::<u32>(s, V, FUSED_MAX as usize + 1, order, Distribution::Uniform, 256);
+        common::check_variant::<f64>(s, V, FUSED_MAX as usize + 1, order, Distribution::Uniform, 256);
+    }
+}
+
+/// The fused sort's small case for compute-sanitizer (memcheck, racecheck, synccheck):
+/// a few tiles of `u32` keys and pairs and `f64` keys on the smallest and largest tiles, including an
+/// all-equal input (every pass skipped) and three passes of 8 bits (an odd count: the
+/// copy-back).
+#[test]
+fn radix_fused_small_case() {
+    let Some(sorters) = common::tuned_sorters(
+        "radix_fused_small_case",
+        &[
+            ("radix_fused_items = 4", |t| fused_up_to_the_limit(t, 4)),
+            ("radix_fused_items = 20", |t| fused_up_to_the_limit(t, 20)),
+        ],
+    ) else {
+        return;
+    };
+    for (_, s) in &sorters {
+        for dist in [Distribution::Uniform, Distribution::Equal, Distribution::FewUnique] {
+            common::check_keys_and_pairs::<u32>("fused small case", s, V, 20_001, Order::Ascending, dist);
+            common::check_variant::<f64>(s, V, 20_001, Order::Descending, dist, 256);
+        }
+        let keys: Vec<u32> = generate(20_001, Distribution::Uniform, 12);
+        let opts = SortOptions::new(V).key_bits(0, 24);
+        let (mut g, mut c) = (keys.clone(), keys);
+        s.sort(&mut g, &opts).unwrap();
+        Sorter::cpu().sort(&mut c, &opts).unwrap();
+        assert!(g == c, "u32 bits 0..24");
+    }
 }
 
 #[test]

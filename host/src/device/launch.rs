@@ -78,12 +78,35 @@ impl Gpu {
         dependent: bool,
         cluster: u32,
     ) -> std::result::Result<(), DriverError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_with(func, cfg, args, dependent, cluster, false) }
+    }
+
+    /// [`Gpu::launch_ex`], and with `cooperative` as a cooperative launch (every block
+    /// resident at once, or the launch fails).
+    ///
+    /// # Safety
+    /// As for [`Gpu::launch_ex`].
+    unsafe fn launch_with(
+        &self,
+        func: &CudaFunction,
+        cfg: cudarc::driver::LaunchConfig,
+        args: &mut [*mut std::ffi::c_void],
+        dependent: bool,
+        cluster: u32,
+        cooperative: bool,
+    ) -> std::result::Result<(), DriverError> {
         use cudarc::driver::sys;
         self.ctx.bind_to_thread()?;
         // SAFETY: a zeroed attribute is valid (plain C data); the fields set below are
         // the ones each attribute id reads.
-        let mut attrs: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+        let mut attrs: [sys::CUlaunchAttribute; 3] = unsafe { std::mem::zeroed() };
         let mut count = 0;
+        if cooperative {
+            attrs[count].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+            attrs[count].value.cooperative = 1;
+            count += 1;
+        }
         if dependent {
             attrs[count].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
             attrs[count].value.programmaticStreamSerializationAllowed = 1;
@@ -134,6 +157,56 @@ impl Gpu {
             Ok(()) => self.after_launch(name),
             Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
         }
+    }
+
+    /// Launches `kernel` with `params` as [`Gpu::launch`] does, but as a cooperative
+    /// launch: every block of the grid is resident at once (a kernel with grid-wide
+    /// barriers), as the driver refuses a grid that cannot be and does not start one
+    /// beside other work that would keep some of its blocks out. The grid must be at
+    /// most [`Gpu::resident_blocks`]. Never a programmatic dependent. `Ok(false)`: the
+    /// driver refused the grid as too large, and nothing ran. (A plain launch of the
+    /// same grid measured the same on an H200, 2026-11-28.)
+    pub(crate) fn launch_cooperative<P: KernelParams>(
+        &self,
+        kernel: Kernel<P>,
+        cfg: LaunchConfig,
+        params: &P,
+    ) -> Result<bool> {
+        use cudarc::driver::sys::CUresult;
+        let name = kernel.name();
+        let func = self.function(name)?;
+        let (mut args, count) = params.arg_ptrs();
+        // SAFETY: as in `Gpu::launch`; the caller sizes the grid by `resident_blocks`.
+        match unsafe { self.launch_with(&func, cfg, &mut args[..count], false, 1, true) } {
+            Ok(()) => self.after_launch(name).map(|()| true),
+            Err(DriverError(CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)) => Ok(false),
+            Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
+        }
+    }
+
+    /// Blocks of `block` threads with `smem` bytes of dynamic shared memory of kernel
+    /// `name` that the device holds at once (the driver's occupancy for one SM, times
+    /// the SMs), after allowing the kernel that much shared memory. Asked of the
+    /// driver once per kernel and size.
+    pub fn resident_blocks(&self, name: &str, block: u32, smem: u32) -> Result<u32> {
+        self.set_max_dynamic_smem(name, smem)?;
+        let key = (name.to_string(), block, smem);
+        let mut cache = self.occupancy.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&r) = cache.get(&key) {
+            return Ok(r);
+        }
+        let func = self.function(name)?;
+        let per_sm = func
+            .occupancy_max_active_blocks_per_multiprocessor(block, smem as usize, None)
+            .map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+        let resident = per_sm * self.info.multiprocessors;
+        cache.insert(key, resident);
+        Ok(resident)
+    }
+
+    /// Whether the device runs cooperative launches ([`Gpu::launch_cooperative`]).
+    pub fn cooperative_launch(&self) -> bool {
+        self.cooperative
     }
 
     /// Called after every launch by `Gpu::launch`: with `Tuning::sync_launches` it waits

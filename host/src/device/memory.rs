@@ -41,6 +41,24 @@ impl Gpu {
         self.alloc::<u32>(words)
     }
 
+    /// The device address of a buffer of at least `words` `u32`s that is all zeros
+    /// whenever no kernel queued on this device's stream is using it: zeroed once when
+    /// allocated, and every kernel given it must leave it zeroed (the fused radix
+    /// sort's control block, which then needs no memset before each sort). Kept for
+    /// the `Gpu`'s life; a larger request replaces it (the old one is freed in stream
+    /// order, after the work queued before).
+    pub(crate) fn zeroed_block(&self, words: usize) -> Result<u64> {
+        let mut kept = self.zeroed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(b) = kept.as_ref().filter(|b| b.len() >= words) {
+            return Ok(b.ptr());
+        }
+        let mut b = self.alloc::<u32>(words)?;
+        b.zero_prefix(self, words)?;
+        let addr = b.ptr();
+        *kept = Some(b);
+        Ok(addr)
+    }
+
     /// A page-locked host buffer of at least `bytes` for reading small results back
     /// (allocating one costs more than the rest of a small sort): a kept one, or a new
     /// one. Give it back with [`Gpu::give_back_pinned`]; it is freed with the `Gpu`.

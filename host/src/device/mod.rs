@@ -106,6 +106,12 @@ pub struct Gpu {
     /// Free device memory at the last query ([`Gpu::mem_info`]) less what
     /// [`Gpu::alloc`] took since without asking: small allocations skip the query.
     known_free: AtomicU64,
+    /// [`Gpu::resident_blocks`] asked so far, by kernel, block size and shared memory.
+    occupancy: Mutex<HashMap<(String, u32, u32), u32>>,
+    /// Whether the device runs cooperative launches ([`Gpu::cooperative_launch`]).
+    cooperative: bool,
+    /// The buffer of [`Gpu::zeroed_block`], once asked for.
+    zeroed: Mutex<Option<DeviceBuffer<u32>>>,
 }
 
 /// [`Gpu::alloc`] asks the driver for free memory only for allocations above this
@@ -189,7 +195,11 @@ impl Gpu {
             l2_bytes: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
             max_threads_per_block: attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
         };
+        let cooperative = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0;
         Ok(Gpu {
+            occupancy: Mutex::new(HashMap::new()),
+            cooperative,
+            zeroed: Mutex::new(None),
             ctx,
             stream,
             module,

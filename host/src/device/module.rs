@@ -153,6 +153,8 @@ mod tests {
             }
             // Kernels without the wait must never be launched early.
             assert!(PDL_KERNELS.binary_search(&"naive_merge_pass_u32").is_err());
+            // The fused radix sorts are cooperative launches, never dependents.
+            assert!(PDL_KERNELS.iter().all(|k| !k.starts_with("radix_fused")));
         }
     }
 

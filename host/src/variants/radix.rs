@@ -10,12 +10,14 @@
 //! [`kernels::radix::small_items`]); otherwise a histogram, one per digit pass (and
 //! per 2^30 keys; on short tiles up to [`kernels::radix::SHORT_ONESWEEP_MAX`] keys),
 //! and one copy-back that does nothing unless the plan left the keys in the scratch
-//! buffer. The host never waits: which passes to skip and where the result
-//! lands are decided on the device.
+//! buffer; keys alone of 32 or 64 bits, and `u32` keys with `u32` values, up to
+//! [`Tuning::radix_fused_max`] keys: the same steps in one cooperative launch
+//! ([`kernels::radix::Fused`]). The host never
+//! waits: which passes to skip and where the result lands are decided on the device.
 use kernels::key::Word;
 use kernels::params::DevPtr;
 use kernels::params::Kernel;
-use kernels::radix::{self as rk, HistKernel, NarrowCopyBack, Packing, Smem, Widths};
+use kernels::radix::{self as rk, FusedKernel, HistKernel, NarrowCopyBack, Packing, Smem, Widths};
 use kernels::{SortKey, key::BitOrder};
 
 use super::launch::blocks;
@@ -95,6 +97,7 @@ pub fn sort_with_portion_tiles<T: Element>(
 ) -> Result<()> {
     let mut job = key_job(gpu.tuning(), buf, opts)?;
     job.portion = portion_tiles.clamp(1, job.portion);
+    job.fused = false;
     job.run(gpu)
 }
 
@@ -148,6 +151,7 @@ pub fn sort_pairs_with<K: Key, V: Element>(
     job.packing = packing;
     (job.tile, _) = tile_for(gpu.tuning(), job.n, job.key_bytes, job.value_bytes, packing);
     job.portion = portion_tiles.clamp(1, rk::portion_tiles(job.tile));
+    job.fused = false;
     job.run(gpu)
 }
 
@@ -377,6 +381,21 @@ fn onesweep_tile(tuning: &Tuning, n: u64, kb: u32, vb: u32) -> u32 {
     rk::onesweep_tile(n, kb, vb, tuning.radix_short_onesweep_max)
 }
 
+/// Largest sort of keys of `kb` bytes with values of `vb` bytes (0: keys alone) that
+/// runs as one fused launch by default ([`Tuning::radix_fused_max`]): where it measured
+/// faster than the separate launches (H100, 2026-11-28, medians of 30, main's build in
+/// the same call; docs/history.md, radix: "One launch for small inputs"): `u32` keys up
+/// to 2^18 (2^18: 47-49 against 49-51 us; 2^19: 59-61 against 55-57), `u64` keys up to
+/// 2^19 (109-113 against 122-124 us), `u32` keys with `u32` values up to 2^19 (59-61
+/// against 71 us; 2^20: 86-88 against 76). 0: none.
+pub const fn fused_max(kb: u32, vb: u32) -> u64 {
+    match (kb, vb) {
+        (4, 0) => 1 << 18,
+        (8, 0) | (4, 4) => 1 << 19,
+        _ => 0,
+    }
+}
+
 /// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
 /// ([`Packing::Through`]) by default: the measured default of
 /// [`Tuning::radix_packed_min`], which says why.
@@ -495,6 +514,9 @@ struct Job {
     /// A sort into `keys` / `values`: the device addresses of the input keys and
     /// values (`0`: none; the sort is in place). See [`Job::with_input`].
     input: (u64, u64),
+    /// Whether a sort of keys alone up to [`Tuning::radix_fused_max`] may run as the
+    /// fused launch ([`Job::run_fused`]); off where a test asks for portions.
+    fused: bool,
 }
 
 impl Job {
@@ -523,6 +545,7 @@ impl Job {
             tile,
             portion: rk::portion_tiles(tile),
             input: (0, 0),
+            fused: true,
         }
     }
 
@@ -586,7 +609,7 @@ impl Job {
     /// [`Job::run`] for keys of `K` with values of `V` (keys alone: `V` = `u32`, unused).
     /// `narrow_copy`: the copy-back of 16- and 8-bit keys, which copies keys rather than
     /// `u32` words (`None`: 4- and 8-byte keys, copied as words by `radix_copy_back`).
-    fn run_width<K: HistKernel, V: Word>(
+    fn run_width<K: HistKernel + FusedKernel, V: Word>(
         &self,
         gpu: &Gpu,
         width: &Widths<K, V>,
@@ -612,6 +635,13 @@ impl Job {
                 return Ok(false);
             }
             return gpu.launch(kernel, blocks(1, rk::BLOCK, smem)?, &p).map(|()| true);
+        }
+        let fused_max = gpu.tuning().radix_fused_max.unwrap_or(fused_max(kb, vb)).min(rk::FUSED_MAX);
+        // The fused kernel sorts in place: a sort into another buffer takes the passes.
+        if self.fused && self.input.0 == 0 && n <= fused_max {
+            if let Some(sorted) = self.run_fused(gpu, pos, neg, stop)? {
+                return Ok(sorted);
+            }
         }
         let plan = self.plan();
         let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
@@ -726,6 +756,71 @@ impl Job {
             }
         }
         Ok(true)
+    }
+
+    /// The sort as one launch of a fused kernel of `K` ([`kernels::radix::Fused`]; keys
+    /// alone, or with `u32` values moved split): the fewest items per thread whose tiles
+    /// fit one round of the blocks the device holds at once ([`rk::fused_choice`]), a
+    /// grid of at most that many blocks, all resident. `Ok(None)`: nothing was
+    /// launched (no fused kernel for these widths, no cooperative launch on this device,
+    /// or the driver refused the grid), so the caller runs the separate launches;
+    /// `Ok(Some(false))`: `stop`, asked just before the launch (the kernel sorts in
+    /// place), said to leave the keys as they were ([`Job::run_unless`]).
+    fn run_fused<K: FusedKernel>(
+        &self,
+        gpu: &Gpu,
+        pos: K,
+        neg: K,
+        stop: &mut dyn FnMut() -> Result<bool>,
+    ) -> Result<Option<bool>> {
+        let tuning = gpu.tuning();
+        let (kb, vb) = (self.key_bytes, self.value_bytes);
+        let list = match vb {
+            0 => K::FUSED,
+            4 if self.packing == Packing::Split => K::FUSED_PAIRS,
+            _ => &[],
+        };
+        if list.is_empty() || !gpu.cooperative_launch() {
+            return Ok(None);
+        }
+        let mut choices = [(0u32, 0u64); 8];
+        for (c, (items, kernel)) in choices.iter_mut().zip(list) {
+            let smem = rk::fused_smem(kb, vb, *items);
+            *c = (*items, gpu.resident_blocks(kernel.name(), rk::BLOCK, smem)? as u64);
+        }
+        let choices = &choices[..list.len()];
+        let Some(at) = rk::fused_choice(self.n, choices, tuning.radix_fused_items) else { return Ok(None) };
+        let ((items, resident), kernel) = (choices[at], list[at].1);
+        let tile = rk::BLOCK * items;
+        let plan = Plan::new(self.n, kb, vb, Packing::Split, tile, self.bits, rk::portion_tiles(tile));
+        debug_assert_eq!(plan.portions, 1, "the fused sort's inputs are one portion");
+        // The control block is the device's, left zeroed by every fused sort (no memset).
+        let ctrl = DevPtr::from_addr(gpu.zeroed_block(rk::ctrl::bytes(rk::MAX_PASSES).div_ceil(4) as usize)?);
+        let mut words = plan.words;
+        words[3] = 0;
+        let mut scratch = Scratch::take(gpu, &words)?;
+        let [keys_b, vals_b, status, _] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
+        let (begin, end) = self.bits;
+        let p = rk::Fused {
+            keys_a: DevPtr::<K>::from_addr(self.keys),
+            keys_b: keys_b.dev_ptr().cast::<K>(),
+            vals_a: DevPtr::from_addr(self.values),
+            vals_b: if vb > 0 { vals_b.dev_ptr() } else { DevPtr::NULL },
+            n: self.n,
+            begin,
+            end,
+            pos,
+            neg,
+            status: status.dev_ptr(),
+            status_tiles: plan.status_tiles as u32,
+            ctrl,
+            clean: 1,
+        };
+        let cfg = blocks(plan.total_tiles.min(resident), rk::BLOCK, rk::fused_smem(kb, vb, items))?;
+        if stop()? {
+            return Ok(Some(false));
+        }
+        Ok(gpu.launch_cooperative(kernel, cfg, &p)?.then_some(true))
     }
 
     /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at

@@ -1,5 +1,5 @@
 //! The radix kernels (see the module docs for the passes).
-use super::params::{ArgBack, CopyBack, Hist, PackedSweep, Small, Sweep, UnpackBack};
+use super::params::{ArgBack, CopyBack, Fused, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit};
@@ -201,6 +201,47 @@ unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, cons
             (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, I>(&p, &s, plan, tile, cur),
             (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, I>(&p, &s, plan, tile, cur),
             _ => sweep_tile::<K, V, false, false, false, false, I>(&p, &s, plan, tile, cur),
+        }
+    }
+}
+
+/// The body of [`onesweep`] on tile `tile`, for the fused kernels (shared memory laid
+/// out as `s`): clears the next launch's status words of this tile, and unless the plan
+/// skips the pass sorts it. [`onesweep`] keeps its own copy, which reads the plan before
+/// it takes a tile (the load overlaps the atomic); sharing this one made its passes
+/// 0.3-0.6% slower at 2^24 and 2^28 keys (H100, 2026-11-28).
+#[inline(always)]
+unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const ARG: bool, const I: usize>(
+    p: Pass<K, V>,
+    s: &Smem,
+    tile: u32,
+) {
+    let tid = gpu::thread_idx();
+    let ctrl32 = p.ctrl as *mut u32;
+    unsafe {
+        let plan = *ctrl32.add((ctrl::PLAN + p.pass) as usize);
+        let words = p.status_tiles as usize * DIGITS as usize;
+        let (cur, other) =
+            if p.launch & 1 == 0 { (p.status, p.status.add(words)) } else { (p.status.add(words), p.status) };
+        // The next launch's status words (its buffer was used two launches ago).
+        if tid < DIGITS {
+            let mut t = tile;
+            while t < p.status_tiles {
+                *other.add((t * DIGITS + tid) as usize) = 0;
+                t += p.tiles;
+            }
+        }
+        if plan == PLAN_SKIP {
+            return;
+        }
+        if !PACKED {
+            return sweep_tile::<K, V, PAIRS, false, false, false, I>(&p, s, plan, tile, cur);
+        }
+        // A pass never both loads and stores the caller's arrays (`packed_plan`).
+        match route(plan) {
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, I>(&p, s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, I>(&p, s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, false, I>(&p, s, plan, tile, cur),
         }
     }
 }
@@ -419,13 +460,13 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     });
 }
 
-/// This block's digit counts of all `NP` passes, added to the global ones: clears its
-/// counters, counts whole steps of `blockDim * I` keys grid-strided without
+/// This block's digit counts of all `NP` passes, added to the global ones (`SLOTS`
+/// words per counter, [`hist::slot`]): clears its counters, counts whole steps of `blockDim * I` keys grid-strided without
 /// bound tests, then the one partial step (if any) by the block whose turn it is, and
 /// sums each counter's words. Every thread of the block must call it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
+unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u32>(
     keys: *const K,
     n: u64,
     nan_inf: K,
@@ -436,7 +477,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
     counters: u32,
     ctrl: *mut u64,
 ) {
-    let slots = const { hist::slots(NP as u32) };
+    let slots = SLOTS;
     let counter_count = NP as u32 * DIGITS;
     let (tid, bd) = (gpu::thread_idx(), gpu::block_dim());
     unsafe {
@@ -494,65 +535,86 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize>(
     }
 }
 
-/// Digit counts of every pass, then (last block) the offsets and the plan; also
-/// clears the first launch's status words. `NAN_INF`: the `+inf` bits of float keys
-/// counted as their canonical bits ([`nan_mapped`]: an argsort in NaN-last order),
-/// 0 for keys counted as they are. A constant, so that the plain histograms stay as
-/// they were (the map in the same kernel made them spill).
+/// Digit counts of every pass over bits `begin..end` of the `n` keys at `keys`, added
+/// to the control block's (every thread of every block calls it; the counters start at
+/// `counters`). `FUSED`: the fused kernels' histogram ([`fused_hist_items`] keys a
+/// thread a step, [`fused_slots`] words a counter), else the histogram kernel's
+/// ([`hist::items`], [`hist::slots`], which the host's grid assumes). `nan_inf`: as in
+/// [`histogram`].
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
-    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into } = p;
-    let nan_inf = K::from_u64(NAN_INF);
-    let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
+unsafe fn count_passes<K: Word, const FUSED: bool>(
+    keys: *const K,
+    n: u64,
+    nan_inf: K,
+    begin: u32,
+    end: u32,
+    pos: K,
+    neg: K,
+    counters: u32,
+    ctrl: *mut u64,
+) {
+    let np = passes(begin, end);
+    // The pass count as a constant, so the per-pass shifts and masks sit in
+    // registers and the per-key work is a shift, a mask and a shared add per pass.
+    macro_rules! count {
+        ($kb:literal, $fused:literal; $($np:literal)*) => {
+            match np {
+                $($np => unsafe {
+                    count_digits::<K, $np, { count_items($kb, $fused) }, { count_slots($kb, $np, $fused) }>(
+                        keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
+                    )
+                },)*
+                _ => {}
+            }
+        };
+    }
+    macro_rules! count_widths {
+        ($fused:literal) => {
+            if K::BYTES == 4 && DIGIT_BITS == 8 {
+                count!(4, $fused; 1 2 3 4);
+            } else if K::BYTES == 4 {
+                count!(4, $fused; 1 2 3 4 5 6 7 8);
+            } else if K::BYTES == 2 {
+                count!(2, $fused; 1 2 3);
+            } else if K::BYTES == 1 {
+                count!(1, $fused; 1 2);
+            } else {
+                count!(8, $fused; 1 2 3 4 5 6 7 8);
+            }
+        };
+    }
+    if FUSED {
+        count_widths!(true);
+    } else {
+        count_widths!(false);
+    }
+}
+
+/// Keys a thread loads per histogram step ([`count_passes`]).
+const fn count_items(kb: u32, fused: bool) -> usize {
+    (if fused { fused_hist_items(kb) } else { hist::items(kb) }) as usize
+}
+
+/// Words per histogram counter ([`count_passes`]) with `np` passes.
+const fn count_slots(kb: u32, np: u32, fused: bool) -> u32 {
+    if fused { fused_slots(kb) } else { hist::slots(np) }
+}
+
+/// The end of the histogram, by one block once every block's counts are in the control
+/// block: each pass's exclusive digit offsets (`carry` of parity 0) and the plan
+/// (trivial passes skipped, `packing` applied; `into` != 0: a sort into another buffer,
+/// [`super::into_plan`]). Smem flags at `hist::FLAGS` (one per
+/// pass from word 1), the scan's at `hist::SCAN`. Every thread of the block calls it.
+#[inline(always)]
+unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: u32) {
     let base = gpu::smem_base();
     let flags = base + hist::FLAGS;
-    let counters = base + hist::COUNTERS;
     let tid = gpu::thread_idx();
-    let bd = gpu::block_dim();
-    let np = passes(begin, end);
     let ctrl32 = ctrl as *mut u32;
     unsafe {
         if tid < 16 {
             gpu::sts_u32(flags + 4 * tid, 0);
-        }
-        let stride = gpu::grid_dim() as u64 * bd as u64;
-        // The pass count as a constant, so the per-pass shifts and masks sit in
-        // registers and the per-key work is a shift, a mask and a shared add per pass.
-        macro_rules! count {
-            ($i:expr; $($np:literal)*) => {
-                match np {
-                    $($np => count_digits::<K, $np, { $i as usize }>(keys, n, nan_inf, begin, end, pos, neg, counters, ctrl),)*
-                    _ => {}
-                }
-            };
-        }
-        // `I` is `hist::items(K::BYTES)`, which the host's grid assumes.
-        if K::BYTES == 4 && DIGIT_BITS == 8 {
-            count!(hist::items(4); 1 2 3 4);
-        } else if K::BYTES == 4 {
-            count!(hist::items(4); 1 2 3 4 5 6 7 8);
-        } else if K::BYTES == 2 {
-            count!(hist::items(2); 1 2 3);
-        } else if K::BYTES == 1 {
-            count!(hist::items(1); 1 2);
-        } else {
-            count!(hist::items(8); 1 2 3 4 5 6 7 8);
-        }
-        let mut j = gpu::global_idx();
-        while j < status_words {
-            *status.add(j as usize) = 0;
-            j += stride;
-        }
-        // The last block to get here sees every block's counts.
-        gpu::thread_fence();
-        gpu::sync_threads();
-        if tid == 0 {
-            let done = gpu::atomic_add_u32(ctrl32.add(ctrl::DONE as usize), 1);
-            gpu::sts_u32(flags, (done + 1 == gpu::grid_dim()) as u32);
-        }
-        gpu::sync_threads();
-        if gpu::lds_u32(flags) == 0 {
-            return;
         }
         gpu::thread_fence();
         for p in 0..np {
@@ -574,6 +636,199 @@ pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
             for (p, e) in plan.iter().enumerate() {
                 *ctrl32.add(ctrl::PLAN as usize + p) = *e;
             }
+        }
+    }
+}
+
+/// Digit counts of every pass, then (last block) the offsets and the plan; also
+/// clears the first launch's status words. `NAN_INF`: the `+inf` bits of float keys
+/// counted as their canonical bits ([`nan_mapped`]: an argsort in NaN-last order),
+/// 0 for keys counted as they are. A constant, so that the plain histograms stay as
+/// they were (the map in the same kernel made them spill).
+#[inline(always)]
+pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
+    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into } = p;
+    let nan_inf = K::from_u64(NAN_INF);
+    let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
+    let base = gpu::smem_base();
+    let flags = base + hist::FLAGS;
+    let counters = base + hist::COUNTERS;
+    let tid = gpu::thread_idx();
+    let bd = gpu::block_dim();
+    let ctrl32 = ctrl as *mut u32;
+    unsafe {
+        count_passes::<K, false>(keys, n, nan_inf, begin, end, pos, neg, counters, ctrl);
+        let stride = gpu::grid_dim() as u64 * bd as u64;
+        let mut j = gpu::global_idx();
+        while j < status_words {
+            *status.add(j as usize) = 0;
+            j += stride;
+        }
+        // The last block to get here sees every block's counts.
+        gpu::thread_fence();
+        gpu::sync_threads();
+        if tid == 0 {
+            let done = gpu::atomic_add_u32(ctrl32.add(ctrl::DONE as usize), 1);
+            gpu::sts_u32(flags, (done + 1 == gpu::grid_dim()) as u32);
+        }
+        gpu::sync_threads();
+        if gpu::lds_u32(flags) == 0 {
+            return;
+        }
+        gpu::sync_threads();
+        offsets_and_plan(ctrl, n, passes(begin, end), packing, into);
+    }
+}
+
+/// Waits, in every thread of the block, until the arrival counter at `counter` reaches
+/// `target`: the grid-wide barrier of the fused kernels, whose blocks are all resident.
+/// The block's global writes before it are visible to every block after it (a fence
+/// before the arrival, another after the wait, as CUDA's grid synchronisation does).
+/// `arrive`: whether this block adds its arrival (the release of the histogram's
+/// barrier adds one more, [`fused`]).
+#[inline(always)]
+unsafe fn grid_wait(counter: *mut u32, target: u32, arrive: bool) {
+    unsafe {
+        gpu::sync_threads();
+        if gpu::thread_idx() == 0 {
+            gpu::thread_fence();
+            if arrive {
+                gpu::red_add_u32(counter, 1);
+            }
+            while gpu::ld_relaxed_u32(counter) < target {}
+            gpu::thread_fence();
+        }
+        gpu::sync_threads();
+    }
+}
+
+/// The fused sort ([`Fused`], [`FUSED_MAX`]): in one launch of blocks that are all
+/// resident, the histogram (every block counts its share; the last to arrive at the
+/// first barrier computes the offsets and the plan, then releases the others), each
+/// digit pass on tiles of `I` keys a thread (block `b` takes tiles `b, b + grid, ...`),
+/// a barrier after each, and the copy-back when the plan left the result in buffer B
+/// (with [`Fused::clean`], the control block left zeroed first: [`leave_clean`]).
+/// Barrier `j` (1 after the histogram, `p + 2` after pass `p`) waits for the counter
+/// to reach [`fused_barrier`]`(j, grid)`.
+#[inline(always)]
+pub(crate) unsafe fn fused<K: Word, V: Word, const PAIRS: bool, const I: usize>(f: Fused<K, V>) {
+    let Fused { keys_a, keys_b, vals_a, vals_b, n, begin, end, pos, neg, status, status_tiles, ctrl, clean } = f;
+    let (keys_a, keys_b, vals_a, vals_b) = (keys_a.get(), keys_b.get(), vals_a.get(), vals_b.get());
+    let (status, ctrl) = (status.get(), ctrl.get());
+    let base = gpu::smem_base();
+    let tid = gpu::thread_idx();
+    let grid = gpu::grid_dim();
+    let ctrl32 = ctrl as *mut u32;
+    let counter = unsafe { ctrl32.add(ctrl::BARRIER as usize) };
+    let np = passes(begin, end);
+    unsafe {
+        count_passes::<K, true>(keys_a, n, K::ZERO, begin, end, pos, neg, base + hist::COUNTERS, ctrl);
+        // Status words of pass 0.
+        let status_words = status_tiles as u64 * DIGITS as u64;
+        let stride = grid as u64 * gpu::block_dim() as u64;
+        let mut j = gpu::global_idx();
+        while j < status_words {
+            *status.add(j as usize) = 0;
+            j += stride;
+        }
+        // Barrier 1; the last block to arrive writes the offsets and the plan first.
+        gpu::sync_threads();
+        if tid == 0 {
+            gpu::thread_fence();
+            let arrived = gpu::atomic_add_u32(counter, 1) + 1;
+            gpu::sts_u32(base + hist::FLAGS, (arrived == grid) as u32);
+        }
+        gpu::sync_threads();
+        if gpu::lds_u32(base + hist::FLAGS) != 0 {
+            gpu::sync_threads();
+            offsets_and_plan(ctrl, n, np, Packing::Split as u32, 0);
+            gpu::sync_threads();
+            if tid == 0 {
+                gpu::thread_fence();
+                gpu::red_add_u32(counter, 1);
+            }
+        }
+        grid_wait(counter, fused_barrier(1, grid), false);
+
+        let s = Smem::onesweep_items(K::BYTES, if PAIRS { V::BYTES } else { 0 }, I as u32);
+        for pass in 0..np {
+            let (shift, mask) = pass_digit(begin, end, pass);
+            let p = Pass {
+                keys_a,
+                keys_b,
+                vals_a,
+                vals_b,
+                split_keys: core::ptr::null_mut(),
+                split_vals: core::ptr::null_mut(),
+                in_keys: core::ptr::null(),
+                in_vals: core::ptr::null(),
+                n,
+                first_tile: 0,
+                tiles: status_tiles,
+                shift,
+                mask,
+                pos,
+                neg,
+                pass,
+                launch: pass,
+                portion: 0,
+                status,
+                status_tiles,
+                ctrl,
+                nan_inf: 0,
+            };
+            let mut tile = gpu::block_idx();
+            while tile < status_tiles {
+                onesweep_tile::<K, V, PAIRS, false, false, I>(p, &s, tile);
+                gpu::sync_threads();
+                tile += grid;
+            }
+            if pass + 1 < np || result_in_b(ctrl) {
+                grid_wait(counter, fused_barrier(pass + 2, grid), true);
+            }
+        }
+        let copy = result_in_b(ctrl);
+        if clean != 0 {
+            leave_clean(ctrl, np);
+        }
+        if copy {
+            copy_strided(keys_b, keys_a, n);
+            if PAIRS {
+                copy_strided(vals_b, vals_a, n);
+            }
+        }
+    }
+}
+
+/// The end of a fused kernel that leaves its control block zeroed ([`Fused::clean`]):
+/// each block counts itself out once it reads the block no more, and the last one
+/// zeroes the digit counts of the `np` passes and the two counters. Every block is past
+/// every barrier by then, so nothing reads them any more.
+#[inline(always)]
+unsafe fn leave_clean(ctrl: *mut u64, np: u32) {
+    let base = gpu::smem_base();
+    let tid = gpu::thread_idx();
+    let ctrl32 = ctrl as *mut u32;
+    unsafe {
+        gpu::sync_threads();
+        if tid == 0 {
+            gpu::thread_fence();
+            let out = gpu::atomic_add_u32(ctrl32.add(ctrl::EXIT as usize), 1) + 1;
+            gpu::sts_u32(base + hist::FLAGS, (out == gpu::grid_dim()) as u32);
+        }
+        gpu::sync_threads();
+        if gpu::lds_u32(base + hist::FLAGS) == 0 {
+            return;
+        }
+        gpu::thread_fence();
+        let mut i = tid;
+        while i < np * DIGITS {
+            *ctrl.add((ctrl::HIST + i) as usize) = 0;
+            i += gpu::block_dim();
+        }
+        if tid == 0 {
+            *ctrl32.add(ctrl::BARRIER as usize) = 0;
+            *ctrl32.add(ctrl::EXIT as usize) = 0;
         }
     }
 }

@@ -88,6 +88,56 @@ width_entries!(u16, u32, true, k16_v32);
 width_entries!(u8, u32, false, k8);
 width_entries!(u8, u32, true, k8_v32);
 
+// The fused sorts of keys alone ([`super::FUSED_MAX`]), one per tile size. Launched
+// cooperatively, never as programmatic dependents (their predecessor is the control
+// block's memset), so they have no `griddepcontrol.wait`.
+macro_rules! fused_entries {
+    ($k:ty, $suffix:ident, $pairs:expr; $($i:literal)*) => {
+        paste::paste! {
+            $(
+                fused_entry!([<radix_fused_ $suffix _i $i>] { K = $k, V = u32 } |p| {
+                    device::fused::<$k, u32, $pairs, $i>(p)
+                });
+            )*
+        }
+    };
+}
+fused_entries!(u32, k32, false; 4 8 12 20);
+fused_entries!(u64, k64, false; 4 8 12);
+fused_entries!(u32, k32_v32, true; 8 12 23);
+
+/// The fused sorts of keys `Self` ([`Fused`]): `(items per thread, kernel)`, fewest
+/// items first; none for 16- and 8-bit keys.
+pub trait FusedKernel: Word {
+    /// Keys alone.
+    const FUSED: &'static [(u32, Kernel<Fused<Self, u32>>)];
+    /// With `u32` values (split pairs).
+    const FUSED_PAIRS: &'static [(u32, Kernel<Fused<Self, u32>>)];
+}
+
+impl FusedKernel for u32 {
+    const FUSED: &'static [(u32, Kernel<Fused<u32, u32>>)] =
+        &[(4, radix_fused_k32_i4), (8, radix_fused_k32_i8), (12, radix_fused_k32_i12), (20, radix_fused_k32_i20)];
+    const FUSED_PAIRS: &'static [(u32, Kernel<Fused<u32, u32>>)] =
+        &[(8, radix_fused_k32_v32_i8), (12, radix_fused_k32_v32_i12), (23, radix_fused_k32_v32_i23)];
+}
+
+impl FusedKernel for u64 {
+    const FUSED: &'static [(u32, Kernel<Fused<u64, u32>>)] =
+        &[(4, radix_fused_k64_i4), (8, radix_fused_k64_i8), (12, radix_fused_k64_i12)];
+    const FUSED_PAIRS: &'static [(u32, Kernel<Fused<u64, u32>>)] = &[];
+}
+
+impl FusedKernel for u16 {
+    const FUSED: &'static [(u32, Kernel<Fused<u16, u32>>)] = &[];
+    const FUSED_PAIRS: &'static [(u32, Kernel<Fused<u16, u32>>)] = &[];
+}
+
+impl FusedKernel for u8 {
+    const FUSED: &'static [(u32, Kernel<Fused<u8, u32>>)] = &[];
+    const FUSED_PAIRS: &'static [(u32, Kernel<Fused<u8, u32>>)] = &[];
+}
+
 // The packed pass of pairs and of argsorts: one body, the value source and sink chosen
 // by `device::packed_sweep`'s `ARG`.
 packed_sweep_entry!(radix_onesweep_packed_k32_v32 { V = u32 } |p| {
@@ -221,7 +271,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 64];
+    let mut all = [radix_hist_k32.layout(); 74];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -241,5 +291,20 @@ pub const KERNELS: &[EntryLayout] = &{
     all[61] = radix_arg_back_i32.layout();
     all[62] = radix_arg_back_i64.layout();
     all[63] = radix_hist_nan_f32.layout();
+    let mut f = 0;
+    while f < <u32 as FusedKernel>::FUSED.len() {
+        all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();
+        f += 1;
+    }
+    let mut g = 0;
+    while g < <u64 as FusedKernel>::FUSED.len() {
+        all[64 + f + g] = <u64 as FusedKernel>::FUSED[g].1.layout();
+        g += 1;
+    }
+    let mut h = 0;
+    while h < <u32 as FusedKernel>::FUSED_PAIRS.len() {
+        all[64 + f + g + h] = <u32 as FusedKernel>::FUSED_PAIRS[h].1.layout();
+        h += 1;
+    }
     all
 };

@@ -36,6 +36,12 @@
 //! one launch (`radix_small`; `radix_small_short` and `radix_small_mid` with fewer
 //! items per thread for fewer keys, [`small_items`]).
 //!
+//! 5. `radix_fused` (32- and 64-bit keys alone, `u32` keys with `u32` values, up to
+//!    [`FUSED_MAX`]): steps 1 to 3 in
+//!    one cooperative launch whose blocks are all resident, separated by grid-wide
+//!    barriers, on tiles sized so that a pass's tiles fit the resident blocks
+//!    ([`fused_choice`]); the look-back and the plan are the same code.
+//!
 //! Keys are moved as raw words; the order bits are derived on the fly by
 //! `raw ^ mask(sign)` ([`crate::key::BitOrder::masks`]), so signed integers, IEEE
 //! total order for floats and descending order cost nothing extra. Stable: a tile's
@@ -126,6 +132,16 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_short_k64", BLOCK, 2),
     ("radix_onesweep_short_k64_v32", BLOCK, 2),
     ("radix_onesweep_short_k64_v64", BLOCK, 2),
+    ("radix_fused_k32_i4", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k32_i8", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k32_i12", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k32_i20", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k64_i4", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k64_i8", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k64_i12", BLOCK, FUSED_BLOCKS_PER_SM),
+    ("radix_fused_k32_v32_i8", BLOCK, FUSED_PAIRS_BLOCKS_PER_SM),
+    ("radix_fused_k32_v32_i12", BLOCK, FUSED_PAIRS_BLOCKS_PER_SM),
+    ("radix_fused_k32_v32_i23", BLOCK, FUSED_PAIRS_BLOCKS_PER_SM),
     ("radix_small_k32", BLOCK, 1),
     ("radix_small_k32_v32", BLOCK, 1),
     ("radix_small_k32_v64", BLOCK, 1),
@@ -248,6 +264,69 @@ pub const SHORT_ONESWEEP_MAX: u64 = 1 << 18;
 /// `short_onesweep_max` keys, [`tile`] above.
 pub const fn onesweep_tile(n: u64, kb: u32, vb: u32, short_onesweep_max: u64) -> u32 {
     if n <= short_onesweep_max { BLOCK * SHORT_ITEMS } else { tile(kb, vb) }
+}
+
+/// The fused sort (`radix_fused`): one launch sorts inputs past the one-block sort up
+/// to [`FUSED_MAX`] keys. Its blocks are all resident at once (a cooperative launch,
+/// its grid no larger than the occupancy the driver reports), so grid-wide barriers
+/// (an arrival counter in the control block, [`ctrl::BARRIER`]) can separate the
+/// histogram, the digit passes and the copy-back that are otherwise separate launches:
+/// at these sizes a pass is bound by latency and the gaps between launches, not by
+/// memory (2^20 u32 keys and their scratch sit in L2). Each block takes tiles
+/// `block, block + grid, ...` in every pass; that needs no tile counter and cannot
+/// deadlock, as every block is running and each waits only for lower tiles.
+pub const FUSED_MAX: u64 = 1 << 22;
+
+/// Blocks per SM of the fused kernels of keys alone (their launch bounds).
+pub const FUSED_BLOCKS_PER_SM: u32 = 3;
+/// Blocks per SM of the fused kernels of pairs: as the split pair pass, whose values'
+/// ranks and staging need the registers of two blocks per SM.
+pub const FUSED_PAIRS_BLOCKS_PER_SM: u32 = 2;
+
+/// Which of the fused kernels sorts `n` keys, from `choices`: `(items per thread,
+/// blocks the device holds at once)` of each, fewest items first
+/// ([`FusedKernel::FUSED`]). The fewest items whose tiles fit one round of the
+/// resident blocks (every tile of a pass ranked at once, by more blocks per SM than
+/// larger tiles would keep busy), else the most; `forced` (a tuning knob) picks the
+/// choice with that many items. Choices the device cannot hold (0 blocks) are never
+/// picked; `None` when none can run.
+pub fn fused_choice(n: u64, choices: &[(u32, u64)], forced: Option<u32>) -> Option<usize> {
+    let runs = |&(_, resident): &(u32, u64)| resident > 0;
+    if let Some(at) = forced.and_then(|f| choices.iter().position(|c| c.0 == f && runs(c))) {
+        return Some(at);
+    }
+    let fits = |c: &(u32, u64)| runs(c) && n.div_ceil((BLOCK * c.0) as u64) <= c.1;
+    choices.iter().position(fits).or_else(|| choices.iter().rposition(runs))
+}
+
+/// The count that barrier `j` of a fused kernel of `grid` blocks waits for on the
+/// arrival counter: `j` arrivals of every block, plus the release by the block that
+/// wrote the offsets and the plan after the histogram (barrier 1).
+pub const fn fused_barrier(j: u32, grid: u32) -> u32 {
+    j * grid + 1
+}
+
+/// Histogram counter words per counter in the fused kernels ([`hist::slot`]): the
+/// counters of all passes of keys of `kb` bytes in 64 KiB (16 words for up to four
+/// passes, 8 for eight), which leaves room for three blocks per SM.
+pub const fn fused_slots(kb: u32) -> u32 {
+    if kb > 4 { 8 } else { 16 }
+}
+
+/// Keys each thread of a fused kernel loads per histogram step: half the histogram
+/// kernel's ([`hist::items`]), for the register budget of three blocks per SM.
+pub const fn fused_hist_items(kb: u32) -> u32 {
+    hist::items(kb) / 2
+}
+
+/// Dynamic shared memory of a fused kernel for keys of `kb` bytes (values of `vb`),
+/// `items` a thread: the larger of its histogram's layout ([`hist`], with
+/// [`fused_slots`]) and its tile's ([`Smem::onesweep_items`]).
+pub const fn fused_smem(kb: u32, vb: u32, items: u32) -> u32 {
+    let max_passes = (8 * kb).div_ceil(DIGIT_BITS);
+    let hist = hist::COUNTERS + 4 * max_passes * DIGITS * fused_slots(kb);
+    let tile = Smem::onesweep_items(kb, vb, items).bytes;
+    if hist > tile { hist } else { tile }
 }
 
 /// Tiles per onesweep launch: a portion's count of one digit (at most its number of
@@ -428,6 +507,10 @@ pub mod ctrl {
     pub const U32_AREA: u32 = 2 * (CARRY + 2 * MAX_PASSES * DIGITS);
     pub const PLAN: u32 = U32_AREA;
     pub const DONE: u32 = U32_AREA + 16;
+    /// The fused kernels' grid-barrier arrival counter.
+    pub const BARRIER: u32 = DONE + 1;
+    /// The fused kernels' count of blocks that are done with the control block.
+    pub const EXIT: u32 = DONE + 2;
     pub const COUNTERS: u32 = U32_AREA + 32;
 
     /// Bytes of the control block for `launches` onesweep launches.
@@ -482,6 +565,11 @@ impl Smem {
     /// The packed pass: its words staged as 64-bit keys, [`packed_tile`] of them.
     pub const fn packed() -> Smem {
         Smem::onesweep_of(8, 0, packed_tile())
+    }
+
+    /// Onesweep on tiles of `items` keys a thread (the fused kernels).
+    pub const fn onesweep_items(kb: u32, vb: u32, items: u32) -> Smem {
+        Smem::onesweep_of(kb, vb, BLOCK * items)
     }
 
     const fn onesweep_of(kb: u32, vb: u32, tile: u32) -> Smem {

@@ -64,6 +64,35 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
+    /// The fused sort (`radix_fused`, [`super::FUSED_MAX`]): the histogram, every digit
+    /// pass over bits `begin..end` and the copy-back in one launch of blocks that are
+    /// all resident, separated by grid-wide barriers. Buffers A (the caller's) and B
+    /// (scratch) of the keys and values, as in [`Sweep`]; `status`: two buffers of
+    /// `status_tiles * 256` words (`status_tiles`: the tiles of one pass).
+    pub struct Fused<K, V> {
+        pub keys_a: DevPtr<K>,
+        pub keys_b: DevPtr<K>,
+        pub vals_a: DevPtr<V>,
+        pub vals_b: DevPtr<V>,
+        pub n: u64,
+        pub begin: u32,
+        pub end: u32,
+        pub pos: K,
+        pub neg: K,
+        pub status: DevPtr<u32>,
+        pub status_tiles: u32,
+        /// The control block ([`super::ctrl`]), zeroed before the launch.
+        pub ctrl: DevPtr<u64>,
+        /// Not 0: leave the control block zeroed again at the end (its digit counts,
+        /// barrier and exit counters; the rest is written before it is read), so
+        /// that the next fused sort can use it without a memset.
+        pub clean: u32,
+    }
+    /// Declares an entry taking [`Fused`].
+    entries fused_entry;
+}
+
+crate::params::kernel_params! {
     /// The digit pass over packed words `key << 32 | value` ([`super::Packing`]) of a
     /// pair sort of `u32` keys with `u32` values (`V` = `u32`) or of an argsort of
     /// `u32` keys (`V` = `u32` or `u64`, the indices): `packed_a` / `packed_b` are the

@@ -548,6 +548,66 @@ fn digit_passes_use_short_tiles_up_to_the_limit() {
     }
 }
 
+/// The fused kernels: items ascending, each entry bounded at three blocks per SM, whose
+/// shared memory (histogram counters or tile, whichever is larger) three blocks share
+/// on an H100 SM (228 KiB, 1 KiB reserved per block), and whose largest input is one
+/// look-back portion.
+#[test]
+fn fused_kernels_fit_three_blocks_per_sm() {
+    fn check<K: FusedKernel>() {
+        let kb = K::BYTES;
+        for (list, vb, per_sm) in [(K::FUSED, 0, FUSED_BLOCKS_PER_SM), (K::FUSED_PAIRS, 4, FUSED_PAIRS_BLOCKS_PER_SM)] {
+            let items: Vec<u32> = list.iter().map(|f| f.0).collect();
+            assert!(items.windows(2).all(|w| w[0] < w[1]), "{items:?}");
+            for &(i, kernel) in list {
+                check_one(kernel.name(), kb, vb, i, per_sm);
+            }
+        }
+    }
+    fn check_one(name: &str, kb: u32, vb: u32, i: u32, per_sm: u32) {
+        let bound = LAUNCH_BOUNDS.iter().find(|b| b.0 == name).expect("launch bounds");
+        assert_eq!((bound.1, bound.2), (BLOCK, per_sm), "{name}");
+        let smem = fused_smem(kb, vb, i);
+        assert!((smem + 1024) * per_sm <= 228 * 1024, "{name}: {smem}");
+        assert!(Smem::onesweep_items(kb, vb, i).bytes <= smem);
+        let np = passes(0, 8 * kb);
+        assert!(hist::COUNTERS + 4 * np * DIGITS * fused_slots(kb) <= smem);
+        assert!(fused_slots(kb).is_power_of_two() && fused_slots(kb) <= 32);
+        let tiles = FUSED_MAX.div_ceil((BLOCK * i) as u64);
+        assert_eq!(balanced_portions(tiles, portion_tiles(BLOCK * i)).0, 1);
+        // The histogram step loads whole keys.
+        assert!(fused_hist_items(kb) >= 1);
+    }
+    check::<u32>();
+    check::<u64>();
+    assert!(<u16 as FusedKernel>::FUSED.is_empty() && <u8 as FusedKernel>::FUSED.is_empty());
+    assert!(!<u32 as FusedKernel>::FUSED_PAIRS.is_empty() && <u64 as FusedKernel>::FUSED_PAIRS.is_empty());
+    // Barrier `j` waits for `j` arrivals of every block plus the histogram's release.
+    assert_eq!((fused_barrier(1, 396), fused_barrier(2, 396), fused_barrier(6, 7)), (397, 793, 43));
+}
+
+/// The fused sort takes the fewest items per thread whose tiles fit one round of the
+/// resident blocks, the largest tile when none does, the forced choice when it can
+/// run, and never a kernel the device cannot hold.
+#[test]
+fn fused_choice_fits_one_round_of_resident_blocks() {
+    // An H100: 132 SMs, three blocks each.
+    let h100 = [(4, 396u64), (8, 396), (12, 396), (20, 396)];
+    let tile = |i: u32| (BLOCK * i) as u64;
+    assert_eq!(fused_choice(396 * tile(4), &h100, None), Some(0));
+    assert_eq!(fused_choice(396 * tile(4) + 1, &h100, None), Some(1));
+    assert_eq!(fused_choice(1 << 20, &h100, None), Some(1)); // 342 tiles of 3,072
+    assert_eq!(fused_choice(396 * tile(20) + 1, &h100, None), Some(3));
+    assert_eq!(fused_choice(1 << 22, &h100, None), Some(3));
+    assert_eq!(fused_choice(1 << 20, &h100, Some(12)), Some(2));
+    assert_eq!(fused_choice(1 << 20, &h100, Some(5)), Some(1));
+    let partly = [(4, 0u64), (8, 300), (12, 0)];
+    assert_eq!(fused_choice(1000, &partly, None), Some(1));
+    assert_eq!(fused_choice(1 << 22, &partly, None), Some(1));
+    assert_eq!(fused_choice(1 << 22, &partly, Some(12)), Some(1));
+    assert_eq!(fused_choice(1000, &[(4, 0), (8, 0)], None), None);
+}
+
 #[test]
 fn one_block_sorts_use_the_smallest_tile_that_holds_the_input() {
     for (kb, vb) in [(4, 0), (4, 4), (4, 8), (8, 0), (8, 4), (8, 8)] {
