@@ -120,18 +120,19 @@ pub enum Encoder {
 }
 
 impl Encoder {
-    /// The faster encoder for `n` keys of any width (docs/history.md, "Unique,
-    /// run-length encoding, searchsorted"): the split encoding from [`SPLIT_FROM`].
-    pub fn for_len(n: usize) -> Encoder {
-        if n >= SPLIT_FROM { Encoder::Split } else { Encoder::LookBack }
+    /// The faster encoder for `n` keys of `key_bytes` bytes (docs/history.md, "Unique,
+    /// run-length encoding, searchsorted"): the split encoding for 4-byte keys from
+    /// [`SPLIT_FROM`], the only width where it was measured faster.
+    pub fn for_len(n: usize, key_bytes: usize) -> Encoder {
+        if n >= SPLIT_FROM && key_bytes == 4 { Encoder::Split } else { Encoder::LookBack }
     }
 }
 
-/// Keys from which the split encoding is used. Keys with 2^20 runs (u16: 2^16, u8:
-/// 2^8), into reused buffers, split / look-back (H100, 2026-11-28, `host bench-ops`):
-/// u32 2^26 0.179 / 0.322 ms, 2^24 0.090 / 0.129, 2^22 0.042 / 0.054; u64 2^26 0.309 /
-/// 0.380, 2^22 0.065 / 0.067; u16 and u8 faster at 2^22 too (0.037 / 0.052, 0.034 /
-/// 0.041). Smaller inputs were not measured with the vector split encoding.
+/// 4-byte keys from which the split encoding is used. u32 keys with 2^20 runs, into
+/// reused buffers, split / look-back: 2^26 keys 0.281 / 0.319 ms, 2^24 0.123 / 0.125 ms,
+/// 2^22 0.050 / 0.054 ms (H100, 2026-11-28, `host bench-ops`; H200 at 2^26 0.271 /
+/// 0.311 ms, at 2^20 even). u64 keys: split 2^25 0.237 / 0.232 ms (H100), 2^20 0.038 /
+/// 0.036 ms (H200), so 8-byte keys keep the look-back; narrower keys were not measured.
 const SPLIT_FROM: usize = 1 << 22;
 
 /// [`run_length_encode_into`] by a given encoder, for comparing them; returns the
@@ -150,7 +151,7 @@ pub fn run_length_encode_into_by<K: Key>(
 /// The encoding of `keys` (outputs checked by the caller) by the encoder for its
 /// length: returns the number of runs.
 fn encode<K: Key>(gpu: &Gpu, keys: &DeviceBuffer<K>, out_keys: &mut DeviceBuffer<K>, counts: Counts) -> Result<usize> {
-    encode_by(gpu, keys, out_keys, counts, Encoder::for_len(keys.len()))
+    encode_by(gpu, keys, out_keys, counts, Encoder::for_len(keys.len(), size_of::<K>()))
 }
 
 /// The `inf` parameter of the kernels: the `+inf` bits of a float key's format

@@ -418,17 +418,12 @@ pub unsafe fn scan(p: Scan) {
     unsafe {
         while first < tiles {
             let mine = first + (tid * E) as u64;
-            // All of the thread's tile carries loaded at once and kept for the writes
-            // (loaded one by one, and again for the writes, the block waited ~30 us on
-            // their round trips at 8,192 tiles: ncu, H100, 2026-11-28).
-            let mut cs = [Carry::default(); E as usize];
-            unroll::<{ E as usize }>(|e| {
-                if mine + (e as u64) < tiles {
-                    cs[e] = load(mine + e as u64);
-                }
-            });
             let mut agg = Carry::default();
-            unroll::<{ E as usize }>(|e| agg = agg.then(cs[e]));
+            for e in 0..E as u64 {
+                if mine + e < tiles {
+                    agg = agg.then(load(mine + e));
+                }
+            }
             let incl = warp_scan_carry(agg);
             if lane == WARP - 1 {
                 gpu::sts_u64(base + 16 * warp, incl.runs);
@@ -453,14 +448,13 @@ pub unsafe fn scan(p: Scan) {
             let lane_before = Carry { runs: gpu::shfl_up_u64(incl.runs, 1), last: gpu::shfl_up_u64(incl.last, 1) };
             let lane_before = if lane == 0 { Carry::default() } else { lane_before };
             let mut run = acc.then(warp_before).then(lane_before);
-            unroll::<{ E as usize }>(|e| {
-                let b = mine + e as u64;
-                if b < tiles {
-                    *before.add(2 * b as usize) = run.runs;
-                    *before.add(2 * b as usize + 1) = run.last;
-                    run = run.then(cs[e]);
+            for e in 0..E as u64 {
+                if mine + e < tiles {
+                    *before.add(2 * (mine + e) as usize) = run.runs;
+                    *before.add(2 * (mine + e) as usize + 1) = run.last;
+                    run = run.then(load(mine + e));
                 }
-            });
+            }
             acc = acc.then(Carry { runs: gpu::lds_u64(total_slot), last: gpu::lds_u64(total_slot + 8) });
             gpu::sync_threads(); // the slots are written again next round
             first += (SCAN_BLOCK * E) as u64;

@@ -74,17 +74,15 @@ unsafe fn store_places<K: Word>(v: &[K; MERGE_ITEMS as usize], at: u32, count: u
 }
 
 /// Block `t`'s merge tile ([`tile_ranges`]: `(k0, kn, q0, qn)`) with its keys in shared
-/// memory from slot 0 (every key load before any store; the barrier is the caller's),
-/// and the registers that held them.
+/// memory from slot 0 (every key load before any store; the barrier is the caller's).
 #[inline(always)]
-unsafe fn tile_keys<K: Word>(p: &Merge<K>) -> ((u64, u32, u64, u32), [K; MERGE_ITEMS as usize]) {
+unsafe fn tile_keys<K: Word>(p: &Merge<K>) -> (u64, u32, u64, u32) {
     let (splits, t) = (p.splits.get(), gpu::block_idx() as u64);
     unsafe {
         let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
         let (k0, kn, q0, qn) = tile_ranges(t, p.n, p.m, s0, s1);
-        let ks = load_places(p.sorted.get(), k0, kn, p.pos, p.neg);
-        store_places(&ks, 0, kn);
-        ((k0, kn, q0, qn), ks)
+        store_places(&load_places(p.sorted.get(), k0, kn, p.pos, p.neg), 0, kn);
+        (k0, kn, q0, qn)
     }
 }
 
@@ -96,7 +94,7 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
     let right = p.right != 0;
     let tid = gpu::thread_idx();
     unsafe {
-        let ((k0, kn, q0, qn), _) = tile_keys(&p);
+        let (k0, kn, q0, qn) = tile_keys(&p);
         gpu::sync_threads();
         // The queries after the barrier (not held in registers with the keys).
         let qs = load_places(queries, q0, qn, p.pos, p.neg);
@@ -119,23 +117,10 @@ pub unsafe fn gallop<K: Word + Ord>(p: Merge<K>) {
     let right = p.right != 0;
     let tid = gpu::thread_idx();
     unsafe {
-        let ((k0, kn, q0, qn), mut ks) = tile_keys(&p);
-        // The queries after the keys (coalesced loads, into the keys' registers: a new
-        // array and one bound `min(qn, room)` measured 4% slower, H100, 2026-11-28), as
-        // many as fit.
-        let room = TILE - kn;
-        unroll::<{ MERGE_ITEMS as usize }>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < qn && x < room {
-                ks[j] = ord_at(queries, q0 + x as u64, p.pos, p.neg);
-            }
-        });
-        unroll::<{ MERGE_ITEMS as usize }>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < qn && x < room {
-                sts(0, kn + x, ks[j]);
-            }
-        });
+        let (k0, kn, q0, qn) = tile_keys(&p);
+        // The queries after the keys (coalesced loads), as many as fit.
+        let fit = core::cmp::min(qn, TILE - kn);
+        store_places(&load_places(queries, q0, fit, p.pos, p.neg), kn, fit);
         gpu::sync_threads();
         let (first, end) = thread_queries(tid, kn, qn);
         let mut r = 0u32;
