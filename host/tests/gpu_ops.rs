@@ -10,8 +10,9 @@ use host::testing::variants::searchsorted::{SortedMerge, Strategy, UnsortedSearc
 use host::{QueryOrder, Side, Sorter};
 use ops_reference::{RefKey, keys, same, sorted};
 
-/// Empty, tiny, the encoding tile (4,096 keys) and the merge tile (8,192 keys and
-/// queries) on both sides of their boundaries, and 2^20 + 13.
+/// Empty, tiny, the encoding tiles (4,096 keys; the split encoding's 8,192 keys of up
+/// to 4 bytes, 4,096 of 8) and the merge tile (8,192 keys and queries) on both sides of
+/// their boundaries, and 2^20 + 13.
 const SIZES: &[usize] = &[0, 1, 2, 31, 32, 33, 4095, 4096, 4097, 8191, 8192, 8193, 16_385, 300_007, (1 << 20) + 13];
 /// All equal (one run over every tile), runs longer than a tile, short runs, mostly
 /// distinct.
@@ -180,6 +181,29 @@ fn gpu_ops_both_encoders_match_the_reference() {
     check::<f64>(s);
     check::<host::f16>(s);
     check::<i8>(s);
+}
+
+/// Keys at addresses that are not multiples of 16 bytes (lent from inside another
+/// buffer): the split encoding loads 16-byte vectors, so such keys take the look-back
+/// encoding, whichever encoder is asked for; the runs are the same.
+#[test]
+fn gpu_ops_encoding_of_unaligned_keys() {
+    use host::testing::variants::runs::{Encoder, run_length_encode_into_by};
+    let Some(s) = gpu_sorter("gpu_ops_encoding_of_unaligned_keys") else { return };
+    let gpu = s.gpu().unwrap();
+    let n = 20_000;
+    let input: Vec<u32> = sorted(keys(n + 3, 40, false, 0x0a1));
+    let all = s.upload(&input).unwrap();
+    for skip in 0..4 {
+        let view = unsafe { gpu.borrow_device_memory::<u32>(all.ptr() + 4 * skip as u64, n) }.unwrap();
+        let want = ops_reference::runs(&input[skip..skip + n]);
+        for encoder in [Encoder::LookBack, Encoder::Split] {
+            let (mut ok, mut oc) = (gpu.alloc::<u32>(n).unwrap(), gpu.alloc::<u32>(n).unwrap());
+            let runs = run_length_encode_into_by(gpu, view.buffer(), &mut ok, &mut oc, encoder).unwrap();
+            let got = (ok.to_vec(gpu).unwrap()[..runs].to_vec(), oc.to_vec(gpu).unwrap()[..runs].to_vec());
+            assert!(same(&got, &want), "{encoder:?} keys at +{} bytes", 4 * skip);
+        }
+    }
 }
 
 /// Searches alone (every strategy, both sides) at the tile edges, sizes up to 16,385

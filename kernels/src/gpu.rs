@@ -85,6 +85,17 @@ pub fn shfl_up_u32(v: u32, delta: u32) -> u32 {
     r
 }
 
+/// `__shfl_xor_sync(0xffffffff, v, mask)`: the value of lane `lane ^ mask`. Every lane
+/// of the warp must call it.
+#[inline(always)]
+pub fn shfl_xor_u32(v: u32, mask: u32) -> u32 {
+    let r: u32;
+    unsafe {
+        core::arch::asm!("shfl.sync.bfly.b32 {r}, {v}, {m}, 31, 0xffffffff;", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask);
+    }
+    r
+}
+
 /// `__shfl_sync(0xffffffff, v, src_lane)`. Every lane of the warp must call it.
 #[inline(always)]
 pub fn shfl_idx_u32(v: u32, src_lane: u32) -> u32 {

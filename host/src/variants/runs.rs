@@ -112,8 +112,10 @@ pub enum Encoder {
     /// predecessors.
     LookBack,
     /// Three kernels: the tiles' head masks and run counts (`runs_count`, every key read
-    /// once, no waiting), a one-block scan of the counts (`runs_scan`), then the writes
-    /// (`runs_write`, reading the masks and only the keys at heads).
+    /// once as 16-byte vectors, no waiting), a one-block scan of the counts
+    /// (`runs_scan`), then the writes (`runs_write`, reading the masks and only the keys
+    /// at heads). Keys at an address that is not a multiple of 16 bytes take the
+    /// look-back encoding.
     Split,
 }
 
@@ -162,7 +164,9 @@ fn inf_bits<K: Key>() -> u64 {
     }
 }
 
-/// The encoding of `keys` by `encoder`: returns the number of runs.
+/// The encoding of `keys` by `encoder`: returns the number of runs. The split encoding
+/// loads 16-byte vectors: keys at an address that is not a multiple of 16 (a borrowed
+/// buffer's) take the look-back encoding.
 fn encode_by<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
@@ -174,66 +178,40 @@ fn encode_by<K: Key>(
     if n == 0 {
         return Ok(0);
     }
+    let encoder = if keys.ptr().is_multiple_of(rk::VECTOR_BYTES as u64) { encoder } else { Encoder::LookBack };
+    let job = Job { n, inf: inf_bits::<K>(), counts, encoder };
+    let (src, dst) = (keys.dev_ptr(), out_keys.dev_ptr());
     match size_of::<K>() {
-        1 => encode_words::<u8>(
-            gpu,
-            keys.dev_ptr().cast(),
-            n,
-            inf_bits::<K>(),
-            out_keys.dev_ptr().cast(),
-            counts,
-            encoder,
-        ),
-        2 => encode_words::<u16>(
-            gpu,
-            keys.dev_ptr().cast(),
-            n,
-            inf_bits::<K>(),
-            out_keys.dev_ptr().cast(),
-            counts,
-            encoder,
-        ),
-        4 => encode_words::<u32>(
-            gpu,
-            keys.dev_ptr().cast(),
-            n,
-            inf_bits::<K>(),
-            out_keys.dev_ptr().cast(),
-            counts,
-            encoder,
-        ),
-        _ => encode_words::<u64>(
-            gpu,
-            keys.dev_ptr().cast(),
-            n,
-            inf_bits::<K>(),
-            out_keys.dev_ptr().cast(),
-            counts,
-            encoder,
-        ),
+        1 => encode_words::<u8>(gpu, src.cast(), dst.cast(), job),
+        2 => encode_words::<u16>(gpu, src.cast(), dst.cast(), job),
+        4 => encode_words::<u32>(gpu, src.cast(), dst.cast(), job),
+        _ => encode_words::<u64>(gpu, src.cast(), dst.cast(), job),
     }
 }
 
-/// The encoding of `n >= 1` keys moved as the unsigned word `W` of their width.
-fn encode_words<W: RunKernels>(
-    gpu: &Gpu,
-    keys: DevPtr<W>,
+/// What an encoding of `n >= 1` keys is asked for, whatever the word its keys move as.
+#[derive(Clone, Copy)]
+struct Job {
     n: usize,
+    /// [`inf_bits`] of the key type.
     inf: u64,
-    out_keys: DevPtr<W>,
     counts: Counts,
     encoder: Encoder,
-) -> Result<usize> {
-    let tiles = rk::tiles(n as u64, size_of::<W>() as u32) as usize;
+}
+
+/// The encoding of the keys at `keys` moved as the unsigned word `W` of their width.
+fn encode_words<W: RunKernels>(gpu: &Gpu, keys: DevPtr<W>, out_keys: DevPtr<W>, job: Job) -> Result<usize> {
+    let Job { n, inf, counts, encoder } = job;
+    let bytes = size_of::<W>() as u32;
     let inf = W::from_u64(inf);
     // Words of u32: the control block's, then per tile either two u64 status words
     // (look-back: zeroed with the control block by one memset) or the tile's two carry
     // words, two u64 carries before it and its head masks (split: nothing zeroed, every
     // word is written before it is read).
     let ctrl_words = 2 * ctrl::WORDS as usize;
-    let per_tile = match encoder {
-        Encoder::LookBack => 4,
-        Encoder::Split => 2 + 4 + rk::MASK_WORDS as usize,
+    let (tiles, per_tile) = match encoder {
+        Encoder::LookBack => (rk::tiles(n as u64, bytes) as usize, 4),
+        Encoder::Split => (rk::split_tiles(n as u64, bytes) as usize, 2 + 4 + rk::split_mask_words(bytes) as usize),
     };
     let mut scratch = Scratch::take(gpu, &[ctrl_words + per_tile * tiles])?;
     let words = &mut scratch.bufs[0];
@@ -268,6 +246,7 @@ fn encode_words<W: RunKernels>(
                 tiles: tiles as u64,
                 n: n as u64,
                 before,
+                tile_len: rk::split_tile(bytes),
                 ctrl: ctrl_ptr,
                 wide_counts: counts.wide(),
                 out_counts: counts.ptr(),

@@ -255,48 +255,115 @@ pub unsafe fn encode<K: Word + PartialEq, const I: usize>(p: Encode<K>) {
     }
 }
 
-/// The split encoding's first pass: the heads of one tile as mask words and the tile's
-/// carry (see [`Count`]). Every key is read once, with no wait on other blocks.
+/// Key `i` of a 16-byte vector of keys `K` (little-endian: key 0 in the low bytes).
 #[inline(always)]
-pub unsafe fn count<K: Word + PartialEq, const I: usize>(p: Count<K>) {
+fn vector_key<K: Word>(v: [u32; 4], i: usize) -> K {
+    if K::BYTES == 8 {
+        K::from_u64(v[2 * i] as u64 | (v[2 * i + 1] as u64) << 32)
+    } else {
+        let at = i * K::BYTES as usize;
+        K::from_u64((v[at / 4] >> (8 * (at % 4))) as u64)
+    }
+}
+
+/// The carry of a warp's keys (tile offsets from `first`) from its head-mask words,
+/// word `q` (keys `32 q..`) in lane `q`: every lane gets it.
+#[inline(always)]
+fn warp_carry(mine: u32, first: u32) -> TileCarry {
+    let runs = warp_sum_u32(mine.count_ones());
+    let with_head = gpu::ballot(mine != 0);
+    // `with_head` is warp-uniform, so every lane takes the same branch.
+    let last = if with_head != 0 {
+        let q = 31 - with_head.leading_zeros();
+        let w = gpu::shfl_idx_u32(mine, q);
+        first + 32 * q + (31 - w.leading_zeros()) + 1
+    } else {
+        0
+    };
+    TileCarry { runs, last }
+}
+
+/// The split encoding's first pass: the heads of one tile as mask words and the tile's
+/// carry (see [`Count`]). Every key is read once, `I` 16-byte vectors of `V` keys a
+/// thread, all loads in flight together; no wait on other blocks.
+#[inline(always)]
+pub unsafe fn count<K: Word + PartialEq, const I: usize, const V: usize>(p: Count<K>) {
     let Count { keys, n, inf, masks, tile_carries } = p;
     let (keys, masks, tile_carries) = (keys.get(), masks.get(), tile_carries.get());
     let base = gpu::smem_base();
     let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
     let warp = tid / WARP;
-    let item_base = |j: usize| warp_striped(warp, j as u32, 0, I as u32);
+    const { assert!(I * V <= WARP as usize, "one mask word a lane") };
+    let group = WARP / V as u32; // lanes per mask word
+    // Tile offset of item `j` of the warp.
+    let item0 = |j: usize| (warp * I as u32 + j as u32) * WARP * V as u32;
     unsafe {
         let tile = gpu::block_idx();
-        let tile_len = BLOCK * I as u32;
+        let tile_len = BLOCK * (I * V) as u32;
         let start = tile as u64 * tile_len as u64;
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
-        let warp_first = item_base(0);
+        // The key before the warp's first (lane 0 only), loaded with the tile.
+        let warp_first = item0(0);
         let g0 = start + warp_first as u64;
         let mut before = K::ZERO;
         if lane == 0 && g0 > 0 && warp_first < valid {
             before = *keys.add(g0 as usize - 1);
         }
-        let ks = load_striped::<K, I>(keys, start, valid);
-        // One ballot of heads per item; lane `j` keeps item `j`'s mask, so that the
-        // warp stores its masks as one coalesced write.
-        let mut carry = TileCarry::default();
-        let mut prev_last = before;
+        // Whole vectors by one 16-byte load (the tile starts at a multiple of 16
+        // bytes); in the last tile, the vector that holds the last key key by key.
+        let mut ks = [[K::ZERO; V]; I];
+        let vector_at = |o: u32| keys.add((start + o as u64) as usize) as *const [u32; 4];
+        if valid == tile_len {
+            unroll::<I>(|j| {
+                let v = gpu::ld_global_v4_u32(vector_at(item0(j) + V as u32 * lane));
+                unroll::<V>(|i| ks[j][i] = vector_key(v, i));
+            });
+        } else {
+            unroll::<I>(|j| {
+                let o = item0(j) + V as u32 * lane;
+                if o + V as u32 <= valid {
+                    let v = gpu::ld_global_v4_u32(vector_at(o));
+                    unroll::<V>(|i| ks[j][i] = vector_key(v, i));
+                } else {
+                    unroll::<V>(|i| {
+                        if o + (i as u32) < valid {
+                            ks[j][i] = *keys.add((start + o as u64) as usize + i);
+                        }
+                    });
+                }
+            });
+        }
+        // Each lane's head bits, ORed across its group of lanes into the item's mask
+        // words (see [`vector`]); lane `V j + m` keeps word `m` of item `j`, so that the
+        // warp's words are its keys' masks in order, stored by one coalesced write.
+        let mut prev_last = before; // lane 31's last key of the previous item
         let mut mine = 0u32;
         unroll::<I>(|j| {
-            let up = shfl_up(ks[j], 1);
-            let prev = if lane == 0 { prev_last } else { up };
-            let o = item_base(j) + lane;
-            let head = o < valid && ((start == 0 && o == 0) || !same(ks[j], prev, inf));
-            let mask = gpu::ballot(head);
-            if lane == j as u32 {
-                mine = mask;
+            let up = shfl_up(ks[j][V - 1], 1);
+            let first_prev = if lane == 0 { prev_last } else { up };
+            let mut bits = 0u32;
+            unroll::<V>(|i| {
+                let prev = if i == 0 { first_prev } else { ks[j][i - 1] };
+                let o = item0(j) + V as u32 * lane + i as u32;
+                let head = o < valid && ((start == 0 && o == 0) || !same(ks[j][i], prev, inf));
+                bits |= (head as u32) << i;
+            });
+            let mut word = bits << vector::nibble_shift(lane, V as u32);
+            let mut d = 1;
+            while d < group {
+                word |= gpu::shfl_xor_u32(word, d);
+                d *= 2;
             }
-            carry = carry.then(TileCarry::of_item(mask, item_base(j)));
-            prev_last = shfl_idx(ks[j], WARP - 1);
+            let kept = gpu::shfl_idx_u32(word, (lane % V as u32) * group);
+            if lane / V as u32 == j as u32 {
+                mine = kept;
+            }
+            prev_last = shfl_idx(ks[j][V - 1], WARP - 1);
         });
-        if lane < I as u32 {
-            *masks.add((tile * MASK_WORDS + warp * I as u32 + lane) as usize) = mine;
+        if lane < (I * V) as u32 {
+            *masks.add((tile * WARPS + warp) as usize * I * V + lane as usize) = mine;
         }
+        let carry = warp_carry(mine, warp_first);
         if lane == 0 {
             gpu::sts_u32(base + 8 * warp, carry.runs);
             gpu::sts_u32(base + 8 * warp + 4, carry.last);
@@ -333,13 +400,13 @@ fn warp_scan_carry(mut c: Carry) -> Carry {
 /// of the round), then the number of runs and the last run's length.
 #[inline(always)]
 pub unsafe fn scan(p: Scan) {
-    let Scan { tile_carries, tiles, n, before, ctrl, wide_counts, out_counts } = p;
+    let Scan { tile_carries, tiles, n, before, tile_len, ctrl, wide_counts, out_counts } = p;
     let (tile_carries, before, ctrl, out_counts) = (tile_carries.get(), before.get(), ctrl.get(), out_counts.get());
     let base = gpu::smem_base();
     let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
     let warp = tid / WARP;
     const E: u32 = SCAN_ITEMS;
-    let tile_len = (BLOCK * ITEMS as u32) as u64;
+    let tile_len = tile_len as u64;
     let total_slot = base + 16 * (SCAN_BLOCK / WARP);
     // The tile carry of tile `b` as a [`Carry`] of all keys.
     let load = |b: u64| unsafe {
@@ -399,66 +466,79 @@ pub unsafe fn scan(p: Scan) {
     }
 }
 
-/// The split encoding's last pass: the heads of one tile from its masks, each writing
-/// its key (the only keys read) and the length of the run before it.
+/// The split encoding's last pass: the heads of one tile from its masks (`W` words a
+/// warp), each writing its key (the only keys read) and the length of the run before
+/// it. Lane `l` of round `u` takes the warp's head `32 u + l` ([`vector::first_above`],
+/// [`vector::nth_set_bit`]), so that a round's writes are consecutive; the key loads
+/// of [`WRITE_ROUNDS`] rounds are in flight together.
 #[inline(always)]
-pub unsafe fn write<K: Word, const I: usize>(p: Write<K>) {
+pub unsafe fn write<K: Word, const W: usize>(p: Write<K>) {
     let Write { keys, masks, before, wide_counts, out_keys, out_counts } = p;
     let (keys, masks, before, out_keys, out_counts) =
         (keys.get(), masks.get(), before.get(), out_keys.get(), out_counts.get());
     let base = gpu::smem_base();
     let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
     let warp = tid / WARP;
-    let item_base = |j: usize| warp_striped(warp, j as u32, 0, I as u32);
+    const R: usize = WRITE_ROUNDS;
     unsafe {
         let tile = gpu::block_idx();
-        let start = tile as u64 * (BLOCK * I as u32) as u64;
-        // Lane `j < I` holds item `j`'s mask; the warp's carry from them.
-        let mine = if lane < I as u32 { *masks.add((tile * MASK_WORDS + warp * I as u32 + lane) as usize) } else { 0 };
-        let runs = warp_sum_u32(mine.count_ones());
-        let with_head = gpu::ballot(mine != 0);
-        // `with_head` is warp-uniform, so every lane takes the same branch.
-        let last = if with_head != 0 {
-            let top = 31 - with_head.leading_zeros();
-            let m = gpu::shfl_idx_u32(mine, top);
-            item_base(top as usize) + (31 - m.leading_zeros()) + 1
-        } else {
-            0
-        };
+        let start = tile as u64 * (BLOCK as usize * W) as u64;
+        let warp_first = warp * W as u32 * WARP;
+        let mine = if lane < W as u32 { *masks.add((tile * WARPS + warp) as usize * W + lane as usize) } else { 0 };
+        let before_tile = Carry { runs: *before.add(2 * tile as usize), last: *before.add(2 * tile as usize + 1) };
+        let carry = warp_carry(mine, warp_first);
         if lane == 0 {
-            gpu::sts_u32(base + 8 * warp, runs);
-            gpu::sts_u32(base + 8 * warp + 4, last);
+            gpu::sts_u32(base + 8 * warp, carry.runs);
+            gpu::sts_u32(base + 8 * warp + 4, carry.last);
         }
         gpu::sync_threads();
+        let runs = carry.runs;
         if runs == 0 {
             return; // warp-uniform: no head in this warp
         }
-        let before_tile = Carry { runs: *before.add(2 * tile as usize), last: *before.add(2 * tile as usize + 1) };
         let mut run = TileCarry::default();
         for w in 0..warp {
             run = run.then(TileCarry { runs: gpu::lds_u32(base + 8 * w), last: gpu::lds_u32(base + 8 * w + 4) });
         }
-        let below = gpu::lanemask_lt();
-        unroll::<I>(|j| {
-            let mask = gpu::shfl_idx_u32(mine, j as u32);
-            if mask >> lane & 1 != 0 {
-                let lower = mask & below;
-                let r = before_tile.runs + (run.runs + lower.count_ones()) as u64;
-                let o = item_base(j) + lane;
-                let g = start + o as u64;
-                *out_keys.add(r as usize) = *keys.add(g as usize);
-                if r > 0 {
-                    let prev = if lower != 0 {
-                        start + (item_base(j) + 31 - lower.leading_zeros()) as u64
-                    } else if run.last != 0 {
-                        start + run.last as u64 - 1
-                    } else {
-                        before_tile.last - 1
-                    };
-                    write_count(out_counts, wide_counts, r as usize - 1, g - prev);
+        let first_rank = before_tile.runs + run.runs as u64;
+        // Where the run before the warp's first head starts (unused when that head is
+        // the first of all, rank 0).
+        let mut prev = if run.last != 0 { start + run.last as u64 - 1 } else { before_tile.last.wrapping_sub(1) };
+        let incl = crate::block::scan::warp_inclusive_sum_u32(mine.count_ones());
+        let excl = incl - mine.count_ones();
+        let mut h0 = 0;
+        while h0 < runs {
+            let mut g = [0u64; R];
+            let mut ks = [K::ZERO; R];
+            unroll::<R>(|u| {
+                let h = h0 + 32 * u as u32 + lane;
+                if h0 + 32 * (u as u32) < runs {
+                    // Warp-uniform: every lane shuffles.
+                    let q = vector::first_above(core::cmp::min(h, runs - 1), |x| gpu::shfl_idx_u32(incl, x));
+                    let (w, below) = (gpu::shfl_idx_u32(mine, q), gpu::shfl_idx_u32(excl, q));
+                    if h < runs {
+                        let bit = vector::nth_set_bit(w, h - below);
+                        g[u] = start + (warp_first + 32 * q + bit) as u64;
+                        ks[u] = *keys.add(g[u] as usize);
+                    }
                 }
-            }
-            run = run.then(TileCarry::of_item(mask, item_base(j)));
-        });
+            });
+            unroll::<R>(|u| {
+                let h = h0 + 32 * u as u32 + lane;
+                if h0 + 32 * (u as u32) < runs {
+                    let up = gpu::shfl_up_u64(g[u], 1);
+                    let from = if lane == 0 { prev } else { up };
+                    if h < runs {
+                        let r = first_rank + h as u64;
+                        *out_keys.add(r as usize) = ks[u];
+                        if r > 0 {
+                            write_count(out_counts, wide_counts, r as usize - 1, g[u] - from);
+                        }
+                    }
+                    prev = gpu::shfl_idx_u64(g[u], WARP - 1);
+                }
+            });
+            h0 += 32 * R as u32;
+        }
     }
 }

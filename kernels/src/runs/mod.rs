@@ -2,11 +2,12 @@
 //! `unique_consecutive` and `run_length_encode`): each run of equal adjacent keys
 //! becomes its first key and its length.
 //!
-//! Two designs over the same tiles. The split encoding is three kernels: `runs_count`
-//! ([`Count`]) flags each tile's heads into mask words and counts them, no block
-//! waiting for another; `runs_scan` ([`Scan`], one block) turns the tile counts into the
-//! [`Carry`] before each tile; `runs_write` ([`Write`]) rereads the masks, and only the
-//! keys at heads, and writes the runs. The one-pass look-back encoding:
+//! Two designs. The split encoding is three kernels: `runs_count` ([`Count`]) reads
+//! each tile of [`split_tile`] keys as 16-byte vectors, flags its heads into mask words
+//! ([`vector`]) and counts them, no block waiting for another; `runs_scan` ([`Scan`],
+//! one block) turns the tile counts into the [`Carry`] before each tile; `runs_write`
+//! ([`Write`]) rereads the masks, and only the keys at heads, and writes the runs. The
+//! one-pass look-back encoding:
 //!
 //! `runs_encode` reads every key once. Each block takes a tile id from an atomic
 //! counter, flags the *heads* of its keys (the first key, and every key not equal to
@@ -89,16 +90,17 @@ crate::params::kernel_params! {
 
 crate::params::kernel_params! {
     /// `runs_count` (the split encoding's first pass): the head masks of tile `b` of
-    /// `keys[0..n]` into `masks[MASK_WORDS * b..]` (bit `l` of word `w`: key
-    /// `32 w + l` of the tile is a head) and its [`TileCarry`] into `tile_carries[2 b]`
-    /// (runs) and `[2 b + 1]` (`last`), one tile per block. No look-back: blocks never
-    /// wait for each other.
+    /// `keys[0..n]` into `masks[split_mask_words(bytes) * b..]` (bit `l` of word `w`:
+    /// key `32 w + l` of the tile is a head; built as [`vector`] says) and
+    /// its [`TileCarry`] into `tile_carries[2 b]` (runs) and `[2 b + 1]` (`last`), one
+    /// tile of [`split_tile`] keys per block, read as 16-byte vectors (`keys` 16-byte
+    /// aligned). No look-back: blocks never wait for each other.
     pub struct Count<K> {
         pub keys: DevPtr<K>,
         pub n: u64,
         /// As [`Encode::inf`].
         pub inf: K,
-        /// [`MASK_WORDS`] words per tile.
+        /// [`split_mask_words`] words per tile.
         pub masks: DevPtr<u32>,
         /// Two words per tile.
         pub tile_carries: DevPtr<u32>,
@@ -118,6 +120,8 @@ crate::params::kernel_params! {
         pub tiles: u64,
         pub n: u64,
         pub before: DevPtr<u64>,
+        /// Keys per tile ([`split_tile`]).
+        pub tile_len: u32,
         pub ctrl: DevPtr<u64>,
         /// As [`Encode::wide_counts`].
         pub wide_counts: u32,
@@ -145,8 +149,36 @@ crate::params::kernel_params! {
     entries write_entry;
 }
 
-/// Head-mask words per tile (one bit a key).
-pub const MASK_WORDS: u32 = BLOCK * ITEMS as u32 / 32;
+/// Bytes of each load of the split encoding's kernels (one 16-byte vector a lane).
+pub const VECTOR_BYTES: u32 = 16;
+
+/// Keys of `bytes` bytes per vector of the split encoding.
+pub const fn split_vector(bytes: u32) -> u32 {
+    VECTOR_BYTES / bytes
+}
+
+/// Vectors per thread of `runs_count`: 8 (128 bytes in flight a thread), fewer for
+/// keys of under 4 bytes, so that a warp's mask words (one per key of a vector, per
+/// vector of a thread) are at most 32, one per lane.
+pub const fn split_items(bytes: u32) -> u32 {
+    let by_lanes = crate::block::WARP / split_vector(bytes);
+    if by_lanes < 8 { by_lanes } else { 8 }
+}
+
+/// Keys per tile of the split encoding: 8,192 for keys of up to 4 bytes, 4,096 for 8.
+pub const fn split_tile(bytes: u32) -> u32 {
+    BLOCK * split_items(bytes) * split_vector(bytes)
+}
+
+/// Head-mask words per tile of the split encoding (one bit a key).
+pub const fn split_mask_words(bytes: u32) -> u32 {
+    split_tile(bytes) / crate::block::WARP
+}
+
+/// Tiles of a split encoding of `n` keys of `bytes` bytes.
+pub const fn split_tiles(n: u64, bytes: u32) -> u64 {
+    n.div_ceil(split_tile(bytes) as u64)
+}
 /// Threads of the one block of `runs_scan`.
 pub const SCAN_BLOCK: u32 = 1024;
 /// Tile carries each thread of `runs_scan` folds per round ([`SCAN_BLOCK`] times this
@@ -155,6 +187,9 @@ pub const SCAN_ITEMS: u32 = 8;
 /// Shared memory of `runs_scan`: a [`Carry`] (two `u64`s) per warp and one for the
 /// round's total.
 pub const SCAN_SMEM: u32 = 16 * (SCAN_BLOCK / crate::block::WARP + 1);
+/// Heads of a warp that `runs_write` handles at once, 32 a round: their key loads are
+/// in flight together.
+pub const WRITE_ROUNDS: usize = 4;
 /// Shared memory of `runs_count` and `runs_write`: a [`TileCarry`] per warp.
 pub const SPLIT_SMEM: u32 = 8 * WARPS;
 
@@ -171,8 +206,15 @@ macro_rules! run_entries {
     ($k:ty, $suffix:ident) => {
         paste::paste! {
             encode_entry!([<runs_encode_ $suffix>] { K = $k } |p| device::encode::<$k, { ITEMS }>(p));
-            count_entry!([<runs_count_ $suffix>] { K = $k } |p| device::count::<$k, { ITEMS }>(p));
-            write_entry!([<runs_write_ $suffix>] { K = $k } |p| device::write::<$k, { ITEMS }>(p));
+            count_entry!([<runs_count_ $suffix>] { K = $k } |p| device::count::<
+                $k,
+                { split_items(<$k as Word>::BYTES) as usize },
+                { split_vector(<$k as Word>::BYTES) as usize },
+            >(p));
+            write_entry!([<runs_write_ $suffix>] { K = $k } |p| device::write::<
+                $k,
+                { (split_items(<$k as Word>::BYTES) * split_vector(<$k as Word>::BYTES)) as usize },
+            >(p));
             impl RunKernels for $k {
                 const ENCODE: Kernel<Encode<$k>> = [<runs_encode_ $suffix>];
                 const COUNT: Kernel<Count<$k>> = [<runs_count_ $suffix>];
@@ -223,9 +265,9 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     (<u64 as RunKernels>::WRITE.name(), BLOCK, WRITE_BLOCKS_PER_SM),
 ];
 
-/// Blocks per SM of `runs_write`: it holds no keys across a barrier (it loads only the
-/// keys at heads), so eight blocks fit the 32 registers this leaves.
-pub const WRITE_BLOCKS_PER_SM: u32 = 8;
+/// Blocks per SM of `runs_write`: it holds [`WRITE_ROUNDS`] keys and positions a
+/// thread; eight blocks (32 registers) spilled them.
+pub const WRITE_BLOCKS_PER_SM: u32 = 6;
 
 /// The control block, in `u64` words. Zeroed before each look-back encoding (the split
 /// encoding reads no word of it before writing it).
@@ -316,6 +358,58 @@ impl TileCarry {
     #[inline(always)]
     pub const fn global(self, start: u64) -> Carry {
         Carry { runs: self.runs as u64, last: if self.last != 0 { start + self.last as u64 } else { 0 } }
+    }
+}
+
+/// The split encoding's *vector items* and head masks. Lane `l` of a warp loads keys
+/// `V l..V l + V` of an item of `32 V` keys (one 16-byte vector), flags their heads in
+/// `V` bits and shifts them to [`nibble_shift`]; an OR across each group of `32 / V`
+/// lanes makes the item's `V` mask words in key order: bit `t` of word `m` says that
+/// key `32 m + t` of the item is a head. A warp's words (`I` items, at most 32 words)
+/// are then plain head masks of its keys, 32 a word, one word a lane; `runs_write`
+/// finds its `h`-th head by [`first_above`] over the words' prefix counts and
+/// [`nth_set_bit`] in the word.
+pub mod vector {
+    /// Where lane `lane`'s `v` head bits sit in the mask word of its group of `32 / v`
+    /// lanes (the word of keys `32 (lane / (32 / v))..`).
+    #[inline(always)]
+    pub const fn nibble_shift(lane: u32, v: u32) -> u32 {
+        v * (lane % (32 / v))
+    }
+
+    /// The place of the `k`-th (from 0) set bit of `w` (`k` below its count of ones), in
+    /// five halving steps.
+    #[inline(always)]
+    pub const fn nth_set_bit(mut w: u32, mut k: u32) -> u32 {
+        let mut pos = 0;
+        let mut half = 16;
+        while half > 0 {
+            let low = (w & ((1u32 << half) - 1)).count_ones();
+            if k >= low {
+                k -= low;
+                w >>= half;
+                pos += half;
+            }
+            half /= 2;
+        }
+        pos
+    }
+
+    /// The first of 32 words whose inclusive prefix count `prefix(q)` (non-decreasing)
+    /// is above `h`: the word that holds head `h` of the warp (`h` below `prefix(31)`),
+    /// in five halving steps (on the device, `prefix` is a shuffle: every lane calls it
+    /// five times).
+    #[inline(always)]
+    pub fn first_above(h: u32, prefix: impl Fn(u32) -> u32) -> u32 {
+        let mut q = 0;
+        let mut step = 16;
+        while step > 0 {
+            if prefix(q + step - 1) <= h {
+                q += step;
+            }
+            step /= 2;
+        }
+        q
     }
 }
 

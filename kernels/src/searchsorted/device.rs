@@ -45,44 +45,60 @@ pub unsafe fn partition<K: Word + Ord>(p: Partition<K>) {
     }
 }
 
+/// Order bits of `src[first + x]` for this thread's block-striped places
+/// `x = j * MERGE_BLOCK + tid` below `count` (others zero), all loads in flight
+/// together.
+#[inline(always)]
+unsafe fn load_places<K: Word>(src: *const K, first: u64, count: u32, pos: K, neg: K) -> [K; MERGE_ITEMS as usize] {
+    let tid = gpu::thread_idx();
+    let mut v = [K::ZERO; MERGE_ITEMS as usize];
+    unroll::<{ MERGE_ITEMS as usize }>(|j| {
+        let x = j as u32 * MERGE_BLOCK + tid;
+        if x < count {
+            v[j] = unsafe { ord_at(src, first + x as u64, pos, neg) };
+        }
+    });
+    v
+}
+
+/// Stores [`load_places`]'s elements below `count` at shared-memory slots `at + x`.
+#[inline(always)]
+unsafe fn store_places<K: Word>(v: &[K; MERGE_ITEMS as usize], at: u32, count: u32) {
+    let tid = gpu::thread_idx();
+    unroll::<{ MERGE_ITEMS as usize }>(|j| {
+        let x = j as u32 * MERGE_BLOCK + tid;
+        if x < count {
+            unsafe { sts(0, at + x, v[j]) };
+        }
+    });
+}
+
+/// Block `t`'s merge tile ([`tile_ranges`]: `(k0, kn, q0, qn)`) with its keys in shared
+/// memory from slot 0 (every key load before any store; the barrier is the caller's).
+#[inline(always)]
+unsafe fn tile_keys<K: Word>(p: &Merge<K>) -> (u64, u32, u64, u32) {
+    let (splits, t) = (p.splits.get(), gpu::block_idx() as u64);
+    unsafe {
+        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
+        let (k0, kn, q0, qn) = tile_ranges(t, p.n, p.m, s0, s1);
+        store_places(&load_places(p.sorted.get(), k0, kn, p.pos, p.neg), 0, kn);
+        (k0, kn, q0, qn)
+    }
+}
+
 /// One merge tile per block: its keys into shared memory, then each query's binary
 /// search among them.
 #[inline(always)]
 pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
-    let Merge { sorted, n, queries, m, pos, neg, right, splits, out, positions } = p;
-    let (sorted, queries, splits, out, positions) =
-        (sorted.get(), queries.get(), splits.get(), out.get(), positions.get());
-    let right = right != 0;
-    let t = gpu::block_idx() as u64;
+    let (queries, out, positions) = (p.queries.get(), p.out.get(), p.positions.get());
+    let right = p.right != 0;
     let tid = gpu::thread_idx();
-    const I: usize = MERGE_ITEMS as usize;
     unsafe {
-        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
-        let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
-        // Every key load of the tile before any shared-memory store; the queries are
-        // loaded after the barrier (not held in registers with the keys).
-        let mut ks = [K::ZERO; I];
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < kn {
-                ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
-            }
-        });
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < kn {
-                sts(0, x, ks[j]);
-            }
-        });
+        let (k0, kn, q0, qn) = tile_keys(&p);
         gpu::sync_threads();
-        let mut qs = [K::ZERO; I];
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < qn {
-                qs[j] = ord_at(queries, q0 + x as u64, pos, neg);
-            }
-        });
-        unroll::<I>(|j| {
+        // The queries after the barrier (not held in registers with the keys).
+        let qs = load_places(queries, q0, qn, p.pos, p.neg);
+        unroll::<{ MERGE_ITEMS as usize }>(|j| {
             let x = j as u32 * MERGE_BLOCK + tid;
             if x < qn {
                 let r = crate::search::count_before(kn, qs[j], right, |i| lds::<K>(0, i));
@@ -97,43 +113,14 @@ pub unsafe fn merge<K: Word + Ord>(p: Merge<K>) {
 /// search from the answer before for each next one ([`gallop_count`]).
 #[inline(always)]
 pub unsafe fn gallop<K: Word + Ord>(p: Merge<K>) {
-    let Merge { sorted, n, queries, m, pos, neg, right, splits, out, positions } = p;
-    let (sorted, queries, splits, out, positions) =
-        (sorted.get(), queries.get(), splits.get(), out.get(), positions.get());
-    let right = right != 0;
-    let t = gpu::block_idx() as u64;
+    let (queries, out, positions) = (p.queries.get(), p.out.get(), p.positions.get());
+    let right = p.right != 0;
     let tid = gpu::thread_idx();
-    const I: usize = MERGE_ITEMS as usize;
     unsafe {
-        let (s0, s1) = (*splits.add(t as usize), *splits.add(t as usize + 1));
-        let (k0, kn, q0, qn) = tile_ranges(t, n, m, s0, s1);
-        let mut ks = [K::ZERO; I];
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < kn {
-                ks[j] = ord_at(sorted, k0 + x as u64, pos, neg);
-            }
-        });
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < kn {
-                sts(0, x, ks[j]);
-            }
-        });
+        let (k0, kn, q0, qn) = tile_keys(&p);
         // The queries after the keys (coalesced loads), as many as fit.
-        let room = TILE - kn;
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < qn && x < room {
-                ks[j] = ord_at(queries, q0 + x as u64, pos, neg);
-            }
-        });
-        unroll::<I>(|j| {
-            let x = j as u32 * MERGE_BLOCK + tid;
-            if x < qn && x < room {
-                sts(0, kn + x, ks[j]);
-            }
-        });
+        let fit = core::cmp::min(qn, TILE - kn);
+        store_places(&load_places(queries, q0, fit, p.pos, p.neg), kn, fit);
         gpu::sync_threads();
         let (first, end) = thread_queries(tid, kn, qn);
         let mut r = 0u32;
