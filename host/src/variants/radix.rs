@@ -638,10 +638,12 @@ impl Job {
         }
         let fused_max = gpu.tuning().radix_fused_max.unwrap_or(fused_max(kb, vb)).min(rk::FUSED_MAX);
         // The fused kernel sorts in place: a sort into another buffer takes the passes.
-        if self.fused && self.input.0 == 0 && n <= fused_max {
-            if let Some(sorted) = self.run_fused(gpu, pos, neg, stop)? {
-                return Ok(sorted);
-            }
+        if self.fused
+            && self.input.0 == 0
+            && n <= fused_max
+            && let Some(sorted) = self.run_fused(gpu, pos, neg, stop)?
+        {
+            return Ok(sorted);
         }
         let plan = self.plan();
         let Plan { total_tiles, status_tiles, portions, passes, words } = plan;
