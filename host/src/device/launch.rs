@@ -204,7 +204,7 @@ impl Gpu {
         Ok(resident)
     }
 
-    /// Whether the device runs cooperative launches ([`Gpu::launch_cooperative`]).
+    /// Whether the device runs cooperative launches (`Gpu::launch_cooperative`).
     pub fn cooperative_launch(&self) -> bool {
         self.cooperative
     }

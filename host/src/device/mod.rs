@@ -291,7 +291,7 @@ impl Gpu {
     /// Allocates an uninitialised device buffer of `len` elements, checking free
     /// memory first so that a too-large request is [`Error::OutOfMemory`] (after the
     /// memory pool is trimmed, [`Gpu::free_mem_for`]). An allocation small against the
-    /// memory known free ([`ALLOC_UNCHECKED_SHARE`]) is tried without the query, and
+    /// memory known free (`ALLOC_UNCHECKED_SHARE`) is tried without the query, and
     /// checked as any other if the driver refuses it.
     pub fn alloc<T: bytemuck::Pod>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = len

@@ -363,12 +363,12 @@ impl TileCarry {
 
 /// The split encoding's *vector items* and head masks. Lane `l` of a warp loads keys
 /// `V l..V l + V` of an item of `32 V` keys (one 16-byte vector), flags their heads in
-/// `V` bits and shifts them to [`nibble_shift`]; an OR across each group of `32 / V`
+/// `V` bits and shifts them to [`vector::nibble_shift`]; an OR across each group of `32 / V`
 /// lanes makes the item's `V` mask words in key order: bit `t` of word `m` says that
 /// key `32 m + t` of the item is a head. A warp's words (`I` items, at most 32 words)
 /// are then plain head masks of its keys, 32 a word, one word a lane; `runs_write`
-/// finds its `h`-th head by [`first_above`] over the words' prefix counts and
-/// [`nth_set_bit`] in the word.
+/// finds its `h`-th head by [`vector::first_above`] over the words' prefix counts and
+/// [`vector::nth_set_bit`] in the word.
 pub mod vector {
     /// Where lane `lane`'s `v` head bits sit in the mask word of its group of `32 / v`
     /// lanes (the word of keys `32 (lane / (32 / v))..`).
