@@ -123,19 +123,7 @@ pub fn has_nan_or_negative_zero<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -
     let mut scratch = Scratch::take(gpu, &[1])?;
     let flag = &mut scratch.bufs[0];
     flag.zero_prefix(gpu, 1)?;
-    let cfg = stride_grid(gpu, n)?;
-    macro_rules! launch {
-        ($w:ty, $kernel:expr) => {{
-            let p = NanCheck::<$w> { keys: keys.dev_ptr().cast(), n: n as u64, inf: inf as $w, found: flag.dev_ptr() };
-            gpu.launch($kernel, cfg, &p)?
-        }};
-    }
-    match size_of::<K>() {
-        2 => launch!(u16, kernels::nan::nan_check_k16),
-        4 => launch!(u32, kernels::nan::nan_check_k32),
-        8 => launch!(u64, kernels::nan::nan_check_k64),
-        w => return Err(Error::BadArgument(format!("no {w}-byte float keys"))),
-    }
+    launch_check(gpu, keys, inf, flag.dev_ptr())?;
     let mut found = [0u32];
     flag.read_at(gpu, 0, &mut found)?;
     Ok(found[0] != 0)
@@ -250,28 +238,34 @@ fn with_flag(
     sorted
 }
 
-/// Queues the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`)
-/// and the copy of its flag (4 bytes, nonzero: found) into the returned page-locked
-/// buffer, whose [`PinnedBuffer::host_mut`] waits for it.
-fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Result<PinnedBuffer> {
+/// Launches the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`),
+/// which sets the word at `found` (zeroed by the caller) if it sees either.
+fn launch_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64, found: DevPtr<u32>) -> Result<()> {
     let n = keys.len();
-    // The flag's word goes back to the cache once its copy is queued (stream order).
-    let mut scratch = Scratch::take(gpu, &[1])?;
-    let word = &mut scratch.bufs[0];
-    word.zero_prefix(gpu, 1)?;
     let cfg = stride_grid(gpu, n)?;
     macro_rules! launch {
         ($w:ty, $kernel:expr) => {{
-            let p = NanCheck::<$w> { keys: keys.dev_ptr().cast(), n: n as u64, inf: inf as $w, found: word.dev_ptr() };
-            gpu.launch($kernel, cfg, &p)?
+            let p = NanCheck::<$w> { keys: keys.dev_ptr().cast(), n: n as u64, inf: inf as $w, found };
+            gpu.launch($kernel, cfg, &p)
         }};
     }
     match size_of::<K>() {
         2 => launch!(u16, kernels::nan::nan_check_k16),
         4 => launch!(u32, kernels::nan::nan_check_k32),
         8 => launch!(u64, kernels::nan::nan_check_k64),
-        w => return Err(Error::BadArgument(format!("no {w}-byte float keys"))),
+        w => Err(Error::BadArgument(format!("no {w}-byte float keys"))),
     }
+}
+
+/// Queues the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`)
+/// and the copy of its flag (4 bytes, nonzero: found) into the returned page-locked
+/// buffer, whose [`PinnedBuffer::host_mut`] waits for it.
+fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Result<PinnedBuffer> {
+    // The flag's word goes back to the cache once its copy is queued (stream order).
+    let mut scratch = Scratch::take(gpu, &[1])?;
+    let word = &mut scratch.bufs[0];
+    word.zero_prefix(gpu, 1)?;
+    launch_check(gpu, keys, inf, word.dev_ptr())?;
     let mut flag = gpu.take_pinned(4)?;
     if let Err(e) = flag.download(gpu, word, 0, 4) {
         gpu.give_back_pinned(flag);
