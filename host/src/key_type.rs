@@ -141,7 +141,9 @@ impl KeyType {
         Self::ALL.iter().chain(Self::WIDE).copied().find(|k| k.name() == name)
     }
 
-    /// The refusal of a wide key by `by`, an operation of primitive keys or records.
+    /// The refusal of a wide key by `by`, an operation of primitive keys or records
+    /// (the command line's: only it offers wide keys to operations that refuse them).
+    #[cfg(feature = "cli")]
     pub(crate) fn wide_refused(self, by: &str) -> crate::Error {
         crate::Error::Unsupported {
             option: "wide keys",
