@@ -183,6 +183,36 @@ fn gpu_ops_both_encoders_match_the_reference() {
     check::<i8>(s);
 }
 
+/// The split encoding's scan of the tiles' carries goes in rounds of
+/// `SCAN_BLOCK * SCAN_ITEMS` tiles: u32 keys over two full rounds and part of a third
+/// (the last tile partial), in runs of 1 to 20,000 keys that cross tile and round
+/// boundaries, against the reference.
+#[test]
+fn gpu_ops_split_encoding_over_several_scan_rounds() {
+    use host::testing::variants::runs::{Encoder, run_length_encode_into_by};
+    use kernels::runs::{SCAN_BLOCK, SCAN_ITEMS, split_tile};
+    let Some(s) = gpu_sorter("gpu_ops_split_encoding_over_several_scan_rounds") else { return };
+    let gpu = s.gpu().unwrap();
+    let round = (SCAN_BLOCK * SCAN_ITEMS) as usize * split_tile(4) as usize;
+    let n = 2 * round + 3 * split_tile(4) as usize + 77;
+    let mut input = Vec::with_capacity(n);
+    let (mut key, mut state) = (0u32, 0x9e37_79b9_7f4a_7c15u64);
+    while input.len() < n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = 1 + (state % 20_000) as usize;
+        input.extend(std::iter::repeat_n(key, len.min(n - input.len())));
+        key += 1 + (state >> 40) as u32 % 3;
+    }
+    let want = ops_reference::runs(&input);
+    let buf = s.upload(&input).unwrap();
+    let (mut ok, mut oc) = (gpu.alloc::<u32>(n).unwrap(), gpu.alloc::<u32>(n).unwrap());
+    let runs = run_length_encode_into_by(gpu, &buf, &mut ok, &mut oc, Encoder::Split).unwrap();
+    let got = (ok.to_vec(gpu).unwrap()[..runs].to_vec(), oc.to_vec(gpu).unwrap()[..runs].to_vec());
+    assert!(same(&got, &want), "n={n}: {runs} runs, want {}", want.1.len());
+}
+
 /// Keys at addresses that are not multiples of 16 bytes (lent from inside another
 /// buffer): the split encoding loads 16-byte vectors, so such keys take the look-back
 /// encoding, whichever encoder is asked for; the runs are the same.
