@@ -1,6 +1,8 @@
-//! Puts the kernels where `src/device.rs` embeds them: OUT_DIR/kernels.ptx, one
-//! OUT_DIR/kernels.sm_XY.cubin per architecture, and OUT_DIR/cubins.rs (`CUBINS`,
-//! `PDL_KERNELS`). It writes nothing outside OUT_DIR.
+//! Puts the kernels where `src/device/module.rs` embeds them: the PTX (OUT_DIR/
+//! kernels.ptx.lzma as packed in `prebuilt/`, or OUT_DIR/kernels.ptx from a from-source
+//! build) and OUT_DIR/ptx.rs, which names it, one OUT_DIR/kernels.sm_XY.cubin per
+//! architecture, and OUT_DIR/cubins.rs (`CUBINS`, `PDL_KERNELS`). It writes nothing
+//! outside OUT_DIR.
 //!
 //! Normally they are the prebuilt kernels of `prebuilt/` (see `build/prebuilt.rs`),
 //! unpacked: no nightly toolchain, no ptxas, no warning. They are built from `kernels/`
@@ -82,9 +84,13 @@ fn run() -> Result<(), String> {
     build_from_source(&ws, &out_dir, &features.join(","), cubins_wanted)
 }
 
-/// Unpacks the prebuilt PTX and cubins into `out_dir`.
+/// Unpacks the prebuilt cubins into `out_dir`, and copies the PTX there as it is
+/// packed (checked by unpacking it once): the PTX is only JIT-compiled on GPUs without
+/// a cubin, and unpacked it would add 26 MB to every binary that links the library.
 fn unpack(dir: &Path, manifest: &prebuilt::Manifest, out_dir: &Path, cubins_wanted: bool) -> Result<(), String> {
-    write(&out_dir.join("kernels.ptx"), &prebuilt::unpack(dir, manifest.ptx())?)?;
+    prebuilt::unpack(dir, manifest.ptx())?;
+    copy(&dir.join(manifest.ptx().file_name()), &out_dir.join(PACKED_PTX))?;
+    write_ptx_rs(out_dir, true)?;
     let mut cubins = Vec::new();
     for file in manifest.cubins().filter(|_| cubins_wanted) {
         let arch = file.arch.expect("cubins have an architecture");
@@ -110,6 +116,7 @@ fn build_from_source(ws: &Path, out_dir: &Path, features: &str, cubins_wanted: b
         println!("cargo:warning=a cubin is missing: {failure}");
     }
     copy(&built.ptx, &out_dir.join("kernels.ptx"))?;
+    write_ptx_rs(out_dir, false)?;
     let mut cubins = Vec::new();
     for cubin in &built.cubins {
         let dest = cubin_path(out_dir, cubin.arch);
@@ -135,6 +142,20 @@ fn write_cubins_rs(out_dir: &Path, cubins: &[((u32, u32), PathBuf)], pdl: &[Stri
         entries.join("\n")
     );
     write(&out_dir.join("cubins.rs"), code.as_bytes())
+}
+
+/// The prebuilt PTX as packed in `prebuilt/` (`.lzma`), in OUT_DIR.
+const PACKED_PTX: &str = "kernels.ptx.lzma";
+
+/// Writes OUT_DIR/ptx.rs: `EMBEDDED_PTX`, the prebuilt PTX packed (`packed`) or the
+/// PTX of a from-source build as text (OUT_DIR/kernels.ptx).
+fn write_ptx_rs(out_dir: &Path, packed: bool) -> Result<(), String> {
+    let code = if packed {
+        format!("EmbeddedPtx::Lzma(include_bytes!({:?}))", out_dir.join(PACKED_PTX).display().to_string())
+    } else {
+        format!("EmbeddedPtx::Text(include_str!({:?}))", out_dir.join("kernels.ptx").display().to_string())
+    };
+    write(&out_dir.join("ptx.rs"), code.as_bytes())
 }
 
 fn cubin_path(out_dir: &Path, (major, minor): (u32, u32)) -> PathBuf {

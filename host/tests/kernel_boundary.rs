@@ -10,7 +10,7 @@ use xtask::ptx::{Param, entry_params, param_offsets};
 const NOT_LAUNCHED: &[&str] = &["params_abi_probe"];
 
 fn ptx_entries() -> BTreeMap<String, Vec<Param>> {
-    entry_params(host::testing::device::PTX).expect("the embedded PTX parses").into_iter().collect()
+    entry_params(host::testing::device::ptx()).expect("the embedded PTX parses").into_iter().collect()
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn every_ptx_entry_can_be_launched_typed() {
 fn a_struct_by_value_is_one_byte_array_with_generic_loads() {
     let params = &ptx_entries()["params_abi_probe"];
     assert_eq!(params, &[Param { align: 8, size: size_of::<kernels::params::AbiProbe>() }]);
-    let body: String = host::testing::device::PTX
+    let body: String = host::testing::device::ptx()
         .split(".visible .entry params_abi_probe(")
         .nth(1)
         .and_then(|rest| rest.split("\n}\n").next())

@@ -38,7 +38,7 @@ pub(crate) use buffer::PlainAlloc;
 pub(crate) use events::{seconds_between, timing_event};
 #[doc(hidden)]
 pub use launch::kernel_cluster_ctas;
-pub use module::{CUBINS, ModuleSource, PDL_KERNELS, PTX, pick_cubin};
+pub use module::{CUBINS, ModuleSource, PDL_KERNELS, pick_cubin, ptx};
 pub use pinned::PinnedBuffer;
 
 use crate::error::{DriverContext, Error, Result};

@@ -10,10 +10,35 @@ use super::Gpu;
 use crate::error::{DriverContext, Error, Result};
 use crate::tuning::Tuning;
 
-/// The kernels, embedded in the binary: the prebuilt PTX of `host/prebuilt/` (or, with
-/// a kernel experiment feature or stale prebuilt kernels, PTX built from `kernels/`), put
-/// in OUT_DIR by `build.rs`.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+/// How the binary holds the kernels' PTX (a build holds one of the two).
+#[allow(dead_code)]
+enum EmbeddedPtx {
+    /// The prebuilt PTX of `host/prebuilt/` as packed there (LZMA, 1.6 MB for 26 MB of
+    /// text): it is only needed on GPUs that no embedded cubin fits.
+    Lzma(&'static [u8]),
+    /// PTX built from `kernels/` (a kernel experiment feature, or sources changed since
+    /// `host/prebuilt/` was generated).
+    Text(&'static str),
+}
+
+/// The PTX, put in OUT_DIR by `build.rs` (which checked the packed form's fingerprint).
+const EMBEDDED_PTX: EmbeddedPtx = include!(concat!(env!("OUT_DIR"), "/ptx.rs"));
+
+/// The kernels' PTX, embedded in the binary (unpacked on first use, about 0.1-0.3 s).
+pub fn ptx() -> &'static str {
+    static UNPACKED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    match EMBEDDED_PTX {
+        EmbeddedPtx::Text(text) => text,
+        EmbeddedPtx::Lzma(packed) => UNPACKED.get_or_init(|| {
+            use std::io::Read;
+            let mut text = String::new();
+            lzma_rust2::LzmaReader::new_mem_limit(packed, u32::MAX, None)
+                .and_then(|mut r| r.read_to_string(&mut text))
+                .expect("the embedded PTX unpacks (build.rs checked its fingerprint)");
+            text
+        }),
+    }
+}
 
 mod embedded {
     // `CUBINS`: the same kernels as machine code, `(major, minor, cubin)` per
@@ -78,7 +103,7 @@ pub(super) fn load_kernels(
     } else {
         match pick_cubin(cc, CUBINS).filter(|_| !tuning.force_ptx) {
             Some((major, minor, cubin)) => (Ptx::from_binary(cubin.to_vec()), ModuleSource::Cubin(major, minor)),
-            None => (Ptx::from_src(PTX), ModuleSource::Ptx),
+            None => (Ptx::from_src(ptx()), ModuleSource::Ptx),
         }
     };
     crate::trace::mark("gpu: module chosen");
@@ -134,7 +159,7 @@ impl Gpu {
 
 #[cfg(test)]
 mod tests {
-    use super::{PDL_KERNELS, PTX, pick_cubin};
+    use super::{PDL_KERNELS, pick_cubin, ptx};
 
     /// The dependent-launch list comes from the sm_90 cubin's PTX: sorted (the host
     /// binary-searches it), every name an entry of the embedded PTX, and the sorts
@@ -143,7 +168,7 @@ mod tests {
     #[test]
     fn dependent_launch_list_is_sorted_and_names_the_hot_kernels() {
         assert!(PDL_KERNELS.windows(2).all(|w| w[0] < w[1]));
-        let entries = xtask::ptx::entry_points(PTX);
+        let entries = xtask::ptx::entry_points(ptx());
         for k in PDL_KERNELS {
             assert!(entries.iter().any(|e| e == k), "{k} is not an entry of the PTX");
         }
