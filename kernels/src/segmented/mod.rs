@@ -779,8 +779,13 @@ pub const fn tiny_in_warp(n: u64, segments: u64) -> bool {
     n / if segments == 0 { 1 } else { segments } > TINY_IN_WARP_MEAN
 }
 
-/// The mean segment length above which [`tiny_in_warp`] holds.
-pub const TINY_IN_WARP_MEAN: u64 = 2 * TILE_SEG_MAX;
+/// The mean segment length above which [`tiny_in_warp`] holds: measured on an H200
+/// (2026-11-28, 2^24 u32 keys, `host bench-segments`, medians of 20, default against
+/// `SORT_SEGMENTED_TINY_IN_WARP=1 SORT_SEGMENTED_WARP_BY_CLASS=1`, two rounds): mean
+/// 64 0.215-0.218 against 0.199-0.200 ms, mean 48 0.208 against 0.202, mean 32 0.231
+/// against 0.313-0.327 (the warp kernel's one-item network then takes a third of the
+/// keys), mean 24 0.275 against 0.41.
+pub const TINY_IN_WARP_MEAN: u64 = 40;
 
 /// The bin of a segment of `len` keys when the tile bin takes up to `tile_max` (see
 /// [`tile_max`]) and the block bin up to `block_max`.
