@@ -183,18 +183,18 @@ fn gpu_ops_both_encoders_match_the_reference() {
     check::<i8>(s);
 }
 
-/// The split encoding's scan of the tiles' carries goes in rounds of
-/// `SCAN_BLOCK * SCAN_ITEMS` tiles: u32 keys over two full rounds and part of a third
-/// (the last tile partial), in runs of 1 to 20,000 keys that cross tile and round
-/// boundaries, against the reference.
+/// The split encoding's scan of the tiles' carries goes in rounds of `SCAN_BLOCK`
+/// tiles: u32 keys over 16 full rounds and part of another (the last tile partial), in
+/// runs of 1 to 20,000 keys that cross tile and round boundaries, against the
+/// reference.
 #[test]
 fn gpu_ops_split_encoding_over_several_scan_rounds() {
     use host::testing::variants::runs::{Encoder, run_length_encode_into_by};
-    use kernels::runs::{SCAN_BLOCK, SCAN_ITEMS, split_tile};
+    use kernels::runs::{SCAN_BLOCK, split_tile};
     let Some(s) = gpu_sorter("gpu_ops_split_encoding_over_several_scan_rounds") else { return };
     let gpu = s.gpu().unwrap();
-    let round = (SCAN_BLOCK * SCAN_ITEMS) as usize * split_tile(4) as usize;
-    let n = 2 * round + 3 * split_tile(4) as usize + 77;
+    let round = SCAN_BLOCK as usize * split_tile(4) as usize;
+    let n = 16 * round + 3 * split_tile(4) as usize + 77;
     let mut input = Vec::with_capacity(n);
     let (mut key, mut state) = (0u32, 0x9e37_79b9_7f4a_7c15u64);
     while input.len() < n {

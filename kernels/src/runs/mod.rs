@@ -179,13 +179,8 @@ pub const fn split_mask_words(bytes: u32) -> u32 {
 pub const fn split_tiles(n: u64, bytes: u32) -> u64 {
     n.div_ceil(split_tile(bytes) as u64)
 }
-/// Threads of the one block of `runs_scan`: 512, so that a thread may use the 128
-/// registers its [`SCAN_ITEMS`] loads in flight take (128 at 512 threads; at 1,024
-/// threads and 8 items a thread it took 80, past the 64 such a block may have).
-pub const SCAN_BLOCK: u32 = 512;
-/// Tile carries each thread of `runs_scan` loads at once and folds per round
-/// ([`SCAN_BLOCK`] times this tiles a round: 2^26 keys of 4 bytes in one).
-pub const SCAN_ITEMS: u32 = 16;
+/// Threads of the one block of `runs_scan`, and tiles a round (one a thread).
+pub const SCAN_BLOCK: u32 = 1024;
 /// Shared memory of `runs_scan`: a [`Carry`] (two `u64`s) per warp and one for the
 /// round's total.
 pub const SCAN_SMEM: u32 = 16 * (SCAN_BLOCK / crate::block::WARP + 1);
