@@ -119,13 +119,15 @@ impl Error {
     /// elements: `Ok` for `n` within that, else [`Error::TooManyElements`] naming `what`.
     pub(crate) fn check_u32_indices(what: &str, n: usize) -> Result<()> {
         if n > u32::MAX as usize {
-            return Err(Error::TooManyElements {
-                what: format!("{what} (u32 indices)"),
-                max: u32::MAX as u64,
-                len: n as u64,
-            });
+            return Err(Error::past_u32_indices(what, n));
         }
         Ok(())
+    }
+
+    /// The [`Error::TooManyElements`] of `what` on `n` elements, more than `u32`
+    /// indices reach.
+    pub(crate) fn past_u32_indices(what: &str, n: usize) -> Error {
+        Error::TooManyElements { what: format!("{what} (u32 indices)"), max: u32::MAX as u64, len: n as u64 }
     }
 
     /// The error of key bits ([`crate::SortOptions::key_bits`]) asked of a record type

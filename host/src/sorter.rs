@@ -332,14 +332,25 @@ impl Sorter {
     /// [`Sorter::argsort`] into `out` (same length) as indices of `I`: `u64` (an
     /// int64 array's indices) or `u32`. On the GPU the sort's last pass writes them at
     /// that width ([`variants::radix::argsort_into`]); on the CPU the permutation is
-    /// written straight into `out`. At most 2^32 - 1 keys.
+    /// written straight into `out`. `u32` indices take at most 2^32 - 1 keys, `u64`
+    /// any number (on the GPU, past 2^32 keys, about 24 bytes of device memory a
+    /// 32-bit key besides the keys and the indices).
+    ///
+    /// ```
+    /// let mut at = vec![0u64; 4];
+    /// host::Sorter::with_fallback().argsort_into(&[2.5f32, -1.0, 2.5, 0.0], &mut at, &Default::default())?;
+    /// assert_eq!(at, [1, 3, 0, 2]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
     pub fn argsort_into<K: Key, I: variants::radix::Index>(
         &self,
         keys: &[K],
         out: &mut [I],
         opts: &SortOptions,
     ) -> Result<()> {
-        Error::check_u32_indices("argsort", keys.len())?;
+        if size_of::<I>() < 8 {
+            Error::check_u32_indices("argsort", keys.len())?;
+        }
         if keys.len() != out.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
         }
@@ -361,11 +372,7 @@ impl Sorter {
                 }
                 idx.copy_to_host(gpu, out)
             }
-            None => {
-                let perm = cpu_argsort(keys, opts)?;
-                out.iter_mut().zip(perm).for_each(|(o, p)| *o = I::from_index(p));
-                Ok(())
-            }
+            None => cpu_argsort_into(keys, out, opts),
         }
     }
 
@@ -537,6 +544,51 @@ impl Sorter {
         let gpu = self.require_gpu()?;
         check_top_k_options(opts)?;
         variants::topk::top_k(gpu, keys, k, opts.key_order())
+    }
+
+    /// [`Sorter::top_k`] with indices of `I`: `u64` (an int64 array's) or `u32`. With
+    /// `u64` indices the keys may number 2^32 or more: on the GPU each part of 2^31
+    /// keys gives its top `k`, and the first `k` of those candidates, sorted stably,
+    /// are the answer ([`variants::topk::top_k_indexed`]; the candidates, `k` a part,
+    /// must stay below 2^32).
+    ///
+    /// ```
+    /// let sorter = host::Sorter::with_fallback();
+    /// let (top, at): (Vec<i64>, Vec<u64>) = sorter.top_k_indexed(&[5i64, -3, 9, -3], 3, &Default::default())?;
+    /// assert_eq!((top, at), (vec![-3, -3, 5], vec![1, 3, 0]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k_indexed<K: Key, I: variants::radix::Index>(
+        &self,
+        keys: &[K],
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(Vec<K>, Vec<I>)> {
+        check_top_k_options(opts)?;
+        if size_of::<I>() < 8 {
+            Error::check_u32_indices("top-k", keys.len())?;
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                let buf = gpu.upload(keys)?;
+                let (k, i) = variants::topk::top_k_indexed::<K, I>(gpu, &buf, k, opts.key_order())?;
+                Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
+            }
+            None => Ok(cpu_top_k_as(keys, k, opts.key_order())),
+        }
+    }
+
+    /// [`Sorter::top_k_device`] with indices of `I` ([`Sorter::top_k_indexed`]: `u64`
+    /// indices take 2^32 keys or more).
+    pub fn top_k_device_indexed<K: Key, I: variants::radix::Index>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<I>)> {
+        let gpu = self.require_gpu()?;
+        check_top_k_options(opts)?;
+        variants::topk::top_k_indexed(gpu, keys, k, opts.key_order())
     }
 
     /// The key at position `k` (0-based) of the stable sort of `keys` in the order of
@@ -1142,25 +1194,47 @@ fn check_select_options(opts: &SortOptions) -> Result<()> {
 /// [`Sorter::top_k`] on the CPU: a selection of the `k`-th (order bits, index), which
 /// are unique, then a sort of the `k` before it.
 pub fn cpu_top_k<K: Element>(keys: &[K], k: usize, order: impl Into<KeyOrder>) -> (Vec<K>, Vec<u32>) {
+    cpu_top_k_as(keys, k, order)
+}
+
+/// [`cpu_top_k`] with indices of `I` (`u32` only below 2^32 keys, which the callers
+/// check).
+fn cpu_top_k_as<K: Element, I: variants::radix::Index>(
+    keys: &[K],
+    k: usize,
+    order: impl Into<KeyOrder>,
+) -> (Vec<K>, Vec<I>) {
     let order = order.into();
     let k = k.min(keys.len());
     if k == 0 {
         return (Vec::new(), Vec::new());
     }
-    let rank = |&i: &u32| -> (u64, u32) { (order.sort_bits(&keys[i as usize]), i) };
-    let mut idx: Vec<u32> = (0..keys.len() as u32).collect();
+    let rank = |&i: &usize| -> (u64, usize) { (order.sort_bits(&keys[i]), i) };
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
     if k < idx.len() {
         idx.select_nth_unstable_by_key(k - 1, rank);
         idx.truncate(k);
     }
     idx.sort_unstable_by_key(rank);
-    (idx.iter().map(|&i| keys[i as usize]).collect(), idx)
+    (idx.iter().map(|&i| keys[i]).collect(), idx.iter().map(|&i| I::from_u64(i as u64)).collect())
 }
 
 /// Stable sorting permutation on the CPU, by the order bits (or the chosen bit range).
 fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
-    use rayon::prelude::*;
     Error::check_u32_indices("argsort", keys.len())?;
+    let mut perm = vec![0u32; keys.len()];
+    cpu_argsort_into(keys, &mut perm, opts)?;
+    Ok(perm)
+}
+
+/// [`cpu_argsort`] into `out` (as long as `keys`; `u32` indices only below 2^32 keys,
+/// which the callers check).
+fn cpu_argsort_into<K: Element, I: variants::radix::Index>(
+    keys: &[K],
+    out: &mut [I],
+    opts: &SortOptions,
+) -> Result<()> {
+    use rayon::prelude::*;
     let width = 8 * size_of::<K::Bits>() as u32;
     let (begin, end) = match opts.key_bits {
         Some(b) if K::BIT_ORDER.is_some() => variants::radix::check_bits::<K>(Some(b), width)?,
@@ -1173,7 +1247,7 @@ fn cpu_argsort<K: Element>(keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         let span = end - begin;
         if span == 64 { b } else { (b >> begin) & ((1u64 << span) - 1) }
     };
-    let mut perm: Vec<u32> = (0..keys.len() as u32).collect();
-    perm.par_sort_by_key(|&i| field(&keys[i as usize]));
-    Ok(perm)
+    out.par_iter_mut().enumerate().for_each(|(i, o)| *o = I::from_u64(i as u64));
+    out.par_sort_by_key(|&i| field(&keys[i.to_u64() as usize]));
+    Ok(())
 }

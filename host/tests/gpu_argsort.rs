@@ -7,6 +7,7 @@ mod common;
 use common::gpu_sorter;
 use host::testing::inputs::{Random, generate};
 use host::{Distribution, Index, Key, Order, SortOptions, Sorter, bf16, f16};
+use rayon::prelude::*;
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -319,4 +320,108 @@ fn sort_nan_last_checks_for_nans_and_negative_zeros() {
             each::<bf16>(s, n, seed, &sb, "bf16");
         }
     }
+}
+
+/// The argsort of 2^32 keys or more (a copy of the keys sorted with `u64` values,
+/// which the split pair passes move), reached with small inputs: every key width
+/// (16- and 8-bit keys through their wide words), both orders, ties, a key-bit range,
+/// and NaN-last floats full of specials, against the CPU's argsort.
+#[test]
+fn argsort_by_u64_values_matches_the_cpu() {
+    let Some(s) = gpu_sorter("argsort_by_u64_values_matches_the_cpu") else { return };
+    fn case<K: Key>(s: &Sorter, keys: &[K], opts: &SortOptions, what: &str) {
+        let gpu = s.gpu().unwrap();
+        let want = Sorter::cpu().argsort(keys, opts).unwrap();
+        let d = gpu.upload(keys).unwrap();
+        let mut out = gpu.alloc::<u64>(keys.len()).unwrap();
+        host::testing::variants::radix::argsort_by_u64_values(gpu, &d, &mut out, opts.key_order(), opts.key_bits)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got = out.to_vec(gpu).unwrap();
+        let first = got.iter().zip(&want).position(|(&g, &w)| g != w as u64);
+        assert!(first.is_none(), "{what} {} n={}: first difference at {first:?}", K::NAME, keys.len());
+    }
+    fn each<K: Key + Random>(s: &Sorter, n: usize, dist: Distribution) {
+        let keys: Vec<K> = generate(n, dist, n as u64 ^ 0x64);
+        for order in ORDERS {
+            case::<K>(s, &keys, &SortOptions::default().order(order), &format!("{dist:?} {order}"));
+        }
+    }
+    for n in [1, 2, 9000, 300_007] {
+        for dist in [Distribution::Uniform, Distribution::FewUnique] {
+            each::<u32>(s, n, dist);
+            each::<i32>(s, n, dist);
+            each::<f32>(s, n, dist);
+            each::<u64>(s, n, dist);
+            each::<i64>(s, n, dist);
+            each::<f64>(s, n, dist);
+            each::<u16>(s, n, dist);
+            each::<i16>(s, n, dist);
+            each::<f16>(s, n, dist);
+            each::<u8>(s, n, dist);
+            each::<i8>(s, n, dist);
+        }
+    }
+    let keys: Vec<u32> = generate(300_007, Distribution::Uniform, 3);
+    case::<u32>(s, &keys, &SortOptions::default().key_bits(4, 20), "u32 bits 4..20");
+    let keys: Vec<i16> = generate(300_007, Distribution::Uniform, 4);
+    case::<i16>(s, &keys, &SortOptions::default().key_bits(3, 11).order(Order::Descending), "i16 bits 3..11");
+    let specials32 = [f32::NAN, -f32::NAN, f32::from_bits(0xff80_0001), f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+    let specials16 = [f16::NAN, -f16::NAN, f16::from_bits(0x7c01), f16::INFINITY, -f16::ZERO, f16::ZERO];
+    let specials64 = [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+    for n in [1, 9000, 300_007] {
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            case::<f32>(s, &with_specials(n, 41, &specials32), &opts, &format!("f32 NaN-last {order}"));
+            case::<f16>(s, &with_specials(n, 42, &specials16), &opts, &format!("f16 NaN-last {order}"));
+            case::<f64>(s, &with_specials(n, 43, &specials64), &opts, &format!("f64 NaN-last {order}"));
+        }
+    }
+}
+
+/// Argsort and top-k of 2^32 + 19 `u32` keys into `u64` indices, on a device with the
+/// memory for it (about 115 GiB: the keys, the indices, the keys' copy and the pair
+/// sort's scratch; skipped otherwise). Keys `key(i)` (65,536 values, each about 65,536
+/// times) are recomputed from the indices, so the check reads no key array: the
+/// indices are a permutation sorted by `(key, index)` exactly when each `(key(p[i]),
+/// p[i])` is below the next and every `p[i] < n`. The top-k results are checked
+/// against the argsort's first `k` (ascending) and the first indices of the largest
+/// key (descending).
+#[test]
+fn argsort_and_top_k_past_2_pow_32_keys() {
+    let test = "argsort_and_top_k_past_2_pow_32_keys";
+    let Some(s) = gpu_sorter(test) else { return };
+    let gpu = s.gpu().unwrap();
+    let n: usize = (1 << 32) + 19;
+    let need: u64 = 28 * n as u64 + (2 << 30);
+    let (free, _) = gpu.mem_info().unwrap();
+    if free < need {
+        host::testing::skipped(test, &format!("needs {} GiB of device memory, {} GiB free", need >> 30, free >> 30));
+        return;
+    }
+    let key = |i: u64| -> u32 { (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as u32 };
+    let keys: Vec<u32> = (0..n as u64).into_par_iter().map(key).collect();
+    let d = gpu.upload(&keys).unwrap();
+    drop(keys);
+    let mut idx = gpu.alloc::<u64>(n).unwrap();
+    host::testing::variants::radix::argsort_into(gpu, &d, &mut idx, Order::Ascending, None).unwrap();
+    let p = idx.to_vec(gpu).unwrap();
+    drop(idx);
+    assert!(p[0] < n as u64, "{test}: index {} past {n}", p[0]);
+    let bad = p.par_windows(2).position_any(|w| w[1] >= n as u64 || (key(w[0]), w[0]) >= (key(w[1]), w[1]));
+    assert!(bad.is_none(), "{test}: the argsort's indices are not sorted by (key, index) at {bad:?}");
+    for k in [1000, 70_000] {
+        let (top, at) = s.top_k_device_indexed::<u32, u64>(&d, k, &SortOptions::default()).unwrap();
+        let (top, at) = (top.to_vec(gpu).unwrap(), at.to_vec(gpu).unwrap());
+        assert!(at == p[..k], "{test}: ascending top-{k} indices differ from the argsort's first {k}");
+        assert!(top.iter().zip(&at).all(|(&t, &i)| t == key(i)), "{test}: ascending top-{k} keys");
+    }
+    drop(p);
+    let k = 1000;
+    let want: Vec<u64> = (0..n as u64).filter(|&i| key(i) == u16::MAX as u32).take(k).collect();
+    let (top, at) =
+        s.top_k_device_indexed::<u32, u64>(&d, k, &SortOptions::default().order(Order::Descending)).unwrap();
+    assert_eq!(at.to_vec(gpu).unwrap(), want, "{test}: descending top-{k} indices");
+    assert!(top.to_vec(gpu).unwrap().iter().all(|&t| t == u16::MAX as u32), "{test}: descending top-{k} keys");
+    let narrow = s.top_k_device_indexed::<u32, u32>(&d, k, &SortOptions::default());
+    assert!(matches!(narrow, Err(host::Error::TooManyElements { .. })), "{test}: u32 indices past 2^32 keys");
 }

@@ -239,3 +239,60 @@ fn topk_sorter_device_entry() {
         }
     }
 }
+
+/// Top-k by parts (the path of 2^32 keys or more: each part's top-k, their indices
+/// placed in the array, the candidates sorted stably), reached with small parts:
+/// `u64` indices equal the CPU's for every k (within a part, past one, past all),
+/// parts of 16 keys to past the input, ties across parts, NaN-last floats, narrow keys.
+#[test]
+fn top_k_by_parts_matches_the_cpu() {
+    let test = "top_k_by_parts_matches_the_cpu";
+    let Some(s) = gpu_sorter(test) else { return };
+    let gpu = s.gpu().unwrap();
+    fn case<K: host::Key + Random>(s: &Sorter, keys: &[K], part: usize, k: usize, opts: &SortOptions, what: &str) {
+        let gpu = s.gpu().unwrap();
+        let d = gpu.upload(keys).unwrap();
+        let (gk, gi) = topk::top_k_in_parts(gpu, &d, k, opts.key_order(), part)
+            .unwrap_or_else(|e| panic!("{what} {} part {part} k={k}: {e}", K::NAME));
+        let (ck, ci): (Vec<K>, Vec<u64>) = Sorter::cpu().top_k_indexed(keys, k, opts).unwrap();
+        let bits = |v: &[K]| v.iter().map(|x| x.bits().into()).collect::<Vec<u64>>();
+        assert!(
+            gi.to_vec(gpu).unwrap() == ci && bits(&gk.to_vec(gpu).unwrap()) == bits(&ck),
+            "{what} {} n={} part {part} k={k} {}: differs from the CPU's top-k",
+            K::NAME,
+            keys.len(),
+            opts.order
+        );
+    }
+    for n in [1usize, 100, 70_001] {
+        for dist in [Distribution::Uniform, Distribution::FewUnique] {
+            let u: Vec<u32> = generate(n, dist, n as u64 ^ 9);
+            let f: Vec<f32> = generate(n, dist, n as u64 ^ 10);
+            let h: Vec<i16> = generate(n, dist, n as u64 ^ 11);
+            let w: Vec<u64> = generate(n, dist, n as u64 ^ 12);
+            let parts: &[usize] = if n <= 100 { &[16, 48, 4096] } else { &[4096, 65_536, 1 << 20] };
+            for &part in parts {
+                for k in [1, 17, 3000, n, n + 3] {
+                    for order in ORDERS {
+                        let opts = SortOptions::default().order(order);
+                        let what = format!("{dist:?}");
+                        case::<u32>(s, &u, part, k, &opts, &what);
+                        case::<f32>(s, &f, part, k, &opts.clone().nan_last(), &format!("{what} NaN-last"));
+                        case::<i16>(s, &h, part, k, &opts, &what);
+                        case::<u64>(s, &w, part, k, &opts, &what);
+                    }
+                }
+            }
+        }
+    }
+    let mut nan: Vec<f32> = generate(70_001, Distribution::Uniform, 13);
+    nan.iter_mut().step_by(7).for_each(|x| *x = f32::NAN);
+    nan.iter_mut().step_by(11).for_each(|x| *x = -f32::NAN);
+    for order in ORDERS {
+        let opts = SortOptions::default().order(order).nan_last();
+        case::<f32>(s, &nan, 4096, 20_000, &opts, "NaNs");
+    }
+    let d = gpu.upload(&[1u32, 2, 3]).unwrap();
+    assert!(topk::top_k_in_parts(gpu, &d, 1, Order::Ascending, 24).is_err(), "{test}: parts of 24 keys accepted");
+    assert!(topk::top_k_in_parts(gpu, &d, 1, Order::Ascending, 0).is_err(), "{test}: parts of no keys accepted");
+}

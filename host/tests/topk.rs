@@ -71,3 +71,27 @@ fn top_k_bad_inputs_are_results_or_errors() {
     let r = s.top_k(&[1u32, 2], 1, &opts.clone().key_bits(0, 8));
     assert!(matches!(r, Err(Error::Unsupported { option: "key bits", .. })), "{r:?}");
 }
+
+/// Top-k and argsort with `u64` indices on the CPU backend equal their `u32` forms:
+/// every k, both orders, NaN-last floats.
+#[test]
+fn cpu_u64_indices_equal_the_u32_ones() {
+    let cpu = Sorter::cpu();
+    for n in [0usize, 1, 1000, 4097] {
+        let keys: Vec<f32> = generate(n, Distribution::FewUnique, n as u64 ^ 3);
+        for order in [Order::Ascending, Order::Descending] {
+            for opts in [SortOptions::default().order(order), SortOptions::default().order(order).nan_last()] {
+                for k in [0, 1, 100, n, n + 1] {
+                    let (k32, i32) = cpu.top_k(&keys, k, &opts).unwrap();
+                    let (k64, i64): (Vec<f32>, Vec<u64>) = cpu.top_k_indexed(&keys, k, &opts).unwrap();
+                    assert_eq!(i64, i32.iter().map(|&i| i as u64).collect::<Vec<_>>(), "n={n} k={k} {order}");
+                    assert!(k64.iter().zip(&k32).all(|(a, b)| a.to_bits() == b.to_bits()), "n={n} k={k} {order}");
+                }
+                let p32 = cpu.argsort(&keys, &opts).unwrap();
+                let mut p64 = vec![0u64; n];
+                cpu.argsort_into(&keys, &mut p64, &opts).unwrap();
+                assert_eq!(p64, p32.iter().map(|&i| i as u64).collect::<Vec<_>>(), "argsort n={n} {order}");
+            }
+        }
+    }
+}

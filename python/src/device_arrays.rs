@@ -398,8 +398,9 @@ pub fn unique<'py>(
 }
 
 /// Writes the `k` largest (or smallest) elements of the device array `src`, sorted,
-/// into `values`, and their indices into `indices` (int64 or uint64: the library's u32
-/// indices widened by one pass straight into it, [`BorrowedBuffer::widen_from`]).
+/// into `values`, and their indices into `indices` (int64 or uint64: the library's
+/// `u64` indices, [`BorrowedBuffer::top_k_indexed`], which take arrays of 2^32
+/// elements or more).
 #[allow(clippy::too_many_arguments)]
 pub fn topk(
     py: Python<'_>,
@@ -423,9 +424,10 @@ pub fn topk(
     py.detach(|| {
         on_callers_streams(&[&s, &v, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                let (top, at) = borrow::<T>(gpu, &s)?.top_k(sorter, k, options(largest, nan_last).key_order())?;
+                let order = options(largest, nan_last).key_order();
+                let (top, at) = borrow::<T>(gpu, &s)?.top_k_indexed::<u64>(sorter, k, order)?;
                 copy_out(gpu, &v, &top)?;
-                borrow::<u64>(gpu, &i)?.widen_from(&at)
+                copy_out(gpu, &i, &at)
             })
         })
     })

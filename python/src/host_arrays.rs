@@ -68,8 +68,8 @@ pub fn check_out(src: &Array, out: &Array) -> PyResult<()> {
     Ok(())
 }
 
-/// Refuses more elements than `u32` indices can address (the library's argsort and
-/// top-k index with `u32`), before anything is allocated.
+/// Refuses more elements than `u32` indices can address (the library's row
+/// operations and unique counts index with `u32`), before anything is allocated.
 pub fn check_u32_indices(what: &str, len: usize) -> PyResult<()> {
     if len > u32::MAX as usize {
         return Err(Error::TooManyElements {
@@ -123,11 +123,10 @@ pub fn argsort<'py>(
     nan_last: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let src = Array::read(a, Memory::Host, "a")?;
-    check_u32_indices("argsort", src.len)?;
     let (out_obj, out) = new_array(py, src.len, DType::I64)?;
     with_dtype!(src.dtype, T => {
         // SAFETY: `a` stays referenced; `out` is a new array apart from it.
-        // The indices (below 2^32) have the same bits as u64 and as int64.
+        // The indices (below 2^63) have the same bits as u64 and as int64.
         let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<u64>()) };
         py.detach(|| shared_sorter().argsort_into(keys, idx, &options(descending, nan_last)))
         .or_py()?;
@@ -182,16 +181,16 @@ pub fn topk<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let src = Array::read(a, Memory::Host, "a")?;
     let k = check_k(k, src.len)?;
-    check_u32_indices("top-k", src.len)?;
     let (vals_obj, vals) = new_array(py, k, src.dtype)?;
     let (idx_obj, idx) = new_array(py, k, DType::I64)?;
     with_dtype!(src.dtype, T => {
-        // SAFETY: `a` stays referenced; the outputs are new arrays.
-        let (keys, vout, iout) = unsafe { (src.as_slice::<T>(), vals.as_mut_slice::<T>(), idx.as_mut_slice::<i64>()) };
+        // SAFETY: `a` stays referenced; the outputs are new arrays. The indices (below
+        // 2^63) have the same bits as u64 and as int64.
+        let (keys, vout, iout) = unsafe { (src.as_slice::<T>(), vals.as_mut_slice::<T>(), idx.as_mut_slice::<u64>()) };
         py.detach(|| {
-            let (top, at) = shared_sorter().top_k(keys, k, &options(largest, nan_last))?;
+            let (top, at): (Vec<T>, Vec<u64>) = shared_sorter().top_k_indexed(keys, k, &options(largest, nan_last))?;
             vout.copy_from_slice(&top);
-            iout.iter_mut().zip(at).for_each(|(o, i)| *o = i as i64);
+            iout.copy_from_slice(&at);
             Ok(())
         })
         .or_py()?;

@@ -71,7 +71,7 @@ impl Gpu {
     }
 
     /// A non-owning [`DeviceBuffer`] over `len` elements at `ptr`.
-    fn lent<T: bytemuck::Pod>(&self, ptr: u64, len: usize) -> DeviceBuffer<T> {
+    pub(super) fn lent<T: bytemuck::Pod>(&self, ptr: u64, len: usize) -> DeviceBuffer<T> {
         // SAFETY: the range was checked by `borrow_device_memory`; `owned: false` makes
         // the drop leak cudarc's handle instead of freeing the memory.
         let raw = unsafe { self.stream.upgrade_device_ptr::<u8>(ptr, len * size_of::<T>()) };
@@ -183,7 +183,8 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     /// the same length) as indices of `I`: `u64` for a caller's int64 result, `u32`.
     /// The sort's last pass writes the indices there at their width
     /// ([`variants::radix::argsort_into`]), so nothing is copied or widened after it.
-    /// Queued, not waited for. At most 2^32 - 1 keys.
+    /// Queued, not waited for. `u32` indices take at most 2^32 - 1 keys, `u64` any
+    /// number.
     pub fn argsort_into<I: variants::radix::Index>(
         &self,
         sorter: &Sorter,
@@ -353,6 +354,21 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         variants::topk::top_k(gpu, &self.buf, k, order)
     }
 
+    /// [`BorrowedBuffer::top_k`] with indices of `I` (as [`Sorter::top_k_indexed`]:
+    /// `u64` indices take 2^32 keys or more).
+    pub fn top_k_indexed<I: variants::radix::Index>(
+        &self,
+        sorter: &Sorter,
+        k: usize,
+        order: impl Into<KeyOrder>,
+    ) -> Result<(DeviceBuffer<T>, DeviceBuffer<I>)>
+    where
+        T: Key,
+    {
+        let gpu = self.check_sorter(sorter)?;
+        variants::topk::top_k_indexed(gpu, &self.buf, k, order)
+    }
+
     /// Run-length encodes the lent keys ([`Sorter::run_length_encode_device`]: the
     /// first key of each run of equal adjacent keys, and with `out_counts` the run's
     /// length as `u64`) straight into lent outputs at least as long as the keys, and
@@ -452,9 +468,7 @@ impl BorrowedBuffer<'_, u64> {
         if n == 0 {
             return Ok(());
         }
-        let cfg = variants::launch::one_thread_per_item(n, 256, 0)?;
-        let p = kernels::records::Widen { src: src.dev_ptr(), dst: self.buf.dev_ptr(), n };
-        self.gpu.launch(kernels::records::widen_u32_u64, cfg, &p)
+        variants::records::widen_indices(self.gpu, src.ptr(), self.buf.ptr(), n, 0)
     }
 }
 

@@ -60,6 +60,47 @@ impl<T> DeviceBuffer<T> {
     pub(super) fn owning(raw: CudaSlice<u8>, len: usize) -> DeviceBuffer<T> {
         DeviceBuffer { raw: ManuallyDrop::new(raw), len, owned: true, _elem: PhantomData }
     }
+
+    /// The same memory and length as elements of `U`, which must have `T`'s size
+    /// (`u32` indices handed out as the `Index` type `u32`).
+    pub(crate) fn cast<U>(self) -> DeviceBuffer<U> {
+        assert_eq!(size_of::<T>(), size_of::<U>(), "a device buffer cast between element sizes");
+        let mut me = ManuallyDrop::new(self);
+        // SAFETY: `me` is never dropped, so its `raw` is taken once, here.
+        let raw = unsafe { ManuallyDrop::take(&mut me.raw) };
+        DeviceBuffer { raw: ManuallyDrop::new(raw), len: me.len, owned: me.owned, _elem: PhantomData }
+    }
+}
+
+/// `len` elements of a [`DeviceBuffer`] from element `at`, shared and never freed
+/// ([`Gpu::view`]): what an operation that takes a buffer runs on for a part of a
+/// longer one (top-k of each 2^31-key part of an array past 2^32 keys). Borrows the
+/// buffer it views, so the memory outlives it.
+pub(crate) struct DeviceView<'a, T> {
+    buf: DeviceBuffer<T>,
+    _of: PhantomData<&'a DeviceBuffer<T>>,
+}
+
+impl<T> std::ops::Deref for DeviceView<'_, T> {
+    type Target = DeviceBuffer<T>;
+    fn deref(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+}
+
+impl Gpu {
+    /// A view of `buf[at..at + len]` ([`DeviceView`]); [`Error::BadArgument`] past its end.
+    pub(crate) fn view<'a, T: bytemuck::Pod>(
+        &self,
+        buf: &'a DeviceBuffer<T>,
+        at: usize,
+        len: usize,
+    ) -> Result<DeviceView<'a, T>> {
+        if at.checked_add(len).is_none_or(|end| end > buf.len()) {
+            return Err(Error::BadArgument(format!("a view of {len} elements from {at} of a buffer of {}", buf.len())));
+        }
+        Ok(DeviceView { buf: self.lent(buf.ptr_at(at), len), _of: PhantomData })
+    }
 }
 
 impl<T> Drop for DeviceBuffer<T> {

@@ -43,7 +43,7 @@ fn stride_grid(gpu: &Gpu, n: usize) -> Result<cudarc::driver::LaunchConfig> {
 
 /// The `+inf` bits of float keys `K` (`Err` for keys that are not floats: they have no
 /// NaNs; `what` names the caller).
-fn inf_bits<K: Element>(what: &str) -> Result<u64> {
+pub(crate) fn inf_bits<K: Element>(what: &str) -> Result<u64> {
     if K::BIT_ORDER != Some(BitOrder::Float) {
         return Err(Error::BadArgument(format!("{what} takes float keys, not {}", K::NAME)));
     }
@@ -157,7 +157,6 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
     if n != out.len() {
         return Err(Error::LengthMismatch { keys: n, values: out.len() });
     }
-    Error::check_u32_indices("a NaN-last sort", n)?;
     let inf = inf_bits::<K>("a NaN-last argsort")?;
     // Total order on the canonical bits is NaN-last order: the float keys' bit order.
     super::radix::argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), n, BitOrder::Float, order, key_bits, Some(inf))

@@ -352,6 +352,18 @@ pub(crate) fn gather_from<R: bytemuck::Pod>(
     gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
 }
 
+/// `dst[i] = base + src[i]` as `u64` for `i < n` (`kernels::records::widen_u32_u64`):
+/// `u32` indices written as `u64`, those of a part of a longer array placed by `base`.
+/// Queued.
+pub(crate) fn widen_indices(gpu: &Gpu, src: u64, dst: u64, n: u64, base: u64) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let cfg = super::launch::one_thread_per_item(n, 256, 0)?;
+    let p = records::Widen { src: DevPtr::from_addr(src), dst: DevPtr::from_addr(dst), n, base };
+    gpu.launch(records::widen_u32_u64, cfg, &p)
+}
+
 fn gather_raw(gpu: &Gpu, src: u64, dst: u64, n: usize, record_bytes: usize, idx: &DeviceBuffer<u32>) -> Result<()> {
     if n == 0 || record_bytes == 0 {
         return Ok(());

@@ -58,6 +58,106 @@ pub fn top_k<K: Key>(
     top_k_on(gpu, keys, k, order, PathChoice::Planned)
 }
 
+/// [`top_k`] with indices of `I`: `u32` (at most `u32::MAX` keys), or `u64`, which
+/// also takes arrays of 2^32 keys or more. Those are cut into parts of
+/// [`PART_KEYS`]; each part's top-k (its candidates, which hold every key of the
+/// answer that lies in the part) is stored with its indices placed in the array, and
+/// the candidates, in index order, are sorted stably by key and the first `k` kept.
+/// Past 2^32 keys the candidates (`k` from each part) must be fewer than 2^32
+/// ([`Error::TooManyElements`] otherwise: an argsort is the tool for such a `k`).
+pub fn top_k_indexed<K: Key, I: super::radix::Index>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: impl Into<KeyOrder>,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<I>)> {
+    let order = order.into();
+    let wide = size_of::<I>() == 8;
+    if keys.len() > u32::MAX as usize {
+        if !wide {
+            return Err(Error::past_u32_indices("top-k", keys.len()));
+        }
+        let (top, idx) = top_k_by_parts(gpu, keys, k, order, PART_KEYS)?;
+        return Ok((top, idx.cast()));
+    }
+    let (top, idx) = top_k(gpu, keys, k, order)?;
+    if !wide {
+        return Ok((top, idx.cast()));
+    }
+    let out = gpu.alloc::<u64>(idx.len())?;
+    super::records::widen_indices(gpu, idx.ptr(), out.ptr(), idx.len() as u64, 0)?;
+    Ok((top, out.cast()))
+}
+
+/// Keys per part of a top-k past 2^32 keys ([`top_k_indexed`]): below 2^32 (each
+/// part's indices are `u32`), a multiple of 16 keys so that every part starts as
+/// aligned as the array (the sampled path wants 16-byte aligned keys).
+pub const PART_KEYS: usize = 1 << 31;
+
+/// [`top_k_indexed`] by parts of `part_keys` keys (a multiple of 16, below 2^32)
+/// whatever `n`: so that tests reach the path of 2^32 keys or more with small inputs.
+#[doc(hidden)]
+pub fn top_k_in_parts<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: impl Into<KeyOrder>,
+    part_keys: usize,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u64>)> {
+    if part_keys == 0 || !part_keys.is_multiple_of(16) || part_keys > u32::MAX as usize {
+        return Err(Error::BadArgument(format!("top-k parts of {part_keys} keys: a multiple of 16 below 2^32")));
+    }
+    top_k_by_parts(gpu, keys, k, order.into(), part_keys)
+}
+
+/// [`top_k_indexed`] of 2^32 keys or more, by parts of `part_keys` keys.
+fn top_k_by_parts<K: Key>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    k: usize,
+    order: KeyOrder,
+    part_keys: usize,
+) -> Result<(DeviceBuffer<K>, DeviceBuffer<u64>)> {
+    let n = keys.len();
+    let parts: Vec<(usize, usize)> = (0..n).step_by(part_keys).map(|at| (at, part_keys.min(n - at))).collect();
+    let m: usize = parts.iter().map(|&(_, len)| k.min(len)).sum();
+    if m > u32::MAX as usize {
+        return Err(Error::TooManyElements {
+            what: format!(
+                "top-k candidates ({k} from each part of {part_keys} of {n} keys; an argsort sorts them all)"
+            ),
+            max: u32::MAX as u64,
+            len: m as u64,
+        });
+    }
+    let kk = k.min(n);
+    if kk == 0 {
+        return Ok((gpu.alloc(0)?, gpu.alloc(0)?));
+    }
+    let (cand_keys, cand_idx) = (gpu.alloc::<K>(m)?, gpu.alloc::<u64>(m)?);
+    let mut at = 0;
+    for &(start, len) in &parts {
+        let part = gpu.view(keys, start, len)?;
+        let (top, idx) = top_k(gpu, &part, k, order)?;
+        let got = top.len();
+        gpu.copy_raw(cand_keys.ptr_at(at), top.ptr(), (got * size_of::<K>()) as u64)?;
+        super::records::widen_indices(gpu, idx.ptr(), cand_idx.ptr_at(at), got as u64, start as u64)?;
+        at += got;
+    }
+    // The candidates are in index order, so the stable sort keeps ties by index.
+    let mut perm = gpu.alloc::<u32>(m)?;
+    if order.nan_last_for::<K>() {
+        super::nan::argsort_into(gpu, &cand_keys, &mut perm, order.order, None)?;
+    } else {
+        super::radix::argsort_into(gpu, &cand_keys, &mut perm, order.order, None)?;
+    }
+    perm.truncate(kk);
+    let (mut out_keys, mut out_idx) = (gpu.alloc::<K>(kk)?, gpu.alloc::<u64>(kk)?);
+    super::records::gather_from(gpu, &cand_keys, &mut out_keys, &perm)?;
+    super::records::gather_from(gpu, &cand_idx, &mut out_idx, &perm)?;
+    Ok((out_keys, out_idx))
+}
+
 /// Which path [`top_k_on`] takes: the planned one ([`kernels::topk::plan`]) or, to
 /// compare them, always the exact one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -49,21 +49,46 @@ pub fn widen<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, order: KeyOrder) -> 
 
 /// [`widen`] in IEEE 754 total order.
 fn widen_total<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>) -> Result<DeviceBuffer<u32>> {
-    fn launch<N: WidenKernels>(gpu: &Gpu, src: u64, dst: DevPtr<u32>, n: usize, (pos, neg): (u32, u32)) -> Result<()> {
-        let p = Widen::<N> { src: DevPtr::from_addr(src), dst, n: n as u64, pos, neg };
-        gpu.launch(N::WIDEN, one_thread_per_item(n as u64, BLOCK, 0)?, &p)
+    if !is_narrow::<K>() {
+        return Err(not_narrow::<K>());
     }
     let n = keys.len();
     let wide = gpu.alloc::<u32>(n)?;
-    if n == 0 {
-        return Ok(wide);
-    }
-    match size_of::<K>() {
-        2 if is_narrow::<K>() => launch::<u16>(gpu, keys.ptr(), wide.dev_ptr(), n, masks::<K>())?,
-        1 if is_narrow::<K>() => launch::<u8>(gpu, keys.ptr(), wide.dev_ptr(), n, masks::<K>())?,
-        _ => return Err(not_narrow::<K>()),
-    }
+    let order = K::BIT_ORDER.unwrap_or(kernels::key::BitOrder::Unsigned);
+    widen_at(gpu, keys.ptr(), wide.ptr(), n, size_of::<K>(), order)?;
     Ok(wide)
+}
+
+/// The wide words ([`kernels::widen::widen_bits`]) of the `n` narrow keys of
+/// `key_bytes` (2 or 1) at device address `src`, ordered by `bit_order`, into the `n`
+/// `u32`s at `dst`. Queued.
+pub(crate) fn widen_at(
+    gpu: &Gpu,
+    src: u64,
+    dst: u64,
+    n: usize,
+    key_bytes: usize,
+    bit_order: kernels::key::BitOrder,
+) -> Result<()> {
+    fn launch<N: WidenKernels>(gpu: &Gpu, src: u64, dst: u64, n: usize, (pos, neg): (u64, u64)) -> Result<()> {
+        let p = Widen::<N> {
+            src: DevPtr::from_addr(src),
+            dst: DevPtr::from_addr(dst),
+            n: n as u64,
+            pos: pos as u32,
+            neg: neg as u32,
+        };
+        gpu.launch(N::WIDEN, one_thread_per_item(n as u64, BLOCK, 0)?, &p)
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let masks = bit_order.masks(8 * key_bytes as u32, false);
+    match key_bytes {
+        2 => launch::<u16>(gpu, src, dst, n, masks),
+        1 => launch::<u8>(gpu, src, dst, n, masks),
+        _ => Err(Error::BadArgument(format!("widening takes 16- and 8-bit keys, not {key_bytes}-byte ones"))),
+    }
 }
 
 /// Where [`narrow`] takes the keys it writes.

@@ -11,10 +11,12 @@
 //!   threads store consecutive lanes (coalesced) and wide records move in 16-byte
 //!   loads and stores.
 //! * `iota_u32`: `idx[i] = i`, the values of an argsort on the device (the radix
-//!   launcher's, `host::variants::radix`).
-//! * `widen_u32_u64`: `dst[i] = src[i]` as u64: u32 indices or counts written as the
-//!   int64 a caller's array holds (`host::BorrowedBuffer::widen_from`), one read of 4
-//!   bytes and one write of 8 per element, instead of a copy and a separate widening.
+//!   launcher's, `host::variants::radix`); `iota_u64` the same as `u64`, for arrays of
+//!   2^32 keys or more.
+//! * `widen_u32_u64`: `dst[i] = base + src[i]` as u64: u32 indices or counts written as
+//!   the int64 a caller's array holds (`host::BorrowedBuffer::widen_from`), one read of
+//!   4 bytes and one write of 8 per element, instead of a copy and a separate widening;
+//!   `base` places the indices of a part of a longer array (top-k past 2^32 keys).
 //!
 //! The kernels' parameters and entries are declared here; the bodies of the key and
 //! gather kernels are in `device.rs`.
@@ -117,11 +119,22 @@ crate::params::kernel_params! {
 }
 
 crate::params::kernel_params! {
-    /// `dst[i] = src[i] as u64` for `i < n` (`widen_u32_u64`).
+    /// `idx[i] = i` for `i < n` (`iota_u64`): an argsort's values past 2^32 keys.
+    pub struct Iota64 {
+        pub idx: DevPtr<u64>,
+        pub n: u64,
+    }
+    /// Declares an entry taking [`Iota64`].
+    entries iota64_entry;
+}
+
+crate::params::kernel_params! {
+    /// `dst[i] = base + src[i] as u64` for `i < n` (`widen_u32_u64`).
     pub struct Widen {
         pub src: DevPtr<u32>,
         pub dst: DevPtr<u64>,
         pub n: u64,
+        pub base: u64,
     }
     /// Declares an entry taking [`Widen`].
     entries widen_entry;
@@ -142,11 +155,20 @@ iota_entry!(
     }
 );
 
+iota64_entry!(
+    iota_u64 {} | p | {
+        let i = crate::gpu::global_idx();
+        if i < p.n {
+            *p.idx.get().add(i as usize) = i;
+        }
+    }
+);
+
 widen_entry!(
     widen_u32_u64 {} | p | {
         let i = crate::gpu::global_idx();
         if i < p.n {
-            *p.dst.get().add(i as usize) = *p.src.get().add(i as usize) as u64;
+            *p.dst.get().add(i as usize) = p.base + *p.src.get().add(i as usize) as u64;
         }
     }
 );
@@ -173,6 +195,7 @@ pub const KERNELS: &[EntryLayout] = &[
     gather_b8.layout(),
     gather_b16.layout(),
     iota_u32.layout(),
+    iota_u64.layout(),
     widen_u32_u64.layout(),
 ];
 
