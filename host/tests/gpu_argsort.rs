@@ -425,3 +425,35 @@ fn argsort_and_top_k_past_2_pow_32_keys() {
     let narrow = s.top_k_device_indexed::<u32, u32>(&d, k, &SortOptions::default());
     assert!(matches!(narrow, Err(host::Error::TooManyElements { .. })), "{test}: u32 indices past 2^32 keys");
 }
+
+/// One case of each path past 2^32 keys on small inputs, quick enough for
+/// compute-sanitizer: the `u64`-value argsort of `u32`, `u16` and NaN-last `f32`
+/// keys, and top-k by parts (a partial last part, ties across parts, NaN-last).
+#[test]
+fn paths_past_2_pow_32_keys_one_case_each() {
+    let Some(s) = gpu_sorter("paths_past_2_pow_32_keys_one_case_each") else { return };
+    let gpu = s.gpu().unwrap();
+    fn argsort<K: Key + Random>(s: &Sorter, n: usize, opts: &SortOptions) {
+        let gpu = s.gpu().unwrap();
+        let keys: Vec<K> = generate(n, Distribution::FewUnique, 77);
+        let d = gpu.upload(&keys).unwrap();
+        let mut out = gpu.alloc::<u64>(n).unwrap();
+        host::testing::variants::radix::argsort_by_u64_values(gpu, &d, &mut out, opts.key_order(), None).unwrap();
+        let want: Vec<u64> = Sorter::cpu().argsort(&keys, opts).unwrap().iter().map(|&i| i as u64).collect();
+        assert!(out.to_vec(gpu).unwrap() == want, "{} n={n}: u64-value argsort", K::NAME);
+    }
+    argsort::<u32>(s, 300_007, &SortOptions::default());
+    argsort::<u16>(s, 9000, &SortOptions::default().order(Order::Descending));
+    argsort::<f32>(s, 9000, &SortOptions::default().nan_last());
+    let mut keys: Vec<f32> = generate(70_001, Distribution::FewUnique, 78);
+    keys.iter_mut().step_by(13).for_each(|x| *x = f32::NAN);
+    let d = gpu.upload(&keys).unwrap();
+    for (k, opts) in [(3000, SortOptions::default()), (20, SortOptions::default().order(Order::Descending).nan_last())]
+    {
+        let (top, at) = host::testing::variants::topk::top_k_in_parts(gpu, &d, k, opts.key_order(), 4096).unwrap();
+        let (want_top, want_at): (Vec<f32>, Vec<u64>) = Sorter::cpu().top_k_indexed(&keys, k, &opts).unwrap();
+        assert!(at.to_vec(gpu).unwrap() == want_at, "top-k by parts k={k}: indices");
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!(bits(&top.to_vec(gpu).unwrap()) == bits(&want_top), "top-k by parts k={k}: keys");
+    }
+}
