@@ -280,8 +280,10 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
     """The indices (int64) that sort ``a`` along its last dimension:
     ``numpy.argsort(a, kind='stable')``, ``torch.argsort(a, stable=True)``. Always
     stable (equal keys keep their input order, in both directions), so ``stable=False``
-    gives the same result. At most 2^32 - 1 elements. Device arrays: the library
-    writes the int64 indices straight into the new tensor."""
+    gives the same result. One dimension: any number of elements (past 2^32 the GPU
+    needs about 24 bytes a 32-bit key besides the keys and the indices); along the
+    last of two or more dimensions: at most 2^32 - 1 elements in all. Device arrays:
+    the library writes the int64 indices straight into the new tensor."""
     del stable  # every result is the stable one
     if _is_device(a):
         shape = _shape(a)
@@ -291,8 +293,8 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
         # so numpy's order costs what total order costs and needs no check.
         nan_last = _nan_last(a, total_order) if rows else not total_order
         n = int(_np.prod(shape))
-        if n > 2**32 - 1:
-            raise ValueError(f"argsort: {n} elements, at most 2^32 - 1 (u32 indices)")
+        if rows and n > 2**32 - 1:
+            raise ValueError(f"argsort along the last dimension: {n} elements, at most 2^32 - 1 (u32 indices)")
         indices = _device_empty(a, shape, "int64")
         (_gpusort.argsort_rows_device if rows else _gpusort.argsort_device)(
             _dev(a), indices, descending, nan_last, _stream(a)
@@ -392,7 +394,8 @@ def topk(a, k, *, dim=-1, largest=True, sorted=True, total_order=False):
     value, as in ``torch.topk``. ``0 <= k <=`` the last dimension. The values always
     come sorted, so ``sorted=False`` gives the same result. Equal values come lowest
     index first; ``torch.topk`` does not specify the order of ties, so its indices
-    may differ where values repeat (the values agree)."""
+    may differ where values repeat (the values agree). One dimension: any number of
+    elements; along the last of two or more: at most 2^32 - 1 elements in all."""
     del sorted  # the result is always sorted
     nan_last = _nan_last(a, total_order)
     if _is_device(a):

@@ -177,10 +177,13 @@ class _DeviceClaims:
         self.__cuda_array_interface__ = iface
 
 
-def test_argsort_refuses_more_than_u32_indices():
+def test_row_operations_refuse_more_than_u32_indices():
+    # Claims 2^32 elements over 4: the row operations must refuse before reading any
+    # (one-dimensional argsort and topk take that many, with int64 indices).
     backing = np.zeros(4, np.uint32)
     huge = _HostClaims(
-        {"shape": (2**32,), "typestr": "<u4", "data": (backing.ctypes.data, True), "strides": None, "version": 3}, backing
+        {"shape": (2, 2**31), "typestr": "<u4", "data": (backing.ctypes.data, True), "strides": None, "version": 3},
+        backing,
     )
     with pytest.raises(ValueError, match="u32 indices"):
         gpusort.argsort(huge)
