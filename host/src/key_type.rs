@@ -149,7 +149,8 @@ impl KeyType {
             option: "wide keys",
             by: format!("{by} (asked for {self})"),
             hint: "u128, i128 and bytesN keys sort with `host --type`, `host sort`, `host gen`, `host check-file` and \
-                   the library's `Sorter::sort_wide`, `argsort_wide`, `sort_pairs_wide` and `sort_by_wide_key`",
+                   the library's `Sorter::sort_wide`, `argsort_wide`, `sort_pairs_wide`, `sort_by_wide_key`, \
+                   `top_k_wide` and `sort_segments_wide`",
         }
     }
 

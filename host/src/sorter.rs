@@ -1065,6 +1065,216 @@ impl Sorter {
         wide::device::sort_pairs(gpu, keys, values, opts.order)
     }
 
+    /// Top-k of wide keys ([`Sorter::top_k`] for [`WideKey`]s): the first `min(k, n)`
+    /// keys of the stable sort of `keys` in `opts.order` (ascending: the `k` smallest,
+    /// descending: the `k` largest) and their input indices, ties to the lowest index:
+    /// exactly the keys at `argsort_wide(keys)[..k]` and those indices. `k > n` returns
+    /// all `n` keys sorted; `k = 0` (or no keys) returns two empty vectors. At most
+    /// 2^32 - 1 keys; `opts.key_bits` is refused, the variant not used.
+    ///
+    /// Cost: on the GPU, the full wide-key argsort ([`Sorter::argsort_wide`]) and a
+    /// gather of the first `k` keys, whatever `k` is; on the CPU, a selection of the
+    /// `k`-th (key, index) and a sort of the `k` before it.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let keys = [7u128 << 64, 3, 9 << 100, 3, 1];
+    /// let sorter = Sorter::with_fallback();
+    /// let (smallest, at) = sorter.top_k_wide(&keys, 3, &SortOptions::default())?;
+    /// assert_eq!((smallest, at), (vec![1, 3, 3], vec![4, 1, 3])); // equal keys: lowest index first
+    /// let names = [*b"bob", *b"eve", *b"al\0", *b"eve"];
+    /// let (last, at) = sorter.top_k_wide(&names, 2, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!((last, at), (vec![*b"eve", *b"eve"], vec![1, 3]));
+    /// assert_eq!(sorter.top_k_wide(&names, 10, &SortOptions::default())?.1, [2, 0, 1, 3]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k_wide<K: WideKey>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
+        check_top_k_options(opts)?;
+        Error::check_u32_indices("top-k", keys.len())?;
+        match &self.gpu {
+            Some(gpu) if k > 0 && !keys.is_empty() => {
+                let (k, i) = wide::device::top_k(gpu, &gpu.upload(keys)?, k, opts.order)?;
+                Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
+            }
+            _ => Ok(cpu::wide::top_k(keys, k, opts.order)),
+        }
+    }
+
+    /// [`Sorter::top_k_wide`] of keys already on the device: two new device buffers of
+    /// `min(k, n)` elements (the keys, then their input indices), `keys` left as it
+    /// was. A full wide-key argsort and a gather, queued on the sorter's stream.
+    /// [`Error::NoDevice`] on the CPU backend.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let Ok(sorter) = Sorter::new() else { return Ok(()) }; // no GPU here
+    /// let gpu = sorter.gpu().unwrap();
+    /// let keys = gpu.upload(&[5i128, -(1 << 100), 5, 0])?;
+    /// let (largest, at) = sorter.top_k_wide_device(&keys, 2, &SortOptions::default().order(Order::Descending))?;
+    /// assert_eq!((largest.to_vec(gpu)?, at.to_vec(gpu)?), (vec![5, 5], vec![0, 2]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn top_k_wide_device<K: WideKey>(
+        &self,
+        keys: &DeviceBuffer<K>,
+        k: usize,
+        opts: &SortOptions,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
+        let gpu = self.require_gpu()?;
+        check_top_k_options(opts)?;
+        Error::check_u32_indices("top-k", keys.len())?;
+        wide::device::top_k(gpu, keys, k, opts.order)
+    }
+
+    /// Sorts many independent segments of wide keys in one call ([`Sorter::sort_segments`]
+    /// for [`WideKey`]s): segment `i` is `keys[offsets[i]..offsets[i + 1]]`, sorted
+    /// stably in `opts.order`. `offsets` has one entry more than there are segments
+    /// (none or one: no segments) and must be non-decreasing with the last at most
+    /// `keys.len()` (otherwise [`Error::BadArgument`], `keys` unchanged); keys outside
+    /// `offsets[0]..offsets[S]` are left untouched. At most 2^32 - 1 keys in the
+    /// segments; `opts.key_bits` is refused, the variant not used.
+    ///
+    /// On the GPU: the wide-key sort's passes over the order words of the segments'
+    /// whole range, then one more stable radix pass by each key's segment (found by a
+    /// search among the segments' starts), so that the permutation sorts by (segment,
+    /// key, position), and a gather: the cost of one wide-key sort of the range plus a
+    /// pass of 64-bit keys with as many digit passes as the segment count needs bytes,
+    /// whatever the segments' lengths. On the CPU, the segments are sorted in parallel.
+    ///
+    /// ```
+    /// use host::{Order, SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![9u128, 3, 1 << 70, 2, 8, 7, 7, 0, 5];
+    /// // Segments [1..4) and [4..8); keys[0] and keys[8] are outside them.
+    /// Sorter::with_fallback().sort_segments_wide(&mut keys, &[1, 4, 8], &SortOptions::default())?;
+    /// assert_eq!(keys, [9, 2, 3, 1 << 70, 0, 7, 7, 8, 5]);
+    /// let mut names = vec![*b"ann", *b"zed", *b"bob", *b"al\0", *b"cy\0"];
+    /// let desc = SortOptions::default().order(Order::Descending);
+    /// Sorter::with_fallback().sort_segments_wide(&mut names, &[0, 3, 3, 5], &desc)?; // an empty segment
+    /// assert_eq!(names, [*b"zed", *b"bob", *b"ann", *b"cy\0", *b"al\0"]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_wide<K: WideKey>(
+        &self,
+        keys: &mut [K],
+        offsets: &[usize],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        check_wide_key_bits::<K>(opts)?;
+        variants::segmented::check_offsets(keys.len(), offsets)?;
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        Error::check_u32_indices("a wide-key segmented sort", last - first)?;
+        match &self.gpu {
+            Some(gpu) => {
+                // Only the segments' range travels; offsets relative to it.
+                let range = &mut keys[first..last];
+                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+                let mut buf = gpu.upload(range)?;
+                wide::device::sort_segments(gpu, &mut buf, &rel, opts.order)?;
+                buf.copy_to_host(gpu, range)?;
+            }
+            None => cpu::wide::sort_segments(keys, offsets, opts.order),
+        }
+        Ok(self.backend())
+    }
+
+    /// [`Sorter::sort_segments_wide`] of keys with a value each (any plain-old-data
+    /// type: an index, an id, a record): values move with their keys and equal keys
+    /// keep their input order (stable), in every segment. `values` must have the
+    /// length of `keys`; values outside the segments are left untouched, and on error
+    /// both are unchanged.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let mut keys = vec![2i128, 1, 2, 0, 5, -1];
+    /// let mut ids = vec![0u64, 1, 2, 3, 4, 5];
+    /// Sorter::with_fallback().sort_segments_pairs_wide(&mut keys, &mut ids, &[0, 4, 6], &SortOptions::default())?;
+    /// assert_eq!(keys, [0, 1, 2, 2, -1, 5]);
+    /// assert_eq!(ids, [3, 1, 0, 2, 5, 4]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_pairs_wide<K: WideKey, V: bytemuck::Pod + Send + Sync>(
+        &self,
+        keys: &mut [K],
+        values: &mut [V],
+        offsets: &[usize],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+        }
+        check_wide_key_bits::<K>(opts)?;
+        variants::segmented::check_offsets(keys.len(), offsets)?;
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        Error::check_u32_indices("a wide-key segmented sort", last - first)?;
+        match &self.gpu {
+            Some(gpu) => {
+                let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
+                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+                let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
+                wide::device::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.order)?;
+                k.copy_to_host(gpu, krange)?;
+                v.copy_to_host(gpu, vrange)?;
+            }
+            None => cpu::wide::sort_segments_pairs(keys, values, offsets, opts.order),
+        }
+        Ok(self.backend())
+    }
+
+    /// [`Sorter::sort_segments_wide`] of keys already on the device, the offsets on the
+    /// device too (`u32` or `u64`, see [`SegmentOffset`]). Unlike
+    /// [`Sorter::sort_segments_device`], the offsets are read back and checked on the
+    /// host (one wait for the device), which plans the passes; the keys stay on the
+    /// device. The sorted keys land in a new buffer that replaces `keys`' storage when
+    /// the segments cover all of it, and in place otherwise. Bad offsets are
+    /// [`Error::BadArgument`] and leave `keys` untouched; without a GPU,
+    /// [`Error::NoDevice`].
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let Ok(sorter) = Sorter::new() else { return Ok(()) }; // no GPU here
+    /// let gpu = sorter.gpu().unwrap();
+    /// let mut keys = gpu.upload(&[3u128, 1, 2, 9, 8, 7, 5])?;
+    /// let offsets = gpu.upload(&[0u32, 3, 6])?; // two segments of 3; keys[6] stays
+    /// sorter.sort_segments_wide_device(&mut keys, &offsets, &SortOptions::default())?;
+    /// assert_eq!(keys.to_vec(gpu)?, [1, 2, 3, 7, 8, 9, 5]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_segments_wide_device<K: WideKey, O: SegmentOffset>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        offsets: &DeviceBuffer<O>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let gpu = self.require_gpu()?;
+        check_wide_key_bits::<K>(opts)?;
+        let offsets = variants::segmented::read_offsets(gpu, offsets, keys.len())?;
+        wide::device::sort_segments(gpu, keys, &offsets, opts.order)
+    }
+
+    /// [`Sorter::sort_segments_wide_device`] of keys with a value each (any
+    /// plain-old-data type), stably (see [`Sorter::sort_segments_pairs_wide`]).
+    /// `values` must have the length of `keys`.
+    pub fn sort_segments_pairs_wide_device<K: WideKey, V: bytemuck::Pod, O: SegmentOffset>(
+        &self,
+        keys: &mut DeviceBuffer<K>,
+        values: &mut DeviceBuffer<V>,
+        offsets: &DeviceBuffer<O>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let gpu = self.require_gpu()?;
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+        }
+        check_wide_key_bits::<K>(opts)?;
+        let offsets = variants::segmented::read_offsets(gpu, offsets, keys.len())?;
+        wide::device::sort_segments_pairs(gpu, keys, values, &offsets, opts.order)
+    }
+
     /// Sorts data already on the device. Queued on the sorter's stream; returns once
     /// the work is queued (read the buffer back or call [`Gpu::synchronize`] to wait).
     pub fn sort_device<T: Element>(&self, buf: &mut DeviceBuffer<T>, opts: &SortOptions) -> Result<()> {
@@ -1163,13 +1373,7 @@ fn check_top_k_options(opts: &SortOptions) -> Result<()> {
 /// both); at most 2^32 - 1 keys (`u32` indices).
 fn check_wide_options<K: WideKey>(opts: &SortOptions, n: usize) -> Result<()> {
     opts.validate()?;
-    if opts.key_bits.is_some() {
-        return Err(Error::Unsupported {
-            option: "key bits",
-            by: format!("{} keys", K::NAME),
-            hint: "wide keys sort by all their bits",
-        });
-    }
+    check_wide_key_bits::<K>(opts)?;
     if opts.variant != Variant::Radix {
         return Err(Error::Unsupported {
             option: "wide keys",
@@ -1178,6 +1382,18 @@ fn check_wide_options<K: WideKey>(opts: &SortOptions, n: usize) -> Result<()> {
         });
     }
     Error::check_u32_indices("a wide-key sort", n)
+}
+
+/// Key bits are refused for wide keys: they sort by all their bits.
+fn check_wide_key_bits<K: WideKey>(opts: &SortOptions) -> Result<()> {
+    if opts.key_bits.is_some() {
+        return Err(Error::Unsupported {
+            option: "key bits",
+            by: format!("{} keys", K::NAME),
+            hint: "wide keys sort by all their bits",
+        });
+    }
+    Ok(())
 }
 
 fn check_select_options(opts: &SortOptions) -> Result<()> {

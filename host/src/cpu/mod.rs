@@ -61,7 +61,7 @@ pub fn sort<T: Element>(data: &mut [T], order: Order) {
 
 /// Segments of at least this many keys are sorted one after another by [`sort`] on
 /// every thread; shorter ones are sorted one per thread, many at once.
-const LONG_SEGMENT: usize = 1 << 16;
+pub(crate) const LONG_SEGMENT: usize = 1 << 16;
 
 /// Sorts each segment `data[offsets[i]..offsets[i + 1]]` in `order` by the order bits,
 /// as every sort of this library does (NaN-last too, [`KeyOrder`]); keys outside the
@@ -70,13 +70,9 @@ const LONG_SEGMENT: usize = 1 << 16;
 pub fn sort_segments<T: Element>(data: &mut [T], offsets: &[usize], order: impl Into<KeyOrder>) {
     use rayon::prelude::*;
     let order = order.into();
-    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
     let (desc, nan_last) = (order.order.is_descending(), order.nan_last_for::<T>());
-    let mut rest = &mut data[first..last];
     let mut short = Vec::with_capacity(offsets.len());
-    for w in offsets.windows(2) {
-        let (seg, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
-        rest = tail;
+    for seg in split_segments(data, offsets) {
         if seg.len() >= LONG_SEGMENT {
             if nan_last {
                 seg.par_sort_by_key(|x| order.sort_bits(x));
@@ -107,17 +103,11 @@ pub fn sort_segments_pairs<T: Element>(
 ) {
     use rayon::prelude::*;
     let order = order.into();
-    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return };
-    let (mut keys, mut vals) = (&mut data[first..last], &mut values[first..last]);
-    let mut segs = Vec::with_capacity(offsets.len());
-    for w in offsets.windows(2) {
-        let (k, k_tail) = std::mem::take(&mut keys).split_at_mut(w[1] - w[0]);
-        let (v, v_tail) = std::mem::take(&mut vals).split_at_mut(w[1] - w[0]);
-        (keys, vals) = (k_tail, v_tail);
-        if k.len() > 1 {
-            segs.push((k, v));
-        }
-    }
+    let segs: Vec<_> = split_segments(data, offsets)
+        .into_iter()
+        .zip(split_segments(values, offsets))
+        .filter(|s| s.0.len() > 1)
+        .collect();
     segs.into_par_iter().for_each(|(k, v)| {
         let mut pairs: Vec<(T, u32)> = k.iter().copied().zip(v.iter().copied()).collect();
         pairs.sort_by_key(|p| order.sort_bits(&p.0));
@@ -125,6 +115,21 @@ pub fn sort_segments_pairs<T: Element>(
             (k[i], v[i]) = (key, val);
         }
     });
+}
+
+/// The segments `data[offsets[i]..offsets[i + 1]]`, each its own slice (empty ones
+/// included). `offsets` must be valid (non-decreasing, the last at most `data.len()`).
+pub(crate) fn split_segments<'a, T>(data: &'a mut [T], offsets: &[usize]) -> Vec<&'a mut [T]> {
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Vec::new() };
+    let mut rest = &mut data[first..last];
+    offsets
+        .windows(2)
+        .map(|w| {
+            let (seg, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+            rest = tail;
+            seg
+        })
+        .collect()
 }
 
 #[cfg(test)]

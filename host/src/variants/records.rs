@@ -346,10 +346,28 @@ pub(crate) fn gather_from<R: bytemuck::Pod>(
     dst: &mut DeviceBuffer<R>,
     idx: &DeviceBuffer<u32>,
 ) -> Result<()> {
-    if dst.len() != idx.len() {
-        return Err(Error::BadArgument(format!("gather of {} indices into {} records", idx.len(), dst.len())));
+    gather_from_at(gpu, src, 0, dst, idx)
+}
+
+/// [`gather_from`] of the records from `from` on: `dst[i] = src[from + idx[i]]`, each
+/// index below `src.len() - from` (the caller's promise: the segmented sort of wide
+/// keys gathers a range by the indices its sort returned).
+pub(crate) fn gather_from_at<R: bytemuck::Pod>(
+    gpu: &Gpu,
+    src: &DeviceBuffer<R>,
+    from: usize,
+    dst: &mut DeviceBuffer<R>,
+    idx: &DeviceBuffer<u32>,
+) -> Result<()> {
+    if dst.len() != idx.len() || from > src.len() {
+        return Err(Error::BadArgument(format!(
+            "gather of {} indices into {} records from record {from} of {}",
+            idx.len(),
+            dst.len(),
+            src.len()
+        )));
     }
-    gather_raw(gpu, src.ptr(), dst.ptr(), idx.len(), size_of::<R>(), idx)
+    gather_raw(gpu, src.ptr_at(from), dst.ptr(), idx.len(), size_of::<R>(), idx)
 }
 
 /// `dst[i] = base + src[i]` as `u64` for `i < n` (`kernels::records::widen_u32_u64`):

@@ -55,6 +55,19 @@ pub fn check_offsets(len: usize, offsets: &[usize]) -> Result<()> {
     }
 }
 
+/// Device offsets read back to the host and checked ([`check_offsets`]) against a
+/// buffer of `len` elements, for the sorts that plan their work on the host.
+pub fn read_offsets<O: SegmentOffset>(gpu: &Gpu, offsets: &DeviceBuffer<O>, len: usize) -> Result<Vec<usize>> {
+    let words = offsets.to_vec(gpu)?;
+    let mut host = Vec::with_capacity(words.len());
+    for w in words {
+        let o = w.to_u64();
+        host.push(usize::try_from(o).map_err(|_| past_the_keys(o, len))?);
+    }
+    check_offsets(len, &host)?;
+    Ok(host)
+}
+
 fn decreasing(i: usize, a: u64, b: u64) -> Error {
     Error::BadArgument(format!("segment offsets must be non-decreasing: offsets[{i}] = {a} > offsets[{}] = {b}", i + 1))
 }
