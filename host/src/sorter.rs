@@ -217,16 +217,13 @@ impl Sorter {
     /// ```
     pub fn sort_segments<K: Key>(&self, keys: &mut [K], offsets: &[usize], opts: &SortOptions) -> Result<Backend> {
         variants::segmented::check_offsets(keys.len(), offsets)?;
-        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        if offsets.is_empty() {
+            return Ok(self.backend());
+        }
         match &self.gpu {
-            Some(gpu) => {
-                // Only the segments' range travels; offsets relative to it.
-                let range = &mut keys[first..last];
-                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
-                let mut buf = gpu.upload(range)?;
-                variants::segmented::sort_segments(gpu, &mut buf, &rel, opts.key_order())?;
-                buf.copy_to_host(gpu, range)?;
-            }
+            Some(gpu) => segments_on_gpu(gpu, keys, offsets, |buf, rel| {
+                variants::segmented::sort_segments(gpu, buf, rel, opts.key_order())
+            })?,
             None => cpu::sort_segments(keys, offsets, opts.key_order()),
         }
         Ok(self.backend())
@@ -258,16 +255,13 @@ impl Sorter {
             return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
         }
         variants::segmented::check_offsets(keys.len(), offsets)?;
-        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
+        if offsets.is_empty() {
+            return Ok(self.backend());
+        }
         match &self.gpu {
-            Some(gpu) => {
-                let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
-                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
-                let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
-                variants::segmented::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.key_order())?;
-                k.copy_to_host(gpu, krange)?;
-                v.copy_to_host(gpu, vrange)?;
-            }
+            Some(gpu) => segment_pairs_on_gpu(gpu, keys, values, offsets, |k, v, rel| {
+                variants::segmented::sort_segments_pairs(gpu, k, v, rel, opts.key_order())
+            })?,
             None => cpu::sort_segments_pairs(keys, values, offsets, opts.key_order()),
         }
         Ok(self.backend())
@@ -1168,12 +1162,7 @@ impl Sorter {
         Error::check_u32_indices("a wide-key segmented sort", last - first)?;
         match &self.gpu {
             Some(gpu) => {
-                // Only the segments' range travels; offsets relative to it.
-                let range = &mut keys[first..last];
-                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
-                let mut buf = gpu.upload(range)?;
-                wide::device::sort_segments(gpu, &mut buf, &rel, opts.order)?;
-                buf.copy_to_host(gpu, range)?;
+                segments_on_gpu(gpu, keys, offsets, |buf, rel| wide::device::sort_segments(gpu, buf, rel, opts.order))?
             }
             None => cpu::wide::sort_segments(keys, offsets, opts.order),
         }
@@ -1211,14 +1200,9 @@ impl Sorter {
         let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { return Ok(self.backend()) };
         Error::check_u32_indices("a wide-key segmented sort", last - first)?;
         match &self.gpu {
-            Some(gpu) => {
-                let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
-                let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
-                let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
-                wide::device::sort_segments_pairs(gpu, &mut k, &mut v, &rel, opts.order)?;
-                k.copy_to_host(gpu, krange)?;
-                v.copy_to_host(gpu, vrange)?;
-            }
+            Some(gpu) => segment_pairs_on_gpu(gpu, keys, values, offsets, |k, v, rel| {
+                wide::device::sort_segments_pairs(gpu, k, v, rel, opts.order)
+            })?,
             None => cpu::wide::sort_segments_pairs(keys, values, offsets, opts.order),
         }
         Ok(self.backend())
@@ -1433,6 +1417,39 @@ fn cpu_top_k_as<K: Element, I: variants::radix::Index>(
     }
     idx.sort_unstable_by_key(rank);
     (idx.iter().map(|&i| keys[i]).collect(), idx.iter().map(|&i| I::from_u64(i as u64)).collect())
+}
+
+/// Sorts on `gpu` the keys that the checked, non-empty `offsets` cover: only that
+/// range travels, and `sort` sorts it by the offsets made relative to its start.
+fn segments_on_gpu<K: bytemuck::Pod>(
+    gpu: &Gpu,
+    keys: &mut [K],
+    offsets: &[usize],
+    sort: impl FnOnce(&mut DeviceBuffer<K>, &[usize]) -> Result<()>,
+) -> Result<()> {
+    let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+    let range = &mut keys[first..last];
+    let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+    let mut buf = gpu.upload(range)?;
+    sort(&mut buf, &rel)?;
+    buf.copy_to_host(gpu, range)
+}
+
+/// [`segments_on_gpu`] of keys and their values (`values` as long as `keys`).
+fn segment_pairs_on_gpu<K: bytemuck::Pod, V: bytemuck::Pod>(
+    gpu: &Gpu,
+    keys: &mut [K],
+    values: &mut [V],
+    offsets: &[usize],
+    sort: impl FnOnce(&mut DeviceBuffer<K>, &mut DeviceBuffer<V>, &[usize]) -> Result<()>,
+) -> Result<()> {
+    let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+    let (krange, vrange) = (&mut keys[first..last], &mut values[first..last]);
+    let rel: Vec<usize> = offsets.iter().map(|o| o - first).collect();
+    let (mut k, mut v) = (gpu.upload(krange)?, gpu.upload(vrange)?);
+    sort(&mut k, &mut v, &rel)?;
+    k.copy_to_host(gpu, krange)?;
+    v.copy_to_host(gpu, vrange)
 }
 
 /// Stable sorting permutation on the CPU, by the order bits (or the chosen bit range).
