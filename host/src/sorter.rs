@@ -499,16 +499,7 @@ impl Sorter {
     /// # Ok::<(), host::Error>(())
     /// ```
     pub fn top_k<K: Key>(&self, keys: &[K], k: usize, opts: &SortOptions) -> Result<(Vec<K>, Vec<u32>)> {
-        check_top_k_options(opts)?;
-        Error::check_u32_indices("top-k", keys.len())?;
-        match &self.gpu {
-            Some(gpu) => {
-                let buf = gpu.upload(keys)?;
-                let (k, i) = variants::topk::top_k(gpu, &buf, k, opts.key_order())?;
-                Ok((k.to_vec(gpu)?, i.to_vec(gpu)?))
-            }
-            None => Ok(cpu_top_k(keys, k, opts.key_order())),
-        }
+        self.top_k_indexed(keys, k, opts)
     }
 
     /// [`Sorter::top_k`] of keys already on the device: two new device buffers of
@@ -535,9 +526,7 @@ impl Sorter {
         k: usize,
         opts: &SortOptions,
     ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
-        let gpu = self.require_gpu()?;
-        check_top_k_options(opts)?;
-        variants::topk::top_k(gpu, keys, k, opts.key_order())
+        self.top_k_device_indexed(keys, k, opts)
     }
 
     /// [`Sorter::top_k`] with indices of `I`: `u64` (an int64 array's) or `u32`. With

@@ -349,9 +349,7 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     where
         T: Key,
     {
-        let gpu = self.check_sorter(sorter)?;
-        Error::check_u32_indices("top-k", self.buf.len())?;
-        variants::topk::top_k(gpu, &self.buf, k, order)
+        self.top_k_indexed(sorter, k, order)
     }
 
     /// [`BorrowedBuffer::top_k`] with indices of `I` (as [`Sorter::top_k_indexed`]:

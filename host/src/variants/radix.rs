@@ -336,14 +336,8 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
         job.portion = rk::portion_tiles(job.tile);
         return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32);
     }
-    // The copy of the keys (canonical bits in NaN-last order), paired with `0..n`
-    // (`u32`: at most 2^32 - 1 keys), sorted. Raw bytes: `K` is only a width here.
-    let bytes = n as u64 * kb as u64;
-    let copy = gpu.alloc::<u8>(bytes as usize)?;
-    match nan_inf {
-        Some(inf) => super::nan::canonical_copy_at(gpu, keys, copy.ptr(), n, 8 * kb, inf)?,
-        None => gpu.copy_raw(copy.ptr(), keys, bytes)?,
-    }
+    // The copy of the keys paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
+    let copy = key_copy(gpu, keys, n, kb, nan_inf)?;
     let wide = size_of::<I>() == 8;
     let idx: Option<DeviceBuffer<u32>> = if wide { Some(gpu.alloc::<u32>(n)?) } else { None };
     let idx_addr = idx.as_ref().map_or(out, |b| b.ptr());
@@ -408,35 +402,36 @@ fn argsort_wide_indices<K: SortKey, I: Index>(
     let kb = size_of::<K>() as u32;
     let iota = kernels::records::Iota64 { idx: DevPtr::from_addr(out), n: n as u64 };
     gpu.launch(kernels::records::iota_u64, super::launch::one_thread_per_item(n as u64, 256, 0)?, &iota)?;
-    let canonical = match nan_inf {
-        Some(inf) => {
-            let copy = gpu.alloc::<u8>(n * kb as usize)?;
-            super::nan::canonical_copy_at(gpu, keys, copy.ptr(), n, 8 * kb, inf)?;
-            Some(copy)
-        }
-        None => None,
-    };
-    let src = canonical.as_ref().map_or(keys, |c| c.ptr());
     if kb < 4 {
         // The order of the wide words is the keys' (a canonical copy's total order is
-        // its NaN-last order), their order bits in the top bits of each word.
+        // its NaN-last order), their order bits in the top bits of each word; only
+        // NaN-last order needs a copy before widening.
         let words = gpu.alloc::<u32>(n)?;
-        super::widen::widen_at(gpu, src, words.ptr(), n, kb as usize, bit_order)?;
-        drop(canonical);
+        {
+            let canonical = nan_inf.map(|inf| key_copy(gpu, keys, n, kb, Some(inf))).transpose()?;
+            let src = canonical.as_ref().map_or(keys, |c| c.ptr());
+            super::widen::widen_at(gpu, src, words.ptr(), n, kb as usize, bit_order)?;
+        }
         let shift = kernels::widen::shift(kb);
         let bits = (begin + shift, end + shift);
         let job = Job::new::<u32>(gpu.tuning(), BitOrder::Unsigned, order, bits, n, words.ptr(), Some((8, out)));
         return job.run(gpu);
     }
-    let copy = match canonical {
-        Some(copy) => copy,
-        None => {
-            let copy = gpu.alloc::<u8>(n * kb as usize)?;
-            gpu.copy_raw(copy.ptr(), keys, n as u64 * kb as u64)?;
-            copy
-        }
-    };
+    let copy = key_copy(gpu, keys, n, kb, nan_inf)?;
     Job::new::<K>(gpu.tuning(), bit_order, order, (begin, end), n, copy.ptr(), Some((8, out))).run(gpu)
+}
+
+/// A copy of the `n` keys of `kb` bytes at device address `keys`, the argsorts' to
+/// sort: their canonical bits under NaN-last order (`nan_inf`: the `+inf` bits, see
+/// [`argsort_at`]), else the raw bytes (`K` is only a width here).
+fn key_copy(gpu: &Gpu, keys: u64, n: usize, kb: u32, nan_inf: Option<u64>) -> Result<DeviceBuffer<u8>> {
+    let bytes = n as u64 * kb as u64;
+    let copy = gpu.alloc::<u8>(bytes as usize)?;
+    match nan_inf {
+        Some(inf) => super::nan::canonical_copy_at(gpu, keys, copy.ptr(), n, 8 * kb, inf)?,
+        None => gpu.copy_raw(copy.ptr(), keys, bytes)?,
+    }
+    Ok(copy)
 }
 
 /// The `+inf` bits of `f32`: the one float format of the argsort passes' NaN map.
