@@ -19,7 +19,8 @@ mod device {
 
     /// The lanes of the warp whose 8-bit `d` equals this lane's: the warp-level
     /// multi-split's eight ballots, one per bit (on an H100 the `match.any`
-    /// instruction, feature `rank-match-any`, made the whole sort 25-30% slower).
+    /// instruction, feature `rank-match-any`, made the whole sort 25-30% slower; masks
+    /// built by shared-memory ORs 9-16% slower on an H200: docs/history.md, radix).
     #[inline(always)]
     pub fn same_digit_lanes(d: u32) -> u32 {
         if cfg!(feature = "rank-match-any") { gpu::match_any_u32(d) } else { gpu::match_low8(d) }
