@@ -211,7 +211,7 @@ pub use key_type::{ByteWidth, KeyType};
 pub use multi_gpu::{Exchange, MultiGpuReport, MultiGpuSorter, Pipeline};
 pub use options::{KeyOrder, NanOrder, Order, SortOptions};
 pub use ranks::{RankConfig, RankGroup, RankReport};
-pub use sorter::{Backend, Sorter};
+pub use sorter::{Backend, RowOp, Sorter};
 pub use tuning::Tuning;
 pub use variants::Variant;
 pub use variants::radix::Index;

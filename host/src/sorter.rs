@@ -706,6 +706,23 @@ impl Sorter {
         }
     }
 
+    /// Whether `op` on rows of `cols` keys `K` costs the same in NaN-last order as in
+    /// total order on the GPU: the one-launch row sort (rows of 513 to 7,680 4-byte
+    /// keys) ranks float keys by their canonical bits as it reads them. Where it does
+    /// not, NaN-last order sorts a canonical copy of the keys; a caller that can learn
+    /// cheaply that the keys hold no NaN and no `-0.0`
+    /// ([`BorrowedBuffer::has_nan_or_negative_zero`]) may ask for total order then,
+    /// which gives the same result.
+    ///
+    /// ```
+    /// use host::{RowOp, Sorter};
+    /// assert!(Sorter::nan_last_rows_in_one_launch::<f32>(4096, RowOp::Sort));
+    /// assert!(!Sorter::nan_last_rows_in_one_launch::<f32>(100, RowOp::Argsort));
+    /// ```
+    pub fn nan_last_rows_in_one_launch<K: Key>(cols: usize, op: RowOp) -> bool {
+        variants::rows::nan_last_in_one_launch::<K>(cols, op)
+    }
+
     /// [`Sorter::sort_rows`] of a matrix already on the device; queued on the sorter's
     /// stream (the segmented sort waits only for its bin counts).
     pub fn sort_rows_device<K: Key>(
@@ -1472,4 +1489,15 @@ fn cpu_argsort_into<K: Element, I: variants::radix::Index>(
     out.par_iter_mut().enumerate().for_each(|(i, o)| *o = I::from_u64(i as u64));
     out.par_sort_by_key(|&i| field(&keys[i.to_u64() as usize]));
     Ok(())
+}
+
+/// A row operation ([`Sorter::nan_last_rows_in_one_launch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowOp {
+    /// [`Sorter::sort_rows`].
+    Sort,
+    /// [`Sorter::argsort_rows`].
+    Argsort,
+    /// [`Sorter::top_k_rows`] of `k` keys a row.
+    TopK(usize),
 }

@@ -52,7 +52,9 @@ fn rows_of_every_width_match_the_cpu() {
 
 /// The one-launch row sort on both sides of every tile limit (4, 8, 11, 16 keys per
 /// thread of 384, then the one-block limit of each key width, with and without
-/// columns), 32- and 64-bit keys, ties (few unique values) and both orders.
+/// columns), 32- and 64-bit keys, ties (few unique values), both orders, and floats
+/// with NaNs of every sign and payload and both zeros in NaN-last order (ranked by
+/// their canonical bits in the kernel, written with their own).
 #[test]
 fn rows_on_every_row_tile_match_the_cpu() {
     let Some(s) = gpu_sorter("rows_on_every_row_tile_match_the_cpu") else { return };
@@ -67,6 +69,8 @@ fn rows_on_every_row_tile_match_the_cpu() {
         let f: Vec<f32> = generate(rows * cols, Distribution::Uniform, cols as u64 + 1);
         let d: Vec<f64> = generate(rows * cols, Distribution::Uniform, cols as u64 + 2);
         let w: Vec<u64> = generate(rows * cols, Distribution::FewUnique, cols as u64 + 3);
+        let fz = nan_zoo_f32(rows * cols, cols as u64 + 4);
+        let dz = nan_zoo_f64(rows * cols, cols as u64 + 5);
         for order in ORDERS {
             let opts = SortOptions::default().order(order);
             // k = 2049 takes the sort-and-take path (keys and columns).
@@ -74,6 +78,9 @@ fn rows_on_every_row_tile_match_the_cpu() {
             check_rows(s, &f, rows, cols, &[2049], &opts);
             check_rows(s, &d, rows, cols, &[2049], &opts);
             check_rows(s, &w, rows, cols, &[2049], &opts);
+            let nan_last = opts.nan_last();
+            check_rows(s, &fz, rows, cols, &[1, 2049], &nan_last);
+            check_rows(s, &dz, rows, cols, &[1, 2049], &nan_last);
         }
     }
 }

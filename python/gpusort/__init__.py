@@ -196,12 +196,12 @@ def _nan_last(a, total_order):
     return bool(_gpusort.has_nan_or_negative_zero_device(_dev(flat), _stream(a)))
 
 
-def _sort_nan_last(a, rows, total_order):
-    """``_nan_last`` for the sort of device array ``a``: one-dimensional sorts make the
-    check themselves (the library's NaN-last sort queues it before a total-order sort
-    and reads its answer while that sort's first pass runs, so no separate call and
-    wait), rows are checked here."""
-    return _nan_last(a, total_order) if rows else not total_order
+# Device sorts and row operations ask for numpy's order without a check here: the
+# library's one-dimensional NaN-last sort queues the check before a total-order sort
+# and reads its answer while that sort's first pass runs (no separate call and wait);
+# the row operations rank by the canonical bits in the one-launch row sort (rows of 513
+# to 7,680 4-byte keys) and check only where numpy's order would sort a canonical copy
+# (``rows_nan_last`` in the extension). Other device operations check with _nan_last.
 
 
 def _shape(x):
@@ -244,7 +244,7 @@ def sort(a, *, dim=-1, descending=False, out=None, total_order=False):
         _both_device(a, out, "sort")
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort")
-        nan_last = _sort_nan_last(a, rows, total_order)
+        nan_last = not total_order
         if out is None:
             out = _device_empty(a, _shape(a), _device_dtype(a))
         fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
@@ -265,7 +265,7 @@ def sort_(a, *, dim=-1, descending=False, total_order=False):
     or device array) and returns it."""
     if _is_device(a):
         rows = _by_rows(_shape(a), dim, "sort_")
-        nan_last = _sort_nan_last(a, rows, total_order)
+        nan_last = not total_order
         fn = _gpusort.sort_rows_device if rows else _gpusort.sort_device
         fn(_dev(a), _dev(a), descending, nan_last, _stream(a))
         return a
@@ -290,8 +290,9 @@ def argsort(a, *, dim=-1, descending=False, stable=True, total_order=False):
         rows = _by_rows(shape, dim, "argsort")
         # One dimension: the library's argsort sorts the canonical bits of float keys
         # as it reads them (32-bit keys) or in the copy it sorts anyway (other widths),
-        # so numpy's order costs what total order costs and needs no check.
-        nan_last = _nan_last(a, total_order) if rows else not total_order
+        # so numpy's order costs what total order costs and needs no check; rows are
+        # checked in the extension where it pays (see the note before _shape).
+        nan_last = not total_order
         n = int(_np.prod(shape))
         if rows and n > 2**32 - 1:
             raise ValueError(f"argsort along the last dimension: {n} elements, at most 2^32 - 1 (u32 indices)")
@@ -397,10 +398,11 @@ def topk(a, k, *, dim=-1, largest=True, sorted=True, total_order=False):
     may differ where values repeat (the values agree). One dimension: any number of
     elements; along the last of two or more: at most 2^32 - 1 elements in all."""
     del sorted  # the result is always sorted
-    nan_last = _nan_last(a, total_order)
     if _is_device(a):
         shape = _shape(a)
         rows = _by_rows(shape, dim, "topk")
+        # Rows: checked in the extension where it pays (see the note before _shape).
+        nan_last = not total_order if rows else _nan_last(a, total_order)
         cols = shape[-1]
         if not 0 <= k <= cols:
             raise ValueError(f"k = {k} is out of range for {cols} elements (0 <= k <= {cols})")
@@ -410,6 +412,7 @@ def topk(a, k, *, dim=-1, largest=True, sorted=True, total_order=False):
         fn = _gpusort.topk_rows_device if rows else _gpusort.topk_device
         fn(_dev(a), k, _dev(values), indices, largest, nan_last, _stream(a))
         return values, indices
+    nan_last = _nan_last(a, total_order)
     a = _host(a)
     rows = _by_rows(_shape(a), dim, "topk")
     return (_gpusort.topk_rows_host if rows else _gpusort.topk_host)(a, k, largest, nan_last)

@@ -5,8 +5,8 @@
 //! keys) are sorted by one launch of `rows_sort_*`, a block per row on the smallest
 //! tile that holds it (no offsets, no bin kernel; argsort makes the columns in
 //! registers and writes no keys; top-k writes the first `k` of each row; float keys
-//! under NaN-last order sort their NaN-canonical copy with columns and gather their
-//! own bits by them); longer rows are the segments of the segmented sort
+//! under NaN-last order are ranked by their canonical bits and moved with their own);
+//! longer rows are the segments of the segmented sort
 //! ([`super::segmented`]). Top-k of longer rows, for `k` up to
 //! [`kernels::topk::FAST_K_MAX`], is one launch of `topk_rows`: one block per row
 //! narrows it by a radix select on `(order bits, column)` and sorts the survivors
@@ -54,61 +54,50 @@ fn column_indices(gpu: &Gpu, n: usize, cols: usize) -> Result<DeviceBuffer<u32>>
 /// when `idx`, if the row sort takes them: rows longer than the segmented sort's warp
 /// bin ([`kernels::segmented::WARP_MAX`], whose tile and warp kernels sort short rows
 /// faster: 65,536 x 256 f32 rows 0.164 ms there, 1.725 ms on the row sort's smallest
-/// tile, H100, 2026-11-27) up to the one-block limit. Float keys under NaN-last order
-/// need the columns (see [`row_sort`]).
-fn row_tile<K: Key>(cols: usize, order: KeyOrder, idx: bool) -> Option<usize> {
+/// tile, H100, 2026-11-27) up to the one-block limit.
+fn row_tile<K: Key>(cols: usize, idx: bool) -> Option<usize> {
     if cols as u64 <= kernels::segmented::WARP_MAX {
         return None;
     }
-    rk::row_tile(cols as u64, size_of::<K>() as u32, idx || order.nan_last_for::<K>())
+    rk::row_tile(cols as u64, size_of::<K>() as u32, idx)
+}
+
+/// Whether `op` on rows of `cols` keys `K` in NaN-last order is the one-launch row
+/// sort, which ranks float keys by their canonical bits as it reads them: then NaN-last
+/// order costs what total order costs. Otherwise (rows of at most
+/// [`kernels::segmented::WARP_MAX`] keys, rows past the one-block sort, 16- and 8-bit
+/// keys, top-k of at most [`tk::FAST_K_MAX`] keys of rows wider than
+/// [`ROW_SORT_TOP_K_MAX`]) NaN-last order sorts a canonical copy.
+pub fn nan_last_in_one_launch<K: Key>(cols: usize, op: crate::RowOp) -> bool {
+    if crate::element::is_narrow::<K>() {
+        return false;
+    }
+    match op {
+        crate::RowOp::Sort => row_tile::<K>(cols, false).is_some(),
+        crate::RowOp::Argsort => row_tile::<K>(cols, true).is_some(),
+        crate::RowOp::TopK(k) => {
+            let fast_k = k.min(cols) as u64 <= tk::FAST_K_MAX;
+            row_tile::<K>(cols, true).is_some() && !(fast_k && cols > ROW_SORT_TOP_K_MAX)
+        }
+    }
 }
 
 /// The row sort of tile `tile` (from [`row_tile`]) of the `rows` x `cols` matrix
 /// `keys`: the first `keep` keys of each sorted row written to the `rows` x `keep`
 /// matrix `dst` (may be `keys` when `keep == cols`; null: keys not written), their
-/// columns to `idx` when given. Float keys under NaN-last order are sorted as their
-/// NaN-canonical copy with columns, and the keys written are gathered from `keys` by
-/// the columns (NaN payloads kept).
+/// columns to `idx` when given. Float keys under NaN-last order are ranked by their
+/// canonical bits and written with their own (NaN payloads and zero signs kept), in
+/// the same one launch.
 fn row_sort<K: Key>(
     gpu: &Gpu,
     tile: usize,
     keys: &DeviceBuffer<K>,
     dst: DevPtr<K>,
     idx: Option<DevPtr<u32>>,
-    shape: (usize, usize, usize),
-    order: KeyOrder,
-) -> Result<()> {
-    if !order.nan_last_for::<K>() {
-        return launch_row_sort::<K>(gpu, tile, keys.dev_ptr(), dst, idx, DevPtr::NULL, shape, order);
-    }
-    let copy = super::nan::canonical_copy(gpu, keys)?;
-    let own_idx;
-    let idx = match idx {
-        Some(idx) => idx,
-        None => {
-            own_idx = gpu.alloc::<u32>(shape.0 * shape.2)?;
-            own_idx.dev_ptr()
-        }
-    };
-    let gather = if dst.addr() == 0 { DevPtr::NULL } else { keys.dev_ptr() };
-    launch_row_sort::<K>(gpu, tile, copy.dev_ptr(), dst, Some(idx), gather, shape, order)
-}
-
-/// Launches the row sort of tile `tile`: each row of the `rows` x `cols` matrix `src`
-/// sorted, its first `keep` keys written to the `rows` x `keep` matrix `dst` (may be
-/// `src` when `keep == cols`; null: keys not written), or `gather`'s keys at their
-/// columns when not null, with their columns into `idx` when given.
-#[allow(clippy::too_many_arguments)]
-fn launch_row_sort<K: Key>(
-    gpu: &Gpu,
-    tile: usize,
-    src: DevPtr<K>,
-    dst: DevPtr<K>,
-    idx: Option<DevPtr<u32>>,
-    gather: DevPtr<K>,
     (rows, cols, keep): (usize, usize, usize),
     order: KeyOrder,
 ) -> Result<()> {
+    let nan_inf = if order.nan_last_for::<K>() { super::nan::inf_bits::<K>("a NaN-last row sort")? } else { 0 };
     let kb = size_of::<K>() as u32;
     let with_idx = idx.is_some();
     let (_, _, smem) = rk::row_smem(kb, with_idx, rk::row_items(tile, kb, with_idx));
@@ -117,14 +106,14 @@ fn launch_row_sort<K: Key>(
     let kernel = entries[tile];
     let word = <K::Bits as kernels::key::Word>::from_u64;
     let p = RowSort::<K::Bits> {
-        src: src.cast(),
+        src: keys.dev_ptr().cast(),
         dst: dst.cast(),
         idx: idx.unwrap_or(DevPtr::NULL),
-        gather: gather.cast(),
         cols: cols as u32,
         keep: keep as u32,
         pos: word(pos),
         neg: word(neg),
+        nan_inf: word(nan_inf),
     };
     gpu.set_max_dynamic_smem(kernel.name(), smem)?;
     gpu.launch(kernel, blocks(rows as u64, kernels::radix::BLOCK, smem)?, &p)
@@ -152,7 +141,7 @@ pub fn sort_rows<K: Key>(
         // 16- and 8-bit keys: their wide words sorted ([`super::widen`]).
         return super::widen::with_wide(gpu, buf, |wide| sort_rows::<u32>(gpu, wide, rows, cols, order.order));
     }
-    if let Some(tile) = row_tile::<K>(cols, order, false) {
+    if let Some(tile) = row_tile::<K>(cols, false) {
         let at = buf.dev_ptr();
         return row_sort::<K>(gpu, tile, &*buf, at, None, (rows, cols, cols), order);
     }
@@ -178,7 +167,7 @@ pub fn argsort_rows<K: Key>(
     }
     if rows > 0
         && cols > 1
-        && let Some(tile) = row_tile::<K>(cols, order, true)
+        && let Some(tile) = row_tile::<K>(cols, true)
     {
         let idx = gpu.alloc::<u32>(keys.len())?;
         row_sort::<K>(gpu, tile, keys, DevPtr::NULL, Some(idx.dev_ptr()), (rows, cols, cols), order)?;
@@ -197,7 +186,7 @@ fn sorted_rows_with_columns<K: Key>(
 ) -> Result<(DeviceBuffer<K>, DeviceBuffer<u32>)> {
     if rows > 0
         && cols > 1
-        && let Some(tile) = row_tile::<K>(cols, order, true)
+        && let Some(tile) = row_tile::<K>(cols, true)
     {
         let sorted = gpu.alloc::<K>(keys.len())?;
         let idx = gpu.alloc::<u32>(keys.len())?;
@@ -258,7 +247,7 @@ pub fn top_k_rows<K: Key>(
     // for `kk <= FAST_K_MAX` only up to ROW_SORT_TOP_K_MAX columns, where it beat
     // `topk_rows` (below).
     let fast_k = kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>();
-    if let Some(tile) = row_tile::<K>(cols, order, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX) {
+    if let Some(tile) = row_tile::<K>(cols, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX) {
         row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
         return Ok((out_keys, out_idx));
     }

@@ -61,6 +61,20 @@ pub fn canonical_word<W: Word>(raw: W, inf: W, nan: W) -> W {
     W::from_u64(canonical_raw(raw.to_u64(), 8 * W::BYTES, inf.to_u64(), nan.to_u64()))
 }
 
+/// The bits a sort orders of the raw key `raw`: its canonical bits
+/// ([`canonical_word`]: every NaN the largest NaN, `-0.0` as `+0.0`, so that the order
+/// is NaN-last order) when `nan_inf` (the `+inf` bits of the keys' float format) is not
+/// 0, `raw` otherwise. The one map of the sorts that order keys by their canonical bits
+/// as they read them (the radix histogram and the argsort's first pass, which must
+/// agree on every digit, and the row sort) while moving the keys' own bits.
+#[inline(always)]
+pub fn nan_mapped<K: Word>(raw: K, nan_inf: K) -> K {
+    if nan_inf.to_u64() == 0 {
+        return raw;
+    }
+    canonical_word(raw, nan_inf, K::from_u64(largest_nan_bits(8 * K::BYTES)))
+}
+
 /// `raw` (an `f32`'s bits), or [`CANONICAL_NAN_F32`] if it is a NaN of either sign
 /// (exponent all ones, mantissa not zero), or `+0.0` if it is `-0.0`.
 #[inline(always)]

@@ -9,20 +9,7 @@ use crate::block::tile::{block_striped, load_striped, warp_striped};
 use crate::block::unroll;
 use crate::gpu;
 use crate::key::Word;
-use crate::nan::{canonical_word, largest_nan_bits};
-
-/// The bits a sort orders of the raw key `raw`: its canonical bits
-/// ([`canonical_word`]: every NaN the largest NaN, `-0.0` as `+0.0`, so that the order
-/// is NaN-last order) when `nan_inf` (the `+inf` bits of the keys' float format) is not
-/// 0, `raw` otherwise. The one map of the histogram and the argsort's first pass,
-/// which must agree on every digit.
-#[inline(always)]
-fn nan_mapped<K: Word>(raw: K, nan_inf: K) -> K {
-    if nan_inf.to_u64() == 0 {
-        return raw;
-    }
-    canonical_word(raw, nan_inf, K::from_u64(largest_nan_bits(8 * K::BYTES)))
-}
+use crate::nan::nan_mapped;
 
 /// Digit of warp-striped item `k`; items past `valid` get 255, above every real
 /// digit, so they rank after every key of the tile.

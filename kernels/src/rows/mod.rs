@@ -67,18 +67,18 @@ crate::params::kernel_params! {
     /// its first `keep` keys (`keep <= cols`; all of them for a sort, `k` for top-k)
     /// to row `b` of the `rows` x `keep` matrix `dst` (`src` itself for an in-place
     /// sort; null: not written) and, in the `_idx` entries, their columns to row `b`
-    /// of `idx`. With `gather` (`_idx` entries; null: none) the keys written are
-    /// `gather`'s at the sorted columns instead of `src`'s: `src` is then a NaN-canonical
-    /// copy of `gather` (NaN-last order), and the keys keep their NaN payloads.
+    /// of `idx`. `nan_inf` not 0 (the `+inf` bits of the keys' float format): NaN-last
+    /// order, each key ranked by its canonical bits ([`crate::nan::nan_mapped`]) and
+    /// moved and written with its own (NaN payloads and zero signs kept).
     pub struct RowSort<K> {
         pub src: DevPtr<K>,
         pub dst: DevPtr<K>,
         pub idx: DevPtr<u32>,
-        pub gather: DevPtr<K>,
         pub cols: u32,
         pub keep: u32,
         pub pos: K,
         pub neg: K,
+        pub nan_inf: K,
     }
     /// Declares an entry taking [`RowSort`].
     entries row_sort_entry;
