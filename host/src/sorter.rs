@@ -711,7 +711,7 @@ impl Sorter {
     /// keys) ranks float keys by their canonical bits as it reads them. Where it does
     /// not, NaN-last order sorts a canonical copy of the keys; a caller that can learn
     /// cheaply that the keys hold no NaN and no `-0.0`
-    /// ([`BorrowedBuffer::has_nan_or_negative_zero`]) may ask for total order then,
+    /// ([`crate::BorrowedBuffer::has_nan_or_negative_zero`]) may ask for total order then,
     /// which gives the same result.
     ///
     /// ```

@@ -67,7 +67,7 @@ fn row_tile<K: Key>(cols: usize, idx: bool) -> Option<usize> {
 /// order costs what total order costs. Otherwise (rows of at most
 /// [`kernels::segmented::WARP_MAX`] keys, rows past the one-block sort, 16- and 8-bit
 /// keys, top-k of at most [`tk::FAST_K_MAX`] keys of rows wider than
-/// [`ROW_SORT_TOP_K_MAX`]) NaN-last order sorts a canonical copy.
+/// `ROW_SORT_TOP_K_MAX`) NaN-last order sorts a canonical copy.
 pub fn nan_last_in_one_launch<K: Key>(cols: usize, op: crate::RowOp) -> bool {
     if crate::element::is_narrow::<K>() {
         return false;
