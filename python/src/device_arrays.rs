@@ -344,9 +344,11 @@ pub fn has_nan_or_negative_zero(py: Python<'_>, a: &Bound<'_, PyAny>, stream: Op
 /// ([`Sorter::nan_last_rows_in_one_launch`]); elsewhere (where NaN-last order sorts a
 /// canonical copy) total order when the keys hold neither a NaN nor `-0.0`, which is
 /// then numpy's order bit for bit: one library pass and a wait for its answer.
+/// The keys are borrowed only when they are checked.
 fn rows_nan_last<T: host::Key>(
     sorter: &Sorter,
-    keys: &BorrowedBuffer<'_, T>,
+    gpu: &Gpu,
+    keys: &Array,
     nan_last: bool,
     cols: usize,
     op: RowOp,
@@ -354,7 +356,7 @@ fn rows_nan_last<T: host::Key>(
     if !options(false, nan_last).key_order().nan_last_for::<T>() || Sorter::nan_last_rows_in_one_launch::<T>(cols, op) {
         return Ok(nan_last);
     }
-    keys.has_nan_or_negative_zero(sorter)
+    borrow::<T>(gpu, keys)?.has_nan_or_negative_zero(sorter)
 }
 
 /// Refuses sorted keys and queries of different types (the search compares their
@@ -474,7 +476,7 @@ pub fn sort_rows(
     py.detach(|| {
         on_callers_streams(&[&d, &s], stream, |sorter, gpu| {
             with_dtype!(d.dtype, T => {
-                let nan_last = rows_nan_last(sorter, &borrow::<T>(gpu, &s)?, nan_last, cols, RowOp::Sort)?;
+                let nan_last = rows_nan_last::<T>(sorter, gpu, &s, nan_last, cols, RowOp::Sort)?;
                 let mut to = borrow::<T>(gpu, &d)?;
                 if s.ptr != d.ptr {
                     to.copy_from(borrow::<T>(gpu, &s)?.buffer())?;
@@ -507,10 +509,9 @@ pub fn argsort_rows(
     py.detach(|| {
         on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                let keys = borrow::<T>(gpu, &s)?;
-                let nan_last = rows_nan_last(sorter, &keys, nan_last, cols, RowOp::Argsort)?;
+                let nan_last = rows_nan_last::<T>(sorter, gpu, &s, nan_last, cols, RowOp::Argsort)?;
                 let order = options(descending, nan_last).key_order();
-                keys.argsort_rows_into(sorter, rows, cols, order, &mut borrow::<u64>(gpu, &i)?)
+                borrow::<T>(gpu, &s)?.argsort_rows_into(sorter, rows, cols, order, &mut borrow::<u64>(gpu, &i)?)
             })
         })
     })
@@ -544,10 +545,9 @@ pub fn topk_rows(
     py.detach(|| {
         on_callers_streams(&[&s, &v, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
-                let keys = borrow::<T>(gpu, &s)?;
-                let nan_last = rows_nan_last(sorter, &keys, nan_last, cols, RowOp::TopK(k))?;
+                let nan_last = rows_nan_last::<T>(sorter, gpu, &s, nan_last, cols, RowOp::TopK(k))?;
                 let order = options(largest, nan_last).key_order();
-                let (top, at) = keys.top_k_rows(sorter, rows, cols, k, order)?;
+                let (top, at) = borrow::<T>(gpu, &s)?.top_k_rows(sorter, rows, cols, k, order)?;
                 copy_out(gpu, &v, &top)?;
                 borrow::<u64>(gpu, &i)?.widen_from(&at)
             })

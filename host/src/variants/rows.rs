@@ -75,11 +75,25 @@ pub fn nan_last_in_one_launch<K: Key>(cols: usize, op: crate::RowOp) -> bool {
     match op {
         crate::RowOp::Sort => row_tile::<K>(cols, false).is_some(),
         crate::RowOp::Argsort => row_tile::<K>(cols, true).is_some(),
-        crate::RowOp::TopK(k) => {
-            let fast_k = k.min(cols) as u64 <= tk::FAST_K_MAX;
-            row_tile::<K>(cols, true).is_some() && !(fast_k && cols > ROW_SORT_TOP_K_MAX)
-        }
+        // The row sort in total order too (not the fast top-k kernel).
+        crate::RowOp::TopK(k) => top_k_row_tile::<K>(cols, k.min(cols), false).is_some(),
     }
+}
+
+/// The row sort's tile for the top `kk` keys of rows of `cols` keys (NaN-last order:
+/// `nan_last`), if the row sort takes them rather than `topk_rows`: for `kk <=
+/// FAST_K_MAX` in total order only up to [`ROW_SORT_TOP_K_MAX`] columns, where it beat
+/// `topk_rows`; NaN-last float keys always where a tile holds the row (`topk_rows`
+/// does not map NaNs).
+fn top_k_row_tile<K: Key>(cols: usize, kk: usize, nan_last: bool) -> Option<usize> {
+    let fast_k = fast_top_k(kk, nan_last);
+    row_tile::<K>(cols, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX)
+}
+
+/// Whether the top `kk` keys of a row can come from `topk_rows` (one launch, no sort):
+/// `kk <= FAST_K_MAX` in total order.
+fn fast_top_k(kk: usize, nan_last: bool) -> bool {
+    kk as u64 <= tk::FAST_K_MAX && !nan_last
 }
 
 /// The row sort of tile `tile` (from [`row_tile`]) of the `rows` x `cols` matrix
@@ -243,17 +257,15 @@ pub fn top_k_rows<K: Key>(
     if rows == 0 || kk == 0 {
         return Ok((out_keys, out_idx));
     }
-    // Rows that the row sort takes: sorted, and only the first `kk` of each written;
-    // for `kk <= FAST_K_MAX` only up to ROW_SORT_TOP_K_MAX columns, where it beat
-    // `topk_rows` (below).
-    let fast_k = kk as u64 <= tk::FAST_K_MAX && !order.nan_last_for::<K>();
-    if let Some(tile) = row_tile::<K>(cols, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX) {
+    // Rows that the row sort takes: sorted, and only the first `kk` of each written.
+    let nan_last = order.nan_last_for::<K>();
+    if let Some(tile) = top_k_row_tile::<K>(cols, kk, nan_last) {
         row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
         return Ok((out_keys, out_idx));
     }
     // NaN-last float keys take the sort-and-take path below: the sort of their
     // canonical copy keeps NaN payloads ([`super::segmented`]).
-    if fast_k {
+    if fast_top_k(kk, nan_last) {
         let width = 8 * size_of::<K>() as u32;
         let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
         let p = FinishRows::<K::Bits> {
