@@ -708,8 +708,9 @@ impl Sorter {
 
     /// Whether `op` on rows of `cols` keys `K` costs the same in NaN-last order as in
     /// total order on the GPU: the one-launch row sort (rows of 513 to 7,680 4-byte
-    /// keys) ranks float keys by their canonical bits as it reads them. Where it does
-    /// not, NaN-last order sorts a canonical copy of the keys; a caller that can learn
+    /// keys) and the one-launch top-k of rows (up to 2,048 keys a row, any row length)
+    /// rank float keys by their canonical bits as they read them. Elsewhere NaN-last
+    /// order sorts a canonical copy of the keys; a caller that can learn
     /// cheaply that the keys hold no NaN and no `-0.0`
     /// ([`crate::BorrowedBuffer::has_nan_or_negative_zero`]) may ask for total order then,
     /// which gives the same result.
@@ -718,6 +719,7 @@ impl Sorter {
     /// use host::{RowOp, Sorter};
     /// assert!(Sorter::nan_last_rows_in_one_launch::<f32>(4096, RowOp::Sort));
     /// assert!(!Sorter::nan_last_rows_in_one_launch::<f32>(100, RowOp::Argsort));
+    /// assert!(Sorter::nan_last_rows_in_one_launch::<f32>(50_257, RowOp::TopK(50)));
     /// ```
     pub fn nan_last_rows_in_one_launch<K: Key>(cols: usize, op: RowOp) -> bool {
         variants::rows::nan_last_in_one_launch::<K>(cols, op)

@@ -93,7 +93,7 @@ fn nan_last_rows_match_the_cpu() {
         let d = nan_zoo_f64(rows * cols, rows as u64);
         for order in ORDERS {
             let opts = SortOptions::default().order(order).nan_last();
-            check_rows(s, &f, rows, cols, &[1, 50, 3000], &opts);
+            check_rows(s, &f, rows, cols, &[1, 50, 2048, 3000], &opts);
             check_rows(s, &d, rows, cols, &[1, 50], &opts);
         }
     }

@@ -34,6 +34,22 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// `__syncthreads_or(pred)`: a barrier of the whole block that also tells every
+/// thread whether `pred` held on any of them.
+#[inline(always)]
+pub fn sync_threads_or(pred: bool) -> bool {
+    let any: u32;
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p, q; setp.ne.u32 p, {i}, 0; bar.red.or.pred q, 0, p; selp.u32 {o}, 1, 0, q; }}",
+            i = in(reg32) pred as u32,
+            o = out(reg32) any,
+            options(nostack)
+        )
+    };
+    any != 0
+}
+
 // The block's dynamic shared memory (size given at launch). Declared once for the
 // whole module; every kernel that uses shared memory views it through `dyn_smem`.
 core::arch::global_asm!(".extern .shared .align 16 .b8 DYN_SMEM[];");
@@ -272,6 +288,16 @@ pub unsafe fn reds_add_u32(addr: u32, v: u32) {
     unsafe {
         core::arch::asm!("red.shared.add.u32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack))
     };
+}
+
+/// Adds `v` to the `u32` at shared address `addr`; returns the old value.
+#[inline(always)]
+pub unsafe fn atomic_add_shared_u32(addr: u32, v: u32) -> u32 {
+    let old: u32;
+    unsafe {
+        core::arch::asm!("atom.shared.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack))
+    };
+    old
 }
 
 /// Adds `v` to the `u64` at global address `p` (no result: `red`).

@@ -200,8 +200,8 @@ def _nan_last(a, total_order):
 # library's one-dimensional NaN-last sort queues the check before a total-order sort
 # and reads its answer while that sort's first pass runs (no separate call and wait);
 # the row operations rank by the canonical bits in the one-launch row sort (rows of 513
-# to 7,680 4-byte keys) and check only where numpy's order would sort a canonical copy
-# (``rows_nan_last`` in the extension). Other device operations check with _nan_last.
+# to 7,680 4-byte keys) and top-k of rows (k up to 2,048) and check only where numpy's
+# order would sort a canonical copy (``rows_nan_last`` in the extension). Other device operations check with _nan_last.
 
 
 def _shape(x):

@@ -62,12 +62,12 @@ fn row_tile<K: Key>(cols: usize, idx: bool) -> Option<usize> {
     rk::row_tile(cols as u64, size_of::<K>() as u32, idx)
 }
 
-/// Whether `op` on rows of `cols` keys `K` in NaN-last order is the one-launch row
-/// sort, which ranks float keys by their canonical bits as it reads them: then NaN-last
-/// order costs what total order costs. Otherwise (rows of at most
-/// [`kernels::segmented::WARP_MAX`] keys, rows past the one-block sort, 16- and 8-bit
-/// keys, top-k of at most [`tk::FAST_K_MAX`] keys of rows wider than
-/// `ROW_SORT_TOP_K_MAX`) NaN-last order sorts a canonical copy.
+/// Whether `op` on rows of `cols` keys `K` in NaN-last order is one launch of the row
+/// sort or of `topk_rows`, which rank float keys by their canonical bits as they read
+/// them: then NaN-last order costs what total order costs. Otherwise (sorts and
+/// argsorts of rows of at most [`kernels::segmented::WARP_MAX`] keys or past the
+/// one-block sort, 16- and 8-bit keys, top-k of more than [`tk::FAST_K_MAX`] keys of
+/// rows past the one-block sort) NaN-last order sorts a canonical copy.
 pub fn nan_last_in_one_launch<K: Key>(cols: usize, op: crate::RowOp) -> bool {
     if crate::element::is_narrow::<K>() {
         return false;
@@ -75,25 +75,24 @@ pub fn nan_last_in_one_launch<K: Key>(cols: usize, op: crate::RowOp) -> bool {
     match op {
         crate::RowOp::Sort => row_tile::<K>(cols, false).is_some(),
         crate::RowOp::Argsort => row_tile::<K>(cols, true).is_some(),
-        // The row sort in total order too (not the fast top-k kernel).
-        crate::RowOp::TopK(k) => top_k_row_tile::<K>(cols, k.min(cols), false).is_some(),
+        crate::RowOp::TopK(k) => {
+            let kk = k.min(cols);
+            top_k_row_tile::<K>(cols, kk).is_some() || fast_top_k(kk)
+        }
     }
 }
 
-/// The row sort's tile for the top `kk` keys of rows of `cols` keys (NaN-last order:
-/// `nan_last`), if the row sort takes them rather than `topk_rows`: for `kk <=
-/// FAST_K_MAX` in total order only up to [`ROW_SORT_TOP_K_MAX`] columns, where it beat
-/// `topk_rows`; NaN-last float keys always where a tile holds the row (`topk_rows`
-/// does not map NaNs).
-fn top_k_row_tile<K: Key>(cols: usize, kk: usize, nan_last: bool) -> Option<usize> {
-    let fast_k = fast_top_k(kk, nan_last);
-    row_tile::<K>(cols, true).filter(|_| !fast_k || cols <= ROW_SORT_TOP_K_MAX)
+/// The row sort's tile for the top `kk` keys of rows of `cols` keys, if the row sort
+/// takes them rather than `topk_rows`: for `kk <= FAST_K_MAX` only up to
+/// [`ROW_SORT_TOP_K_MAX`] columns, where it beat `topk_rows`.
+fn top_k_row_tile<K: Key>(cols: usize, kk: usize) -> Option<usize> {
+    row_tile::<K>(cols, true).filter(|_| !fast_top_k(kk) || cols <= ROW_SORT_TOP_K_MAX)
 }
 
 /// Whether the top `kk` keys of a row can come from `topk_rows` (one launch, no sort):
-/// `kk <= FAST_K_MAX` in total order.
-fn fast_top_k(kk: usize, nan_last: bool) -> bool {
-    kk as u64 <= tk::FAST_K_MAX && !nan_last
+/// `kk <= FAST_K_MAX`, in either order.
+fn fast_top_k(kk: usize) -> bool {
+    kk as u64 <= tk::FAST_K_MAX
 }
 
 /// The row sort of tile `tile` (from [`row_tile`]) of the `rows` x `cols` matrix
@@ -258,22 +257,23 @@ pub fn top_k_rows<K: Key>(
         return Ok((out_keys, out_idx));
     }
     // Rows that the row sort takes: sorted, and only the first `kk` of each written.
-    let nan_last = order.nan_last_for::<K>();
-    if let Some(tile) = top_k_row_tile::<K>(cols, kk, nan_last) {
+    if let Some(tile) = top_k_row_tile::<K>(cols, kk) {
         row_sort::<K>(gpu, tile, keys, out_keys.dev_ptr(), Some(out_idx.dev_ptr()), (rows, cols, kk), order)?;
         return Ok((out_keys, out_idx));
     }
-    // NaN-last float keys take the sort-and-take path below: the sort of their
-    // canonical copy keeps NaN payloads ([`super::segmented`]).
-    if fast_top_k(kk, nan_last) {
+    if fast_top_k(kk) {
+        // NaN-last float keys ranked by their canonical bits and written with their own.
+        let nan_inf = if order.nan_last_for::<K>() { super::nan::inf_bits::<K>("a NaN-last row top-k")? } else { 0 };
         let width = 8 * size_of::<K>() as u32;
         let (pos, neg) = K::KEY_ORDER.masks(width, order.order.is_descending());
+        let word = <K::Bits as kernels::key::Word>::from_u64;
         let p = FinishRows::<K::Bits> {
             keys: keys.dev_ptr().cast(),
             cols: cols as u64,
             k: kk as u64,
-            pos: <K::Bits as kernels::key::Word>::from_u64(pos),
-            neg: <K::Bits as kernels::key::Word>::from_u64(neg),
+            pos: word(pos),
+            neg: word(neg),
+            nan_inf: word(nan_inf),
             out_keys: out_keys.dev_ptr().cast(),
             out_idx: out_idx.dev_ptr(),
         };

@@ -286,7 +286,7 @@ fn run_total<K: Key, O: SegmentOffset>(
         block,
         large,
     };
-    gpu.launch(O::BIN, one_thread_per_item(segments as u64, sk::BIN_BLOCK, 0)?, &bin)?;
+    gpu.launch(O::BIN, one_thread_per_item(segments as u64, sk::BIN_BLOCK, sk::BIN_SMEM)?, &bin)?;
     // The copies back go on a stream forked after the bin kernel where the tuning says
     // so: the sorting kernels queued below then start right after the bin kernel
     // instead of after the copies.

@@ -329,22 +329,6 @@ unsafe fn atomic_max_u32(p: *mut u32, v: u32) {
     }
 }
 
-/// Reserves a slot of the list counted at `count` for each lane whose `pred` holds,
-/// with one atomic per warp; returns this lane's slot. Every lane must call it.
-#[inline(always)]
-unsafe fn append(count: *mut u32, pred: bool) -> u32 {
-    let mask = gpu::ballot(pred);
-    if mask == 0 {
-        return 0;
-    }
-    let leader = mask.trailing_zeros();
-    let mut first = 0;
-    if gpu::lane_id() == leader {
-        first = unsafe { gpu::atomic_add_u32(count, mask.count_ones()) };
-    }
-    gpu::shfl_idx_u32(first, leader) + (mask & gpu::lanemask_lt()).count_ones()
-}
-
 /// Thread `i` checks segment `i`, marks its tile when it is the tile's first tile-bin
 /// segment, and appends it to its bin's list (see [`BinSegments`]).
 #[inline(always)]
@@ -356,7 +340,7 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
     let (offsets, counts, first) = (offsets.get(), counts.get(), first.get());
     let (warp, block, large) = (warp.get(), block.get(), large.get());
     let i = gpu::global_idx();
-    // Every lane goes on to the ballots of `append`.
+    // Every thread goes on to the votes and barriers of `bin_append`.
     let live = i < segments as u64;
     let (mut start, mut end) = (0u64, 0u64);
     unsafe {
@@ -383,31 +367,101 @@ pub unsafe fn bin_segments<O: Word>(p: BinSegments<O>) {
         let fits = |slot: u32, bin: Bin| (slot as u64) < bin_capacity(n, total, bin_min_len(bin, tile_max, block_max));
         let desc = pack(start, end.wrapping_sub(start));
         let by_class = warp_by_class != 0;
-        let class = if b == Bin::Warp { warp_region((end - start) as u32, by_class) } else { WARP_CLASSES };
+        let regions = || warp_regions(n, total, tiny_in_warp, by_class);
         if i == 0 {
-            let regions = warp_regions(n, total, tiny_in_warp, by_class);
-            unroll::<WARP_CLASSES>(|c| *counts.add(WARP_STARTS + c) = regions[c] as u32);
+            let r = regions();
+            unroll::<WARP_CLASSES>(|c| *counts.add(WARP_STARTS + c) = r[c] as u32);
         }
-        // Warps without a warp-bin segment (most, where the segments are many and
-        // tiny) skip the regions and the classes' votes.
-        if gpu::ballot(class < WARP_CLASSES) != 0 {
-            let regions = warp_regions(n, total, tiny_in_warp, by_class);
-            // One list per class: the warp's lanes of each class share an atomic.
-            unroll::<WARP_CLASSES>(|c| {
-                let w = append(counts.add(COUNT_WARP + c), class == c);
-                if class == c && (w as u64) < regions[c + 1] - regions[c] {
-                    *warp.add((regions[c] + w as u64) as usize) = desc;
+        // The list this segment goes to, as its counter's index in `counts`
+        // (`BIN_LISTS`: none).
+        let list = match b {
+            Bin::Warp => COUNT_WARP + warp_region((end - start) as u32, by_class),
+            Bin::Block => COUNT_BLOCK,
+            Bin::Large => COUNT_LARGE,
+            _ => BIN_LISTS,
+        };
+        let slot = bin_append(counts, list);
+        match b {
+            Bin::Warp => {
+                // The class's region, picked by constant indices (a runtime index put
+                // the regions on the stack).
+                let (r, c) = (regions(), list - COUNT_WARP);
+                let (mut lo, mut hi) = (0, 0);
+                unroll::<WARP_CLASSES>(|k| {
+                    if k == c {
+                        (lo, hi) = (r[k], r[k + 1]);
+                    }
+                });
+                if (slot as u64) < hi - lo {
+                    *warp.add((lo + slot as u64) as usize) = desc;
                 }
-            });
+            }
+            Bin::Block if fits(slot, Bin::Block) => *block.add(slot as usize) = desc,
+            Bin::Large if fits(slot, Bin::Large) => {
+                *large.add(2 * slot as usize) = start;
+                *large.add(2 * slot as usize + 1) = end;
+            }
+            _ => {}
         }
-        let k = append(counts.add(COUNT_BLOCK), b == Bin::Block);
-        if b == Bin::Block && fits(k, Bin::Block) {
-            *block.add(k as usize) = desc;
+    }
+}
+
+/// The lists of the bin kernel's counts: the warp list's classes, the block and the
+/// large lists (their counters are the first `BIN_LISTS` words of `counts`).
+const BIN_LISTS: usize = COUNT_LARGE + 1;
+const _: () = assert!(
+    COUNT_WARP == 0
+        && COUNT_BLOCK == WARP_CLASSES
+        && BIN_LISTS * 4 * (BIN_BLOCK as usize / 32 + 1) <= BIN_SMEM as usize
+);
+
+/// This thread's slot in list `list` (below `BIN_LISTS`; `BIN_LISTS`: none, 0
+/// returned), reserved with one atomic per list a block: each warp counts its lanes
+/// of each list by a vote, the block sums the warps' counts in shared memory and
+/// adds its total to the list's counter once. An atomic per warp made the bin kernel
+/// take 21-30 us for 2^24 keys in segments of mean 24 to 48 (the warps' atomics on
+/// the same few counters wait on each other; H200 ncu, 2026-11-28), against 10 us
+/// for mean 16, where nearly nothing is listed. Every thread of the block must call it.
+#[inline(always)]
+unsafe fn bin_append(counts: *mut u32, list: usize) -> u32 {
+    const WARPS: u32 = BIN_BLOCK / 32;
+    let sm = gpu::smem_base();
+    let (tid, lane) = (gpu::thread_idx(), gpu::lane_id());
+    let warp = tid / 32;
+    let at = |w: u32, l: u32| sm + 4 * (w * BIN_LISTS as u32 + l);
+    let mut mine = 0u32;
+    // Blocks of tiny segments list none (mean 16: nearly every block).
+    if !gpu::sync_threads_or(list < BIN_LISTS) {
+        return 0;
+    }
+    unsafe {
+        unroll::<BIN_LISTS>(|l| {
+            let m = gpu::ballot(list == l);
+            if list == l {
+                mine = m;
+            }
+            if lane == 0 {
+                gpu::sts_u32(at(warp, l as u32), m.count_ones());
+            }
+        });
+        gpu::sync_threads();
+        if tid < BIN_LISTS as u32 {
+            // Each warp's first slot within the block, then the block's first slot.
+            let mut sum = 0;
+            for w in 0..WARPS {
+                let c = gpu::lds_u32(at(w, tid));
+                gpu::sts_u32(at(w, tid), sum);
+                sum += c;
+            }
+            let first = if sum > 0 { gpu::atomic_add_u32(counts.add(tid as usize), sum) } else { 0 };
+            gpu::sts_u32(at(WARPS, tid), first);
         }
-        let l = append(counts.add(COUNT_LARGE), b == Bin::Large);
-        if b == Bin::Large && fits(l, Bin::Large) {
-            *large.add(2 * l as usize) = start;
-            *large.add(2 * l as usize + 1) = end;
+        gpu::sync_threads();
+        if list < BIN_LISTS {
+            let l = list as u32;
+            gpu::lds_u32(at(WARPS, l)) + gpu::lds_u32(at(warp, l)) + (mine & gpu::lanemask_lt()).count_ones()
+        } else {
+            0
         }
     }
 }
@@ -427,10 +481,14 @@ pub unsafe fn tile_segments<K: SharedWord + RankKey, O: Word, const PAIRS: bool,
         }
         let tiles = tiles(n);
         if sorter == TileSorter::Network {
-            // Both owned-mark buffers start clear (see `sort_tile_network`).
+            // Both owned-mark buffers and both pairs of list counters start clear (see
+            // `sort_tile_network`).
             let marks = gpu::smem_base() + TILE * K::BYTES;
             if gpu::thread_idx() < 2 * TILE / 32 {
                 gpu::sts_u32(marks + 4 * gpu::thread_idx(), 0);
+            }
+            if gpu::thread_idx() < 4 {
+                gpu::sts_u32(marks + 2 * TILE / 8 + 4 * TILE_LIST + 4 * gpu::thread_idx(), 0);
             }
             gpu::sync_threads();
         }
@@ -572,19 +630,39 @@ unsafe fn sort_tile_rank<K: SharedWord + RankKey, O: Word, const PAIRS: bool>(
     }
 }
 
-/// Rounds of a tile's owned segments that the network sorter keeps in registers
-/// between marking and sorting (a window of mean-16 segments takes one or two).
-const CACHED_ROUNDS: usize = 2;
+/// Reserves a place in the shared list counted at `count` for each lane whose `pred`
+/// holds, with one shared atomic per warp; returns this lane's place. Every lane must
+/// call it.
+#[inline(always)]
+unsafe fn append_shared(count: u32, pred: bool) -> u32 {
+    let mask = gpu::ballot(pred);
+    if mask == 0 {
+        return 0;
+    }
+    let leader = mask.trailing_zeros();
+    let mut first = 0;
+    if gpu::lane_id() == leader {
+        first = unsafe { gpu::atomic_add_shared_u32(count, mask.count_ones()) };
+    }
+    gpu::shfl_idx_u32(first, leader) + (mask & gpu::lanemask_lt()).count_ones()
+}
 
 /// Sorts the tile-bin segments owned by `tile` with the network sorter, in the
-/// block's shared memory ([`tile_smem`]: the order bits of each window position, then
-/// two buffers of a bit a position that marks it owned, `parity` this tile's): marks
-/// the owned positions, loads them (coalesced), sorts each segment in one thread's
-/// registers, stores them back (coalesced). Three barriers a tile: the marks
-/// alternate between the buffers, and each tile clears the other buffer once every
-/// thread is past the previous tile's stores, so that the next tile finds it clear
-/// and needs no barrier before its marks; its loads come after its marks' barrier,
-/// so after this tile's stores.
+/// block's shared memory ([`tile_smem`]: the order bits of each window position, two
+/// buffers of a bit a position that marks it owned, the list of owned segments and
+/// two pairs of its counters, `parity` this tile's buffer and pair): marks the owned
+/// positions and lists the owned segments of two keys or more (the short ones,
+/// [`TILE_SHORT_MAX`], from the list's front, the long ones from its back), loads the
+/// owned keys (coalesced), sorts each listed segment in one thread's registers, the
+/// short ones first, stores the owned keys back (coalesced). Listing the segments
+/// packs them: a thread per segment that starts in the window left the threads of
+/// the warp- and block-bin segments idle, and a warp with one long segment ran the
+/// 32-input network for all its short ones. Three barriers a tile: the marks and
+/// counters alternate between their buffers, and each tile clears the other ones
+/// once every thread is past the previous tile's stores, so that the next tile finds
+/// them clear and needs no barrier before its marks; its loads come after its marks'
+/// barrier, so after this tile's stores, and its list entries after this tile's last
+/// barrier, so after this tile's sorts read the list.
 #[inline(always)]
 unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>, parity: u32, pos: K, neg: K) {
     const BLOCK: u32 = tile_block(TileSorter::Network);
@@ -593,13 +671,16 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
     let ords = gpu::smem_base();
     let marks = ords + TILE * K::BYTES + parity * (TILE / 8);
     let other = ords + TILE * K::BYTES + (parity ^ 1) * (TILE / 8);
+    let list = ords + TILE * K::BYTES + 2 * (TILE / 8);
+    // This tile's counters (short, long) and the other pair.
+    let counts = list + 4 * TILE_LIST + 8 * parity;
+    let other_counts = list + 4 * TILE_LIST + 8 * (parity ^ 1);
     let tid = gpu::thread_idx();
     let base = tile.base as usize;
     // Position `o`'s bit: item `k` of a thread reads the word its whole warp reads.
     let owned = |o: u32| unsafe { gpu::lds_u32(marks + 4 * (o / 32)) >> (o % 32) & 1 != 0 };
     unsafe {
-        let mut cache = [(0u32, 0u32); CACHED_ROUNDS];
-        let rounds = tile.for_owned::<BLOCK>(|r, s, len| {
+        tile.for_owned::<BLOCK>(|_, s, len| {
             // A segment of at most 32 keys covers bits of one or two words; each bit is
             // set by one thread, so adding sets it.
             let bits = owned_bits(s, len);
@@ -609,16 +690,22 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
             if (bits >> 32) as u32 != 0 {
                 gpu::reds_add_u32(marks + 4 * (s / 32 + 1), (bits >> 32) as u32);
             }
-            unroll::<CACHED_ROUNDS>(|c| {
-                if c as u32 == r {
-                    cache[c] = (s, len);
-                }
-            });
+            let long = len > TILE_SHORT_MAX;
+            let w_short = append_shared(counts, len >= 2 && !long);
+            let w_long = append_shared(counts + 4, long);
+            if len >= 2 {
+                let slot = tile_list_slot(long, if long { w_long } else { w_short });
+                gpu::sts_u32(list + 4 * slot, tile_entry(s, len));
+            }
         });
         gpu::sync_threads();
-        // Every thread is past the previous tile's stores, which read the other marks.
+        // Every thread is past the previous tile's stores, which read the other marks,
+        // and past its sorts, which read the other counters.
         if tid < TILE / 32 {
             gpu::sts_u32(other + 4 * tid, 0);
+        }
+        if tid < 2 {
+            gpu::sts_u32(other_counts + 4 * tid, 0);
         }
         unroll::<I>(|k| {
             let o = k as u32 * BLOCK + tid;
@@ -627,17 +714,17 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
             }
         });
         gpu::sync_threads();
-        let mut r = 0;
-        while r < rounds {
-            let (mut s, mut len) = (0, 0);
-            unroll::<CACHED_ROUNDS>(|c| {
-                if c as u32 == r {
-                    (s, len) = cache[c];
-                }
-            });
-            if r >= CACHED_ROUNDS as u32 {
-                (s, len, _) = tile.round::<BLOCK>(r);
-            }
+        let (short, long) = (gpu::lds_u32(counts), gpu::lds_u32(counts + 4));
+        let listed = short + long;
+        let mut first = 0;
+        // Uniform across the block.
+        while first < listed {
+            let j = first + tid;
+            let (s, len) = if j < listed {
+                tile_entry_bounds(gpu::lds_u32(list + 4 * tile_sorted_slot(j, short, long)))
+            } else {
+                (0, 0)
+            };
             // The warp's shortest network that holds each of its segments.
             if gpu::ballot(len > 16) != 0 {
                 sort_segment::<K, 32>(ords, s, len);
@@ -646,7 +733,7 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
             } else {
                 sort_segment::<K, 8>(ords, s, len);
             }
-            r += 1;
+            first += BLOCK;
         }
         gpu::sync_threads();
         unroll::<I>(|k| {

@@ -18,11 +18,14 @@
 //!   keys. The block marks the owned window positions and loads the owned keys
 //!   (coalesced; no other key is touched, as other kernels sort those concurrently)
 //!   into shared memory as order bits. Then, by [`tile_sorter`]:
-//!   - [`TileSorter::Network`] (32-bit keys alone): each thread sorts one owned segment
-//!     at a time in its registers with Batcher's network ([`sort_padded`]) of 8, 16 or
-//!     32 inputs, the smallest that holds the longest segment of its warp
-//!     ([`tile_network`]), padded with the largest order bits, and the block stores
-//!     the owned keys back, coalesced: about 6 comparators a key at mean 16.
+//!   - [`TileSorter::Network`] (32-bit keys alone): the block lists its owned
+//!     segments of two keys or more in shared memory, those of up to
+//!     [`TILE_SHORT_MAX`] keys first ([`tile_sorted_slot`]), and each thread sorts one
+//!     listed segment at a time in its registers with Batcher's network
+//!     ([`sort_padded`]) of 8, 16 or 32 inputs, the smallest that holds the longest
+//!     segment of its warp ([`tile_network`]), padded with the largest order bits;
+//!     the block stores the owned keys back, coalesced: about 6 comparators a key at
+//!     mean 16.
 //!   - [`TileSorter::Rank`] (64-bit keys, and pairs): each key's new place in its
 //!     segment is its rank there ([`rank_in_segment`]: the keys below it, and the
 //!     equal keys before it, so pairs stay stable), as many comparisons as the
@@ -475,6 +478,9 @@ const ONCE_BLOCKS_PER_SM: u32 = if cfg!(feature = "segmented-two-blocks") { 2 } 
 
 /// Threads per block of the bin kernel.
 pub const BIN_BLOCK: u32 = 256;
+/// Dynamic shared memory of the bin kernel: each warp's count of each list, and the
+/// block's first slot in each.
+pub const BIN_SMEM: u32 = 4 * (COUNT_LARGE as u32 + 1) * (BIN_BLOCK / 32 + 1);
 
 /// The tile bin's longest segment.
 pub const TILE_SEG_MAX: u64 = 32;
@@ -818,12 +824,52 @@ pub const fn bin_min_len(bin: Bin, tile_max: u64, block_max: u64) -> u64 {
 
 /// Dynamic shared memory of the tile kernel with `sorter` for keys of `key_bytes`
 /// bytes: each window position's order bits and, for the network, two buffers of its
-/// owned mark (a bit), for the rank its owned segment ([`tile_span`]).
+/// owned mark (a bit), its list of owned segments ([`TILE_LIST`] words) and two pairs
+/// of the list's counters; for the rank each position's owned segment ([`tile_span`]).
 pub const fn tile_smem(sorter: TileSorter, key_bytes: u32) -> u32 {
     match sorter {
-        TileSorter::Network => TILE * key_bytes + 2 * TILE / 8,
+        TileSorter::Network => TILE * key_bytes + 2 * TILE / 8 + 4 * TILE_LIST + 4 * 4,
         TileSorter::Rank => TILE * (key_bytes + 4),
     }
+}
+
+/// Entries of the network sorter's list of a tile's owned segments of at least two
+/// keys: a tile owns at most `TILE_STRIDE / 2` of them.
+pub const TILE_LIST: u32 = TILE / 2;
+const _: () = assert!(TILE_STRIDE / 2 <= TILE_LIST as u64);
+
+/// The longest segment of the network sorter's short list: segments of at most this
+/// many keys are listed from the front of the list, longer ones from its back, so
+/// that the warps which take the short ones run the network of 16 (or 8) inputs
+/// instead of 32 (63 or 19 comparators instead of 191).
+pub const TILE_SHORT_MAX: u32 = 16;
+
+/// A list entry of the owned segment at window position `s` (below [`TILE`]) of `len`
+/// keys.
+#[inline(always)]
+pub const fn tile_entry(s: u32, len: u32) -> u32 {
+    s | len << 16
+}
+
+/// `(s, len)` of an entry made by [`tile_entry`].
+#[inline(always)]
+pub const fn tile_entry_bounds(e: u32) -> (u32, u32) {
+    (e & 0xffff, e >> 16)
+}
+
+/// The list slot of the `w`-th short segment appended ([`TILE_SHORT_MAX`]), or of the
+/// `w`-th long one.
+#[inline(always)]
+pub const fn tile_list_slot(long: bool, w: u32) -> u32 {
+    if long { TILE_LIST - 1 - w } else { w }
+}
+
+/// The list slot of the `j`-th segment sorted (`j` below `short + long`, the counts
+/// of short and long segments listed): the short ones first, then the long ones, so
+/// that a warp's segments are of one kind but where the two meet.
+#[inline(always)]
+pub const fn tile_sorted_slot(j: u32, short: u32, long: u32) -> u32 {
+    if j < short { j } else { TILE_LIST - long + (j - short) }
 }
 
 /// One `u64` per segment: `start | len << START_BITS`. Requires `start < 2^40` and

@@ -70,6 +70,25 @@ fn descriptors_round_trip() {
 }
 
 #[test]
+fn tile_list_slots_cover_each_listed_segment_once() {
+    for (short, long) in [(0, 0), (1, 0), (0, 1), (5, 7), (TILE_LIST, 0), (0, TILE_LIST), (600, 424), (1000, 8)] {
+        let mut seen = std::vec![0u8; TILE_LIST as usize];
+        (0..short).for_each(|w| seen[tile_list_slot(false, w) as usize] |= 1);
+        (0..long).for_each(|w| seen[tile_list_slot(true, w) as usize] |= 2);
+        assert!(seen.iter().all(|&b| b != 3), "{short} + {long}: a slot listed twice");
+        for j in 0..short + long {
+            let slot = tile_sorted_slot(j, short, long) as usize;
+            assert_eq!(seen[slot], if j < short { 1 } else { 2 }, "{short} + {long}: sorted {j} at slot {slot}");
+            seen[slot] = 0;
+        }
+        assert!(seen.iter().all(|&b| b == 0), "{short} + {long}: a listed segment not sorted");
+    }
+    for (s, len) in [(0, 2), (2015, 32), (1000, 17)] {
+        assert_eq!(tile_entry_bounds(tile_entry(s, len)), (s, len));
+    }
+}
+
+#[test]
 fn warp_items_is_the_shortest_power_of_two_network() {
     assert_eq!(warp_items(2), 1);
     assert_eq!(warp_items(32), 1);
@@ -274,15 +293,34 @@ fn model(keys: &mut [u32], vals: &mut [u32], offsets: &[u64], sorter: TileSorter
         }
         match sorter {
             TileSorter::Network => {
-                for round in &rounds {
-                    for warp in round.chunks(32) {
-                        let longest = warp.iter().map(|w| w.1).max().unwrap();
-                        for &(s, len) in warp.iter().filter(|w| w.1 >= 2) {
-                            match tile_network(longest) {
-                                8 => sort_tile_segment::<8>(&mut ords, s, len),
-                                16 => sort_tile_segment::<16>(&mut ords, s, len),
-                                _ => sort_tile_segment::<32>(&mut ords, s, len),
-                            }
+                // The list of owned segments of two keys or more: short ones from the
+                // front, long ones from the back (in the order the rounds find them;
+                // on the device, in the order of the warps' atomics).
+                let mut list = [u32::MAX; TILE_LIST as usize];
+                let (mut short, mut long) = (0u32, 0u32);
+                for &(s, len) in rounds.iter().flatten().filter(|w| w.1 >= 2) {
+                    let is_long = len > TILE_SHORT_MAX;
+                    let count = if is_long { &mut long } else { &mut short };
+                    let slot = tile_list_slot(is_long, *count) as usize;
+                    assert_eq!(list[slot], u32::MAX, "tile {t}: list slot {slot} written twice");
+                    list[slot] = tile_entry(s, len);
+                    *count += 1;
+                }
+                assert!(short + long <= TILE_LIST, "tile {t}: {short} + {long} listed segments");
+                let sorted: Vec<(u32, u32)> = (0..short + long)
+                    .map(|j| tile_entry_bounds(list[tile_sorted_slot(j, short, long) as usize]))
+                    .collect();
+                for (j, &(_, len)) in sorted.iter().enumerate() {
+                    assert_eq!(len > TILE_SHORT_MAX, j as u32 >= short, "tile {t}: entry {j} out of its part");
+                }
+                // Each warp of each round of the block's threads over the list.
+                for warp in sorted.chunks(32) {
+                    let longest = warp.iter().map(|w| w.1).max().unwrap();
+                    for &(s, len) in warp {
+                        match tile_network(longest) {
+                            8 => sort_tile_segment::<8>(&mut ords, s, len),
+                            16 => sort_tile_segment::<16>(&mut ords, s, len),
+                            _ => sort_tile_segment::<32>(&mut ords, s, len),
                         }
                     }
                 }

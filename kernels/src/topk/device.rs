@@ -291,16 +291,6 @@ unsafe fn compact_tile<K: Word, const I: usize>(
     }
 }
 
-/// Adds `v` to the `u32` at shared address `addr`; returns the old value.
-#[inline(always)]
-unsafe fn atomic_add_shared_u32(addr: u32, v: u32) -> u32 {
-    let old: u32;
-    unsafe {
-        core::arch::asm!("atom.shared.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) addr, v = in(reg32) v, options(nostack))
-    };
-    old
-}
-
 /// Every thread of a block of `DIGITS / 2` threads: the bucket of the [`DIGITS`]
 /// counters at shared address `hist` that holds the `want`-th counted key (1-based,
 /// `want` at most their sum), the keys in lower buckets and its count, through three
@@ -512,11 +502,10 @@ pub unsafe fn filter<K: Word>(p: Filter<K>) {
 /// eight candidates' loads in flight: one block reading from memory is bound by how
 /// many loads wait at once (four gave ~16 GB/s on an H100: 57 us for 2^16 keys).
 #[inline(always)]
-unsafe fn each_candidate<K: Word>(
+unsafe fn each_candidate<K: Word, const NAN: bool>(
     keys: *const K,
     idx: *const u32,
-    pos: K,
-    neg: K,
+    (pos, neg, nan_inf): (K, K, K),
     count: u64,
     mut f: impl FnMut(u128),
 ) {
@@ -537,7 +526,9 @@ unsafe fn each_candidate<K: Word>(
         });
         unroll::<AHEAD>(|j| {
             if first + (j as u64) * bd < count {
-                f(composite(ks[j].ordered(pos, neg).to_u64(), ids[j]));
+                // NaN-last order: ranked by the canonical bits (`nan_mapped`).
+                let key = if NAN { crate::nan::nan_mapped(ks[j], nan_inf) } else { ks[j] };
+                f(composite(key.ordered(pos, neg).to_u64(), ids[j]));
             }
         });
         first += AHEAD as u64 * bd;
@@ -545,30 +536,40 @@ unsafe fn each_candidate<K: Word>(
 }
 
 /// [`FinishRows`]: [`finish`] of the whole row `block_idx` (its positions are the
-/// column indices), into that row of the outputs.
+/// column indices), into that row of the outputs; float keys in NaN-last order where
+/// `nan_inf` is set, by a body of their own (chosen once a block, so that total order
+/// keeps its code).
 #[inline(always)]
 pub unsafe fn finish_rows<K: Word>(p: FinishRows<K>) {
     let row = gpu::block_idx() as u64;
-    let FinishRows { keys, cols, k, pos, neg, out_keys, out_idx } = p;
-    unsafe {
-        finish(Finish {
-            keys: keys.offset(row * cols),
-            idx: DevPtr::NULL,
-            len: cols,
-            stage: finish::ALL,
-            k,
-            pos,
-            neg,
-            ctrl: DevPtr::NULL,
-            out_keys: out_keys.offset(row * k),
-            out_idx: out_idx.offset(row * k),
-        })
-    }
+    let FinishRows { keys, cols, k, pos, neg, nan_inf, out_keys, out_idx } = p;
+    let f = Finish {
+        keys: keys.offset(row * cols),
+        idx: DevPtr::NULL,
+        len: cols,
+        stage: finish::ALL,
+        k,
+        pos,
+        neg,
+        ctrl: DevPtr::NULL,
+        out_keys: out_keys.offset(row * k),
+        out_idx: out_idx.offset(row * k),
+    };
+    unsafe { if nan_inf.to_u64() != 0 { finish_in::<K, true>(f, nan_inf) } else { finish_in::<K, false>(f, K::ZERO) } }
 }
 
 /// The first `k` candidates by composite key, written in order ([`Finish`]).
 #[inline(always)]
 pub unsafe fn finish<K: Word>(p: Finish<K>) {
+    unsafe { finish_in::<K, false>(p, K::ZERO) }
+}
+
+/// [`finish`], with `NAN`: float keys ranked by their canonical bits in NaN-last order
+/// (`nan_inf`: the `+inf` bits, see [`crate::nan::nan_mapped`]) and written with
+/// their own bits, read again from the input by index. `NAN` only on the whole input
+/// (stage [`finish::ALL`]), whose indices are positions in `keys`.
+#[inline(always)]
+unsafe fn finish_in<K: Word, const NAN: bool>(p: Finish<K>, nan_inf: K) {
     gpu::grid_dependency_wait();
     let Finish { keys, idx, len, stage, k, pos, neg, ctrl, out_keys, out_idx } = p;
     let (keys, idx, ctrl, out_keys, out_idx) = (keys.get(), idx.get(), ctrl.get(), out_keys.get(), out_idx.get());
@@ -601,7 +602,7 @@ pub unsafe fn finish<K: Word>(p: Finish<K>) {
         while !s.fits() {
             let (shift, bits) = s.next_digit();
             zero_hist(hist);
-            each_candidate(keys, idx, pos, neg, count, |c| {
+            each_candidate::<K, NAN>(keys, idx, (pos, neg, nan_inf), count, |c| {
                 if s.matches(c) {
                     gpu::reds_add_u32(hist + 4 * ((c >> shift) as u32 & ((1 << bits) - 1)), 1);
                 }
@@ -619,9 +620,9 @@ pub unsafe fn finish<K: Word>(p: Finish<K>) {
             gpu::sts_u32(counter, 0);
         }
         gpu::sync_threads();
-        each_candidate(keys, idx, pos, neg, count, |c| {
+        each_candidate::<K, NAN>(keys, idx, (pos, neg, nan_inf), count, |c| {
             if s.keeps(c) {
-                let at = atomic_add_shared_u32(counter, 1);
+                let at = gpu::atomic_add_shared_u32(counter, 1);
                 gpu::sts_u64(ords + 8 * at, (c >> 32) as u64);
                 gpu::sts_u32(ids + 4 * at, c as u32);
             }
@@ -639,8 +640,10 @@ pub unsafe fn finish<K: Word>(p: Finish<K>) {
         let mut i = tid as u64;
         while i < k {
             let ord = gpu::lds_u64(ords + 8 * i as u32);
-            *out_keys.add(i as usize) = K::from_u64(ord).raw(pos, neg);
-            *out_idx.add(i as usize) = gpu::lds_u32(ids + 4 * i as u32);
+            let id = gpu::lds_u32(ids + 4 * i as u32);
+            // NaN-last: the key's own bits (its NaN payload, its zero's sign).
+            *out_keys.add(i as usize) = if NAN { *keys.add(id as usize) } else { K::from_u64(ord).raw(pos, neg) };
+            *out_idx.add(i as usize) = id;
             i += FINISH_BLOCK as u64;
         }
         if stage == finish::FAST && tid == 0 {

@@ -202,6 +202,10 @@ crate::params::kernel_params! {
         pub k: u64,
         pub pos: K,
         pub neg: K,
+        /// Float keys in NaN-last order: the `+inf` bits of their format (keys ranked
+        /// by their canonical bits, [`crate::nan::nan_mapped`], and written with their
+        /// own); 0: total order.
+        pub nan_inf: K,
         pub out_keys: DevPtr<K>,
         pub out_idx: DevPtr<u32>,
     }
