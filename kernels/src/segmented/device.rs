@@ -483,12 +483,13 @@ pub unsafe fn tile_segments<K: SharedWord + RankKey, O: Word, const PAIRS: bool,
         if sorter == TileSorter::Network {
             // Both owned-mark buffers and both pairs of list counters start clear (see
             // `sort_tile_network`).
-            let marks = gpu::smem_base() + TILE * K::BYTES;
+            let l = const { network_smem(K::BYTES) };
+            let base = gpu::smem_base();
             if gpu::thread_idx() < 2 * TILE / 32 {
-                gpu::sts_u32(marks + 4 * gpu::thread_idx(), 0);
+                gpu::sts_u32(base + l.marks + 4 * gpu::thread_idx(), 0);
             }
             if gpu::thread_idx() < 4 {
-                gpu::sts_u32(marks + 2 * TILE / 8 + 4 * TILE_LIST + 4 * gpu::thread_idx(), 0);
+                gpu::sts_u32(base + l.counters + 4 * gpu::thread_idx(), 0);
             }
             gpu::sync_threads();
         }
@@ -669,12 +670,13 @@ unsafe fn sort_tile_network<K: SharedWord, O: Word>(keys: *mut K, tile: &Tile<O>
     const I: usize = (TILE / BLOCK) as usize;
     const { assert!(TILE / 32 <= BLOCK && BLOCK % 32 == 0) };
     let ords = gpu::smem_base();
-    let marks = ords + TILE * K::BYTES + parity * (TILE / 8);
-    let other = ords + TILE * K::BYTES + (parity ^ 1) * (TILE / 8);
-    let list = ords + TILE * K::BYTES + 2 * (TILE / 8);
+    let l = const { network_smem(K::BYTES) };
+    let marks = ords + l.marks + parity * (TILE / 8);
+    let other = ords + l.marks + (parity ^ 1) * (TILE / 8);
+    let list = ords + l.list;
     // This tile's counters (short, long) and the other pair.
-    let counts = list + 4 * TILE_LIST + 8 * parity;
-    let other_counts = list + 4 * TILE_LIST + 8 * (parity ^ 1);
+    let counts = ords + l.counters + 8 * parity;
+    let other_counts = ords + l.counters + 8 * (parity ^ 1);
     let tid = gpu::thread_idx();
     let base = tile.base as usize;
     // Position `o`'s bit: item `k` of a thread reads the word its whole warp reads.

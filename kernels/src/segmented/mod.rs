@@ -828,9 +828,31 @@ pub const fn bin_min_len(bin: Bin, tile_max: u64, block_max: u64) -> u64 {
 /// of the list's counters; for the rank each position's owned segment ([`tile_span`]).
 pub const fn tile_smem(sorter: TileSorter, key_bytes: u32) -> u32 {
     match sorter {
-        TileSorter::Network => TILE * key_bytes + 2 * TILE / 8 + 4 * TILE_LIST + 4 * 4,
+        TileSorter::Network => network_smem(key_bytes).bytes,
         TileSorter::Rank => TILE * (key_bytes + 4),
     }
+}
+
+/// Where the network sorter's areas lie in its shared memory ([`tile_smem`]), as byte
+/// offsets, for keys of `key_bytes` bytes.
+pub struct NetworkSmem {
+    /// Two buffers of [`TILE`] / 8 bytes of owned marks.
+    pub marks: u32,
+    /// The list of owned segments, [`TILE_LIST`] words.
+    pub list: u32,
+    /// Two pairs of the list's counters (short, long).
+    pub counters: u32,
+    /// The whole.
+    pub bytes: u32,
+}
+
+/// The network sorter's [`NetworkSmem`] for keys of `key_bytes` bytes: the order bits
+/// of each window position first.
+pub const fn network_smem(key_bytes: u32) -> NetworkSmem {
+    let marks = TILE * key_bytes;
+    let list = marks + 2 * (TILE / 8);
+    let counters = list + 4 * TILE_LIST;
+    NetworkSmem { marks, list, counters, bytes: counters + 4 * 4 }
 }
 
 /// Entries of the network sorter's list of a tile's owned segments of at least two
