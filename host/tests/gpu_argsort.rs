@@ -311,7 +311,7 @@ fn sort_nan_last_checks_for_nans_and_negative_zeros() {
     let s64 = [f64::NAN, f64::from_bits(0xfff8_0000_0000_0042), f64::NEG_INFINITY, 0.0, -0.0];
     let s16 = [f16::NAN, -f16::NAN, f16::INFINITY, f16::ZERO, -f16::ZERO];
     let sb = [bf16::NAN, bf16::from_bits(0xff81), bf16::NEG_INFINITY, bf16::ZERO, -bf16::ZERO];
-    for (i, &n) in [2usize, 100, 7680, 7681, 9217, 100_003, (1 << 20) + 3].iter().enumerate() {
+    for (i, &n) in [2usize, 100, 7680, 7681, 9217, 100_003, 300_007, (1 << 20) + 3].iter().enumerate() {
         let seed = 40 + i as u64;
         each::<f32>(s, n, seed, &s32, "f32");
         each::<f64>(s, n, seed, &s64, "f64");
@@ -319,6 +319,48 @@ fn sort_nan_last_checks_for_nans_and_negative_zeros() {
             each::<f16>(s, n, seed, &s16, "f16");
             each::<bf16>(s, n, seed, &sb, "bf16");
         }
+    }
+}
+
+/// The NaN-last sort from one device buffer into another checks the input it only
+/// reads: past the fused sizes the histogram's own check (f32 from 2^18 keys, f64
+/// from 2^19), below them the separate check; a NaN or `-0.0` first, in the middle or
+/// last stops the total-order sort and the canonical one runs instead. Output equal
+/// to the CPU's, bit for bit; the input unchanged.
+#[test]
+fn sort_into_nan_last_checks_the_input() {
+    let Some(s) = gpu_sorter("sort_into_nan_last_checks_the_input") else { return };
+    fn each<K: Key + Random + Plain>(s: &Sorter, n: usize, seed: u64, specials: &[K], name: &str) {
+        let gpu = s.gpu().unwrap();
+        let plain: Vec<K> = generate::<K>(n, Distribution::Uniform, seed).into_iter().map(K::plain).collect();
+        let mut cases = vec![("plain", plain.clone())];
+        for &at in &[0, n / 2, n - 1] {
+            for k in [specials[0], specials[specials.len() - 1]] {
+                let mut keys = plain.clone();
+                keys[at] = k;
+                cases.push(("one special", keys));
+            }
+        }
+        for (what, keys) in cases {
+            for order in ORDERS {
+                let opts = SortOptions::default().order(order).nan_last();
+                let mut want = keys.clone();
+                Sorter::cpu().sort(&mut want, &opts).unwrap();
+                let src = gpu.upload(&keys).unwrap();
+                let mut dst = gpu.alloc::<K>(n).unwrap();
+                s.sort_device_into(&src, &mut dst, &opts).unwrap();
+                let (got, back) = (dst.to_vec(gpu).unwrap(), src.to_vec(gpu).unwrap());
+                let bits = |v: &[K]| bytemuck::cast_slice::<K, u8>(v).to_vec();
+                assert!(bits(&got) == bits(&want), "{name} {what} {order} n={n}: differs from the CPU's");
+                assert!(bits(&back) == bits(&keys), "{name} {what} {order} n={n}: the input was written");
+            }
+        }
+    }
+    let s32 = [f32::NAN, f32::from_bits(0xffc0_0042), f32::INFINITY, 0.0, -0.0];
+    let s64 = [f64::NAN, f64::from_bits(0xfff8_0000_0000_0042), f64::NEG_INFINITY, 0.0, -0.0];
+    for (i, &n) in [100_003usize, 300_007, (1 << 20) + 3].iter().enumerate() {
+        each::<f32>(s, n, 70 + i as u64, &s32, "f32");
+        each::<f64>(s, n, 70 + i as u64, &s64, "f64");
     }
 }
 

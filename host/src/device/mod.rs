@@ -39,6 +39,7 @@ pub(crate) use events::{seconds_between, timing_event};
 #[doc(hidden)]
 pub use launch::kernel_cluster_ctas;
 pub use module::{CUBINS, ModuleSource, PDL_KERNELS, pick_cubin, ptx};
+pub(crate) use pinned::PendingWord;
 pub use pinned::PinnedBuffer;
 
 use crate::error::{DriverContext, Error, Result};

@@ -19,6 +19,11 @@ pub struct PinnedBuffer {
     ctx: Arc<CudaContext>,
 }
 
+/// How long [`PinnedBuffer::host_mut_soon`] polls before it sleeps: past the device
+/// work that small read-backs wait for (tens to hundreds of microseconds), short
+/// enough that a long wait costs a CPU core little.
+const POLL_LIMIT: std::time::Duration = std::time::Duration::from_millis(2);
+
 // SAFETY: the buffer is plain host memory owned by this value; access goes through
 // `&mut self` after the event is waited for.
 unsafe impl Send for PinnedBuffer {}
@@ -48,6 +53,23 @@ impl PinnedBuffer {
     pub fn host_mut(&mut self) -> Result<&mut [u8]> {
         self.event.synchronize().call("cuEventSynchronize")?;
         // SAFETY: no copy is in flight (waited above) and `&mut self` is exclusive.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+    }
+
+    /// [`PinnedBuffer::host_mut`] for a small read-back that the host needs before it
+    /// can queue more work (a flag, a count): the copy's end is polled for up to 2 ms
+    /// before the blocking wait. The blocking wait sleeps until the driver's interrupt
+    /// wakes the thread, and meanwhile the device can run out of queued work; these
+    /// read-backs arrive after microseconds to a few hundred of device work.
+    pub fn host_mut_soon(&mut self) -> Result<&mut [u8]> {
+        let start = std::time::Instant::now();
+        while !self.event.try_is_complete().call("cuEventQuery")? {
+            if start.elapsed() > POLL_LIMIT {
+                return self.host_mut();
+            }
+            std::hint::spin_loop();
+        }
+        // SAFETY: the copy has finished (queried above) and `&mut self` is exclusive.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
@@ -101,6 +123,34 @@ impl PinnedBuffer {
             cudarc::driver::result::memcpy_dtoh_async(dst, src_ptr, stream.cu_stream()).call("cuMemcpyDtoHAsync")?;
         }
         self.event.record(stream).call("cuEventRecord")
+    }
+}
+
+/// A word of device memory on its way to page-locked memory: a flag or a count that
+/// the host needs before it can queue more work, copied in stream order and read by
+/// [`PendingWord::read`] (polled, [`PinnedBuffer::host_mut_soon`]).
+pub(crate) struct PendingWord(PinnedBuffer);
+
+impl PendingWord {
+    /// Queues the copy of word `index` of `buf` on the device's stream (after the
+    /// work queued so far).
+    pub(crate) fn queue(gpu: &Gpu, buf: &DeviceBuffer<u32>, index: usize) -> Result<PendingWord> {
+        let mut pinned = gpu.take_pinned(4)?;
+        match pinned.download(gpu, buf, 4 * index, 4) {
+            Ok(()) => Ok(PendingWord(pinned)),
+            Err(e) => {
+                gpu.give_back_pinned(pinned);
+                Err(e)
+            }
+        }
+    }
+
+    /// The word, once its copy has finished; the page-locked buffer goes back to the
+    /// device's cache.
+    pub(crate) fn read(mut self, gpu: &Gpu) -> Result<u32> {
+        let word = self.0.host_mut_soon().map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]));
+        gpu.give_back_pinned(self.0);
+        word
     }
 }
 

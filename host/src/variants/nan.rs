@@ -16,7 +16,7 @@ use kernels::nan::{Canonicalize, NanCheck};
 
 use super::launch::blocks;
 use super::scratch::Scratch;
-use crate::device::{DeviceBuffer, Gpu, PinnedBuffer};
+use crate::device::{DeviceBuffer, Gpu, PendingWord};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::options::{Order, SortOptions};
@@ -166,14 +166,16 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
 /// signs, both zeros, each block in input order: `numpy.sort(kind='stable')`).
 ///
 /// Keys with neither NaN nor `-0.0` are in NaN-last order exactly when in total order,
-/// which the plain radix sort gives. So past the one-block size a check of the keys
-/// ([`kernels::nan::is_nan_or_negative_zero`]) is queued first, its flag copied to
-/// page-locked memory, then the total-order sort; the flag is read once the sort's
-/// histogram and first digit pass are queued (the first pass writes scratch only), so
-/// the wait overlaps them, and the sort goes on if the flag is clear. Otherwise it
-/// stops there, with `buf` as it was, and the keys are sorted by their canonical copy
-/// ([`sort_canonical`]). Up to the one-block size (where a wait would cost more than
-/// the sort) the canonical way is taken straight away.
+/// which the plain radix sort gives. So past the one-block size the keys are checked
+/// ([`kernels::nan::is_nan_or_negative_zero`]) and the total-order sort queued; the
+/// check's flag, copied to page-locked memory, is read once the sort's histogram and
+/// first digit pass are queued (the first pass writes scratch only), so the wait
+/// overlaps them, and the sort goes on if the flag is clear. Otherwise it stops there,
+/// with `buf` as it was, and the keys are sorted by their canonical copy
+/// ([`sort_canonical`]). The check is the histogram's own for 4- and 8-byte floats
+/// past the fused sort's sizes ([`super::radix::nan_check_in_histogram`]), a pass of
+/// its own before the sort otherwise. Up to the one-block size (where a wait would
+/// cost more than the sort) the canonical way is taken straight away.
 pub fn sort<K: Element>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
@@ -190,8 +192,13 @@ pub fn sort<K: Element>(
         return sort_canonical(gpu, buf, order, key_bits);
     }
     let opts = SortOptions { order, key_bits, ..SortOptions::new(crate::Variant::Radix) };
-    let flag = queue_check(gpu, buf, inf)?;
-    if with_flag(gpu, flag, |stop| super::radix::sort_unless(gpu, buf, &opts, stop))? {
+    let sorted = if super::radix::nan_check_in_histogram::<K>(gpu.tuning(), n, inf) {
+        super::radix::sort_unless(gpu, buf, &opts, Some(inf), &mut || Ok(false))?
+    } else {
+        let flag = queue_check(gpu, buf, inf)?;
+        with_flag(gpu, flag, |stop| super::radix::sort_unless(gpu, buf, &opts, None, stop))?
+    };
+    if sorted {
         return Ok(());
     }
     sort_canonical(gpu, buf, order, key_bits)
@@ -216,8 +223,13 @@ pub fn sort_into<K: Element>(
     let n = src.len();
     if n as u64 > super::radix::small_max(size_of::<K>(), 0) {
         let opts = SortOptions { order, key_bits, ..SortOptions::new(crate::Variant::Radix) };
-        let flag = queue_check(gpu, src, inf)?;
-        if with_flag(gpu, flag, |stop| super::radix::sort_into_unless(gpu, src, dst, &opts, stop))? {
+        let sorted = if super::radix::nan_check_in_histogram::<K>(gpu.tuning(), n, inf) {
+            super::radix::sort_into_unless(gpu, src, dst, &opts, Some(inf), &mut || Ok(false))?
+        } else {
+            let flag = queue_check(gpu, src, inf)?;
+            with_flag(gpu, flag, |stop| super::radix::sort_into_unless(gpu, src, dst, &opts, None, stop))?
+        };
+        if sorted {
             return Ok(());
         }
     }
@@ -229,12 +241,11 @@ pub fn sort_into<K: Element>(
 /// whether `sort` went on (the keys held neither NaN nor `-0.0`).
 fn with_flag(
     gpu: &Gpu,
-    mut flag: PinnedBuffer,
+    flag: PendingWord,
     sort: impl FnOnce(&mut dyn FnMut() -> Result<bool>) -> Result<bool>,
 ) -> Result<bool> {
-    let sorted = sort(&mut || Ok(flag.host_mut()?[..4] != [0; 4]));
-    gpu.give_back_pinned(flag);
-    sorted
+    let mut flag = Some(flag);
+    sort(&mut || Ok(flag.take().map(|f| f.read(gpu)).transpose()?.is_some_and(|w| w != 0)))
 }
 
 /// Launches the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`),
@@ -257,20 +268,14 @@ fn launch_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64, found: 
 }
 
 /// Queues the NaN / `-0.0` check of `keys` (float keys whose `+inf` has bits `inf`)
-/// and the copy of its flag (4 bytes, nonzero: found) into the returned page-locked
-/// buffer, whose [`PinnedBuffer::host_mut`] waits for it.
-fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Result<PinnedBuffer> {
+/// and the copy of its flag (nonzero: found) back to the host.
+fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Result<PendingWord> {
     // The flag's word goes back to the cache once its copy is queued (stream order).
     let mut scratch = Scratch::take(gpu, &[1])?;
     let word = &mut scratch.bufs[0];
     word.zero_prefix(gpu, 1)?;
     launch_check(gpu, keys, inf, word.dev_ptr())?;
-    let mut flag = gpu.take_pinned(4)?;
-    if let Err(e) = flag.download(gpu, word, 0, 4) {
-        gpu.give_back_pinned(flag);
-        return Err(e);
-    }
-    Ok(flag)
+    PendingWord::queue(gpu, word, 0)
 }
 
 /// [`sort`] without the check: 32- and 64-bit keys as pairs of their canonical copy

@@ -323,7 +323,7 @@ fn run_total<K: Key, O: SegmentOffset>(
     };
     sort_bins::<K::Bits, O>(gpu, keys, vals, offsets, &bins, masks, Phase::BeforeCounts)?;
     // Waits for the bin kernel only: the device goes on with the kernels above.
-    let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut()?[..4 * sk::COUNTS]);
+    let got: [u32; sk::COUNTS] = bytemuck::pod_read_unaligned(&readback.host_mut_soon()?[..4 * sk::COUNTS]);
     gpu.give_back_pinned(readback);
     if got[sk::COUNT_BAD] != 0 {
         let i = segments - got[sk::COUNT_BAD] as usize;
@@ -339,7 +339,7 @@ fn run_total<K: Key, O: SegmentOffset>(
         Some(mut list) => {
             // At most `large_cap` segments: the bin kernel drops longer lists' slots
             // only for bad offsets, reported above.
-            let got = list.host_mut()?.get(..16 * count).map(|b| words.copy_from_slice(bytemuck::cast_slice(b)));
+            let got = list.host_mut_soon()?.get(..16 * count).map(|b| words.copy_from_slice(bytemuck::cast_slice(b)));
             gpu.give_back_pinned(list);
             got.ok_or_else(|| {
                 Error::BadArgument(format!("the bin kernel listed {count} large segments, room for {large_cap}"))

@@ -101,7 +101,7 @@ pub const fn canonical_16(raw: u16, inf: u16) -> u16 {
 /// the keys whose canonical copy differs from them in order (a NaN-last sort of keys
 /// without them is their total-order sort).
 #[inline(always)]
-pub fn is_nan_or_negative_zero<W: Word + PartialEq>(raw: W, inf: W) -> bool {
+pub fn is_nan_or_negative_zero<W: Word>(raw: W, inf: W) -> bool {
     let sign = 1u64 << (8 * W::BYTES - 1);
     let r = raw.to_u64();
     r & (sign - 1) > inf.to_u64() || r == sign

@@ -413,7 +413,7 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
 /// tests. Each thread adds to its lane's word of a counter ([`hist::slot`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>(
+unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool, const CHECK_INF: u64>(
     keys: *const K,
     first: u64,
     n: u64,
@@ -424,7 +424,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     slots: u32,
     shifts: &[u32; NP],
     masks: &[u32; NP],
-) {
+) -> bool {
     let bd = gpu::block_dim() as usize;
     let lane = gpu::lane_id();
     let at = unsafe { keys.add(first as usize) };
@@ -432,9 +432,14 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
     // which left the partial step short of registers (spills at 1024 threads).
     let valid = if FULL || first >= n { 0 } else { (n - first).div_ceil(bd as u64).min(I as u64) as usize };
     let mut ks = [K::ZERO; I];
+    let mut found = false;
     unroll::<I>(|j| {
         if FULL || j < valid {
-            ks[j] = nan_mapped(unsafe { *at.add(j * bd) }, nan_inf).ordered(pos, neg);
+            let raw = unsafe { *at.add(j * bd) };
+            if CHECK_INF != 0 {
+                found |= crate::nan::is_nan_or_negative_zero(raw, K::from_u64(CHECK_INF));
+            }
+            ks[j] = nan_mapped(raw, nan_inf).ordered(pos, neg);
         }
     });
     unroll::<NP>(|p| {
@@ -445,6 +450,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
             }
         })
     });
+    found
 }
 
 /// This block's digit counts of all `NP` passes, added to the global ones (`SLOTS`
@@ -453,7 +459,7 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool>
 /// sums each counter's words. Every thread of the block must call it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u32>(
+unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u32, const CHECK_INF: u64>(
     keys: *const K,
     n: u64,
     nan_inf: K,
@@ -481,9 +487,10 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u3
         let whole = n / per_step;
         let mut step = gpu::block_idx() as u64;
         // One argument list for the whole-step and the partial-step bodies.
+        let mut found = false;
         macro_rules! count_step_at {
             ($full:literal) => {
-                count_step::<K, NP, I, $full>(
+                found |= count_step::<K, NP, I, $full, CHECK_INF>(
                     keys,
                     step * per_step + tid as u64,
                     n,
@@ -503,6 +510,10 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u3
         }
         if step == whole && whole * per_step < n {
             count_step_at!(false);
+        }
+        if found {
+            // Every writer stores the same value: no atomic needed.
+            *(ctrl as *mut u32).add(ctrl::NAN_FOUND as usize) = 1;
         }
         gpu::sync_threads();
         // No overflow: a block reads at most 2^31 keys (`hist::grid`), so neither a
@@ -530,7 +541,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u3
 /// [`histogram`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_passes<K: Word, const FUSED: bool>(
+unsafe fn count_passes<K: Word, const FUSED: bool, const CHECK_INF: u64>(
     keys: *const K,
     n: u64,
     nan_inf: K,
@@ -548,7 +559,7 @@ unsafe fn count_passes<K: Word, const FUSED: bool>(
         ($kb:literal, $fused:literal; $($np:literal)*) => {
             match np {
                 $($np => unsafe {
-                    count_digits::<K, $np, { count_items($kb, $fused) }, { count_slots($kb, $np, $fused) }>(
+                    count_digits::<K, $np, { count_items($kb, $fused) }, { count_slots($kb, $np, $fused) }, CHECK_INF>(
                         keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
                     )
                 },)*
@@ -634,6 +645,20 @@ unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: 
 /// they were (the map in the same kernel made them spill).
 #[inline(always)]
 pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
+    unsafe { histogram_body::<K, NAN_INF, 0>(p) }
+}
+
+/// [`histogram`] of keys counted as they are that also sets
+/// [`ctrl::NAN_FOUND`] if one of them is a NaN or `-0.0` of the float format whose
+/// `+inf` has bits `CHECK_INF` ([`crate::nan::is_nan_or_negative_zero`]): the
+/// NaN-last sort's check, made by the read the histogram makes anyway.
+#[inline(always)]
+pub(crate) unsafe fn histogram_checking<K: Word, const CHECK_INF: u64>(p: Hist<K>) {
+    unsafe { histogram_body::<K, 0, CHECK_INF>(p) }
+}
+
+#[inline(always)]
+unsafe fn histogram_body<K: Word, const NAN_INF: u64, const CHECK_INF: u64>(p: Hist<K>) {
     let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into } = p;
     let nan_inf = K::from_u64(NAN_INF);
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
@@ -644,7 +669,7 @@ pub(crate) unsafe fn histogram<K: Word, const NAN_INF: u64>(p: Hist<K>) {
     let bd = gpu::block_dim();
     let ctrl32 = ctrl as *mut u32;
     unsafe {
-        count_passes::<K, false>(keys, n, nan_inf, begin, end, pos, neg, counters, ctrl);
+        count_passes::<K, false, CHECK_INF>(keys, n, nan_inf, begin, end, pos, neg, counters, ctrl);
         let stride = gpu::grid_dim() as u64 * bd as u64;
         let mut j = gpu::global_idx();
         while j < status_words {
@@ -709,7 +734,7 @@ pub(crate) unsafe fn fused<K: Word, V: Word, const PAIRS: bool, const I: usize>(
     let counter = unsafe { ctrl32.add(ctrl::BARRIER as usize) };
     let np = passes(begin, end);
     unsafe {
-        count_passes::<K, true>(keys_a, n, K::ZERO, begin, end, pos, neg, base + hist::COUNTERS, ctrl);
+        count_passes::<K, true, 0>(keys_a, n, K::ZERO, begin, end, pos, neg, base + hist::COUNTERS, ctrl);
         // Status words of pass 0.
         let status_words = status_tiles as u64 * DIGITS as u64;
         let stride = grid as u64 * gpu::block_dim() as u64;

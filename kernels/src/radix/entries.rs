@@ -175,6 +175,16 @@ hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
     device::histogram::<_, 0>(p)
 });
+// The total-order sort of `f32` / `f64` keys in NaN-last order: counts as
+// `radix_hist_k32` / `_k64` and sets `ctrl::NAN_FOUND` if a key is a NaN or `-0.0`.
+hist_entry!(radix_hist_check_f32 { K = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram_checking::<_, { crate::key::float_inf_bits(32, 23) }>(p)
+});
+hist_entry!(radix_hist_check_f64 { K = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram_checking::<_, { crate::key::float_inf_bits(64, 52) }>(p)
+});
 hist_entry!(radix_hist_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
     device::histogram::<_, 0>(p)
@@ -209,22 +219,32 @@ copy_back_entry!(radix_copy_back_k8 { K = u8 } |p| {
 /// The histogram kernel of keys `K`.
 pub trait HistKernel: Word {
     const HIST: Kernel<Hist<Self>>;
+    /// The histogram that also checks the keys for NaN and `-0.0`
+    /// ([`super::ctrl::NAN_FOUND`]), with the `+inf` bits of the float format it
+    /// checks for (`None`: no float of this width has one).
+    const HIST_CHECKING: Option<(u64, Kernel<Hist<Self>>)>;
 }
 
 impl HistKernel for u32 {
     const HIST: Kernel<Hist<u32>> = radix_hist_k32;
+    const HIST_CHECKING: Option<(u64, Kernel<Hist<u32>>)> =
+        Some((crate::key::float_inf_bits(32, 23), radix_hist_check_f32));
 }
 
 impl HistKernel for u64 {
     const HIST: Kernel<Hist<u64>> = radix_hist_k64;
+    const HIST_CHECKING: Option<(u64, Kernel<Hist<u64>>)> =
+        Some((crate::key::float_inf_bits(64, 52), radix_hist_check_f64));
 }
 
 impl HistKernel for u16 {
     const HIST: Kernel<Hist<u16>> = radix_hist_k16;
+    const HIST_CHECKING: Option<(u64, Kernel<Hist<u16>>)> = None;
 }
 
 impl HistKernel for u8 {
     const HIST: Kernel<Hist<u8>> = radix_hist_k8;
+    const HIST_CHECKING: Option<(u64, Kernel<Hist<u8>>)> = None;
 }
 
 /// The argsort kernels writing indices of `Self` (`u32` or `u64`).
@@ -271,7 +291,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 74];
+    let mut all = [radix_hist_k32.layout(); 76];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -291,6 +311,8 @@ pub const KERNELS: &[EntryLayout] = &{
     all[61] = radix_arg_back_i32.layout();
     all[62] = radix_arg_back_i64.layout();
     all[63] = radix_hist_nan_f32.layout();
+    all[74] = radix_hist_check_f32.layout();
+    all[75] = radix_hist_check_f64.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

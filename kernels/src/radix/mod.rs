@@ -97,6 +97,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_k16", HIST_BLOCK, 1),
     ("radix_hist_k8", HIST_BLOCK, 1),
     ("radix_hist_nan_f32", HIST_BLOCK, 1),
+    ("radix_hist_check_f32", HIST_BLOCK, 1),
+    ("radix_hist_check_f64", HIST_BLOCK, 1),
     ("radix_onesweep_k16", BLOCK, 3),
     ("radix_onesweep_k16_v32", BLOCK, 2),
     ("radix_onesweep_k8", BLOCK, 3),
@@ -511,6 +513,10 @@ pub mod ctrl {
     pub const BARRIER: u32 = DONE + 1;
     /// The fused kernels' count of blocks that are done with the control block.
     pub const EXIT: u32 = DONE + 2;
+    /// Set (nonzero) by a checking histogram (`radix_hist_check_f32`, `_f64`) that
+    /// saw a NaN or `-0.0` among the keys: the NaN-last sort reads it after the
+    /// histogram instead of a separate pass over the keys.
+    pub const NAN_FOUND: u32 = DONE + 3;
     pub const COUNTERS: u32 = U32_AREA + 32;
 
     /// Bytes of the control block for `launches` onesweep launches.
