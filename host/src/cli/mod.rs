@@ -168,6 +168,9 @@ pub fn main() -> ExitCode {
     crate::trace::mark("main");
     let matches = args::short_value_lists(Cli::command()).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some(Command::Sort(args)) = &cli.command {
+        files::prepare_environment(args);
+    }
     let result = match cli.command {
         Some(Command::List { names }) => {
             list(names);

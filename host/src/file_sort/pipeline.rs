@@ -80,7 +80,13 @@ pub fn sort_binary_staged<T: Element>(
     crate::trace::mark("pipeline: device buffer");
     let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
     let mut stages: Vec<PinnedBuffer> = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
-        .map(|_| PinnedBuffer::new(gpu, stage))
+        .map(|_| {
+            if sorter.tuning().file_pin_huge {
+                PinnedBuffer::new_huge(gpu, stage)
+            } else {
+                PinnedBuffer::new(gpu, stage)
+            }
+        })
         .collect::<Result<_>>()?;
     crate::trace::mark("pipeline: pinned buffers");
     // The output's pages are faulted in on other threads while the input is read and
