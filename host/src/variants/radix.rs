@@ -80,7 +80,7 @@ pub(crate) fn sort_unless<T: Element>(
 /// wait for its flag: 2^24 f32 keys 0.035 ms of 0.42 (H200, 2026-11-28).
 pub(crate) fn nan_check_in_histogram<T: Element>(tuning: &Tuning, n: usize, inf: u64) -> bool {
     let kb = size_of::<T>() as u32;
-    let one_launch = tuning.radix_fused_max.unwrap_or(fused_max(kb, 0)).min(rk::FUSED_MAX).max(rk::small_max(kb, 0));
+    let one_launch = fused_limit(tuning, kb, 0).max(rk::small_max(kb, 0));
     let checks = match kb {
         4 => <u32 as HistKernel>::HIST_CHECKING.map(|c| c.0),
         8 => <u64 as HistKernel>::HIST_CHECKING.map(|c| c.0),
@@ -495,6 +495,13 @@ pub const fn fused_max(kb: u32, vb: u32) -> u64 {
     }
 }
 
+/// Largest sort of keys of `kb` bytes with values of `vb` bytes that may run as one
+/// fused launch under `tuning` ([`Tuning::radix_fused_max`], else [`fused_max`],
+/// within what the kernels allow).
+fn fused_limit(tuning: &Tuning, kb: u32, vb: u32) -> u64 {
+    tuning.radix_fused_max.unwrap_or(fused_max(kb, vb)).min(rk::FUSED_MAX)
+}
+
 /// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
 /// ([`Packing::Through`]) by default: the measured default of
 /// [`Tuning::radix_packed_min`], which says why.
@@ -755,7 +762,7 @@ impl Job {
             }
             return gpu.launch(kernel, blocks(1, rk::BLOCK, smem)?, &p).map(|()| true);
         }
-        let fused_max = gpu.tuning().radix_fused_max.unwrap_or(fused_max(kb, vb)).min(rk::FUSED_MAX);
+        let fused_max = fused_limit(gpu.tuning(), kb, vb);
         // The fused kernel sorts in place: a sort into another buffer takes the passes.
         if self.fused
             && self.input.0 == 0
