@@ -326,6 +326,15 @@ pub unsafe fn st_relaxed_u32(p: *mut u32, v: u32) {
     };
 }
 
+/// Relaxed, system-scope store of a `u32` to global memory: a word of page-locked
+/// host memory that the host polls while the launch runs.
+#[inline(always)]
+pub unsafe fn st_relaxed_sys_u32(p: *mut u32, v: u32) {
+    unsafe {
+        core::arch::asm!("st.relaxed.sys.global.u32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack))
+    };
+}
+
 /// [`ld_relaxed_u32`] for a `u64` (a flag and two counts in one word).
 #[inline(always)]
 pub unsafe fn ld_relaxed_u64(p: *const u64) -> u64 {

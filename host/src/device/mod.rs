@@ -39,8 +39,8 @@ pub(crate) use events::{seconds_between, timing_event};
 #[doc(hidden)]
 pub use launch::kernel_cluster_ctas;
 pub use module::{CUBINS, ModuleSource, PDL_KERNELS, pick_cubin, ptx};
-pub(crate) use pinned::PendingWord;
 pub use pinned::PinnedBuffer;
+pub(crate) use pinned::{HostWord, PendingWord};
 
 use crate::error::{DriverContext, Error, Result};
 use crate::tuning::Tuning;

@@ -199,6 +199,77 @@ impl PendingWord {
     }
 }
 
+/// A word of page-locked host memory that a kernel sets while the host polls it: a
+/// verdict the host needs before it queues more work, with no copy in the stream
+/// between that kernel and the next (which would keep the next from starting as the
+/// first's dependent launch). Zero until the kernel writes it.
+pub(crate) struct HostWord<'a> {
+    buf: Option<PinnedBuffer>,
+    gpu: &'a Gpu,
+}
+
+impl<'a> HostWord<'a> {
+    /// A zeroed word from the device's cache of page-locked buffers.
+    pub(crate) fn new(gpu: &'a Gpu) -> Result<HostWord<'a>> {
+        let mut buf = gpu.take_pinned(4)?;
+        buf.host_mut()?[..4].fill(0);
+        Ok(HostWord { buf: Some(buf), gpu })
+    }
+
+    /// The word's device address (the host's, under unified addressing).
+    pub(crate) fn dev_ptr(&self) -> Result<kernels::params::DevPtr<u32>> {
+        let ptr = self.buf.as_ref().expect("a word until waited for").ptr;
+        let mut dev: cudarc::driver::sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` is live page-locked memory of this context.
+        let r = unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut dev, ptr.cast(), 0) };
+        if r != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::Driver { call: "cuMemHostGetDevicePointer", source: cudarc::driver::DriverError(r) });
+        }
+        Ok(kernels::params::DevPtr::from_addr(dev))
+    }
+
+    /// The word once a kernel has set it: polled for up to 2 ms, then the stream is
+    /// waited for and the word read once more (0: the queued work never set it).
+    pub(crate) fn wait(mut self) -> Result<u32> {
+        let buf = self.buf.take().expect("a word until waited for");
+        let word = buf.ptr as *const u32;
+        // SAFETY: 4 live bytes; the device writes them, so every read is volatile.
+        let read = || unsafe { word.read_volatile() };
+        let start = std::time::Instant::now();
+        let mut v = read();
+        while v == 0 && start.elapsed() <= POLL_LIMIT {
+            std::hint::spin_loop();
+            v = read();
+        }
+        let synced = if v == 0 { self.gpu.synchronize("a verdict from the device") } else { Ok(()) };
+        if v == 0 {
+            v = read();
+        }
+        self.keep_or_leak(buf, synced.is_ok());
+        synced.map(|()| v)
+    }
+
+    /// Gives `buf` back to the cache once nothing queued can still write it (`done`);
+    /// otherwise leaks it rather than free memory the device may yet write.
+    fn keep_or_leak(&self, buf: PinnedBuffer, done: bool) {
+        if done {
+            self.gpu.give_back_pinned(buf);
+        } else {
+            std::mem::forget(buf);
+        }
+    }
+}
+
+impl Drop for HostWord<'_> {
+    fn drop(&mut self) {
+        // Not waited for (an error on the way): the queued kernel may still write it.
+        if let Some(buf) = self.buf.take() {
+            let done = self.gpu.synchronize("a verdict from the device").is_ok();
+            self.keep_or_leak(buf, done);
+        }
+    }
+}
+
 impl Drop for PinnedBuffer {
     fn drop(&mut self) {
         let _ = self.event.synchronize();

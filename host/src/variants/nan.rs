@@ -168,14 +168,15 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
 /// Keys with neither NaN nor `-0.0` are in NaN-last order exactly when in total order,
 /// which the plain radix sort gives. So past the one-block size the keys are checked
 /// ([`kernels::nan::is_nan_or_negative_zero`]) and the total-order sort queued; the
-/// check's flag, copied to page-locked memory, is read once the sort's histogram and
-/// first digit pass are queued (the first pass writes scratch only), so the wait
-/// overlaps them, and the sort goes on if the flag is clear. Otherwise it stops there,
-/// with `buf` as it was, and the keys are sorted by their canonical copy
-/// ([`sort_canonical`]). The check is the histogram's own for 4- and 8-byte floats
-/// past the fused sort's sizes ([`super::radix::nan_check_in_histogram`]), a pass of
-/// its own before the sort otherwise. Up to the one-block size (where a wait would
-/// cost more than the sort) the canonical way is taken straight away.
+/// check's answer is read once the sort's histogram and first digit pass are queued
+/// (the first pass writes scratch only), so the wait overlaps them, and the sort goes
+/// on if no key was either. Otherwise it stops there, with `buf` as it was, and the
+/// keys are sorted by their canonical copy ([`sort_canonical`]). For 4- and 8-byte
+/// floats past the fused sort's sizes the check is the histogram's own, whose last
+/// block sets a word of page-locked memory that the host polls
+/// (`radix::nan_check_in_histogram`); otherwise a pass of its own before the sort,
+/// whose flag is copied back. Up to the one-block size (where a wait would cost more
+/// than the sort) the canonical way is taken straight away.
 pub fn sort<K: Element>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,

@@ -659,7 +659,7 @@ pub(crate) unsafe fn histogram_checking<K: Word, const CHECK_INF: u64>(p: Hist<K
 
 #[inline(always)]
 unsafe fn histogram_body<K: Word, const NAN_INF: u64, const CHECK_INF: u64>(p: Hist<K>) {
-    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into } = p;
+    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into, verdict } = p;
     let nan_inf = K::from_u64(NAN_INF);
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
@@ -689,6 +689,11 @@ unsafe fn histogram_body<K: Word, const NAN_INF: u64, const CHECK_INF: u64>(p: H
         }
         gpu::sync_threads();
         offsets_and_plan(ctrl, n, passes(begin, end), packing, into);
+        if CHECK_INF != 0 && tid == 0 && verdict.addr() != 0 {
+            // Every block's flag is in: each stored it before its fence and arrival.
+            let found = gpu::ld_relaxed_u32(ctrl32.add(ctrl::NAN_FOUND as usize)) != 0;
+            gpu::st_relaxed_sys_u32(verdict.get(), 1 + found as u32);
+        }
     }
 }
 

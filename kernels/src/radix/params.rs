@@ -25,6 +25,11 @@ crate::params::kernel_params! {
         /// 1: a split sort from the caller's input into buffer A ([`super::into_plan`];
         /// the digit passes' `keys_in` / `vals_in`); 0: in place.
         pub into: u32,
+        /// The checking histograms (`radix_hist_check_f32`, `_f64`): a word of
+        /// page-locked host memory the last block sets, once every block has counted,
+        /// to 1 (no NaN or `-0.0` seen) or 2 (one seen), so that the host polls it
+        /// with no copy between the histogram and the first pass. Null: none.
+        pub verdict: DevPtr<u32>,
     }
     /// Declares an entry taking [`Hist`].
     entries hist_entry;
