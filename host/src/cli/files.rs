@@ -134,9 +134,9 @@ impl Limits {
 /// Before any thread starts (from `main`): a one-GPU `host sort` queues all of its
 /// work on one stream, so its context needs one hardware work queue rather than
 /// CUDA's default eight, and one is made and released faster. Unless the caller set
-/// `CUDA_DEVICE_MAX_CONNECTIONS`, it is set to 1: the context took 62 ms instead of
-/// 116-125 ms, and its release at the end 30 ms instead of 63-78 ms (H200, 2026-11-28,
-/// `SORT_TRACE=1 host sort` of 1 GiB of u32). The variable is read when CUDA starts,
+/// `CUDA_DEVICE_MAX_CONNECTIONS`, it is set to 1: the context took 58-62 ms instead
+/// of 116-150 ms, and its release at the end 27-30 ms instead of 63-87 ms (H200,
+/// 2026-11-29, `SORT_TRACE=1 host sort` of 1 GiB of u32). The variable is read when CUDA starts,
 /// so it is set while the program is still one thread.
 pub(crate) fn prepare_environment(args: &SortArgs) {
     if args.gpus.is_none() && std::env::var_os("CUDA_DEVICE_MAX_CONNECTIONS").is_none() {
