@@ -386,6 +386,28 @@ pub unsafe fn st_global_v4_u32(p: *mut [u32; 4], v: [u32; 4]) {
     };
 }
 
+/// Stores the 1-, 2-, 4- or 8-byte word `v` at global address `addr`, an address held
+/// as a number (from shared memory, say): a plain store through a pointer made from it
+/// would be a generic store, which first checks the address's space.
+#[inline(always)]
+pub unsafe fn st_global_word<W: crate::key::Word>(addr: u64, v: W) {
+    let x = v.to_u64();
+    unsafe {
+        match W::BYTES {
+            1 => {
+                core::arch::asm!("st.global.u8 [{a}], {x};", a = in(reg64) addr, x = in(reg32) x as u32, options(nostack))
+            }
+            2 => {
+                core::arch::asm!("st.global.u16 [{a}], {x};", a = in(reg64) addr, x = in(reg32) x as u32, options(nostack))
+            }
+            4 => {
+                core::arch::asm!("st.global.u32 [{a}], {x};", a = in(reg64) addr, x = in(reg32) x as u32, options(nostack))
+            }
+            _ => core::arch::asm!("st.global.u64 [{a}], {x};", a = in(reg64) addr, x = in(reg64) x, options(nostack)),
+        }
+    }
+}
+
 /// Loads the `T` at global address `p` as *streaming* data (`ld.global.cs`: the line
 /// is allocated evict-first in L1 and L2), for data read for the last time: a merge
 /// pass reads its input once and then overwrites it two passes later, while its output

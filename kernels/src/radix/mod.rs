@@ -539,7 +539,8 @@ pub struct Smem {
     pub scan: u32,
     /// 256 words: start of each digit's run in the ranked tile.
     pub digit_start: u32,
-    /// 256 `u64`s: global position of each digit's run minus its start in the tile.
+    /// 256 `u64`s: global position of each digit's run minus its start in the tile;
+    /// in a pass that stores keys alone into a scratch buffer, that position's address.
     pub global_base: u32,
     /// `WARPS * 256` words: per-warp digit counters.
     pub warp_digits: u32,
