@@ -324,7 +324,8 @@ fn sort_nan_last_checks_for_nans_and_negative_zeros() {
 
 /// The NaN-last sort from one device buffer into another checks the input it only
 /// reads: past the fused sizes the histogram's own check (f32 from 2^18 keys, f64
-/// from 2^19), below them the separate check; a NaN or `-0.0` first, in the middle or
+/// from 2^19; f16 and bf16 past their one-launch sizes), below them the separate
+/// check; a NaN or `-0.0` first, in the middle or
 /// last stops the total-order sort and the canonical one runs instead. Output equal
 /// to the CPU's, bit for bit; the input unchanged.
 #[test]
@@ -358,9 +359,13 @@ fn sort_into_nan_last_checks_the_input() {
     }
     let s32 = [f32::NAN, f32::from_bits(0xffc0_0042), f32::INFINITY, 0.0, -0.0];
     let s64 = [f64::NAN, f64::from_bits(0xfff8_0000_0000_0042), f64::NEG_INFINITY, 0.0, -0.0];
+    let s16 = [f16::NAN, -f16::NAN, f16::INFINITY, f16::ZERO, -f16::ZERO];
+    let sb = [bf16::NAN, bf16::from_bits(0xff81), bf16::NEG_INFINITY, bf16::ZERO, -bf16::ZERO];
     for (i, &n) in [100_003usize, 300_007, (1 << 20) + 3].iter().enumerate() {
         each::<f32>(s, n, 70 + i as u64, &s32, "f32");
         each::<f64>(s, n, 70 + i as u64, &s64, "f64");
+        each::<f16>(s, n, 70 + i as u64, &s16, "f16");
+        each::<bf16>(s, n, 70 + i as u64, &sb, "bf16");
     }
 }
 

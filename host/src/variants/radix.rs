@@ -73,8 +73,8 @@ pub(crate) fn sort_unless<T: Element>(
 }
 
 /// Whether a NaN-last sort of `n` float keys of `T` (whose `+inf` has bits `inf`) can
-/// leave its check to the radix histogram ([`sort_unless`]'s `nan_check`): 4- and
-/// 8-byte floats past the sizes sorted in one launch (the one-block and the fused
+/// leave its check to the radix histogram ([`sort_unless`]'s `nan_check`): floats of
+/// every width past the sizes sorted in one launch (the one-block and the fused
 /// sorts, which cannot stop after a histogram). The check is then one more compare
 /// per key of a read the sort makes anyway, and its verdict a word of host memory
 /// that the histogram's last block sets, instead of a pass over the keys and a copy
@@ -84,11 +84,12 @@ pub(crate) fn nan_check_in_histogram<T: Element>(tuning: &Tuning, n: usize, inf:
     let kb = size_of::<T>() as u32;
     let one_launch = fused_limit(tuning, kb, 0).max(rk::small_max(kb, 0));
     let checks = match kb {
-        4 => <u32 as HistKernel>::HIST_CHECKING.map(|c| c.0),
-        8 => <u64 as HistKernel>::HIST_CHECKING.map(|c| c.0),
-        _ => None,
+        2 => <u16 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
+        4 => <u32 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
+        8 => <u64 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
+        _ => false,
     };
-    n as u64 > one_launch && checks == Some(inf)
+    n as u64 > one_launch && checks
 }
 
 /// Sorts the `n` keys of `K` at device address `keys` by order bits `bits` (`None`:
@@ -805,10 +806,12 @@ impl Job {
 
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
-        let hist_kernel = match (self.nan_check, K::HIST_CHECKING) {
-            (None, _) => K::HIST,
-            (Some(inf), Some((checks, kernel))) if checks == inf => kernel,
-            (Some(_), _) => unreachable!("a NaN check in the histogram of a float width that has none"),
+        let hist_kernel = match self.nan_check {
+            None => K::HIST,
+            Some(inf) => match K::HIST_CHECKING.iter().find(|c| c.0 == inf) {
+                Some(&(_, kernel)) => kernel,
+                None => unreachable!("a NaN check in the histogram of a float format that has none"),
+            },
         };
         gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
@@ -1117,7 +1120,7 @@ mod tests {
 
     /// The histogram checks for NaN and `-0.0` exactly where the sort takes the digit
     /// passes (past the one-block and fused sizes) and a checking histogram exists for
-    /// the width and float format (f32, f64; not the 16-bit floats).
+    /// the width and float format (f32, f64, f16, bf16).
     #[test]
     fn nan_check_goes_to_the_histogram_past_the_one_launch_sorts() {
         let t = Tuning::default();
@@ -1127,8 +1130,12 @@ mod tests {
         assert!(!nan_check_in_histogram::<f64>(&t, 1 << 19, f64_inf));
         assert!(nan_check_in_histogram::<f64>(&t, (1 << 19) + 1, f64_inf));
         assert!(!nan_check_in_histogram::<f32>(&t, 1 << 24, f64_inf), "another format's +inf");
-        let half_inf = crate::f16::INFINITY.to_bits() as u64;
-        assert!(!nan_check_in_histogram::<crate::f16>(&t, 1 << 24, half_inf), "no 16-bit checking histogram");
+        let (half_inf, bhalf_inf) = (crate::f16::INFINITY.to_bits() as u64, crate::bf16::INFINITY.to_bits() as u64);
+        let one_launch_16 = fused_limit(&t, 2, 0).max(rk::small_max(2, 0)) as usize;
+        assert!(!nan_check_in_histogram::<crate::f16>(&t, one_launch_16, half_inf), "the one-launch sort");
+        assert!(nan_check_in_histogram::<crate::f16>(&t, one_launch_16 + 1, half_inf));
+        assert!(nan_check_in_histogram::<crate::bf16>(&t, one_launch_16 + 1, bhalf_inf));
+        assert!(!nan_check_in_histogram::<crate::f16>(&t, 1 << 24, f32_inf), "another format's +inf");
         let unfused = Tuning { radix_fused_max: Some(0), ..Tuning::default() };
         let small = rk::small_max(4, 0);
         assert!(!nan_check_in_histogram::<f32>(&unfused, small as usize, f32_inf), "the one-block sort");

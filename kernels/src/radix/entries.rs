@@ -185,6 +185,16 @@ hist_entry!(radix_hist_check_f64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
     device::histogram_checking::<_, { crate::key::float_inf_bits(64, 52) }>(p)
 });
+// The same for 16-bit floats: `f16` and `bf16` have different `+inf` bits, so one
+// entry each.
+hist_entry!(radix_hist_check_f16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram_checking::<_, { crate::key::float_inf_bits(16, 10) }>(p)
+});
+hist_entry!(radix_hist_check_bf16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram_checking::<_, { crate::key::float_inf_bits(16, 7) }>(p)
+});
 hist_entry!(radix_hist_k16 { K = u16 } |p| {
     gpu::grid_dependency_wait();
     device::histogram::<_, 0>(p)
@@ -219,32 +229,35 @@ copy_back_entry!(radix_copy_back_k8 { K = u8 } |p| {
 /// The histogram kernel of keys `K`.
 pub trait HistKernel: Word {
     const HIST: Kernel<Hist<Self>>;
-    /// The histogram that also checks the keys for NaN and `-0.0`
-    /// ([`super::ctrl::NAN_FOUND`]), with the `+inf` bits of the float format it
-    /// checks for (`None`: no float of this width has one).
-    const HIST_CHECKING: Option<(u64, Kernel<Hist<Self>>)>;
+    /// The histograms that also check the keys for NaN and `-0.0`
+    /// ([`super::ctrl::NAN_FOUND`]), each with the `+inf` bits of the float format it
+    /// checks for (none for a width without floats).
+    const HIST_CHECKING: &'static [(u64, Kernel<Hist<Self>>)];
 }
 
 impl HistKernel for u32 {
     const HIST: Kernel<Hist<u32>> = radix_hist_k32;
-    const HIST_CHECKING: Option<(u64, Kernel<Hist<u32>>)> =
-        Some((crate::key::float_inf_bits(32, 23), radix_hist_check_f32));
+    const HIST_CHECKING: &'static [(u64, Kernel<Hist<u32>>)] =
+        &[(crate::key::float_inf_bits(32, 23), radix_hist_check_f32)];
 }
 
 impl HistKernel for u64 {
     const HIST: Kernel<Hist<u64>> = radix_hist_k64;
-    const HIST_CHECKING: Option<(u64, Kernel<Hist<u64>>)> =
-        Some((crate::key::float_inf_bits(64, 52), radix_hist_check_f64));
+    const HIST_CHECKING: &'static [(u64, Kernel<Hist<u64>>)] =
+        &[(crate::key::float_inf_bits(64, 52), radix_hist_check_f64)];
 }
 
 impl HistKernel for u16 {
     const HIST: Kernel<Hist<u16>> = radix_hist_k16;
-    const HIST_CHECKING: Option<(u64, Kernel<Hist<u16>>)> = None;
+    const HIST_CHECKING: &'static [(u64, Kernel<Hist<u16>>)] = &[
+        (crate::key::float_inf_bits(16, 10), radix_hist_check_f16),
+        (crate::key::float_inf_bits(16, 7), radix_hist_check_bf16),
+    ];
 }
 
 impl HistKernel for u8 {
     const HIST: Kernel<Hist<u8>> = radix_hist_k8;
-    const HIST_CHECKING: Option<(u64, Kernel<Hist<u8>>)> = None;
+    const HIST_CHECKING: &'static [(u64, Kernel<Hist<u8>>)] = &[];
 }
 
 /// The argsort kernels writing indices of `Self` (`u32` or `u64`).
@@ -291,7 +304,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 76];
+    let mut all = [radix_hist_k32.layout(); 78];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -313,6 +326,8 @@ pub const KERNELS: &[EntryLayout] = &{
     all[63] = radix_hist_nan_f32.layout();
     all[74] = radix_hist_check_f32.layout();
     all[75] = radix_hist_check_f64.layout();
+    all[76] = radix_hist_check_f16.layout();
+    all[77] = radix_hist_check_bf16.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

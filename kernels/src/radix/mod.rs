@@ -99,6 +99,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_hist_nan_f32", HIST_BLOCK, 1),
     ("radix_hist_check_f32", HIST_BLOCK, 1),
     ("radix_hist_check_f64", HIST_BLOCK, 1),
+    ("radix_hist_check_f16", HIST_BLOCK, 1),
+    ("radix_hist_check_bf16", HIST_BLOCK, 1),
     ("radix_onesweep_k16", BLOCK, 3),
     ("radix_onesweep_k16_v32", BLOCK, 2),
     ("radix_onesweep_k8", BLOCK, 3),
