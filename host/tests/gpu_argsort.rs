@@ -325,9 +325,9 @@ fn sort_nan_last_checks_for_nans_and_negative_zeros() {
 /// The NaN-last sort from one device buffer into another checks the input it only
 /// reads: past the fused sizes the histogram's own check (f32 from 2^18 keys, f64
 /// from 2^19; f16 and bf16 past their one-launch sizes), below them the separate
-/// check; a NaN or `-0.0` first, in the middle or
-/// last stops the total-order sort and the canonical one runs instead. Output equal
-/// to the CPU's, bit for bit; the input unchanged.
+/// check; a NaN or `-0.0` first, in the middle or last stops the total-order sort and
+/// the canonical one runs instead. Output equal to the CPU's, bit for bit; the input
+/// unchanged.
 #[test]
 fn sort_into_nan_last_checks_the_input() {
     let Some(s) = gpu_sorter("sort_into_nan_last_checks_the_input") else { return };

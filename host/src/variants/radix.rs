@@ -84,9 +84,9 @@ pub(crate) fn nan_check_in_histogram<T: Element>(tuning: &Tuning, n: usize, inf:
     let kb = size_of::<T>() as u32;
     let one_launch = fused_limit(tuning, kb, 0).max(rk::small_max(kb, 0));
     let checks = match kb {
-        2 => <u16 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
-        4 => <u32 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
-        8 => <u64 as HistKernel>::HIST_CHECKING.iter().any(|c| c.0 == inf),
+        2 => <u16 as HistKernel>::hist_checking(inf).is_some(),
+        4 => <u32 as HistKernel>::hist_checking(inf).is_some(),
+        8 => <u64 as HistKernel>::hist_checking(inf).is_some(),
         _ => false,
     };
     n as u64 > one_launch && checks
@@ -808,10 +808,8 @@ impl Job {
         let hist_smem = rk::hist::smem(passes);
         let hist_kernel = match self.nan_check {
             None => K::HIST,
-            Some(inf) => match K::HIST_CHECKING.iter().find(|c| c.0 == inf) {
-                Some(&(_, kernel)) => kernel,
-                None => unreachable!("a NaN check in the histogram of a float format that has none"),
-            },
+            Some(inf) => K::hist_checking(inf)
+                .unwrap_or_else(|| unreachable!("a NaN check in the histogram of a float format that has none")),
         };
         gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let cfg = blocks(rk::hist::grid(n, kb, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;

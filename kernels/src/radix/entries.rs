@@ -233,6 +233,12 @@ pub trait HistKernel: Word {
     /// ([`super::ctrl::NAN_FOUND`]), each with the `+inf` bits of the float format it
     /// checks for (none for a width without floats).
     const HIST_CHECKING: &'static [(u64, Kernel<Hist<Self>>)];
+
+    /// The checking histogram of the float format whose `+inf` has bits `inf`, if
+    /// this width has one.
+    fn hist_checking(inf: u64) -> Option<Kernel<Hist<Self>>> {
+        Self::HIST_CHECKING.iter().find(|c| c.0 == inf).map(|c| c.1)
+    }
 }
 
 impl HistKernel for u32 {
