@@ -348,6 +348,41 @@ fn radix_portions_carry_offsets() {
     }
 }
 
+/// Keys alone on full tiles through the digit passes (no fused launch): the first
+/// pass of a sort by all the keys' bits ranks ties in any order, which must not show;
+/// a sort by part of the bits must stay stable (ties in those bits that differ in
+/// the others keep their input order), so it takes the ordered first pass.
+#[test]
+fn radix_first_pass_ranks_ties_in_any_order_only_where_unseen() {
+    let Some(s) = gpu_sorter("radix_first_pass_ranks_ties_in_any_order_only_where_unseen") else { return };
+    fn one<T: Random + Element + PartialEq>(s: &Sorter, n: usize, dist: Distribution, opts: &SortOptions) {
+        let gpu = s.gpu().unwrap();
+        let input: Vec<T> = generate(n, dist, n as u64 ^ 0x5eed);
+        let mut buf = gpu.upload(&input).unwrap();
+        radix::sort_with_portion_tiles(gpu, &mut buf, opts, u64::MAX).unwrap();
+        let mut want = input.clone();
+        Sorter::cpu().sort(&mut want, opts).unwrap();
+        let what = format!("{} n={n} {dist} {} bits {:?}", T::NAME, opts.order, opts.key_bits);
+        assert!(buf.to_vec(gpu).unwrap() == want, "{what}");
+    }
+    let n = kernels::radix::SHORT_ONESWEEP_MAX as usize + 1;
+    for n in [n, 1_000_003] {
+        for &dist in Distribution::ALL {
+            for order in ORDERS {
+                let opts = SortOptions::new(V).order(order);
+                one::<u32>(s, n, dist, &opts);
+                one::<u64>(s, n, dist, &opts);
+                one::<i16>(s, n, dist, &opts);
+                one::<u8>(s, n, dist, &opts);
+                one::<u32>(s, n, dist, &opts.clone().key_bits(0, 8));
+                one::<u32>(s, n, dist, &opts.clone().key_bits(4, 32));
+                one::<u64>(s, n, dist, &opts.clone().key_bits(0, 40));
+                one::<i16>(s, n, dist, &opts.clone().key_bits(0, 9));
+            }
+        }
+    }
+}
+
 #[test]
 fn radix_bad_arguments_are_errors_and_leave_data_alone() {
     let Some(s) = gpu_sorter("radix_bad_arguments") else { return };

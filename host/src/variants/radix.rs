@@ -850,12 +850,23 @@ impl Job {
             1 => (DevPtr::from_addr(self.input.0), DevPtr::from_addr(self.input.1)),
             _ => (DevPtr::NULL, DevPtr::NULL),
         };
-        let kernel = if self.tile < rk::tile(kb, vb) { width.sweep_short } else { width.sweep };
+        let full_tiles = self.tile == rk::tile(kb, vb);
+        let kernel = if full_tiles { width.sweep } else { width.sweep_short };
         let smem = Smem::onesweep(kb, vb).bytes;
         gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+        // Keys alone sorted by all their bits: the first pass may rank ties in any
+        // order (`Widths::sweep_first`).
+        let first = match width.sweep_first {
+            Some(first) if full_tiles && vb == 0 && self.bits == (0, 8 * kb) => {
+                gpu.set_max_dynamic_smem(first.name(), smem)?;
+                first
+            }
+            _ => kernel,
+        };
         let mut launch = 0u32;
         for pass in 0..passes {
             let (shift, mask) = rk::pass_digit(begin, end, pass);
+            let kernel = if pass == 0 { first } else { kernel };
             for q in 0..portions {
                 let first_tile = q * portion;
                 let tiles = (total_tiles - first_tile).min(portion) as u32;

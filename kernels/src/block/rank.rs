@@ -53,9 +53,28 @@ mod device {
     /// that stores the item at once need not hold every rank in registers).
     ///
     /// Every thread must call it with the block's `blockDim.x` threads (a multiple of
-    /// 32, at least `BINS`). Ends with a barrier (the counters may be reused after it).
+    /// 32, at least `BINS`). The counters are read until the last item is placed: a
+    /// barrier must come before they are reused.
     #[inline(always)]
     pub unsafe fn rank_by_digit<const ITEMS: usize, const BINS: u32>(
+        digit: impl Fn(usize) -> u32,
+        smem: RankSmem,
+        on_total: impl FnMut(u32, u32),
+        place: impl FnMut(usize, u32),
+    ) {
+        unsafe { rank_tile::<ITEMS, BINS, false>(digit, smem, on_total, place) }
+    }
+
+    /// [`rank_by_digit`], or with `ANY_ORDER` with ties in any order: once the
+    /// counters hold each warp's first rank of each digit, an item's rank is the value
+    /// its atomic increment of its digit's counter returns, so no lanes are matched,
+    /// and items of one digit in one warp step take their ranks in whatever order the
+    /// increments land. `ANY_ORDER` only where that cannot show: the first digit pass
+    /// of keys sorted by all their bits, where items of equal digits are either
+    /// ordered by a later pass or are the same key. Same calls and barrier rule as
+    /// [`rank_by_digit`].
+    #[inline(always)]
+    pub unsafe fn rank_tile<const ITEMS: usize, const BINS: u32, const ANY_ORDER: bool>(
         digit: impl Fn(usize) -> u32,
         smem: RankSmem,
         mut on_total: impl FnMut(u32, u32),
@@ -94,6 +113,10 @@ mod device {
                 }
             }
             gpu::sync_threads();
+            if ANY_ORDER {
+                unroll::<ITEMS>(|k| place(k, gpu::atomic_add_shared_u32(mine + 4 * digit(k), 1)));
+                return;
+            }
             let below = gpu::lanemask_lt();
             unroll::<ITEMS>(|k| {
                 let d = digit(k);

@@ -2,7 +2,7 @@
 use super::params::{ArgBack, CopyBack, Fused, Hist, PackedSweep, Small, Sweep, UnpackBack};
 use super::*;
 use crate::block::WARP;
-use crate::block::rank::{RankSmem, rank_by_digit};
+use crate::block::rank::{RankSmem, rank_by_digit, rank_tile};
 use crate::block::scan::block_exclusive_sum_u64;
 use crate::block::smem::{lds_at, sts_at};
 use crate::block::tile::{block_striped, load_striped, warp_striped};
@@ -152,7 +152,15 @@ struct Pass<K, V> {
 /// too) the split load makes each value from the key's position, and the split store
 /// writes only the values, as `V` (`split_vals` then points to `V`s).
 #[inline(always)]
-unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const ARG: bool, const I: usize>(
+unsafe fn onesweep<
+    K: Word,
+    V: Word,
+    const PAIRS: bool,
+    const PACKED: bool,
+    const ARG: bool,
+    const ANY_ORDER: bool,
+    const I: usize,
+>(
     p: Pass<K, V>,
 ) {
     let s = if PACKED { Smem::packed() } else { Smem::onesweep(K::BYTES, if PAIRS { V::BYTES } else { 0 }) };
@@ -181,13 +189,13 @@ unsafe fn onesweep<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, cons
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, I>(&p, &s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, false, ANY_ORDER, I>(&p, &s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, I>(&p, &s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, I>(&p, &s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, false, I>(&p, &s, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, I>(&p, &s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, I>(&p, &s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, false, false, I>(&p, &s, plan, tile, cur),
         }
     }
 }
@@ -222,13 +230,13 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, I>(&p, s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, false, false, I>(&p, s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, I>(&p, s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, I>(&p, s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, false, I>(&p, s, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, I>(&p, s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, I>(&p, s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, false, false, I>(&p, s, plan, tile, cur),
         }
     }
 }
@@ -246,6 +254,7 @@ unsafe fn sweep_tile<
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
     const ARG: bool,
+    const ANY_ORDER: bool,
     const I: usize,
 >(
     p: &Pass<K, V>,
@@ -280,7 +289,7 @@ unsafe fn sweep_tile<
         let mut total = 0u32;
         let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
         let (warp, lane) = (tid / WARP, gpu::lane_id());
-        rank_by_digit::<I, DIGITS>(
+        rank_tile::<I, DIGITS, ANY_ORDER>(
             digit,
             rank_smem(base, s),
             |d, t| {
@@ -862,7 +871,7 @@ unsafe fn leave_clean(ctrl: *mut u64, np: u32) {
 
 /// The digit pass of keys `K` with values `V` (if `PAIRS`), `I` keys per thread.
 #[inline(always)]
-pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Sweep<K, V>) {
+pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const ANY_ORDER: bool, const I: usize>(p: Sweep<K, V>) {
     let Sweep {
         keys_a,
         keys_b,
@@ -909,7 +918,7 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         ctrl: ctrl.get(),
         nan_inf: 0,
     };
-    unsafe { onesweep::<K, V, PAIRS, false, false, I>(p) }
+    unsafe { onesweep::<K, V, PAIRS, false, false, ANY_ORDER, I>(p) }
 }
 
 /// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`V` = `u32`:
@@ -964,7 +973,7 @@ pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool>(p: PackedSweep<V>) {
         ctrl: ctrl.get(),
         nan_inf,
     };
-    unsafe { onesweep::<u64, V, false, true, ARG, I>(p) }
+    unsafe { onesweep::<u64, V, false, true, ARG, false, I>(p) }
 }
 
 /// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes

@@ -13,6 +13,11 @@ use crate::params::{EntryLayout, Kernel};
 #[derive(Clone, Copy, Debug)]
 pub struct Widths<K, V> {
     pub sweep: Kernel<Sweep<K, V>>,
+    /// Keys alone: the first digit pass on full tiles of a sort by all the keys' bits,
+    /// which ranks ties in any order (`block::rank::rank_tile`, device code:
+    /// items of one digit that differ are ordered by a later pass, and equal ones
+    /// cannot be told apart). `None` with values.
+    pub sweep_first: Option<Kernel<Sweep<K, V>>>,
     pub sweep_short: Kernel<Sweep<K, V>>,
     pub small: Kernel<Small<K, V>>,
     pub small_short: Kernel<Small<K, V>>,
@@ -42,15 +47,15 @@ macro_rules! full_items {
 /// The tile kernels of one key / value width (`$pairs`: with values) and their
 /// [`Widths`], named after `$suffix` (`K32_V64` for `radix_onesweep_k32_v64`, ...).
 macro_rules! width_entries {
-    ($k:ty, $v:ty, $pairs:expr, $suffix:ident) => {
+    ($k:ty, $v:ty, $pairs:expr, $suffix:ident, $first:expr) => {
         paste::paste! {
             sweep_entry!([<radix_onesweep_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
-                device::sweep::<$k, $v, $pairs, { full_items!($k, $v, $pairs) as usize }>(p)
+                device::sweep::<$k, $v, $pairs, false, { full_items!($k, $v, $pairs) as usize }>(p)
             });
             sweep_entry!([<radix_onesweep_short_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
-                device::sweep::<$k, $v, $pairs, { SHORT_ITEMS as usize }>(p)
+                device::sweep::<$k, $v, $pairs, false, { SHORT_ITEMS as usize }>(p)
             });
             small_entry!([<radix_small_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
@@ -67,6 +72,7 @@ macro_rules! width_entries {
             #[doc = concat!("The tile kernels of `", stringify!($suffix), "`.")]
             pub const [<$suffix:upper>]: Widths<$k, $v> = Widths {
                 sweep: [<radix_onesweep_ $suffix>],
+                sweep_first: $first,
                 sweep_short: [<radix_onesweep_short_ $suffix>],
                 small: [<radix_small_ $suffix>],
                 small_short: [<radix_small_short_ $suffix>],
@@ -75,18 +81,34 @@ macro_rules! width_entries {
         }
     };
 }
-width_entries!(u32, u32, false, k32);
-width_entries!(u32, u32, true, k32_v32);
-width_entries!(u32, u64, true, k32_v64);
-width_entries!(u64, u32, false, k64);
-width_entries!(u64, u32, true, k64_v32);
-width_entries!(u64, u64, true, k64_v64);
+/// The first digit pass of keys `$k` alone on full tiles ([`Widths::sweep_first`]).
+macro_rules! first_pass_entry {
+    ($k:ty, $suffix:ident) => {
+        paste::paste! {
+            sweep_entry!([<radix_onesweep_first_ $suffix>] { K = $k, V = u32 } |p| {
+                gpu::grid_dependency_wait();
+                device::sweep::<$k, u32, false, true, { full_items!($k, u32, false) as usize }>(p)
+            });
+        }
+    };
+}
+first_pass_entry!(u32, k32);
+first_pass_entry!(u64, k64);
+first_pass_entry!(u16, k16);
+first_pass_entry!(u8, k8);
+
+width_entries!(u32, u32, false, k32, Some(radix_onesweep_first_k32));
+width_entries!(u32, u32, true, k32_v32, None);
+width_entries!(u32, u64, true, k32_v64, None);
+width_entries!(u64, u32, false, k64, Some(radix_onesweep_first_k64));
+width_entries!(u64, u32, true, k64_v32, None);
+width_entries!(u64, u64, true, k64_v64, None);
 // 16- and 8-bit keys (alone, or with 32-bit values: pairs and argsort): two passes
 // (one) over keys loaded and stored at their own width.
-width_entries!(u16, u32, false, k16);
-width_entries!(u16, u32, true, k16_v32);
-width_entries!(u8, u32, false, k8);
-width_entries!(u8, u32, true, k8_v32);
+width_entries!(u16, u32, false, k16, Some(radix_onesweep_first_k16));
+width_entries!(u16, u32, true, k16_v32, None);
+width_entries!(u8, u32, false, k8, Some(radix_onesweep_first_k8));
+width_entries!(u8, u32, true, k8_v32, None);
 
 // The fused sorts of keys alone ([`super::FUSED_MAX`]), one per tile size. Launched
 // cooperatively, never as programmatic dependents (their predecessor is the control
@@ -310,7 +332,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 78];
+    let mut all = [radix_hist_k32.layout(); 82];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -334,6 +356,10 @@ pub const KERNELS: &[EntryLayout] = &{
     all[75] = radix_hist_check_f64.layout();
     all[76] = radix_hist_check_f16.layout();
     all[77] = radix_hist_check_bf16.layout();
+    all[78] = radix_onesweep_first_k32.layout();
+    all[79] = radix_onesweep_first_k64.layout();
+    all[80] = radix_onesweep_first_k16.layout();
+    all[81] = radix_onesweep_first_k8.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

@@ -19,7 +19,11 @@
 //!    counts of all earlier tiles by a decoupled look-back over per-tile status words
 //!    (`FLAG_AGGREGATE`: this tile's count only; `FLAG_PREFIX`: inclusive of all
 //!    earlier tiles), then writes its keys (and values) from shared memory to their
-//!    global positions, runs of equal digits contiguous.
+//!    global positions, runs of equal digits contiguous. The first pass of keys alone
+//!    sorted by all their bits (`radix_onesweep_first`) ranks ties in any order
+//!    (`block::rank::rank_tile`, an atomic increment per key in place of matching the
+//!    lanes of a digit): keys of one digit are then either put in order by a later
+//!    pass or are the same key.
 //! 3. `radix_copy_back`: when the plan left the result in the scratch buffer (an odd
 //!    number of passes ran), copies it back.
 //!
@@ -45,7 +49,8 @@
 //! Keys are moved as raw words; the order bits are derived on the fly by
 //! `raw ^ mask(sign)` ([`crate::key::BitOrder::masks`]), so signed integers, IEEE
 //! total order for floats and descending order cost nothing extra. Stable: a tile's
-//! keys are ranked in tile order and tiles are laid out in tile order.
+//! keys are ranked in tile order and tiles are laid out in tile order (the first pass
+//! of keys alone by all their bits excepted, where the order of ties cannot show).
 
 /// Threads per block of the tile kernels.
 pub const BLOCK: u32 = 384;
@@ -122,6 +127,10 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_small_mid_k8", BLOCK, 1),
     ("radix_small_mid_k8_v32", BLOCK, 1),
     ("radix_onesweep_k32", BLOCK, 3),
+    ("radix_onesweep_first_k32", BLOCK, 3),
+    ("radix_onesweep_first_k64", BLOCK, 2),
+    ("radix_onesweep_first_k16", BLOCK, 3),
+    ("radix_onesweep_first_k8", BLOCK, 3),
     ("radix_onesweep_k32_v32", BLOCK, 2),
     ("radix_onesweep_k32_v64", BLOCK, 2),
     ("radix_onesweep_k64", BLOCK, 2),
