@@ -3,7 +3,7 @@ use super::params::{ArgBack, CopyBack, Fused, Hist, PackedSweep, Small, Sweep, U
 use super::*;
 use crate::block::WARP;
 use crate::block::rank::{RankSmem, rank_by_digit, rank_tile};
-use crate::block::scan::block_exclusive_sum_u64;
+use crate::block::scan::warp_inclusive_sum_u64;
 use crate::block::smem::{lds_at, sts_at};
 use crate::block::tile::{block_striped, load_striped, warp_striped};
 use crate::block::unroll;
@@ -623,29 +623,63 @@ const fn count_slots(kb: u32, np: u32, fused: bool) -> u32 {
 /// (trivial passes skipped, `packing` applied; `into` != 0: a sort into another buffer,
 /// [`super::into_plan`]). Smem flags at `hist::FLAGS` (one per
 /// pass from word 1), the scan's at `hist::SCAN`. Every thread of the block calls it.
+///
+/// The block scans `blockDim / DIGITS` passes at once (every pass of 32-bit keys in
+/// one round of the histogram's 1,024 threads): their counts are loaded together, and
+/// each pass's digits are scanned by its own warps, with the warps' totals scanned in
+/// segments of one pass. One memory round trip and one scan a round, where a pass at
+/// a time took one of each per pass at the end of every sort.
 #[inline(always)]
 unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: u32) {
+    // Warps per pass, which the segmented scan of the warps' totals assumes.
+    const SEGMENT: u32 = DIGITS / WARP;
     let base = gpu::smem_base();
     let flags = base + hist::FLAGS;
     let tid = gpu::thread_idx();
+    let (warp, lane) = (tid / WARP, gpu::lane_id());
+    let warps = gpu::block_dim() / WARP;
+    let per_round = gpu::block_dim() / DIGITS;
     let ctrl32 = ctrl as *mut u32;
     unsafe {
+        let totals: *mut u64 = gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast();
         if tid < 16 {
             gpu::sts_u32(flags + 4 * tid, 0);
         }
         gpu::thread_fence();
-        for p in 0..np {
-            let c =
-                if tid < DIGITS { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + tid) as usize)) } else { 0 };
-            let (excl, _) = block_exclusive_sum_u64(c, gpu::dyn_smem::<u8>().add(hist::SCAN as usize).cast());
-            if tid < DIGITS {
-                *ctrl.add(ctrl::carry(p, 0, tid) as usize) = excl;
+        let mut first = 0;
+        while first < np {
+            let (p, d) = (first + tid / DIGITS, tid % DIGITS);
+            let mine = tid / DIGITS < per_round && p < np;
+            let c = if mine { gpu::ld_volatile_u64(ctrl.add((ctrl::HIST + p * DIGITS + d) as usize)) } else { 0 };
+            let incl = warp_inclusive_sum_u64(c);
+            if lane == WARP - 1 {
+                *totals.add(warp as usize) = incl;
+            }
+            gpu::sync_threads();
+            if warp == 0 {
+                let t = if lane < warps { *totals.add(lane as usize) } else { 0 };
+                let mut v = t;
+                let mut step = 1;
+                while step < SEGMENT {
+                    let up = gpu::shfl_up_u64(v, step);
+                    if lane % SEGMENT >= step {
+                        v += up;
+                    }
+                    step <<= 1;
+                }
+                // Every lane read its slot before the shuffles, which converge the warp.
+                *totals.add(lane as usize) = v - t;
+            }
+            gpu::sync_threads();
+            if mine {
+                *ctrl.add(ctrl::carry(p, 0, d) as usize) = *totals.add(warp as usize) + incl - c;
                 if c == n {
                     gpu::sts_u32(flags + 4 + 4 * p, 1);
                 }
             }
+            gpu::sync_threads();
+            first += per_round;
         }
-        gpu::sync_threads();
         if tid == 0 {
             let trivial = |p| gpu::lds_u32(flags + 4 + 4 * p) != 0;
             let plan =
