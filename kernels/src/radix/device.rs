@@ -432,7 +432,14 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
 /// tests. Each thread adds to its lane's word of a counter ([`hist::slot`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool, const CHECK_INF: u64>(
+unsafe fn count_step<
+    K: Word,
+    const NP: usize,
+    const I: usize,
+    const FULL: bool,
+    const SAME: bool,
+    const CHECK_INF: u64,
+>(
     keys: *const K,
     first: u64,
     n: u64,
@@ -458,7 +465,9 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool,
             if CHECK_INF != 0 {
                 found |= crate::nan::is_nan_or_negative_zero(raw, K::from_u64(CHECK_INF));
             }
-            ks[j] = nan_mapped(raw, nan_inf).ordered(pos, neg);
+            let raw = nan_mapped(raw, nan_inf);
+            // `SAME`: one mask for either sign (integers), so no test of the sign bit.
+            ks[j] = raw.ordered(pos, if SAME { pos } else { neg });
         }
     });
     unroll::<NP>(|p| {
@@ -478,7 +487,15 @@ unsafe fn count_step<K: Word, const NP: usize, const I: usize, const FULL: bool,
 /// sums each counter's words. Every thread of the block must call it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u32, const CHECK_INF: u64>(
+unsafe fn count_digits<
+    K: Word,
+    const NP: usize,
+    const I: usize,
+    const SLOTS: u32,
+    const WHOLE: bool,
+    const SAME: bool,
+    const CHECK_INF: u64,
+>(
     keys: *const K,
     n: u64,
     nan_inf: K,
@@ -501,7 +518,12 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u3
         gpu::sync_threads();
         let mut shifts = [0u32; NP];
         let mut masks = [0u32; NP];
-        unroll::<NP>(|p| (shifts[p], masks[p]) = pass_digit(begin, end, p as u32));
+        // `WHOLE`: every bit of the key, in passes of whole digits, so each pass's shift
+        // and mask are constants (a byte's extraction and no mask register a pass).
+        unroll::<NP>(|p| {
+            (shifts[p], masks[p]) =
+                if WHOLE { (p as u32 * DIGIT_BITS, DIGITS - 1) } else { pass_digit(begin, end, p as u32) }
+        });
         let per_step = bd as u64 * I as u64;
         let whole = n / per_step;
         let mut step = gpu::block_idx() as u64;
@@ -509,7 +531,7 @@ unsafe fn count_digits<K: Word, const NP: usize, const I: usize, const SLOTS: u3
         let mut found = false;
         macro_rules! count_step_at {
             ($full:literal) => {
-                found |= count_step::<K, NP, I, $full, CHECK_INF>(
+                found |= count_step::<K, NP, I, $full, SAME, CHECK_INF>(
                     keys,
                     step * per_step + tid as u64,
                     n,
@@ -574,13 +596,34 @@ unsafe fn count_passes<K: Word, const FUSED: bool, const CHECK_INF: u64>(
     let np = passes(begin, end);
     // The pass count as a constant, so the per-pass shifts and masks sit in
     // registers and the per-key work is a shift, a mask and a shared add per pass.
+    // The histogram kernel's sorts of keys of up to 32 bits by every bit (the usual
+    // sort) take their own instantiations: constant shifts, and for integers (one order
+    // mask for either sign) no sign test a key; the fused kernels keep one (their
+    // registers are tight).
+    let whole = !FUSED && begin == 0 && end == 8 * K::BYTES;
+    let same = pos.to_u64() == neg.to_u64();
     macro_rules! count {
         ($kb:literal, $fused:literal; $($np:literal)*) => {
             match np {
                 $($np => unsafe {
-                    count_digits::<K, $np, { count_items($kb, $fused) }, { count_slots($kb, $np, $fused) }, CHECK_INF>(
-                        keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
-                    )
+                    const I: usize = count_items($kb, $fused);
+                    const S: u32 = count_slots($kb, $np, $fused);
+                    // Not for 64-bit keys: their eight constant passes spilled (240
+                    // bytes of stack at the 64 registers of 1,024 threads).
+                    const WHOLE: bool = !$fused && $kb <= 4 && $np * DIGIT_BITS == 8 * $kb;
+                    if WHOLE && whole && same {
+                        count_digits::<K, $np, I, S, true, true, CHECK_INF>(
+                            keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
+                        )
+                    } else if WHOLE && whole {
+                        count_digits::<K, $np, I, S, true, false, CHECK_INF>(
+                            keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
+                        )
+                    } else {
+                        count_digits::<K, $np, I, S, false, false, CHECK_INF>(
+                            keys, n, nan_inf, begin, end, pos, neg, counters, ctrl,
+                        )
+                    }
                 },)*
                 _ => {}
             }
