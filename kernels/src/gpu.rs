@@ -471,22 +471,26 @@ pub fn sync_warp() {
 /// The lanes of the warp whose low 8 bits of `v` equal this lane's: one ballot per bit,
 /// each inverted in the lanes whose bit is clear, ANDed together (the warp-level
 /// multi-split). Written as one PTX block so that each bit costs a predicate test,
-/// a vote and a predicated NOT (LLVM's select form took twice the instructions).
+/// a vote and a predicated NOT (LLVM's select form took twice the instructions); the
+/// eight masks are combined by three-input `lop3`s in a tree (four instructions, two
+/// deep) rather than seven dependent `and`s, which ptxas kept as two-input operations.
 /// Every lane must call it.
 #[inline(always)]
 pub fn match_low8(v: u32) -> u32 {
     let r: u32;
     unsafe {
         core::arch::asm!(
-            "{{ .reg .pred %mp; .reg .b32 %mm, %mt;",
-            "and.b32 %mt, {v}, 1; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 {r}, %mp, 0xffffffff; @!%mp not.b32 {r}, {r};",
-            "and.b32 %mt, {v}, 2; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 4; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 8; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 16; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 32; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 64; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm;",
-            "and.b32 %mt, {v}, 128; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %mm, %mp, 0xffffffff; @!%mp not.b32 %mm, %mm; and.b32 {r}, {r}, %mm; }}",
+            "{{ .reg .pred %mp; .reg .b32 %mt, %m0, %m1, %m2, %m3, %m4, %m5, %m6, %m7;",
+            "and.b32 %mt, {v}, 1; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m0, %mp, 0xffffffff; @!%mp not.b32 %m0, %m0;",
+            "and.b32 %mt, {v}, 2; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m1, %mp, 0xffffffff; @!%mp not.b32 %m1, %m1;",
+            "and.b32 %mt, {v}, 4; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m2, %mp, 0xffffffff; @!%mp not.b32 %m2, %m2;",
+            "and.b32 %mt, {v}, 8; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m3, %mp, 0xffffffff; @!%mp not.b32 %m3, %m3;",
+            "and.b32 %mt, {v}, 16; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m4, %mp, 0xffffffff; @!%mp not.b32 %m4, %m4;",
+            "and.b32 %mt, {v}, 32; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m5, %mp, 0xffffffff; @!%mp not.b32 %m5, %m5;",
+            "and.b32 %mt, {v}, 64; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m6, %mp, 0xffffffff; @!%mp not.b32 %m6, %m6;",
+            "and.b32 %mt, {v}, 128; setp.ne.u32 %mp, %mt, 0; vote.sync.ballot.b32 %m7, %mp, 0xffffffff; @!%mp not.b32 %m7, %m7;",
+            "lop3.b32 %m0, %m0, %m1, %m2, 0x80; lop3.b32 %m3, %m3, %m4, %m5, 0x80; lop3.b32 %m0, %m0, %m3, %m6, 0x80;",
+            "and.b32 {r}, %m0, %m7; }}",
             v = in(reg32) v,
             r = out(reg32) r,
             options(nomem, nostack),
