@@ -592,3 +592,13 @@ pub fn opaque_u32(x: u32) -> u32 {
     unsafe { core::arch::asm!("mov.u32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack)) };
     r
 }
+
+/// `x`, as a value whose making the compiler cannot see, though it may still share,
+/// hoist or drop it (unlike [`opaque_u32`]): keeps the compiler from folding the
+/// arithmetic that made `x` into the arithmetic that uses it.
+#[inline(always)]
+pub fn veiled_u32(x: u32) -> u32 {
+    let r: u32;
+    unsafe { core::arch::asm!("mov.u32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack)) };
+    r
+}

@@ -11,21 +11,40 @@ use crate::gpu;
 use crate::key::Word;
 use crate::nan::nan_mapped;
 
-/// Digit of warp-striped item `k`; items past `valid` get 255, above every real
-/// digit, so they rank after every key of the tile.
-#[inline(always)]
-fn digit_of<K: Word, const I: usize>(
-    keys: &[K; I],
-    k: usize,
-    valid: u32,
+/// How a pass takes the digit of a raw key: the digit of its order bits
+/// (`raw.ordered(pos, neg).digit(shift, mask)`). With `SAME` (integers: one order mask
+/// for either sign) that is [`same_mask_digit`]: a shift and one three-input logic op
+/// a key, with no test of the sign bit, where the order bits and then the digit took
+/// five instructions. Keys whose masks differ keep the order bits first: with both masks'
+/// digits held in registers the 64-, 16- and 8-bit and the packed passes spilled.
+#[derive(Clone, Copy)]
+struct DigitOf<K> {
     shift: u32,
     mask: u32,
     pos: K,
     neg: K,
-) -> u32 {
+}
+
+impl<K: Word> DigitOf<K> {
+    #[inline(always)]
+    fn of<const SAME: bool>(self, raw: K) -> u32 {
+        if SAME {
+            // The mask's digit veiled: seen through, the compiler folded the XOR back
+            // before the shift (an XOR, a shift and a mask a key).
+            same_mask_digit(raw, self.shift, self.mask, gpu::veiled_u32(self.pos.digit(self.shift, self.mask)))
+        } else {
+            raw.ordered(self.pos, self.neg).digit(self.shift, self.mask)
+        }
+    }
+}
+
+/// Digit of warp-striped item `k`; items past `valid` get 255, above every real
+/// digit, so they rank after every key of the tile.
+#[inline(always)]
+fn digit_of<K: Word, const I: usize, const SAME: bool>(keys: &[K; I], k: usize, valid: u32, of: DigitOf<K>) -> u32 {
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     let o = warp_striped(warp, k as u32, lane, I as u32);
-    if o < valid { keys[k].ordered(pos, neg).digit(shift, mask) } else { DIGITS - 1 }
+    if o < valid { of.of::<SAME>(keys[k]) } else { DIGITS - 1 }
 }
 
 /// Loads the `valid` pairs at `keys[start..]`, `vals[start..]` warp-striped, `I` per
@@ -188,14 +207,28 @@ unsafe fn onesweep<
         if plan == PLAN_SKIP {
             return;
         }
+        // Integer keys (one order mask for either sign) take digits without a sign
+        // test ([`DigitOf`]): each way below is instantiated twice. For 32- and 16-bit
+        // keys only: for 64-bit words (keys or packed pairs) and 8-bit keys ptxas held
+        // the tile's digits from the count to the ranking and spilled 24-120 bytes.
+        let same = (K::BYTES == 4 || K::BYTES == 2) && p.pos.to_u64() == p.neg.to_u64();
+        macro_rules! tile {
+            ($pairs:expr, $load_split:expr, $store_split:expr, $arg:expr, $any:expr) => {
+                if same {
+                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, true, I>(&p, &s, plan, tile, cur)
+                } else {
+                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, false, I>(&p, &s, plan, tile, cur)
+                }
+            };
+        }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, ANY_ORDER, I>(&p, &s, plan, tile, cur);
+            return tile!(PAIRS, false, false, false, ANY_ORDER);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, I>(&p, &s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, I>(&p, &s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, false, false, I>(&p, &s, plan, tile, cur),
+            (Buf::Caller, _) => tile!(false, true, false, ARG, false),
+            (_, Buf::Caller) => tile!(false, false, true, ARG, false),
+            _ => tile!(false, false, false, false, false),
         }
     }
 }
@@ -230,13 +263,13 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, false, I>(&p, s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, false, false, false, I>(&p, s, plan, tile, cur);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, I>(&p, s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, I>(&p, s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, false, false, I>(&p, s, plan, tile, cur),
+            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, false, I>(&p, s, plan, tile, cur),
+            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, false, I>(&p, s, plan, tile, cur),
+            _ => sweep_tile::<K, V, false, false, false, false, false, false, I>(&p, s, plan, tile, cur),
         }
     }
 }
@@ -255,6 +288,7 @@ unsafe fn sweep_tile<
     const STORE_SPLIT: bool,
     const ARG: bool,
     const ANY_ORDER: bool,
+    const SAME: bool,
     const I: usize,
 >(
     p: &Pass<K, V>,
@@ -266,7 +300,8 @@ unsafe fn sweep_tile<
     let tile_len = BLOCK * I as u32;
     let base = gpu::smem_base();
     let tid = gpu::thread_idx();
-    let (n, shift, mask, pos, neg) = (p.n, p.shift, p.mask, p.pos, p.neg);
+    let n = p.n;
+    let of = DigitOf { shift: p.shift, mask: p.mask, pos: p.pos, neg: p.neg };
     unsafe {
         let from_b = plan & PLAN_FROM_B != 0;
         let (src, dst) = pick(from_b, p.keys_a, p.keys_b);
@@ -287,7 +322,7 @@ unsafe fn sweep_tile<
         };
         let my_status = status.add((tile * DIGITS) as usize);
         let mut total = 0u32;
-        let digit = |k| digit_of(&ks, k, valid, shift, mask, pos, neg);
+        let digit = |k| digit_of::<K, I, SAME>(&ks, k, valid, of);
         let (warp, lane) = (tid / WARP, gpu::lane_id());
         rank_tile::<I, DIGITS, ANY_ORDER>(
             digit,
@@ -330,7 +365,7 @@ unsafe fn sweep_tile<
             let i = block_striped(tid, k as u32, BLOCK);
             if i < valid {
                 let key = lds_at::<K>(base + s.keys + i * K::BYTES);
-                let d = key.ordered(pos, neg).digit(shift, mask);
+                let d = of.of::<SAME>(key);
                 dig[k] = d;
                 let run = gpu::lds_u64(base + s.global_base + 8 * d);
                 let at = run.wrapping_add(i as u64);
@@ -392,7 +427,8 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         let mut vs = if PAIRS { load_striped::<V, I>(vals, 0, n) } else { [V::ZERO; I] };
         for p in 0..passes(begin, end) {
             let (shift, mask) = pass_digit(begin, end, p);
-            let digit = |k| digit_of(&ks, k, n, shift, mask, pos, neg);
+            let of = DigitOf { shift, mask, pos, neg };
+            let digit = |k| digit_of::<K, I, false>(&ks, k, n, of);
             rank_by_digit::<I, DIGITS>(
                 digit,
                 rank_smem(base, &s),

@@ -374,6 +374,16 @@ pub const fn pass_digit(begin: u32, end: u32, p: u32) -> (u32, u32) {
     (shift, (1 << bits) - 1)
 }
 
+/// The digit of a raw key under one order mask for either sign (integers: `pos ==
+/// neg` in [`crate::key::BitOrder::masks`]), given `pos_digit = pos.digit(shift,
+/// mask)`: `raw.digit(shift, mask) ^ pos_digit`, which equals
+/// `raw.ordered(pos, pos).digit(shift, mask)` (the XOR commutes with the shift and the
+/// mask), without the order bits' sign test. The digit passes take it so.
+#[inline(always)]
+pub fn same_mask_digit<K: crate::key::Word>(raw: K, shift: u32, mask: u32, pos_digit: u32) -> u32 {
+    raw.digit(shift, mask) ^ pos_digit
+}
+
 /// The plan from which passes are trivial (every key under one digit): the entries of
 /// passes `0..passes`, then (at index [`MAX_PASSES`]) where the result ends.
 pub fn plan(passes: u32, trivial: impl Fn(u32) -> bool) -> [u32; MAX_PASSES as usize + 1] {

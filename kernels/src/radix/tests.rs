@@ -41,6 +41,41 @@ fn passes_and_digits_cover_the_bit_range() {
     }
 }
 
+/// [`same_mask_digit`] (the digit passes' digits of integer keys) against the digit of
+/// the order bits, for every integer order, both directions, every width and bit range
+/// the passes take.
+#[test]
+fn same_mask_digits_are_the_order_bits_digits() {
+    fn check<K: Word>(keys: &[K], width: u32) {
+        for order in [BitOrder::Unsigned, BitOrder::Signed] {
+            for descending in [false, true] {
+                let (pos, neg) = order.masks(width, descending);
+                assert_eq!(pos, neg, "{order:?}: integers have one mask for either sign");
+                let (pos, neg) = (K::from_u64(pos), K::from_u64(neg));
+                for (begin, end) in [(0, width), (3, width - 1), (width / 2, width)] {
+                    for p in 0..passes(begin, end) {
+                        let (shift, mask) = pass_digit(begin, end, p);
+                        for &k in keys {
+                            assert_eq!(
+                                same_mask_digit(k, shift, mask, pos.digit(shift, mask)),
+                                k.ordered(pos, neg).digit(shift, mask),
+                                "{order:?} desc={descending} key {:#x} shift {shift}",
+                                k.to_u64()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut s = 7u64;
+    let raw: Vec<u64> = (0..500).map(|_| lcg(&mut s)).chain([0, 1, u64::MAX, 1 << 63, (1 << 63) - 1]).collect();
+    check::<u64>(&raw, 64);
+    check::<u32>(&raw.iter().map(|&k| (k >> 7) as u32).chain([1 << 31, u32::MAX]).collect::<Vec<_>>(), 32);
+    check::<u16>(&raw.iter().map(|&k| (k >> 11) as u16).chain([1 << 15, u16::MAX]).collect::<Vec<_>>(), 16);
+    check::<u8>(&raw.iter().map(|&k| (k >> 13) as u8).chain([1 << 7, u8::MAX]).collect::<Vec<_>>(), 8);
+}
+
 #[test]
 fn plan_skips_trivial_passes_and_tracks_the_buffer() {
     let p = plan(4, |_| false);
