@@ -209,9 +209,12 @@ unsafe fn onesweep<
         }
         // Integer keys (one order mask for either sign) take digits without a sign
         // test ([`DigitOf`]): each way below is instantiated twice. For 32- and 16-bit
-        // keys only: for 64-bit words (keys or packed pairs) and 8-bit keys ptxas held
-        // the tile's digits from the count to the ranking and spilled 24-120 bytes.
-        let same = (K::BYTES == 4 || K::BYTES == 2) && p.pos.to_u64() == p.neg.to_u64();
+        // keys and the packed pair and argsort words. Not for 64-bit and 8-bit keys:
+        // there ptxas held the tile's digits from the count to the ranking and spilled
+        // 20-36 bytes, for no gain to measure. The packed passes spill too (140 bytes,
+        // the argsort's 92 -> 228) and still gained 2% (pairs) and 9% (argsort) at
+        // 2^28 (H200, 2026-11-29).
+        let same = (K::BYTES == 4 || K::BYTES == 2 || PACKED) && p.pos.to_u64() == p.neg.to_u64();
         macro_rules! tile {
             ($pairs:expr, $load_split:expr, $store_split:expr, $arg:expr, $any:expr) => {
                 if same {
