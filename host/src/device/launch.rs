@@ -34,6 +34,9 @@ impl Gpu {
         if bytes <= *allowed {
             return Ok(());
         }
+        // Function calls of the driver act in the thread's current context: another
+        // GPU's, in a thread that drives several.
+        self.ctx.bind_to_thread().map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
         f.set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             bytes as i32,
@@ -196,6 +199,9 @@ impl Gpu {
             return Ok(r);
         }
         let func = self.function(name)?;
+        // The occupancy query reads the thread's current context, which in a thread
+        // that drives several GPUs may be another GPU's (CUDA_ERROR_INVALID_CONTEXT).
+        self.ctx.bind_to_thread().map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
         let per_sm = func
             .occupancy_max_active_blocks_per_multiprocessor(block, smem as usize, None)
             .map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
