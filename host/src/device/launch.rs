@@ -6,7 +6,7 @@ use kernels::params::{Kernel, KernelParams};
 
 use super::module::PDL_KERNELS;
 use super::{Gpu, ModuleSource};
-use crate::error::{Error, Result};
+use crate::error::{DriverContext, Error, Result};
 
 impl Gpu {
     /// Lets kernel `name` use up to `bytes` of dynamic shared memory (above the 48 KiB
@@ -36,7 +36,7 @@ impl Gpu {
         }
         // Function calls of the driver act in the thread's current context: another
         // GPU's, in a thread that drives several.
-        self.ctx.bind_to_thread().map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         f.set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             bytes as i32,
@@ -201,7 +201,7 @@ impl Gpu {
         let func = self.function(name)?;
         // The occupancy query reads the thread's current context, which in a thread
         // that drives several GPUs may be another GPU's (CUDA_ERROR_INVALID_CONTEXT).
-        self.ctx.bind_to_thread().map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let per_sm = func
             .occupancy_max_active_blocks_per_multiprocessor(block, smem as usize, None)
             .map_err(|source| Error::Launch { kernel: name.to_string(), source })?;
