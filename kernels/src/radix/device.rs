@@ -61,14 +61,23 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
 
 /// Loads the `valid` keys at `keys[start..]` warp-striped, `I` per thread, each packed
 /// with its position as `key << 32 | position` (an argsort's first pass: the value is
-/// made, not read; the key mapped by [`nan_mapped`] with `nan_inf`); every load is
-/// issued before any word is built.
+/// made, not read; the key mapped by [`nan_mapped`] with `nan_inf`, then to its order
+/// bits by `order`, the key's `(pos, neg)` masks: an argsort stores no key, so its
+/// words carry order bits and every pass ranks them as unsigned, [`onesweep`]); every
+/// load is issued before any word is built.
 #[inline(always)]
-unsafe fn load_arg<W: Word, const I: usize>(keys: *const u32, start: u64, valid: u32, nan_inf: u32) -> [W; I] {
+unsafe fn load_arg<W: Word, const I: usize>(
+    keys: *const u32,
+    start: u64,
+    valid: u32,
+    nan_inf: u32,
+    order: (u32, u32),
+) -> [W; I] {
     let mut ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
     if nan_inf != 0 {
         unroll::<I>(|k| ks[k] = nan_mapped(ks[k], nan_inf));
     }
+    unroll::<I>(|k| ks[k] = ks[k].ordered(order.0, order.1));
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     // Below 2^32 keys (the host's check): positions fit 32 bits, and item `k`'s is
     // this thread's first plus `k` warp widths, so one register holds them all.
@@ -211,16 +220,28 @@ unsafe fn onesweep<
         // test ([`DigitOf`]): each way below is instantiated twice. For 32- and 16-bit
         // keys and the packed pair and argsort words. Not for 64-bit and 8-bit keys:
         // there ptxas held the tile's digits from the count to the ranking and spilled
-        // 20-36 bytes, for no gain to measure. The packed passes spill too (140 bytes,
-        // the argsort's 92 -> 228) and still gained 2% (pairs) and 9% (argsort) at
+        // 20-36 bytes, for no gain to measure. The packed pair pass spills too (140
+        // bytes) and still gained 2% at 2^28 (H200, 2026-11-29).
+        //
+        // An argsort stores only the indices, so its first pass maps each key to its
+        // order bits as it loads it ([`load_arg`], with the key half of the masks) and
+        // every pass ranks the words as unsigned keys: float keys too take digits
+        // without the sign test, and the argsort kernels hold one way of ranking, not
+        // two (spills 228 -> 84 bytes). f32 argsorts 10% faster, u32 and i32 2% at
         // 2^28 (H200, 2026-11-29).
+        let order = ((p.pos.to_u64() >> 32) as u32, (p.neg.to_u64() >> 32) as u32);
+        let p = if ARG { Pass { pos: K::ZERO, neg: K::ZERO, ..p } } else { p };
         let same = (K::BYTES == 4 || K::BYTES == 2 || PACKED) && p.pos.to_u64() == p.neg.to_u64();
         macro_rules! tile {
             ($pairs:expr, $load_split:expr, $store_split:expr, $arg:expr, $any:expr) => {
                 if same {
-                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, true, I>(&p, &s, plan, tile, cur)
+                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, true, I>(
+                        &p, &s, plan, tile, cur, order,
+                    )
                 } else {
-                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, false, I>(&p, &s, plan, tile, cur)
+                    sweep_tile::<K, V, $pairs, $load_split, $store_split, $arg, $any, false, I>(
+                        &p, &s, plan, tile, cur, order,
+                    )
                 }
             };
         }
@@ -266,13 +287,17 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, false, false, I>(&p, s, plan, tile, cur);
+            return sweep_tile::<K, V, PAIRS, false, false, false, false, false, I>(&p, s, plan, tile, cur, (0, 0));
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => sweep_tile::<K, V, false, true, false, ARG, false, false, I>(&p, s, plan, tile, cur),
-            (_, Buf::Caller) => sweep_tile::<K, V, false, false, true, ARG, false, false, I>(&p, s, plan, tile, cur),
-            _ => sweep_tile::<K, V, false, false, false, false, false, false, I>(&p, s, plan, tile, cur),
+            (Buf::Caller, _) => {
+                sweep_tile::<K, V, false, true, false, ARG, false, false, I>(&p, s, plan, tile, cur, (0, 0))
+            }
+            (_, Buf::Caller) => {
+                sweep_tile::<K, V, false, false, true, ARG, false, false, I>(&p, s, plan, tile, cur, (0, 0))
+            }
+            _ => sweep_tile::<K, V, false, false, false, false, false, false, I>(&p, s, plan, tile, cur, (0, 0)),
         }
     }
 }
@@ -281,7 +306,8 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
 /// arrays, packing, with `LOAD_SPLIT`), rank by digit, publish the counts and look
 /// back (`status`: this launch's status words), scatter (to the split arrays,
 /// unpacking, with `STORE_SPLIT`), then the values of a `PAIRS` pass. `ARG`: the
-/// split load and store of an argsort ([`onesweep`]).
+/// split load and store of an argsort ([`onesweep`]), whose load maps the keys to
+/// their order bits by the masks `order`.
 #[inline(always)]
 unsafe fn sweep_tile<
     K: Word,
@@ -299,6 +325,7 @@ unsafe fn sweep_tile<
     plan: u32,
     tile: u32,
     status: *mut u32,
+    order: (u32, u32),
 ) {
     let tile_len = BLOCK * I as u32;
     let base = gpu::smem_base();
@@ -317,7 +344,7 @@ unsafe fn sweep_tile<
         // Keys alone, stored into B or A: `global_base` holds the runs' addresses.
         let direct = !PAIRS && !STORE_SPLIT;
         let ks = if LOAD_SPLIT && ARG {
-            load_arg::<K, I>(p.split_keys, start, valid, p.nan_inf)
+            load_arg::<K, I>(p.split_keys, start, valid, p.nan_inf, order)
         } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
