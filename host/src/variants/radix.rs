@@ -1055,7 +1055,13 @@ impl Job {
     ) -> Result<()> {
         let packed_b = if self.packing == Packing::Alternate { packed_a } else { packed_b };
         let (keys, vals) = (DevPtr::from_addr(self.keys), DevPtr::from_addr(self.values));
-        let kernel = rk::radix_onesweep_packed_k32_v32;
+        // Integer keys (one order mask for either sign) and float keys each have a
+        // kernel holding one way of taking digits.
+        let kernel = if self.masks.0 == self.masks.1 {
+            rk::radix_onesweep_packed_int_k32_v32
+        } else {
+            rk::radix_onesweep_packed_k32_v32
+        };
         self.run_packed_sweeps(gpu, plan, kernel, vals, packed_a, packed_b, status, ctrl, 0)?;
         let n = self.n;
         let sms = gpu.info().multiprocessors as u64;

@@ -137,6 +137,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_k64_v32", BLOCK, 2),
     ("radix_onesweep_k64_v64", BLOCK, 2),
     ("radix_onesweep_packed_k32_v32", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_packed_int_k32_v32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_k32_i32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_k32_i64", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_short_k32", BLOCK, 3),
