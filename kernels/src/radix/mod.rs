@@ -29,8 +29,9 @@
 //!
 //! 4. Argsort of `u32` keys (`radix_onesweep_arg_k32_i32` / `_i64`): the packed passes
 //!    ([`Packing::Through`]) with the value made, not read: the first pass that runs
-//!    reads the caller's keys (left unchanged) and packs each with its position; the
-//!    last writes only the index half of each word, as `u32` or `u64`;
+//!    reads the caller's keys (left unchanged) and packs each, as its order bits, with
+//!    its position (so every pass ranks unsigned words); the last writes only the
+//!    index half of each word, as `u32` or `u64`;
 //!    `radix_arg_back` covers the plans where fewer than two passes ran ([`ArgFinish`]).
 //!    About 60 bytes a key (histogram 4, first pass 4 + 8, two middle passes 16 each,
 //!    last pass 8 + 4 or 8), against about 92 for a copy of the keys, an iota, the
