@@ -40,13 +40,13 @@ impl<K: Word> DigitOf<K> {
 
 /// What a digit pass knows of its keys' order masks (`onesweep`'s `MASKS`): nothing
 /// until it runs (each way of a tile instantiated twice, the masks compared at run
-/// time), or that they are equal (integers; the argsort's order bits, masks zero) or
-/// differ (floats), each one way. A kernel that holds one way needs fewer registers:
-/// the argsort kernels' spills went 228 -> 84 bytes with one, the integer pair
-/// kernel's 140 -> 88 (H200, 2026-11-29).
+/// time), or that they are equal (integers; the argsort's order bits, masks zero),
+/// one way. A kernel that holds one way needs fewer registers: the argsort kernels'
+/// spills went 228 -> 84 bytes with one, the integer pair kernel's 140 -> 88 (H200,
+/// 2026-11-29). (A kernel of float pairs' way alone spilled nothing and was 1%
+/// slower: float keys keep `MASKS_EITHER`.)
 pub(crate) const MASKS_EITHER: u8 = 0;
 pub(crate) const MASKS_EQUAL: u8 = 1;
-pub(crate) const MASKS_DIFFER: u8 = 2;
 
 /// Digit of warp-striped item `k`; items past `valid` get 255, above every real
 /// digit, so they rank after every key of the tile.
@@ -242,11 +242,8 @@ unsafe fn onesweep<
         // 2^28 (H200, 2026-11-29).
         let order = ((p.pos.to_u64() >> 32) as u32, (p.neg.to_u64() >> 32) as u32);
         let p = if ARG { Pass { pos: K::ZERO, neg: K::ZERO, ..p } } else { p };
-        let same = match MASKS {
-            MASKS_EQUAL => true,
-            MASKS_DIFFER => false,
-            _ => (K::BYTES == 4 || K::BYTES == 2 || PACKED) && p.pos.to_u64() == p.neg.to_u64(),
-        };
+        let same =
+            MASKS == MASKS_EQUAL || (K::BYTES == 4 || K::BYTES == 2 || PACKED) && p.pos.to_u64() == p.neg.to_u64();
         macro_rules! tile {
             ($pairs:expr, $load_split:expr, $store_split:expr, $arg:expr, $any:expr) => {
                 if same {

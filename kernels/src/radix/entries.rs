@@ -164,8 +164,8 @@ impl FusedKernel for u8 {
 // by `device::packed_sweep`'s `ARG`. Pairs of integer keys (equal order masks) have a
 // kernel of their own, which holds one way of taking digits: spills 140 -> 88 bytes,
 // u32 pairs 3.5% faster at 2^24 and 1.6% at 2^28 (H200, 2026-11-29). The general
-// kernel serves float keys: their own kernel (`MASKS_DIFFER`, no spills) made f32
-// pairs 1% slower, so they keep this one. An argsort ranks order bits (masks zero).
+// kernel serves float keys: a kernel of their way alone (no spills) made f32 pairs 1%
+// slower, so they keep this one. An argsort ranks order bits (masks zero).
 packed_sweep_entry!(radix_onesweep_packed_k32_v32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
     device::packed_sweep::<u32, false, { device::MASKS_EITHER }>(p)
