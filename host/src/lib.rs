@@ -209,7 +209,7 @@ pub use kernels::key::{Entity, SortKey};
 pub use kernels::wide::WideLayout;
 pub use key_type::{ByteWidth, KeyType};
 pub use multi_gpu::{Exchange, MultiGpuReport, MultiGpuSorter, Pipeline};
-pub use options::{KeyOrder, NanOrder, Order, SortOptions};
+pub use options::{KeyOrder, NanOrder, Order, SortOptions, Ties};
 pub use ranks::{RankConfig, RankGroup, RankReport};
 pub use sorter::{Backend, RowOp, Sorter};
 pub use tuning::Tuning;

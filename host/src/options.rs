@@ -59,6 +59,23 @@ pub enum NanOrder {
     Last,
 }
 
+/// How an argsort orders keys that compare equal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Ties {
+    /// In input order: a stable argsort (the default).
+    #[default]
+    #[cfg_attr(feature = "cli", value(name = "stable", help = None::<&str>))]
+    Stable,
+    /// In any order (`numpy.argsort`'s default kind, `torch.argsort(stable=False)`).
+    /// On the GPU an argsort of 32-bit keys then ranks its first digit's ties in
+    /// whatever order its atomic counters hand out places, which is faster; other
+    /// argsorts, and the CPU backend, give the stable result, which is one of the
+    /// allowed ones.
+    #[cfg_attr(feature = "cli", value(name = "any", help = None::<&str>))]
+    Any,
+}
+
 impl NanOrder {
     /// Whether this is [`NanOrder::Last`].
     pub fn is_last(self) -> bool {

@@ -4,7 +4,7 @@ use crate::by_key::RecordKey;
 use crate::device::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
-use crate::options::{KeyOrder, SortOptions, Variant};
+use crate::options::{KeyOrder, SortOptions, Ties, Variant};
 use crate::tuning::Tuning;
 use crate::variants::records::KeyField;
 use crate::variants::searchsorted::{QueryOrder, Side};
@@ -342,6 +342,38 @@ impl Sorter {
         out: &mut [I],
         opts: &SortOptions,
     ) -> Result<()> {
+        self.argsort_ties_into(keys, out, opts, Ties::Stable)
+    }
+
+    /// [`Sorter::argsort_into`] whose equal keys may come out in any order
+    /// ([`Ties::Any`]): on the GPU 32-bit keys take the argsort whose first pass ranks
+    /// ties in any order (faster); the CPU backend writes the stable permutation, one
+    /// of the allowed results.
+    ///
+    /// ```
+    /// let keys = [2.5f32, -1.0, 2.5, 0.0];
+    /// let mut at = vec![0u64; 4];
+    /// host::Sorter::with_fallback().argsort_unstable_into(&keys, &mut at, &Default::default())?;
+    /// assert_eq!(at[..2], [1, 3]);
+    /// assert!(at[2..] == [0, 2] || at[2..] == [2, 0]);
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn argsort_unstable_into<K: Key, I: variants::radix::Index>(
+        &self,
+        keys: &[K],
+        out: &mut [I],
+        opts: &SortOptions,
+    ) -> Result<()> {
+        self.argsort_ties_into(keys, out, opts, Ties::Any)
+    }
+
+    fn argsort_ties_into<K: Key, I: variants::radix::Index>(
+        &self,
+        keys: &[K],
+        out: &mut [I],
+        opts: &SortOptions,
+        ties: Ties,
+    ) -> Result<()> {
         if size_of::<I>() < 8 {
             Error::check_u32_indices("argsort", keys.len())?;
         }
@@ -359,10 +391,12 @@ impl Sorter {
                 }
                 let k = gpu.upload(keys)?;
                 let mut idx = gpu.alloc::<I>(keys.len())?;
-                if opts.key_order().nan_last_for::<K>() {
-                    variants::nan::argsort_into(gpu, &k, &mut idx, opts.order, opts.key_bits)?;
-                } else {
-                    variants::radix::argsort_into(gpu, &k, &mut idx, opts.order, opts.key_bits)?;
+                let (order, bits) = (opts.order, opts.key_bits);
+                match (opts.key_order().nan_last_for::<K>(), ties) {
+                    (true, Ties::Stable) => variants::nan::argsort_into(gpu, &k, &mut idx, order, bits)?,
+                    (true, Ties::Any) => variants::nan::argsort_unstable_into(gpu, &k, &mut idx, order, bits)?,
+                    (false, Ties::Stable) => variants::radix::argsort_into(gpu, &k, &mut idx, order, bits)?,
+                    (false, Ties::Any) => variants::radix::argsort_unstable_into(gpu, &k, &mut idx, order, bits)?,
                 }
                 idx.copy_to_host(gpu, out)
             }

@@ -1,7 +1,7 @@
 //! Checks a sort's output against its input: ordered, a permutation of the input
 //! (nothing lost, nothing duplicated, compared bit for bit), and, where the variant
 //! promises it, stable.
-use crate::{Element, KeyOrder, cpu};
+use crate::{Element, Index, Key, KeyOrder, cpu};
 
 /// Why an output is wrong, with the first offending index.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,6 +136,23 @@ pub fn check_large<T: Element>(input: &[T], output: &[T], order: impl Into<KeyOr
         )));
     }
     Ok(())
+}
+
+/// Whether `perm` sorts `keys` in `order`, ties in any order (an unstable argsort):
+/// a permutation of `0..n` whose keys have, place by place, the order bits of the keys
+/// of `reference`, a known sorting permutation (the stable one).
+pub fn is_sorting_permutation<K: Key, I: Index>(keys: &[K], perm: &[I], reference: &[u32], order: KeyOrder) -> bool {
+    let n = keys.len();
+    if perm.len() != n || reference.len() != n {
+        return false;
+    }
+    let mut seen = vec![false; n];
+    perm.iter().zip(reference).all(|(&p, &r)| {
+        let p = p.to_u64() as usize;
+        p < n
+            && !std::mem::replace(&mut seen[p], true)
+            && order.sort_bits(&keys[p]) == order.sort_bits(&keys[r as usize])
+    })
 }
 
 fn first_difference<T: Element>(a: &[T], b: &[T]) -> Option<usize> {

@@ -504,3 +504,47 @@ fn paths_past_2_pow_32_keys_one_case_each() {
         assert!(bits(&top.to_vec(gpu).unwrap()) == bits(&want_top), "top-k by parts k={k}: keys");
     }
 }
+
+/// The argsort whose ties may come out in any order (`Sorter::argsort_unstable_into`,
+/// the kernel whose first pass ranks ties in any order) is a sorting permutation: the
+/// keys it picks equal, place by place, those of the stable argsort. Every size of the
+/// 32-bit argsort passes and below, tie-heavy and spread keys, both orders, `u32` and
+/// `u64` indices, floats in NaN-last order with NaNs and zeros of both signs.
+#[test]
+fn argsort_with_ties_in_any_order_is_a_sorting_permutation() {
+    let Some(s) = gpu_sorter("argsort_with_ties_in_any_order_is_a_sorting_permutation") else { return };
+    fn one<K: Key>(s: &Sorter, keys: &[K], opts: &SortOptions, what: &str) {
+        let want = Sorter::cpu().argsort(keys, opts).unwrap();
+        let order = opts.key_order();
+        let mut narrow = vec![u32::MAX; keys.len()];
+        s.argsort_unstable_into(keys, &mut narrow, opts).unwrap();
+        let ok = host::testing::verify::is_sorting_permutation(keys, &narrow, &want, order);
+        assert!(ok, "{what}: u32 indices are not a sorting permutation (n={})", keys.len());
+        let mut wide = vec![u64::MAX; keys.len()];
+        s.argsort_unstable_into(keys, &mut wide, opts).unwrap();
+        let ok = host::testing::verify::is_sorting_permutation(keys, &wide, &want, order);
+        assert!(ok, "{what}: u64 indices are not a sorting permutation (n={})", keys.len());
+    }
+    let dists = [Distribution::Uniform, Distribution::FewUnique, Distribution::TwoValues, Distribution::Equal];
+    for &n in &SIZES_32 {
+        for dist in dists {
+            for order in ORDERS {
+                let opts = SortOptions::default().order(order);
+                let what = format!("{dist:?} {order}");
+                one::<u32>(s, &generate::<u32>(n, dist, n as u64 ^ 0x5a), &opts, &format!("u32 {what}"));
+                one::<i32>(s, &generate::<i32>(n, dist, n as u64 ^ 0x5b), &opts, &format!("i32 {what}"));
+                one::<f32>(s, &generate::<f32>(n, dist, n as u64 ^ 0x5c), &opts, &format!("f32 {what}"));
+            }
+        }
+    }
+    for &n in &SIZES_NAN {
+        let keys = with_specials::<f32>(n, 23, &[f32::from_bits(0xffc0_0042), -0.0, f32::NAN, 0.0]);
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            one::<f32>(s, &keys, &opts, &format!("f32 NaN-last {order}"));
+        }
+    }
+    // Other widths take the stable path, one of the allowed results.
+    let k64: Vec<u64> = generate(100_003, Distribution::FewUnique, 7);
+    one::<u64>(s, &k64, &SortOptions::default(), "u64");
+}

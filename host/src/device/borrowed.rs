@@ -14,7 +14,7 @@ use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute, CUresult, cuPointer
 use super::{DeviceBuffer, Gpu};
 use crate::element::{Element, Key};
 use crate::error::{DriverContext, Error, Result};
-use crate::options::{KeyOrder, NanOrder, SortOptions};
+use crate::options::{KeyOrder, NanOrder, SortOptions, Ties};
 use crate::sorter::Sorter;
 use crate::variants;
 use crate::variants::searchsorted::{QueryOrder, Side};
@@ -194,7 +194,35 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     where
         T: Key,
     {
-        let order = order.into();
+        self.argsort_ties_into(sorter, order.into(), out, Ties::Stable)
+    }
+
+    /// [`BorrowedBuffer::argsort_into`] whose equal keys may come out in any order
+    /// ([`Ties::Any`]: `torch.argsort(stable=False)`); 32-bit keys take the argsort
+    /// whose first pass ranks ties in any order, which is faster. Queued, not waited
+    /// for.
+    pub fn argsort_unstable_into<I: variants::radix::Index>(
+        &self,
+        sorter: &Sorter,
+        order: impl Into<KeyOrder>,
+        out: &mut BorrowedBuffer<'_, I>,
+    ) -> Result<()>
+    where
+        T: Key,
+    {
+        self.argsort_ties_into(sorter, order.into(), out, Ties::Any)
+    }
+
+    fn argsort_ties_into<I: variants::radix::Index>(
+        &self,
+        sorter: &Sorter,
+        order: KeyOrder,
+        out: &mut BorrowedBuffer<'_, I>,
+        ties: Ties,
+    ) -> Result<()>
+    where
+        T: Key,
+    {
         let gpu = self.check_sorter(sorter)?;
         out.check_sorter(sorter)?;
         check_lengths("argsort", self.buf.len(), "indices", out.buf.len())?;
@@ -204,10 +232,12 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        if order.nan_last_for::<T>() {
-            variants::nan::argsort_into(gpu, &self.buf, &mut out.buf, order.order, None)
-        } else {
-            variants::radix::argsort_into(gpu, &self.buf, &mut out.buf, order.order, None)
+        let (keys, idx, dir) = (&self.buf, &mut out.buf, order.order);
+        match (order.nan_last_for::<T>(), ties) {
+            (true, Ties::Stable) => variants::nan::argsort_into(gpu, keys, idx, dir, None),
+            (true, Ties::Any) => variants::nan::argsort_unstable_into(gpu, keys, idx, dir, None),
+            (false, Ties::Stable) => variants::radix::argsort_into(gpu, keys, idx, dir, None),
+            (false, Ties::Any) => variants::radix::argsort_unstable_into(gpu, keys, idx, dir, None),
         }
     }
 

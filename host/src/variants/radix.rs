@@ -25,7 +25,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu, HostWord};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
-use crate::options::{Order, SortOptions};
+use crate::options::{Order, SortOptions, Ties};
 use crate::tuning::Tuning;
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
@@ -326,7 +326,23 @@ pub fn argsort_into<K: Key, I: Index>(
     if keys.len() != out.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
     }
-    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None)
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None, Ties::Stable)
+}
+
+/// [`argsort_into`] whose equal keys may come out in any order ([`Ties::Any`]): the
+/// argsort passes of 32-bit keys rank their first pass's ties in any order; the other
+/// paths give the stable permutation.
+pub fn argsort_unstable_into<K: Key, I: Index>(
+    gpu: &Gpu,
+    keys: &DeviceBuffer<K>,
+    out: &mut DeviceBuffer<I>,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+) -> Result<()> {
+    if keys.len() != out.len() {
+        return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
+    }
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None, Ties::Any)
 }
 
 /// [`argsort_into`] of the `n` keys of `K` at device address `keys`, compared by
@@ -334,7 +350,8 @@ pub fn argsort_into<K: Key, I: Index>(
 /// float keys whose `+inf` has these bits (`variants::nan`): the keys are sorted as
 /// their canonical bits (every NaN the largest NaN, `-0.0` as `+0.0`), which the
 /// argsort passes make as they read 32-bit keys (and their histogram counts), and the
-/// copy of other widths holds.
+/// copy of other widths holds. `ties`: [`Ties::Any`] lets the argsort passes rank
+/// the first pass's ties in any order (the other paths are stable whatever it says).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn argsort_at<K: SortKey, I: Index>(
     gpu: &Gpu,
@@ -345,6 +362,7 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     order: Order,
     key_bits: Option<(u32, u32)>,
     nan_inf: Option<u64>,
+    ties: Ties,
 ) -> Result<()> {
     let kb = size_of::<K>() as u32;
     let bits = check_bits::<K>(key_bits, 8 * kb)?;
@@ -359,7 +377,7 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
         job.packing = Packing::Through;
         (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
         job.portion = rk::portion_tiles(job.tile);
-        return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32);
+        return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32, ties);
     }
     // The copy of the keys paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
     let copy = key_copy(gpu, keys, n, kb, nan_inf)?;
@@ -994,8 +1012,9 @@ impl Job {
     /// written alone by the last; `radix_arg_back` when fewer than two passes ran).
     /// `nan_inf`: the `+inf` bits of `f32` keys argsorted in NaN-last order (0: as
     /// they are): the histogram (`radix_hist_nan_f32`) and the first pass map them
-    /// alike.
-    fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32) -> Result<()> {
+    /// alike. `ties`: [`Ties::Any`] takes the kernel whose first pass ranks ties in
+    /// any order.
+    fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32, ties: Ties) -> Result<()> {
         let plan = self.plan();
         let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
@@ -1036,7 +1055,11 @@ impl Job {
         };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
-        self.run_packed_sweeps(gpu, &plan, I::SWEEP, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
+        let sweep = match ties {
+            Ties::Stable => I::SWEEP,
+            Ties::Any => I::SWEEP_ANY,
+        };
+        self.run_packed_sweeps(gpu, &plan, sweep, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }

@@ -262,7 +262,11 @@ unsafe fn onesweep<
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
-            (Buf::Caller, _) => tile!(false, true, false, ARG, false),
+            // Ties in any order on the load of an argsort that asks for no stability
+            // (`ANY_ORDER`, set by argsort entries only): the first pass that runs,
+            // whose ties are ordered by a later pass or are equal keys, whose order
+            // the caller left free.
+            (Buf::Caller, _) => tile!(false, true, false, ARG, ANY_ORDER),
             (_, Buf::Caller) => tile!(false, false, true, ARG, false),
             _ => tile!(false, false, false, false, false),
         }
@@ -1079,9 +1083,10 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const ANY_ORDER:
 /// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`V` = `u32`:
 /// the caller's split keys and values are loaded and stored) or, with `ARG`, of an
 /// argsort (the values are made from positions by the first pass and only the
-/// indices, of `V`, stored by the last).
+/// indices, of `V`, stored by the last). `ANY_ORDER` (argsorts only): the first pass
+/// ranks ties in any order, an argsort whose equal keys may come out in any order.
 #[inline(always)]
-pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool, const MASKS: u8>(p: PackedSweep<V>) {
+pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool, const MASKS: u8, const ANY_ORDER: bool>(p: PackedSweep<V>) {
     let PackedSweep {
         keys,
         vals,
@@ -1128,7 +1133,7 @@ pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool, const MASKS: u8>(p: 
         ctrl: ctrl.get(),
         nan_inf,
     };
-    unsafe { onesweep::<u64, V, false, true, ARG, false, MASKS, I>(p) }
+    unsafe { onesweep::<u64, V, false, true, ARG, ANY_ORDER, MASKS, I>(p) }
 }
 
 /// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes

@@ -168,19 +168,29 @@ impl FusedKernel for u8 {
 // slower, so they keep this one. An argsort ranks order bits (masks zero).
 packed_sweep_entry!(radix_onesweep_packed_k32_v32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, false, { device::MASKS_EITHER }>(p)
+    device::packed_sweep::<u32, false, { device::MASKS_EITHER }, false>(p)
 });
 packed_sweep_entry!(radix_onesweep_packed_int_k32_v32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, false, { device::MASKS_EQUAL }>(p)
+    device::packed_sweep::<u32, false, { device::MASKS_EQUAL }, false>(p)
 });
 packed_sweep_entry!(radix_onesweep_arg_k32_i32 { V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, true, { device::MASKS_EQUAL }>(p)
+    device::packed_sweep::<u32, true, { device::MASKS_EQUAL }, false>(p)
 });
 packed_sweep_entry!(radix_onesweep_arg_k32_i64 { V = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u64, true, { device::MASKS_EQUAL }>(p)
+    device::packed_sweep::<u64, true, { device::MASKS_EQUAL }, false>(p)
+});
+// An argsort whose ties may come out in any order (`stable=False`): its first pass
+// ranks ties in any order, as the first pass of keys alone does.
+packed_sweep_entry!(radix_onesweep_arg_any_k32_i32 { V = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u32, true, { device::MASKS_EQUAL }, true>(p)
+});
+packed_sweep_entry!(radix_onesweep_arg_any_k32_i64 { V = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u64, true, { device::MASKS_EQUAL }, true>(p)
 });
 arg_back_entry!(radix_arg_back_i32 { I = u32 } |p| {
     gpu::grid_dependency_wait();
@@ -299,16 +309,20 @@ impl HistKernel for u8 {
 /// The argsort kernels writing indices of `Self` (`u32` or `u64`).
 pub trait ArgIndex: Word {
     const SWEEP: Kernel<PackedSweep<Self>>;
+    /// [`ArgIndex::SWEEP`] whose first pass ranks ties in any order.
+    const SWEEP_ANY: Kernel<PackedSweep<Self>>;
     const BACK: Kernel<ArgBack<Self>>;
 }
 
 impl ArgIndex for u32 {
     const SWEEP: Kernel<PackedSweep<u32>> = radix_onesweep_arg_k32_i32;
+    const SWEEP_ANY: Kernel<PackedSweep<u32>> = radix_onesweep_arg_any_k32_i32;
     const BACK: Kernel<ArgBack<u32>> = radix_arg_back_i32;
 }
 
 impl ArgIndex for u64 {
     const SWEEP: Kernel<PackedSweep<u64>> = radix_onesweep_arg_k32_i64;
+    const SWEEP_ANY: Kernel<PackedSweep<u64>> = radix_onesweep_arg_any_k32_i64;
     const BACK: Kernel<ArgBack<u64>> = radix_arg_back_i64;
 }
 
@@ -340,7 +354,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 83];
+    let mut all = [radix_hist_k32.layout(); 85];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -369,6 +383,8 @@ pub const KERNELS: &[EntryLayout] = &{
     all[80] = radix_onesweep_first_k16.layout();
     all[81] = radix_onesweep_first_k8.layout();
     all[82] = radix_onesweep_packed_int_k32_v32.layout();
+    all[83] = radix_onesweep_arg_any_k32_i32.layout();
+    all[84] = radix_onesweep_arg_any_k32_i64.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

@@ -33,6 +33,9 @@
 //!    its position (so every pass ranks unsigned words); the last writes only the
 //!    index half of each word, as `u32` or `u64`;
 //!    `radix_arg_back` covers the plans where fewer than two passes ran ([`ArgFinish`]).
+//!    `radix_onesweep_arg_any_k32_i32` / `_i64`: the same passes for an argsort whose
+//!    ties may come out in any order, whose first pass ranks ties as
+//!    `radix_onesweep_first` does.
 //!    About 60 bytes a key (histogram 4, first pass 4 + 8, two middle passes 16 each,
 //!    last pass 8 + 4 or 8), against about 92 for a copy of the keys, an iota, the
 //!    pair sort and a widening.
@@ -141,6 +144,8 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_packed_int_k32_v32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_k32_i32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_k32_i64", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_arg_any_k32_i32", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_arg_any_k32_i64", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_short_k32", BLOCK, 3),
     ("radix_onesweep_short_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32_v64", BLOCK, 2),
