@@ -180,6 +180,15 @@ def main():
             # Check once that both agree (same stable permutation).
             if not torch.equal(gpusort.argsort(keys), torch.argsort(keys, stable=True)):
                 print("MISMATCH: gpusort.argsort != torch.argsort(stable=True)")
+            # torch.argsort's default (stable=False) against ours, whose first pass then
+            # ranks ties in any order: a sorting permutation, checked by the keys it picks.
+            ours_loose = device_ms(lambda: gpusort.argsort(keys, stable=False), repeat=rep)
+            theirs_loose = device_ms(lambda: torch.argsort(keys), repeat=rep)
+            row("argsort f32 stable=False (int64)", n, ours_loose, theirs_loose, "torch.argsort's default")
+            loose = gpusort.argsort(keys, stable=False)
+            if not torch.equal(keys[loose], torch.sort(keys).values):
+                print("MISMATCH: keys[gpusort.argsort(stable=False)] != torch.sort(keys).values")
+            del loose
             if has_keyword(gpusort.argsort, "total_order"):
                 ours_total = device_ms(lambda: gpusort.argsort(keys, total_order=True), repeat=rep)
                 row("argsort f32 total_order=True", n, ours_total, theirs_arg, "no NaN-canonical copy")
@@ -219,6 +228,9 @@ def main():
             ours_i = device_ms(lambda: gpusort.argsort(ikeys), repeat=rep)
             theirs_i = device_ms(lambda: torch.argsort(ikeys, stable=True), repeat=rep)
             row("argsort i32 (stable, int64)", n, ours_i, theirs_i)
+            ours_i_loose = device_ms(lambda: gpusort.argsort(ikeys, stable=False), repeat=rep)
+            theirs_i_loose = device_ms(lambda: torch.argsort(ikeys), repeat=rep)
+            row("argsort i32 stable=False (int64)", n, ours_i_loose, theirs_i_loose, "torch.argsort's default")
             if not torch.equal(gpusort.argsort(ikeys), torch.argsort(ikeys, stable=True)):
                 print("MISMATCH: gpusort.argsort != torch.argsort(stable=True) (int32)")
             del ikeys

@@ -257,6 +257,11 @@ impl Array {
     /// Reads the interface of an array of any shape, checked to be C-contiguous, with
     /// its shape.
     fn read_shaped(obj: &Bound<'_, PyAny>, memory: Memory, what: &str) -> PyResult<(Array, Vec<usize>)> {
+        if memory == Memory::Device
+            && let Some(read) = Array::read_torch(obj)?
+        {
+            return Ok(read);
+        }
         let attr = memory.attribute();
         let iface =
             obj.getattr(attr).map_err(|_| PyTypeError::new_err(format!("{what}: {} has no {attr}", type_name(obj))))?;
@@ -302,6 +307,47 @@ impl Array {
             _ => Stream::Unspecified,
         };
         Ok((Array { ptr, len, dtype, readonly, stream }, shape))
+    }
+
+    /// A plain PyTorch CUDA tensor read through its own accessors: building its
+    /// `__cuda_array_interface__` dict took 12.6 us a tensor on the H200 machine's host
+    /// (2026-11-29), a fifth of an argsort call's time on the host. `None` for anything
+    /// else, and for tensors that path reports on (requiring grad, not contiguous,
+    /// sparse, other dtypes), so that its checks and messages stay the only ones. The
+    /// interface names no stream for PyTorch, so neither does this.
+    fn read_torch(obj: &Bound<'_, PyAny>) -> PyResult<Option<(Array, Vec<usize>)>> {
+        let ty = obj.get_type();
+        if ty.name()? != "Tensor" || ty.module()? != "torch" {
+            return Ok(None);
+        }
+        let flag = |name: &str| -> PyResult<bool> { obj.getattr(name)?.extract() };
+        if !flag("is_cuda")? || flag("requires_grad")? || flag("is_sparse")? {
+            return Ok(None);
+        }
+        let dtype = match obj.getattr("dtype")?.str()?.extract::<String>()?.as_str() {
+            "torch.float32" => DType::F32,
+            "torch.int32" => DType::I32,
+            "torch.uint32" => DType::U32,
+            "torch.float64" => DType::F64,
+            "torch.int64" => DType::I64,
+            "torch.uint64" => DType::U64,
+            "torch.float16" => DType::F16,
+            "torch.int16" => DType::I16,
+            "torch.uint16" => DType::U16,
+            "torch.int8" => DType::I8,
+            "torch.uint8" => DType::U8,
+            _ => return Ok(None),
+        };
+        if !obj.call_method0("is_contiguous")?.extract::<bool>()? {
+            return Ok(None);
+        }
+        let shape: Vec<usize> = obj.getattr("shape")?.extract()?;
+        let Some(len) = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) else { return Ok(None) };
+        let ptr: u64 = obj.call_method0("data_ptr")?.extract()?;
+        if len > 0 && !ptr.is_multiple_of(dtype.size() as u64) {
+            return Ok(None);
+        }
+        Ok(Some((Array { ptr, len, dtype, readonly: false, stream: Stream::Unspecified }, shape)))
     }
 
     /// Refuses a read-only array as the destination of a write.

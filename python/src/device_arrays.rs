@@ -203,9 +203,9 @@ fn copy_out<T: bytemuck::Pod>(gpu: &Gpu, out: &Array, src: &DeviceBuffer<T>) -> 
     borrow::<T>(gpu, out)?.copy_from(src)
 }
 
-/// Writes the stable sorting permutation of the device array `src` into `indices`
-/// (an int64 or uint64 array of the same length): the sort's last pass writes the
-/// indices there as u64 ([`BorrowedBuffer::argsort_into`]).
+/// Writes the sorting permutation of the device array `src` (ties as `ties` says)
+/// into `indices` (an int64 or uint64 array of the same length): the sort's last pass
+/// writes the indices there as u64 ([`BorrowedBuffer::argsort_into`]).
 pub fn argsort(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -213,6 +213,7 @@ pub fn argsort(
     descending: bool,
     nan_last: bool,
     stream: Option<u64>,
+    ties: host::Ties,
 ) -> PyResult<()> {
     let s = Array::read(src, Memory::Device, "a")?;
     let i = Array::read(indices, Memory::Device, "indices")?;
@@ -224,7 +225,11 @@ pub fn argsort(
         on_callers_streams(&[&s, &i], stream, |sorter, gpu| {
             with_dtype!(s.dtype, T => {
                 let order = options(descending, nan_last).key_order();
-                borrow::<T>(gpu, &s)?.argsort_into(sorter, order, &mut borrow::<u64>(gpu, &i)?)
+                let (keys, mut idx) = (borrow::<T>(gpu, &s)?, borrow::<u64>(gpu, &i)?);
+                match ties {
+                    host::Ties::Stable => keys.argsort_into(sorter, order, &mut idx),
+                    host::Ties::Any => keys.argsort_unstable_into(sorter, order, &mut idx),
+                }
             })
         })
     })

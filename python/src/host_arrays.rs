@@ -115,12 +115,13 @@ pub fn sort<'py>(
     Ok(out_obj)
 }
 
-/// The stable sorting permutation of `a`, as a new int64 array.
+/// The sorting permutation of `a` (ties as `ties` says), as a new int64 array.
 pub fn argsort<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     descending: bool,
     nan_last: bool,
+    ties: host::Ties,
 ) -> PyResult<Bound<'py, PyAny>> {
     let src = Array::read(a, Memory::Host, "a")?;
     let (out_obj, out) = new_array(py, src.len, DType::I64)?;
@@ -128,7 +129,11 @@ pub fn argsort<'py>(
         // SAFETY: `a` stays referenced; `out` is a new array apart from it.
         // The indices (below 2^63) have the same bits as u64 and as int64.
         let (keys, idx) = unsafe { (src.as_slice::<T>(), out.as_mut_slice::<u64>()) };
-        py.detach(|| shared_sorter().argsort_into(keys, idx, &options(descending, nan_last)))
+        let opts = options(descending, nan_last);
+        py.detach(|| match ties {
+            host::Ties::Stable => shared_sorter().argsort_into(keys, idx, &opts),
+            host::Ties::Any => shared_sorter().argsort_unstable_into(keys, idx, &opts),
+        })
         .or_py()?;
     });
     Ok(out_obj)

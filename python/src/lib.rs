@@ -37,16 +37,23 @@ fn sort_host<'py>(
     host_arrays::sort(py, a, out, descending, nan_last)
 }
 
-/// The stable sorting permutation of `a` as a new int64 numpy array.
+/// The sorting permutation of `a` as a new int64 numpy array: the stable one, or with
+/// `stable=False` one whose equal keys may come out in any order.
 #[pyfunction]
-#[pyo3(signature = (a, descending=false, nan_last=true))]
+#[pyo3(signature = (a, descending=false, nan_last=true, stable=true))]
 fn argsort_host<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     descending: bool,
     nan_last: bool,
+    stable: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    host_arrays::argsort(py, a, descending, nan_last)
+    host_arrays::argsort(py, a, descending, nan_last, ties(stable))
+}
+
+/// The library's tie order for numpy's and torch's `stable` flag.
+fn ties(stable: bool) -> host::Ties {
+    if stable { host::Ties::Stable } else { host::Ties::Any }
 }
 
 /// Each row (along the last dimension) of the C-contiguous `a` sorted, into a new
@@ -178,10 +185,12 @@ fn topk_rows_device(
     device_arrays::topk_rows(py, a, k, largest, nan_last, values, indices, stream)
 }
 
-/// Writes the stable sorting permutation of the device array `a` into the int64 (or
-/// uint64) device array `indices`.
+/// Writes the sorting permutation of the device array `a` into the int64 (or uint64)
+/// device array `indices`: the stable one, or with `stable=False` one whose equal keys
+/// may come out in any order (32-bit keys: a faster first pass).
 #[pyfunction]
-#[pyo3(signature = (a, indices, descending=false, nan_last=true, stream=None))]
+#[pyo3(signature = (a, indices, descending=false, nan_last=true, stream=None, stable=true))]
+#[allow(clippy::too_many_arguments)]
 fn argsort_device(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -189,8 +198,9 @@ fn argsort_device(
     descending: bool,
     nan_last: bool,
     stream: Option<u64>,
+    stable: bool,
 ) -> PyResult<()> {
-    device_arrays::argsort(py, a, indices, descending, nan_last, stream)
+    device_arrays::argsort(py, a, indices, descending, nan_last, stream, ties(stable))
 }
 
 /// Copies the device arrays `keys` and `values` into `keys_out` and `values_out` (each

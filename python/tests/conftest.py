@@ -32,6 +32,14 @@ def stable_argsort(a, descending=False):
     return (n - 1 - np.argsort(a[::-1], kind="stable")[::-1]).astype(np.int64)
 
 
+def is_sorting_permutation(key, perm, want):
+    """Whether ``perm`` sorts keys whose order is ``key``'s (unsigned order bits or the
+    keys themselves, no NaN), ties in any order: a permutation of ``0..n`` whose keys
+    equal, place by place, those of ``want``, a known sorting permutation."""
+    perm, n = np.asarray(perm), len(key)
+    return perm.shape == (n,) and np.array_equal(np.sort(perm), np.arange(n)) and np.array_equal(key[perm], key[want])
+
+
 def total_order_key(a):
     """Unsigned integers that order like ``a`` in IEEE 754 total order (floats) or as
     ``a`` (integers): an independent statement of the documented order."""

@@ -7,7 +7,14 @@ import os
 
 import numpy as np
 import pytest
-from conftest import keys, numpy_unique_consecutive, same_bits, stable_argsort, total_order_key
+from conftest import (
+    is_sorting_permutation,
+    keys,
+    numpy_unique_consecutive,
+    same_bits,
+    stable_argsort,
+    total_order_key,
+)
 
 import gpusort
 
@@ -83,6 +90,21 @@ def test_argsort_sort_pairs_and_topk_on_the_device(torch, dtype, descending):
     top, at = gpusort.topk(t, 100, largest=descending)
     assert np.array_equal(to_host(at), want[:100])
     assert same_bits(to_host(top), a[want[:100]])
+
+
+@pytest.mark.parametrize("n", [1, 4097, 300_007, (1 << 20) + 3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_argsort_stable_false_puts_ties_in_any_order(torch, dtype, n, descending):
+    """``stable=False`` (torch.argsort's default): a sorting permutation, ties in any
+    order (4-byte keys take the argsort whose first pass ranks ties in any order)."""
+    a = keys(dtype, n, seed=n + 7, duplicates=True)
+    t = on_device(torch, a)
+    perm = gpusort.argsort(t, descending=descending, stable=False)
+    assert perm.dtype == torch.int64 and perm.device == t.device
+    assert is_sorting_permutation(a, to_host(perm), stable_argsort(a, descending))
+    spread = keys(dtype, n, seed=n + 8)
+    perm = gpusort.argsort(on_device(torch, spread), descending=descending, stable=False)
+    assert is_sorting_permutation(spread, to_host(perm), stable_argsort(spread, descending))
 
 
 @pytest.mark.parametrize("n", [1, 4097, (1 << 20) + 3])
@@ -299,6 +321,9 @@ def test_argsort_in_numpy_order_needs_no_check(torch, ftype, n, descending):
     assert np.array_equal(to_host(gpusort.argsort(t, descending=descending)), stable_argsort(numpy_order_key(a), descending))
     total = gpusort.argsort(t, descending=descending, total_order=True)
     assert np.array_equal(to_host(total), stable_argsort(total_order_key(a), descending))
+    key = numpy_order_key(a)
+    loose = to_host(gpusort.argsort(t, descending=descending, stable=False))
+    assert is_sorting_permutation(key, loose, stable_argsort(key, descending))
 
 
 @pytest.mark.parametrize("ftype", [np.float32, np.float64])
