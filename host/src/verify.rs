@@ -204,6 +204,26 @@ mod tests {
     }
 
     #[test]
+    fn sorting_permutations_may_order_ties_freely_but_nothing_else() {
+        let keys = [5u32, 1, 5, 3];
+        let (asc, desc) = (KeyOrder::from(Order::Ascending), KeyOrder::from(Order::Descending));
+        let stable = [1u32, 3, 0, 2];
+        assert!(is_sorting_permutation(&keys, &stable, &stable, asc));
+        assert!(is_sorting_permutation(&keys, &[1u64, 3, 2, 0], &stable, asc));
+        assert!(!is_sorting_permutation(&keys, &[3u32, 1, 0, 2], &stable, asc), "out of order");
+        assert!(!is_sorting_permutation(&keys, &[1u32, 3, 0, 0], &stable, asc), "an index twice");
+        assert!(!is_sorting_permutation(&keys, &[1u32, 3, 0, 4], &stable, asc), "an index past the end");
+        assert!(!is_sorting_permutation(&keys, &[1u32, 3, 0], &stable, asc), "too short");
+        assert!(is_sorting_permutation(&keys, &[2u32, 0, 3, 1], &[0, 2, 3, 1], desc));
+        // NaN-last order: NaNs of any payload are one key, -0.0 is +0.0.
+        let (nan, other_nan) = (f32::NAN, f32::from_bits(0xffc0_0042));
+        let floats = [nan, 0.0, other_nan, -0.0];
+        let last = KeyOrder::new(Order::Ascending, crate::NanOrder::Last);
+        assert!(is_sorting_permutation(&floats, &[3u32, 1, 2, 0], &[1, 3, 0, 2], last));
+        assert!(!is_sorting_permutation(&floats, &[0u32, 1, 2, 3], &[1, 3, 0, 2], last));
+    }
+
+    #[test]
     fn stability_is_checked_only_when_promised() {
         let input = [e(1.0, 0), e(1.0, 1)];
         let swapped = [e(1.0, 1), e(1.0, 0)];
