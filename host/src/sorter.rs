@@ -391,13 +391,7 @@ impl Sorter {
                 }
                 let k = gpu.upload(keys)?;
                 let mut idx = gpu.alloc::<I>(keys.len())?;
-                let (order, bits) = (opts.order, opts.key_bits);
-                match (opts.key_order().nan_last_for::<K>(), ties) {
-                    (true, Ties::Stable) => variants::nan::argsort_into(gpu, &k, &mut idx, order, bits)?,
-                    (true, Ties::Any) => variants::nan::argsort_unstable_into(gpu, &k, &mut idx, order, bits)?,
-                    (false, Ties::Stable) => variants::radix::argsort_into(gpu, &k, &mut idx, order, bits)?,
-                    (false, Ties::Any) => variants::radix::argsort_unstable_into(gpu, &k, &mut idx, order, bits)?,
-                }
+                variants::radix::argsort_ordered_into(gpu, &k, &mut idx, opts.key_order(), opts.key_bits, ties)?;
                 idx.copy_to_host(gpu, out)
             }
             None => cpu_argsort_into(keys, out, opts),

@@ -191,13 +191,7 @@ fn time_argsort_as<K: Key + Random, I: crate::Index>(
     let k = gpu.upload(&keys)?;
     let mut idx = gpu.alloc::<I>(n)?;
     let order = KeyOrder::new(args.order, args.nan);
-    let dir = args.order;
-    let run = |idx: &mut crate::DeviceBuffer<I>| match (order.nan_last_for::<K>(), args.ties) {
-        (true, Ties::Stable) => crate::variants::nan::argsort_into(gpu, &k, idx, dir, None),
-        (true, Ties::Any) => crate::variants::nan::argsort_unstable_into(gpu, &k, idx, dir, None),
-        (false, Ties::Stable) => radix::argsort_into(gpu, &k, idx, dir, None),
-        (false, Ties::Any) => radix::argsort_unstable_into(gpu, &k, idx, dir, None),
-    };
+    let run = |idx: &mut crate::DeviceBuffer<I>| radix::argsort_ordered_into(gpu, &k, idx, order, None, args.ties);
     let stats = time_rounds(args.repeat, || gpu.time_ms(|| run(&mut idx)))?;
     let check = if args.no_check {
         "skipped"

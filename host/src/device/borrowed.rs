@@ -232,13 +232,7 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let (keys, idx, dir) = (&self.buf, &mut out.buf, order.order);
-        match (order.nan_last_for::<T>(), ties) {
-            (true, Ties::Stable) => variants::nan::argsort_into(gpu, keys, idx, dir, None),
-            (true, Ties::Any) => variants::nan::argsort_unstable_into(gpu, keys, idx, dir, None),
-            (false, Ties::Stable) => variants::radix::argsort_into(gpu, keys, idx, dir, None),
-            (false, Ties::Any) => variants::radix::argsort_unstable_into(gpu, keys, idx, dir, None),
-        }
+        variants::radix::argsort_ordered_into(gpu, &self.buf, &mut out.buf, order, None, ties)
     }
 
     /// Sorts the lent keys and the lent `values` in place as pairs (as

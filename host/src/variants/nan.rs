@@ -153,29 +153,6 @@ pub fn argsort_into<K: Element, I: super::radix::Index>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    argsort_ties_into(gpu, keys, out, order, key_bits, Ties::Stable)
-}
-
-/// [`argsort_into`] whose equal keys (NaNs among them) may come out in any order
-/// ([`Ties::Any`], as `super::radix::argsort_unstable_into`).
-pub fn argsort_unstable_into<K: Element, I: super::radix::Index>(
-    gpu: &Gpu,
-    keys: &DeviceBuffer<K>,
-    out: &mut DeviceBuffer<I>,
-    order: Order,
-    key_bits: Option<(u32, u32)>,
-) -> Result<()> {
-    argsort_ties_into(gpu, keys, out, order, key_bits, Ties::Any)
-}
-
-fn argsort_ties_into<K: Element, I: super::radix::Index>(
-    gpu: &Gpu,
-    keys: &DeviceBuffer<K>,
-    out: &mut DeviceBuffer<I>,
-    order: Order,
-    key_bits: Option<(u32, u32)>,
-    ties: Ties,
-) -> Result<()> {
     let n = keys.len();
     if n != out.len() {
         return Err(Error::LengthMismatch { keys: n, values: out.len() });
@@ -183,7 +160,7 @@ fn argsort_ties_into<K: Element, I: super::radix::Index>(
     let inf = inf_bits::<K>("a NaN-last argsort")?;
     // Total order on the canonical bits is NaN-last order: the float keys' bit order.
     let float = BitOrder::Float;
-    super::radix::argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), n, float, order, key_bits, Some(inf), ties)
+    super::radix::argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), n, float, order, key_bits, Some(inf), Ties::Stable)
 }
 
 /// Sorts the float keys `buf` in NaN-last `order`, their bits kept (NaN payloads and

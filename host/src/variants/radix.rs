@@ -25,7 +25,7 @@ use super::scratch::Scratch;
 use crate::device::{DeviceBuffer, Gpu, HostWord};
 use crate::element::{Element, Key};
 use crate::error::{Error, Result};
-use crate::options::{Order, SortOptions, Ties};
+use crate::options::{KeyOrder, Order, SortOptions, Ties};
 use crate::tuning::Tuning;
 
 /// Largest input of keys of `T` (with values of `V`, or none) sorted by the one-block
@@ -323,26 +323,38 @@ pub fn argsort_into<K: Key, I: Index>(
     order: Order,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
-    if keys.len() != out.len() {
-        return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
-    }
-    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None, Ties::Stable)
+    argsort_ordered_into(gpu, keys, out, order.into(), key_bits, Ties::Stable)
 }
 
-/// [`argsort_into`] whose equal keys may come out in any order ([`Ties::Any`]): the
-/// argsort passes of 32-bit keys rank their first pass's ties in any order; the other
-/// paths give the stable permutation.
-pub fn argsort_unstable_into<K: Key, I: Index>(
+/// [`argsort_into`] in the whole order `order`: floats in NaN-last order as
+/// [`super::nan::argsort_into`] sorts them (their canonical bits), other keys and
+/// orders by the keys' own order bits; equal keys as `ties` says ([`Ties::Any`]: the
+/// argsort passes of 32-bit keys rank their first pass's ties in any order, the other
+/// paths stay stable). The one choice of the argsort's way for callers holding a
+/// [`KeyOrder`].
+pub(crate) fn argsort_ordered_into<K: Key, I: Index>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     out: &mut DeviceBuffer<I>,
-    order: Order,
+    order: KeyOrder,
     key_bits: Option<(u32, u32)>,
+    ties: Ties,
 ) -> Result<()> {
     if keys.len() != out.len() {
         return Err(Error::LengthMismatch { keys: keys.len(), values: out.len() });
     }
-    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), K::KEY_ORDER, order, key_bits, None, Ties::Any)
+    let (bit_order, nan_inf) = argsort_bit_order::<K>(order)?;
+    argsort_at::<K, I>(gpu, keys.ptr(), out.ptr(), keys.len(), bit_order, order.order, key_bits, nan_inf, ties)
+}
+
+/// The bit order an argsort of `K` in `order` ranks by, and under NaN-last order of
+/// floats the `+inf` bits whose NaNs and `-0.0` it canonicalises.
+fn argsort_bit_order<K: Key>(order: KeyOrder) -> Result<(BitOrder, Option<u64>)> {
+    Ok(if order.nan_last_for::<K>() {
+        (BitOrder::Float, Some(super::nan::inf_bits::<K>("a NaN-last argsort")?))
+    } else {
+        (K::KEY_ORDER, None)
+    })
 }
 
 /// [`argsort_into`] of the `n` keys of `K` at device address `keys`, compared by
@@ -402,7 +414,7 @@ pub fn argsort_by_u64_values<K: Key>(
     gpu: &Gpu,
     keys: &DeviceBuffer<K>,
     out: &mut DeviceBuffer<u64>,
-    order: crate::options::KeyOrder,
+    order: KeyOrder,
     key_bits: Option<(u32, u32)>,
 ) -> Result<()> {
     let n = keys.len();
@@ -410,11 +422,7 @@ pub fn argsort_by_u64_values<K: Key>(
         return Err(Error::LengthMismatch { keys: n, values: out.len() });
     }
     let bits = check_bits::<K>(key_bits, 8 * size_of::<K>() as u32)?;
-    let (bit_order, nan_inf) = if order.nan_last_for::<K>() {
-        (BitOrder::Float, Some(super::nan::inf_bits::<K>("a NaN-last argsort")?))
-    } else {
-        (K::KEY_ORDER, None)
-    };
+    let (bit_order, nan_inf) = argsort_bit_order::<K>(order)?;
     if n == 0 {
         return Ok(());
     }

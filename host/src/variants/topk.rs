@@ -146,11 +146,7 @@ fn top_k_by_parts<K: Key>(
     }
     // The candidates are in index order, so the stable sort keeps ties by index.
     let mut perm = gpu.alloc::<u32>(m)?;
-    if order.nan_last_for::<K>() {
-        super::nan::argsort_into(gpu, &cand_keys, &mut perm, order.order, None)?;
-    } else {
-        super::radix::argsort_into(gpu, &cand_keys, &mut perm, order.order, None)?;
-    }
+    super::radix::argsort_ordered_into(gpu, &cand_keys, &mut perm, order, None, crate::options::Ties::Stable)?;
     perm.truncate(kk);
     let (mut out_keys, mut out_idx) = (gpu.alloc::<K>(kk)?, gpu.alloc::<u64>(kk)?);
     super::records::gather_from(gpu, &cand_keys, &mut out_keys, &perm)?;
