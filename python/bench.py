@@ -9,7 +9,8 @@ numpy's NaN order (the default) over total_order=True (argsort of f32 and f16 wi
 and -0.0; the NaN check sort makes, the library's against torch's), and the call overhead of a
 1,000-key sort; the 16-bit floats (``--ops half``): sort of 2^24 and 2^28 float16 and
 bfloat16 against torch.sort, in numpy's order without NaNs (the plain sort after
-one check), with NaNs present (the NaN-canonical copy) and in total order. Device times are CUDA events on the
+one check), with NaNs present (the NaN-canonical copy) and in total order, and their
+argsort against torch.argsort (stable, and stable=False). Device times are CUDA events on the
 current stream around each call (gpusort joins its own stream to it), after warm-up;
 inputs restored before each repeat outside the timed range; medians. Needs PyTorch
 with CUDA. Operations the installed gpusort lacks are left out, so an older build can
@@ -132,7 +133,18 @@ def main():
             row(f"sort {name} with NaNs (NaN-last)", n, ours_nan, theirs_nan, "canonical copy, argsort, gather")
             if not torch.equal(gpusort.sort(keys), torch.sort(keys, stable=True).values):
                 print(f"MISMATCH: gpusort.sort {name} != torch.sort(stable=True)")
-            del keys, with_nans
+            ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)
+            theirs_arg = device_ms(lambda: torch.argsort(keys, stable=True), repeat=rep)
+            row(f"argsort {name} (stable, int64)", n, ours_arg, theirs_arg)
+            ours_arg_loose = device_ms(lambda: gpusort.argsort(keys, stable=False), repeat=rep)
+            theirs_arg_loose = device_ms(lambda: torch.argsort(keys), repeat=rep)
+            row(f"argsort {name} stable=False (int64)", n, ours_arg_loose, theirs_arg_loose, "torch.argsort's default")
+            if not torch.equal(gpusort.argsort(keys), torch.argsort(keys, stable=True)):
+                print(f"MISMATCH: gpusort.argsort {name} != torch.argsort(stable=True)")
+            loose = gpusort.argsort(keys, stable=False)
+            if not torch.equal(keys[loose], torch.sort(keys).values):
+                print(f"MISMATCH: keys[gpusort.argsort({name}, stable=False)] != torch.sort(keys).values")
+            del keys, with_nans, loose
     for log2 in (24, 28):
         if log2 > args.max_log2 or not ops & {"sort", "argsort", "pairs"}:
             continue

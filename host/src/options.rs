@@ -68,7 +68,7 @@ pub enum Ties {
     #[cfg_attr(feature = "cli", value(name = "stable", help = None::<&str>))]
     Stable,
     /// In any order (`numpy.argsort`'s default kind, `torch.argsort(stable=False)`).
-    /// On the GPU an argsort of 32-bit keys then ranks its first digit's ties in
+    /// On the GPU an argsort of 32- or 16-bit keys then ranks its first digit's ties in
     /// whatever order its atomic counters hand out places, which is faster; other
     /// argsorts, and the CPU backend, give the stable result, which is one of the
     /// allowed ones.

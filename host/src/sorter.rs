@@ -346,7 +346,7 @@ impl Sorter {
     }
 
     /// [`Sorter::argsort_into`] whose equal keys may come out in any order
-    /// ([`Ties::Any`]): on the GPU 32-bit keys take the argsort whose first pass ranks
+    /// ([`Ties::Any`]): on the GPU 32- and 16-bit keys take the argsort whose first pass ranks
     /// ties in any order (faster); the CPU backend writes the stable permutation, one
     /// of the allowed results.
     ///

@@ -16,6 +16,9 @@ const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 const SIZES_32: [usize; 9] = [0, 1, 2, 8832, 8833, 1 << 18, (1 << 18) + 1, (1 << 18) + 9217, (1 << 20) + 3];
 /// Other key widths (copy-and-pairs path): fewer sizes, the one-block edge included.
 const SIZES_OTHER: [usize; 5] = [0, 1, 7000, 9217, (1 << 20) + 3];
+/// 16-bit keys: the copy-and-pairs path up to the one-block size of the 32-bit pairs
+/// (8,832), the argsort passes above it.
+const SIZES_16: [usize; 8] = [0, 1, 7000, 8832, 8833, 1 << 18, (1 << 18) + 9217, (1 << 20) + 3];
 
 /// The device argsort of `keys` as `u32` and as `u64` indices equals the CPU's.
 fn check<K: Key>(s: &Sorter, keys: &[K], opts: &SortOptions, what: &str) {
@@ -90,10 +93,19 @@ fn argsort_64_bit_keys() {
 #[test]
 fn argsort_16_and_8_bit_keys() {
     let Some(s) = gpu_sorter("argsort_16_and_8_bit_keys") else { return };
-    each_order::<u16>(s, &SIZES_OTHER, &[Distribution::Uniform], "u16");
-    each_order::<i16>(s, &SIZES_OTHER, &[Distribution::Uniform], "i16");
-    each_order::<f16>(s, &SIZES_OTHER, &[Distribution::Uniform], "f16");
-    each_order::<bf16>(s, &SIZES_OTHER, &[Distribution::Uniform], "bf16");
+    let dists = [Distribution::Uniform, Distribution::FewUnique];
+    each_order::<u16>(s, &SIZES_16, &dists, "u16");
+    each_order::<i16>(s, &SIZES_16, &dists, "i16");
+    each_order::<f16>(s, &SIZES_16, &dists, "f16");
+    each_order::<bf16>(s, &SIZES_16, &dists, "bf16");
+    // A digit the same in every key: the plan skips its pass, and one pass (below 256)
+    // or none (one value) writes the indices.
+    for (what, key) in [("u16 below 256", 0xffu16), ("u16 multiples of 256", 0xff00), ("u16 one value", 0)] {
+        let keys: Vec<u16> = generate::<u16>(300_007, Distribution::Uniform, 5).iter().map(|k| k & key).collect();
+        for order in ORDERS {
+            check::<u16>(s, &keys, &SortOptions::default().order(order), &format!("{what} {order}"));
+        }
+    }
     each_order::<u8>(s, &SIZES_OTHER, &[Distribution::Uniform], "u8");
     each_order::<i8>(s, &SIZES_OTHER, &[Distribution::Uniform], "i8");
 }
@@ -508,8 +520,8 @@ fn paths_past_2_pow_32_keys_one_case_each() {
 /// The argsort whose ties may come out in any order (`Sorter::argsort_unstable_into`,
 /// the kernel whose first pass ranks ties in any order) is a sorting permutation: the
 /// keys it picks equal, place by place, those of the stable argsort. Every size of the
-/// 32-bit argsort passes and below, tie-heavy and spread keys, both orders, `u32` and
-/// `u64` indices, floats in NaN-last order with NaNs and zeros of both signs.
+/// 32- and 16-bit argsort passes and below, tie-heavy and spread keys, both orders,
+/// `u32` and `u64` indices, floats in NaN-last order with NaNs and zeros of both signs.
 #[test]
 fn argsort_with_ties_in_any_order_is_a_sorting_permutation() {
     let Some(s) = gpu_sorter("argsort_with_ties_in_any_order_is_a_sorting_permutation") else { return };
@@ -542,6 +554,27 @@ fn argsort_with_ties_in_any_order_is_a_sorting_permutation() {
         for order in ORDERS {
             let opts = SortOptions::default().order(order).nan_last();
             one::<f32>(s, &keys, &opts, &format!("f32 NaN-last {order}"));
+        }
+    }
+    for &n in &SIZES_16 {
+        for dist in dists {
+            for order in ORDERS {
+                let opts = SortOptions::default().order(order);
+                let what = format!("{dist:?} {order}");
+                one::<u16>(s, &generate::<u16>(n, dist, n as u64 ^ 0x5d), &opts, &format!("u16 {what}"));
+                one::<i16>(s, &generate::<i16>(n, dist, n as u64 ^ 0x5e), &opts, &format!("i16 {what}"));
+                one::<f16>(s, &generate::<f16>(n, dist, n as u64 ^ 0x5f), &opts, &format!("f16 {what}"));
+                one::<bf16>(s, &generate::<bf16>(n, dist, n as u64 ^ 0x60), &opts, &format!("bf16 {what}"));
+            }
+        }
+    }
+    for &n in &SIZES_NAN {
+        let keys = with_specials::<f16>(n, 24, &[f16::from_bits(0xfe42), -f16::ZERO, f16::NAN, f16::ZERO]);
+        let keysb = with_specials::<bf16>(n, 25, &[bf16::from_bits(0xff81), -bf16::ZERO, bf16::NAN, bf16::ZERO]);
+        for order in ORDERS {
+            let opts = SortOptions::default().order(order).nan_last();
+            one::<f16>(s, &keys, &opts, &format!("f16 NaN-last {order}"));
+            one::<bf16>(s, &keysb, &opts, &format!("bf16 NaN-last {order}"));
         }
     }
     // Other widths take the stable path, one of the allowed results.

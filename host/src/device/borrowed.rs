@@ -198,7 +198,7 @@ impl<T: bytemuck::Pod> BorrowedBuffer<'_, T> {
     }
 
     /// [`BorrowedBuffer::argsort_into`] whose equal keys may come out in any order
-    /// ([`Ties::Any`]: `torch.argsort(stable=False)`); 32-bit keys take the argsort
+    /// ([`Ties::Any`]: `torch.argsort(stable=False)`); 32- and 16-bit keys take the argsort
     /// whose first pass ranks ties in any order, which is faster. Queued, not waited
     /// for.
     pub fn argsort_unstable_into<I: variants::radix::Index>(

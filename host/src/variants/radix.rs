@@ -329,7 +329,7 @@ pub fn argsort_into<K: Key, I: Index>(
 /// [`argsort_into`] in the whole order `order`: floats in NaN-last order as
 /// [`super::nan::argsort_into`] sorts them (their canonical bits), other keys and
 /// orders by the keys' own order bits; equal keys as `ties` says ([`Ties::Any`]: the
-/// argsort passes of 32-bit keys rank their first pass's ties in any order, the other
+/// argsort passes of 32- and 16-bit keys rank their first pass's ties in any order, the other
 /// paths stay stable). The one choice of the argsort's way for callers holding a
 /// [`KeyOrder`].
 pub(crate) fn argsort_ordered_into<K: Key, I: Index>(
@@ -361,7 +361,7 @@ fn argsort_bit_order<K: Key>(order: KeyOrder) -> Result<(BitOrder, Option<u64>)>
 /// `bit_order`, into the `n` indices of `I` at `out`. `nan_inf`: NaN-last order of
 /// float keys whose `+inf` has these bits (`variants::nan`): the keys are sorted as
 /// their canonical bits (every NaN the largest NaN, `-0.0` as `+0.0`), which the
-/// argsort passes make as they read 32-bit keys (and their histogram counts), and the
+/// argsort passes make as they read 32- and 16-bit keys (and their histogram counts), and the
 /// copy of other widths holds. `ties`: [`Ties::Any`] lets the argsort passes rank
 /// the first pass's ties in any order (the other paths are stable whatever it says).
 #[allow(clippy::too_many_arguments)]
@@ -384,12 +384,17 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     if n == 0 {
         return Ok(());
     }
-    if kb == 4 && argsort_packed(gpu.tuning(), n as u64) {
+    if (kb == 4 || kb == 2) && argsort_packed(gpu.tuning(), n as u64) {
         let mut job = Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some((4, out)));
         job.packing = Packing::Through;
         (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
         job.portion = rk::portion_tiles(job.tile);
-        return job.run_arg::<I>(gpu, nan_inf.unwrap_or(0) as u32, ties);
+        let nan_inf = nan_inf.unwrap_or(0);
+        return if kb == 4 {
+            job.run_arg::<u32, I>(gpu, nan_inf, ties)
+        } else {
+            job.run_arg::<u16, I>(gpu, nan_inf, ties)
+        };
     }
     // The copy of the keys paired with `0..n` (`u32`: at most 2^32 - 1 keys), sorted.
     let copy = key_copy(gpu, keys, n, kb, nan_inf)?;
@@ -485,10 +490,7 @@ fn key_copy(gpu: &Gpu, keys: u64, n: usize, kb: u32, nan_inf: Option<u64>) -> Re
     Ok(copy)
 }
 
-/// The `+inf` bits of `f32`: the one float format of the argsort passes' NaN map.
-const F32_INF: u32 = kernels::key::float_inf_bits(32, 23) as u32;
-
-/// Whether an argsort of `n` 32-bit keys takes the argsort passes
+/// Whether an argsort of `n` 32- or 16-bit keys takes the argsort passes
 /// ([`Job::run_arg`]): past the one-block sort and the short tiles (the argsort passes
 /// run on the packed tile), unless [`Tuning::radix_pairs`] asks for split pairs.
 fn argsort_packed(tuning: &Tuning, n: u64) -> bool {
@@ -580,8 +582,9 @@ impl Plan {
         let (portions, status_tiles) = rk::balanced_portions(total_tiles, portion);
         let passes = rk::passes(begin, end);
         let ctrl_bytes = rk::ctrl::bytes((passes as u64 * portions) as u32);
-        // Buffers B of the keys and of the values; packed sorts: packed buffers A and B.
-        let pair_words = n * (kb + vb) as u64 / 4;
+        // Buffers B of the keys and of the values; packed sorts: packed buffers A and B
+        // of one `u64` a key (the argsort of 16-bit keys too).
+        let pair_words = n * 2;
         let (b0, b1) = match packing {
             // Narrow keys: an odd count of 16-bit keys ends inside a word, and each buffer
             // has a vector more, to start at the caller's address modulo 16
@@ -1015,21 +1018,21 @@ impl Job {
         Ok(gpu.launch_cooperative(kernel, cfg, &p)?.then_some(true))
     }
 
-    /// The argsort of the `u32` keys at `self.keys` into the indices of `I` at
-    /// `self.values` ([`Packing::Through`] with the index made by the first pass and
-    /// written alone by the last; `radix_arg_back` when fewer than two passes ran).
-    /// `nan_inf`: the `+inf` bits of `f32` keys argsorted in NaN-last order (0: as
-    /// they are): the histogram (`radix_hist_nan_f32`) and the first pass map them
-    /// alike. `ties`: [`Ties::Any`] takes the kernel whose first pass ranks ties in
-    /// any order.
-    fn run_arg<I: Index>(&self, gpu: &Gpu, nan_inf: u32, ties: Ties) -> Result<()> {
+    /// The argsort of the keys `KW` (`u32` or `u16` words) at `self.keys` into the
+    /// indices of `I` at `self.values` ([`Packing::Through`] with the index made by
+    /// the first pass and written alone by the last; `radix_arg_back` when fewer than
+    /// two passes ran). `nan_inf`: the `+inf` bits of float keys of that width
+    /// argsorted in NaN-last order (0: as they are): the histogram
+    /// ([`rk::ArgKey::HIST_NAN`]) and the first pass map them alike. `ties`:
+    /// [`Ties::Any`] takes the kernel whose first pass ranks ties in any order.
+    fn run_arg<KW: rk::ArgKey, I: Index>(&self, gpu: &Gpu, nan_inf: u64, ties: Ties) -> Result<()> {
         let plan = self.plan();
         let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
         let mut scratch = Scratch::take(gpu, &words)?;
         let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, words[3])?;
-        let keys = DevPtr::<u32>::from_addr(self.keys);
+        let keys = DevPtr::<KW>::from_addr(self.keys);
         let idx = DevPtr::<I>::from_addr(self.values);
         let (packed_a, packed_b) = (packed_a.dev_ptr().cast::<u64>(), packed_b.dev_ptr().cast::<u64>());
         let (status, ctrl) = (status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
@@ -1037,14 +1040,13 @@ impl Job {
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
         // The histogram counts the keys as the first pass maps them.
-        let hist_kernel = match nan_inf {
-            0 => <u32 as HistKernel>::HIST,
-            F32_INF => rk::radix_hist_nan_f32,
-            inf => return Err(Error::BadArgument(format!("no 32-bit float keys with +inf bits {inf:#x}"))),
-        };
+        let hist_kernel = KW::arg_hist(nan_inf).ok_or_else(|| {
+            Error::BadArgument(format!("no {}-bit float keys with +inf bits {nan_inf:#x}", 8 * KW::BYTES))
+        })?;
         gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
-        let cfg = blocks(rk::hist::grid(n, 4, sms * hist_blocks_per_sm(gpu.tuning())), rk::HIST_BLOCK, hist_smem)?;
-        let (pos, neg) = (self.masks.0 as u32, self.masks.1 as u32);
+        let grid = rk::hist::grid(n, KW::BYTES, sms * hist_blocks_per_sm(gpu.tuning()));
+        let cfg = blocks(grid, rk::HIST_BLOCK, hist_smem)?;
+        let (pos, neg) = (KW::from_u64(self.masks.0), KW::from_u64(self.masks.1));
         let status_words = status_tiles * rk::DIGITS as u64;
         let packing = Packing::Through as u32;
         let hist = rk::Hist {
@@ -1063,11 +1065,8 @@ impl Job {
         };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
-        let sweep = match ties {
-            Ties::Stable => I::SWEEP,
-            Ties::Any => I::SWEEP_ANY,
-        };
-        self.run_packed_sweeps(gpu, &plan, sweep, idx, packed_a, packed_b, status, ctrl, nan_inf)?;
+        let sweep = KW::sweep::<I>(ties == Ties::Any);
+        self.run_packed_sweeps(gpu, &plan, sweep, idx, packed_a, packed_b, status, ctrl, nan_inf as u32)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
         gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
@@ -1104,11 +1103,11 @@ impl Job {
     /// ([`rk::PackedSweep`]; `kernel` chooses): every pass of the plan, one launch per
     /// portion, with the caller's keys at `self.keys` and values (or indices) `vals`.
     #[allow(clippy::too_many_arguments)]
-    fn run_packed_sweeps<V: Word>(
+    fn run_packed_sweeps<KW: Word, V: Word>(
         &self,
         gpu: &Gpu,
         plan: &Plan,
-        kernel: Kernel<rk::PackedSweep<V>>,
+        kernel: Kernel<rk::PackedSweep<KW, V>>,
         vals: DevPtr<V>,
         packed_a: DevPtr<u64>,
         packed_b: DevPtr<u64>,

@@ -69,31 +69,34 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
     out
 }
 
-/// Loads the `valid` keys at `keys[start..]` warp-striped, `I` per thread, each packed
-/// with its position as `key << 32 | position` (an argsort's first pass: the value is
-/// made, not read; the key mapped by [`nan_mapped`] with `nan_inf`, then to its order
-/// bits by `order`, the key's `(pos, neg)` masks: an argsort stores no key, so its
-/// words carry order bits and every pass ranks them as unsigned, [`onesweep`]); every
-/// load is issued before any word is built.
+/// Loads the `valid` keys `KW` (`u32` or `u16`) at `keys[start..]` warp-striped, `I`
+/// per thread, each packed with its position as `key << 32 | position` (an argsort's
+/// first pass: the value is made, not read; the key mapped by [`nan_mapped`] with
+/// `nan_inf`, then to its order bits by `order`, the key's `(pos, neg)` masks, and
+/// zero-extended: an argsort stores no key, so its words carry order bits and every
+/// pass ranks them as unsigned, [`onesweep`]); every load is issued before any word
+/// is built.
 #[inline(always)]
-unsafe fn load_arg<W: Word, const I: usize>(
-    keys: *const u32,
+unsafe fn load_arg<KW: Word, W: Word, const I: usize>(
+    keys: *const KW,
     start: u64,
     valid: u32,
     nan_inf: u32,
     order: (u32, u32),
 ) -> [W; I] {
-    let mut ks = unsafe { load_striped::<u32, I>(keys, start, valid) };
+    let mut ks = unsafe { load_striped::<KW, I>(keys, start, valid) };
     if nan_inf != 0 {
-        unroll::<I>(|k| ks[k] = nan_mapped(ks[k], nan_inf));
+        let inf = KW::from_u64(nan_inf as u64);
+        unroll::<I>(|k| ks[k] = nan_mapped(ks[k], inf));
     }
-    unroll::<I>(|k| ks[k] = ks[k].ordered(order.0, order.1));
+    let (pos, neg) = (KW::from_u64(order.0 as u64), KW::from_u64(order.1 as u64));
+    unroll::<I>(|k| ks[k] = ks[k].ordered(pos, neg));
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     // Below 2^32 keys (the host's check): positions fit 32 bits, and item `k`'s is
     // this thread's first plus `k` warp widths, so one register holds them all.
     let first = start as u32 + warp_striped(warp, 0, lane, I as u32);
     let mut out = [W::ZERO; I];
-    unroll::<I>(|k| out[k] = W::from_u64((ks[k] as u64) << 32 | (first + k as u32 * WARP) as u64));
+    unroll::<I>(|k| out[k] = W::from_u64(ks[k].to_u64() << 32 | (first + k as u32 * WARP) as u64));
     out
 }
 
@@ -155,7 +158,7 @@ struct Pass<K, V> {
     keys_b: *mut K,
     vals_a: *mut V,
     vals_b: *mut V,
-    /// Packed sorts: the caller's split arrays.
+    /// Packed sorts: the caller's split arrays (an argsort's keys: `u32` or, `ARG` = 2, `u16`).
     split_keys: *mut u32,
     split_vals: *mut u32,
     /// Split sorts into A: the caller's input, read by the first pass that runs
@@ -187,15 +190,17 @@ struct Pass<K, V> {
 /// (`K` = `u64`, ranked as 64-bit keys on the key half by `shift` and the masks), A and B are packed scratch, and the plan may say to load from or store to the caller's split
 /// arrays instead: each of those ways is its own instantiation of [`sweep_tile`], so
 /// none carries the others' pointers and branches. With `ARG` (an argsort, `PACKED`
-/// too) the split load makes each value from the key's position, and the split store
-/// writes only the values, as `V` (`split_vals` then points to `V`s).
+/// too: the bytes of its keys, 4 or 2; 0 for other sorts) the split load reads keys of
+/// that width (`split_keys` then points to them) and makes each value from the key's
+/// position, and the split store writes only the values, as `V` (`split_vals` then
+/// points to `V`s).
 #[inline(always)]
 unsafe fn onesweep<
     K: Word,
     V: Word,
     const PAIRS: bool,
     const PACKED: bool,
-    const ARG: bool,
+    const ARG: u32,
     const ANY_ORDER: bool,
     const MASKS: u8,
     const I: usize,
@@ -241,7 +246,7 @@ unsafe fn onesweep<
         // two (spills 228 -> 84 bytes). f32 argsorts 10% faster, u32 and i32 2% at
         // 2^28 (H200, 2026-11-29).
         let order = ((p.pos.to_u64() >> 32) as u32, (p.neg.to_u64() >> 32) as u32);
-        let p = if ARG { Pass { pos: K::ZERO, neg: K::ZERO, ..p } } else { p };
+        let p = if ARG != 0 { Pass { pos: K::ZERO, neg: K::ZERO, ..p } } else { p };
         let same =
             MASKS == MASKS_EQUAL || (K::BYTES == 4 || K::BYTES == 2 || PACKED) && p.pos.to_u64() == p.neg.to_u64();
         macro_rules! tile {
@@ -258,7 +263,7 @@ unsafe fn onesweep<
             };
         }
         if !PACKED {
-            return tile!(PAIRS, false, false, false, ANY_ORDER);
+            return tile!(PAIRS, false, false, 0, ANY_ORDER);
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
@@ -268,7 +273,7 @@ unsafe fn onesweep<
             // the caller left free.
             (Buf::Caller, _) => tile!(false, true, false, ARG, ANY_ORDER),
             (_, Buf::Caller) => tile!(false, false, true, ARG, false),
-            _ => tile!(false, false, false, false, false),
+            _ => tile!(false, false, false, 0, false),
         }
     }
 }
@@ -279,7 +284,7 @@ unsafe fn onesweep<
 /// it takes a tile (the load overlaps the atomic); sharing this one made its passes
 /// 0.3-0.6% slower at 2^24 and 2^28 keys (H100, 2026-11-28).
 #[inline(always)]
-unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const ARG: bool, const I: usize>(
+unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool, const ARG: u32, const I: usize>(
     p: Pass<K, V>,
     s: &Smem,
     tile: u32,
@@ -303,7 +308,7 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
             return;
         }
         if !PACKED {
-            return sweep_tile::<K, V, PAIRS, false, false, false, false, false, I>(&p, s, plan, tile, cur, (0, 0));
+            return sweep_tile::<K, V, PAIRS, false, false, 0, false, false, I>(&p, s, plan, tile, cur, (0, 0));
         }
         // A pass never both loads and stores the caller's arrays (`packed_plan`).
         match route(plan) {
@@ -313,7 +318,7 @@ unsafe fn onesweep_tile<K: Word, V: Word, const PAIRS: bool, const PACKED: bool,
             (_, Buf::Caller) => {
                 sweep_tile::<K, V, false, false, true, ARG, false, false, I>(&p, s, plan, tile, cur, (0, 0))
             }
-            _ => sweep_tile::<K, V, false, false, false, false, false, false, I>(&p, s, plan, tile, cur, (0, 0)),
+            _ => sweep_tile::<K, V, false, false, false, 0, false, false, I>(&p, s, plan, tile, cur, (0, 0)),
         }
     }
 }
@@ -331,7 +336,7 @@ unsafe fn sweep_tile<
     const PAIRS: bool,
     const LOAD_SPLIT: bool,
     const STORE_SPLIT: bool,
-    const ARG: bool,
+    const ARG: u32,
     const ANY_ORDER: bool,
     const SAME: bool,
     const I: usize,
@@ -359,8 +364,10 @@ unsafe fn sweep_tile<
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         // Keys alone, stored into B or A: `global_base` holds the runs' addresses.
         let direct = !PAIRS && !STORE_SPLIT;
-        let ks = if LOAD_SPLIT && ARG {
-            load_arg::<K, I>(p.split_keys, start, valid, p.nan_inf, order)
+        let ks = if LOAD_SPLIT && ARG == 2 {
+            load_arg::<u16, K, I>(p.split_keys as *const u16, start, valid, p.nan_inf, order)
+        } else if LOAD_SPLIT && ARG != 0 {
+            load_arg::<u32, K, I>(p.split_keys, start, valid, p.nan_inf, order)
         } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
@@ -417,7 +424,7 @@ unsafe fn sweep_tile<
                 let at = run.wrapping_add(i as u64);
                 if direct {
                     gpu::st_global_word(run.wrapping_add(i as u64 * K::BYTES as u64), key);
-                } else if STORE_SPLIT && ARG {
+                } else if STORE_SPLIT && ARG != 0 {
                     *(p.split_vals as *mut V).add(at as usize) = V::from_u64(key.to_u64() & 0xffff_ffff);
                 } else if STORE_SPLIT {
                     let w = key.to_u64();
@@ -974,7 +981,7 @@ pub(crate) unsafe fn fused<K: Word, V: Word, const PAIRS: bool, const I: usize>(
             };
             let mut tile = gpu::block_idx();
             while tile < status_tiles {
-                onesweep_tile::<K, V, PAIRS, false, false, I>(p, &s, tile);
+                onesweep_tile::<K, V, PAIRS, false, 0, I>(p, &s, tile);
                 gpu::sync_threads();
                 tile += grid;
             }
@@ -1077,16 +1084,20 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const ANY_ORDER:
         ctrl: ctrl.get(),
         nan_inf: 0,
     };
-    unsafe { onesweep::<K, V, PAIRS, false, false, ANY_ORDER, MASKS_EITHER, I>(p) }
+    unsafe { onesweep::<K, V, PAIRS, false, 0, ANY_ORDER, MASKS_EITHER, I>(p) }
 }
 
-/// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`V` = `u32`:
-/// the caller's split keys and values are loaded and stored) or, with `ARG`, of an
-/// argsort (the values are made from positions by the first pass and only the
-/// indices, of `V`, stored by the last). `ANY_ORDER` (argsorts only): the first pass
-/// ranks ties in any order, an argsort whose equal keys may come out in any order.
+/// The digit pass over packed words ([`PackedSweep`]) of a pair sort (`KW` = `V` =
+/// `u32`, `ARG` = 0: the caller's split keys and values are loaded and stored) or,
+/// with `ARG` = the bytes of `KW` (`u32` or `u16` keys), of an argsort (the values are
+/// made from positions by the first pass and only the indices, of `V`, stored by the
+/// last). `ANY_ORDER` (argsorts only): the first pass ranks ties in any order, an
+/// argsort whose equal keys may come out in any order.
 #[inline(always)]
-pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool, const MASKS: u8, const ANY_ORDER: bool>(p: PackedSweep<V>) {
+pub(crate) unsafe fn packed_sweep<KW: Word, V: Word, const ARG: u32, const MASKS: u8, const ANY_ORDER: bool>(
+    p: PackedSweep<KW, V>,
+) {
+    const { assert!(if ARG == 0 { KW::BYTES == 4 } else { ARG == KW::BYTES && (ARG == 4 || ARG == 2) }) };
     let PackedSweep {
         keys,
         vals,
@@ -1114,7 +1125,7 @@ pub(crate) unsafe fn packed_sweep<V: Word, const ARG: bool, const MASKS: u8, con
         keys_b: packed_b.get(),
         vals_a,
         vals_b,
-        split_keys: keys.get(),
+        split_keys: keys.get() as *mut u32,
         split_vals: vals.get() as *mut u32,
         in_keys: core::ptr::null(),
         in_vals: core::ptr::null(),

@@ -166,31 +166,50 @@ impl FusedKernel for u8 {
 // u32 pairs 3.5% faster at 2^24 and 1.6% at 2^28 (H200, 2026-11-29). The general
 // kernel serves float keys: a kernel of their way alone (no spills) made f32 pairs 1%
 // slower, so they keep this one. An argsort ranks order bits (masks zero).
-packed_sweep_entry!(radix_onesweep_packed_k32_v32 { V = u32 } |p| {
+packed_sweep_entry!(radix_onesweep_packed_k32_v32 { K = u32, V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, false, { device::MASKS_EITHER }, false>(p)
+    device::packed_sweep::<u32, u32, 0, { device::MASKS_EITHER }, false>(p)
 });
-packed_sweep_entry!(radix_onesweep_packed_int_k32_v32 { V = u32 } |p| {
+packed_sweep_entry!(radix_onesweep_packed_int_k32_v32 { K = u32, V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, false, { device::MASKS_EQUAL }, false>(p)
+    device::packed_sweep::<u32, u32, 0, { device::MASKS_EQUAL }, false>(p)
 });
-packed_sweep_entry!(radix_onesweep_arg_k32_i32 { V = u32 } |p| {
+packed_sweep_entry!(radix_onesweep_arg_k32_i32 { K = u32, V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, true, { device::MASKS_EQUAL }, false>(p)
+    device::packed_sweep::<u32, u32, 4, { device::MASKS_EQUAL }, false>(p)
 });
-packed_sweep_entry!(radix_onesweep_arg_k32_i64 { V = u64 } |p| {
+packed_sweep_entry!(radix_onesweep_arg_k32_i64 { K = u32, V = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u64, true, { device::MASKS_EQUAL }, false>(p)
+    device::packed_sweep::<u32, u64, 4, { device::MASKS_EQUAL }, false>(p)
 });
 // An argsort whose ties may come out in any order (`stable=False`): its first pass
 // ranks ties in any order, as the first pass of keys alone does.
-packed_sweep_entry!(radix_onesweep_arg_any_k32_i32 { V = u32 } |p| {
+packed_sweep_entry!(radix_onesweep_arg_any_k32_i32 { K = u32, V = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u32, true, { device::MASKS_EQUAL }, true>(p)
+    device::packed_sweep::<u32, u32, 4, { device::MASKS_EQUAL }, true>(p)
 });
-packed_sweep_entry!(radix_onesweep_arg_any_k32_i64 { V = u64 } |p| {
+packed_sweep_entry!(radix_onesweep_arg_any_k32_i64 { K = u32, V = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::packed_sweep::<u64, true, { device::MASKS_EQUAL }, true>(p)
+    device::packed_sweep::<u32, u64, 4, { device::MASKS_EQUAL }, true>(p)
+});
+// The argsort of 16-bit keys: the same passes, whose first loads `u16` keys (two
+// passes over the packed words, where a copy of the keys, positions made apart and
+// a split pair sort with widened indices moved ~44 bytes a key).
+packed_sweep_entry!(radix_onesweep_arg_k16_i32 { K = u16, V = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u16, u32, 2, { device::MASKS_EQUAL }, false>(p)
+});
+packed_sweep_entry!(radix_onesweep_arg_k16_i64 { K = u16, V = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u16, u64, 2, { device::MASKS_EQUAL }, false>(p)
+});
+packed_sweep_entry!(radix_onesweep_arg_any_k16_i32 { K = u16, V = u32 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u16, u32, 2, { device::MASKS_EQUAL }, true>(p)
+});
+packed_sweep_entry!(radix_onesweep_arg_any_k16_i64 { K = u16, V = u64 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u16, u64, 2, { device::MASKS_EQUAL }, true>(p)
 });
 arg_back_entry!(radix_arg_back_i32 { I = u32 } |p| {
     gpu::grid_dependency_wait();
@@ -210,6 +229,15 @@ hist_entry!(radix_hist_k32 { K = u32 } |p| {
 hist_entry!(radix_hist_nan_f32 { K = u32 } |p| {
     gpu::grid_dependency_wait();
     device::histogram::<_, { crate::key::float_inf_bits(32, 23) }>(p)
+});
+// The same for `f16` and `bf16` keys (`+inf` bits of their own, one entry each).
+hist_entry!(radix_hist_nan_f16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram::<_, { crate::key::float_inf_bits(16, 10) }>(p)
+});
+hist_entry!(radix_hist_nan_bf16 { K = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::histogram::<_, { crate::key::float_inf_bits(16, 7) }>(p)
 });
 hist_entry!(radix_hist_k64 { K = u64 } |p| {
     gpu::grid_dependency_wait();
@@ -306,23 +334,69 @@ impl HistKernel for u8 {
     const HIST_CHECKING: &'static [(u64, Kernel<Hist<u8>>)] = &[];
 }
 
-/// The argsort kernels writing indices of `Self` (`u32` or `u64`).
+/// The packed argsort ([`PackedSweep`]) of keys `Self` (`u32` or `u16` words): its
+/// histograms and, for indices of each [`ArgIndex`], its passes.
+pub trait ArgKey: HistKernel {
+    /// The histograms counting the keys as the first pass maps them in NaN-last order,
+    /// each with the `+inf` bits of its float format.
+    const HIST_NAN: &'static [(u64, Kernel<Hist<Self>>)];
+
+    /// The passes into indices `I`; `any`: the one whose first pass ranks ties in any
+    /// order.
+    fn sweep<I: ArgIndex>(any: bool) -> Kernel<PackedSweep<Self, I>>;
+
+    /// The histogram of an argsort: [`HistKernel::HIST`], or with `nan_inf` (not 0)
+    /// the one of [`ArgKey::HIST_NAN`] for that float format, if this width has it.
+    fn arg_hist(nan_inf: u64) -> Option<Kernel<Hist<Self>>> {
+        if nan_inf == 0 {
+            return Some(Self::HIST);
+        }
+        Self::HIST_NAN.iter().find(|c| c.0 == nan_inf).map(|c| c.1)
+    }
+}
+
+impl ArgKey for u32 {
+    const HIST_NAN: &'static [(u64, Kernel<Hist<u32>>)] = &[(crate::key::float_inf_bits(32, 23), radix_hist_nan_f32)];
+    fn sweep<I: ArgIndex>(any: bool) -> Kernel<PackedSweep<u32, I>> {
+        if any { I::SWEEP_ANY_K32 } else { I::SWEEP_K32 }
+    }
+}
+
+impl ArgKey for u16 {
+    const HIST_NAN: &'static [(u64, Kernel<Hist<u16>>)] = &[
+        (crate::key::float_inf_bits(16, 10), radix_hist_nan_f16),
+        (crate::key::float_inf_bits(16, 7), radix_hist_nan_bf16),
+    ];
+    fn sweep<I: ArgIndex>(any: bool) -> Kernel<PackedSweep<u16, I>> {
+        if any { I::SWEEP_ANY_K16 } else { I::SWEEP_K16 }
+    }
+}
+
+/// The argsort kernels writing indices of `Self` (`u32` or `u64`): the passes over
+/// `u32` and `u16` keys ([`ArgKey::sweep`] chooses), and the kernel writing the
+/// indices the passes did not ([`ArgBack`]).
 pub trait ArgIndex: Word {
-    const SWEEP: Kernel<PackedSweep<Self>>;
-    /// [`ArgIndex::SWEEP`] whose first pass ranks ties in any order.
-    const SWEEP_ANY: Kernel<PackedSweep<Self>>;
+    const SWEEP_K32: Kernel<PackedSweep<u32, Self>>;
+    /// [`ArgIndex::SWEEP_K32`] whose first pass ranks ties in any order.
+    const SWEEP_ANY_K32: Kernel<PackedSweep<u32, Self>>;
+    const SWEEP_K16: Kernel<PackedSweep<u16, Self>>;
+    const SWEEP_ANY_K16: Kernel<PackedSweep<u16, Self>>;
     const BACK: Kernel<ArgBack<Self>>;
 }
 
 impl ArgIndex for u32 {
-    const SWEEP: Kernel<PackedSweep<u32>> = radix_onesweep_arg_k32_i32;
-    const SWEEP_ANY: Kernel<PackedSweep<u32>> = radix_onesweep_arg_any_k32_i32;
+    const SWEEP_K32: Kernel<PackedSweep<u32, u32>> = radix_onesweep_arg_k32_i32;
+    const SWEEP_ANY_K32: Kernel<PackedSweep<u32, u32>> = radix_onesweep_arg_any_k32_i32;
+    const SWEEP_K16: Kernel<PackedSweep<u16, u32>> = radix_onesweep_arg_k16_i32;
+    const SWEEP_ANY_K16: Kernel<PackedSweep<u16, u32>> = radix_onesweep_arg_any_k16_i32;
     const BACK: Kernel<ArgBack<u32>> = radix_arg_back_i32;
 }
 
 impl ArgIndex for u64 {
-    const SWEEP: Kernel<PackedSweep<u64>> = radix_onesweep_arg_k32_i64;
-    const SWEEP_ANY: Kernel<PackedSweep<u64>> = radix_onesweep_arg_any_k32_i64;
+    const SWEEP_K32: Kernel<PackedSweep<u32, u64>> = radix_onesweep_arg_k32_i64;
+    const SWEEP_ANY_K32: Kernel<PackedSweep<u32, u64>> = radix_onesweep_arg_any_k32_i64;
+    const SWEEP_K16: Kernel<PackedSweep<u16, u64>> = radix_onesweep_arg_k16_i64;
+    const SWEEP_ANY_K16: Kernel<PackedSweep<u16, u64>> = radix_onesweep_arg_any_k16_i64;
     const BACK: Kernel<ArgBack<u64>> = radix_arg_back_i64;
 }
 
@@ -354,7 +428,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 85];
+    let mut all = [radix_hist_k32.layout(); 91];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -385,6 +459,12 @@ pub const KERNELS: &[EntryLayout] = &{
     all[82] = radix_onesweep_packed_int_k32_v32.layout();
     all[83] = radix_onesweep_arg_any_k32_i32.layout();
     all[84] = radix_onesweep_arg_any_k32_i64.layout();
+    all[85] = radix_onesweep_arg_k16_i32.layout();
+    all[86] = radix_onesweep_arg_k16_i64.layout();
+    all[87] = radix_onesweep_arg_any_k16_i32.layout();
+    all[88] = radix_onesweep_arg_any_k16_i64.layout();
+    all[89] = radix_hist_nan_f16.layout();
+    all[90] = radix_hist_nan_bf16.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

@@ -99,20 +99,21 @@ crate::params::kernel_params! {
 
 crate::params::kernel_params! {
     /// The digit pass over packed words `key << 32 | value` ([`super::Packing`]) of a
-    /// pair sort of `u32` keys with `u32` values (`V` = `u32`) or of an argsort of
-    /// `u32` keys (`V` = `u32` or `u64`, the indices): `packed_a` / `packed_b` are the
-    /// packed scratch buffers A and B, `keys` the caller's keys; `vals` the caller's
-    /// values, or an argsort's output, only written (by its last pass, the index half
-    /// of each word, as `V`: its first pass makes each value from the key's position).
+    /// pair sort of `u32` keys with `u32` values (`K` = `V` = `u32`) or of an argsort
+    /// of `u32` or `u16` keys (`K`; `V` = `u32` or `u64`, the indices): `packed_a` /
+    /// `packed_b` are the packed scratch buffers A and B, `keys` the caller's keys;
+    /// `vals` the caller's values, or an argsort's output, only written (by its last
+    /// pass, the index half of each word, as `V`: its first pass makes each value from
+    /// the key's position and packs the key's order bits, zero-extended to 32 bits).
     /// `shift` and the masks apply to the packed word (the key's shift plus 32, its
     /// masks shifted up by 32), ranked as a 64-bit key on tiles of
-    /// [`super::packed_tile`]. `nan_inf` (argsorts; the `+inf` bits of `f32`, 0: off):
-    /// the first pass packs each key's canonical bits (every NaN the largest NaN,
-    /// `-0.0` as `+0.0`: [`crate::nan::canonical_word`]), so the order is NaN-last
-    /// order with no copy of the keys (the histogram counts the same bits:
-    /// `radix_hist_nan_f32`).
-    pub struct PackedSweep<V> {
-        pub keys: DevPtr<u32>,
+    /// [`super::packed_tile`]. `nan_inf` (argsorts; the `+inf` bits of the float
+    /// format of `K`'s width, 0: off): the first pass packs each key's canonical bits
+    /// (every NaN the largest NaN, `-0.0` as `+0.0`: [`crate::nan::canonical_word`]),
+    /// so the order is NaN-last order with no copy of the keys (the histogram counts
+    /// the same bits: `radix_hist_nan_f32`, `_f16`, `_bf16`).
+    pub struct PackedSweep<K, V> {
+        pub keys: DevPtr<K>,
         pub vals: DevPtr<V>,
         pub packed_a: DevPtr<u64>,
         pub packed_b: DevPtr<u64>,
