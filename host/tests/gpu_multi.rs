@@ -322,8 +322,9 @@ fn outcome<K: host::Key>(
     (bits, idx, r.held)
 }
 
-/// The peer-copy exchange in any number of chunks gives the NCCL exchange's result bit
-/// for bit (keys, stable values, each GPU's share), and the CPU's.
+/// The peer-copy exchange, by the copy engines and by the SMs' stores, in any number of
+/// chunks gives the NCCL exchange's result bit for bit (keys, stable values, each
+/// GPU's share), and the CPU's.
 fn exchanges_agree<K: Random + host::Key>(s: &mut MultiGpuSorter, sizes: &[usize], what: &str) {
     for &n in sizes {
         for dist in [Distribution::Uniform, Distribution::FewUnique, Distribution::Equal, Distribution::Sorted] {
@@ -332,11 +333,18 @@ fn exchanges_agree<K: Random + host::Key>(s: &mut MultiGpuSorter, sizes: &[usize
                 s.set_exchange(Exchange::Nccl);
                 let want = outcome(s, &input, order, Exchange::Nccl);
                 check_pairs::<K>(s, &input, order, &format!("{what} nccl {dist}"));
-                for chunks in [1usize, 3, 8] {
-                    s.set_exchange(Exchange::PeerCopy);
-                    s.set_exchange_chunks(chunks);
-                    let got = outcome(s, &input, order, Exchange::PeerCopy);
-                    assert!(got == want, "{what} {} n={n} {dist} {order}: {chunks} chunks differ from NCCL", K::NAME);
+                for exchange in [Exchange::PeerCopy, Exchange::PeerStore] {
+                    for chunks in [1usize, 3, 8] {
+                        s.set_exchange(exchange);
+                        s.set_exchange_chunks(chunks);
+                        let got = outcome(s, &input, order, exchange);
+                        let how = exchange.name();
+                        assert!(
+                            got == want,
+                            "{what} {} n={n} {dist} {order}: {how}, {chunks} chunks differ from NCCL",
+                            K::NAME
+                        );
+                    }
                 }
             }
         }
@@ -360,14 +368,16 @@ fn peer_copies_match_nccl() {
     let mut e = vec![Entity::default(); 10_000];
     let r = s.sort_pairs(&mut k, &mut e, &SortOptions::default()).unwrap();
     assert_eq!(r.exchange, Exchange::Nccl);
-    s.set_exchange(Exchange::PeerCopy);
-    assert!(matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))));
+    for exchange in [Exchange::PeerCopy, Exchange::PeerStore] {
+        s.set_exchange(exchange);
+        assert!(matches!(s.sort_pairs(&mut k, &mut e, &SortOptions::default()), Err(Error::BadArgument(_))));
+    }
     s.set_exchange(Exchange::Auto);
 }
 
 /// Every GPU of the host (at least 3; `SORT_REQUIRE_GPUS=3` or more makes it fail
-/// without): the peer copies against NCCL and the CPU, and the balance of a skewed
-/// input.
+/// without): the peer copies and stores against NCCL and the CPU, and the balance of
+/// a skewed input.
 #[test]
 fn all_gpus_peer_copies_match_nccl() {
     let need = std::env::var("SORT_REQUIRE_GPUS").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);

@@ -21,6 +21,7 @@ pub mod nan;
 pub mod narrow;
 pub mod params;
 pub mod partition;
+pub mod peer;
 pub mod quick;
 pub mod radix;
 pub mod records;
@@ -55,6 +56,7 @@ pub const KERNELS: &[&[params::EntryLayout]] = &[
     scan::KERNELS,
     mergepath::KERNELS,
     partition::KERNELS,
+    peer::KERNELS,
     splitters::KERNELS,
     bottomup::KERNELS,
     bitonic::KERNELS,

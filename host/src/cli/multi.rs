@@ -17,9 +17,9 @@ pub enum Gpus {
 impl Gpus {
     /// The sorter over these GPUs, opened with the program's tuning. The program's
     /// `SORT_MULTI_GPU_PIPELINE` (`auto`, `sort-first`, `partition-first`) picks its
-    /// pipeline, `SORT_MULTI_GPU_EXCHANGE` (`auto`, `nccl`, `copy`) how the pieces
-    /// travel and `SORT_MULTI_GPU_CHUNKS` (at least 1) in how many chunks the peer
-    /// copies move them, for comparing them.
+    /// pipeline, `SORT_MULTI_GPU_EXCHANGE` (`auto`, `nccl`, `copy`, `store`) how the
+    /// pieces travel and `SORT_MULTI_GPU_CHUNKS` (at least 1) in how many chunks the
+    /// peer copies move them, for comparing them.
     pub fn open(self) -> crate::Result<MultiGpuSorter> {
         let mut sorter = match self {
             Gpus::All => MultiGpuSorter::all_tuned(super::tuning().clone()),
@@ -42,7 +42,7 @@ impl Gpus {
         }
         if let Ok(v) = std::env::var("SORT_MULTI_GPU_EXCHANGE") {
             let exchange = Exchange::parse(&v).ok_or_else(|| {
-                crate::Error::BadArgument(format!("SORT_MULTI_GPU_EXCHANGE={v}: expected auto, nccl or copy"))
+                crate::Error::BadArgument(format!("SORT_MULTI_GPU_EXCHANGE={v}: expected auto, nccl, copy or store"))
             })?;
             sorter.set_exchange(exchange);
         }
@@ -84,12 +84,13 @@ pub fn phases(r: &MultiGpuReport) -> String {
             exchange_gb_s(r),
             r.merge_s * 1e3
         ),
-        _ if r.exchange == Exchange::PeerCopy => format!(
-            "{}local sort {:.3} ms, splitters {:.3} ms, peer copies in {} chunks {:.3} ms ({:.1} GB/s) with the \
+        _ if matches!(r.exchange, Exchange::PeerCopy | Exchange::PeerStore) => format!(
+            "{}local sort {:.3} ms, splitters {:.3} ms, peer {} in {} chunks {:.3} ms ({:.1} GB/s) with the \
              merge beside them, merge after them {:.3} ms",
             if r.fell_back { "sort first (sampled splitters were uneven): " } else { "" },
             r.local_sort_s * 1e3,
             r.splitters_s * 1e3,
+            if r.exchange == Exchange::PeerStore { "stores" } else { "copies" },
             r.chunks,
             r.exchange_s * 1e3,
             exchange_gb_s(r),
@@ -113,6 +114,9 @@ fn pipe(r: &MultiGpuReport) -> String {
         (Pipeline::PartitionFirst, _, _) => "part".into(),
         (Pipeline::SortFirst, _, Exchange::PeerCopy) => {
             format!("copy{}{}", r.chunks, if r.fell_back { "!" } else { "" })
+        }
+        (Pipeline::SortFirst, _, Exchange::PeerStore) => {
+            format!("store{}{}", r.chunks, if r.fell_back { "!" } else { "" })
         }
         (Pipeline::SortFirst, true, _) => "sort!".into(),
         (Pipeline::SortFirst, false, _) => "sort".into(),
@@ -291,7 +295,8 @@ pub fn bench(
     println!(
         "# pipe: part = partition first (exchange beside the local sorts, phases timed on the GPUs, they overlap), \
          sort = sort first (phases one after another, NCCL), sort! = sort first after uneven sampled splitters, \
-         copyC = sort first with peer copies in C chunks (the merge beside the copies; merge = its share after them)"
+         copyC = sort first with peer copies in C chunks (the merge beside the copies; merge = its share after them), \
+         storeC = the same with each piece stored into its GPU by the SMs instead of the copy engines"
     );
     println!(
         "{:>4} {:>5} {:>12} {:>9} {:>10} {:>8} {:>8} {:>5} {:>9} {:>9} {:>7} {:>8} {:>6} {:>8} {:>7}",

@@ -99,6 +99,25 @@ impl Gpu {
         cluster: u32,
         cooperative: bool,
     ) -> std::result::Result<(), DriverError> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_with_on(self.stream.cu_stream(), func, cfg, args, dependent, cluster, cooperative) }
+    }
+
+    /// [`Gpu::launch_with`] on the stream `hstream` of this GPU's context.
+    ///
+    /// # Safety
+    /// As for [`Gpu::launch_ex`]; `hstream` is a live stream of this GPU's context.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch_with_on(
+        &self,
+        hstream: cudarc::driver::sys::CUstream,
+        func: &CudaFunction,
+        cfg: cudarc::driver::LaunchConfig,
+        args: &mut [*mut std::ffi::c_void],
+        dependent: bool,
+        cluster: u32,
+        cooperative: bool,
+    ) -> std::result::Result<(), DriverError> {
         use cudarc::driver::sys;
         self.ctx.bind_to_thread()?;
         // SAFETY: a zeroed attribute is valid (plain C data); the fields set below are
@@ -130,7 +149,7 @@ impl Gpu {
             blockDimY: cfg.block_dim.1,
             blockDimZ: cfg.block_dim.2,
             sharedMemBytes: cfg.shared_mem_bytes,
-            hStream: self.stream.cu_stream(),
+            hStream: hstream,
             attrs: attrs.as_mut_ptr(),
             numAttrs: count as u32,
         };
@@ -157,6 +176,26 @@ impl Gpu {
         // table, whose kernels' callers size grids in whole clusters.
         let launched = unsafe { self.launch_ex(&func, cfg, &mut args[..count], dependent, cluster) };
         match launched {
+            Ok(()) => self.after_launch(name),
+            Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
+        }
+    }
+
+    /// Launches `kernel` with `params` as [`Gpu::launch`] does, but on `stream` (a
+    /// stream of this GPU's context other than [`Gpu::stream`], e.g. the multi-GPU
+    /// exchange's), never as a programmatic dependent nor in clusters.
+    pub(crate) fn launch_on<P: KernelParams>(
+        &self,
+        stream: &cudarc::driver::CudaStream,
+        kernel: Kernel<P>,
+        cfg: LaunchConfig,
+        params: &P,
+    ) -> Result<()> {
+        let name = kernel.name();
+        let func = self.function(name)?;
+        let (mut args, count) = params.arg_ptrs();
+        // SAFETY: as in `Gpu::launch`; `stream` belongs to this GPU's context.
+        match unsafe { self.launch_with_on(stream.cu_stream(), &func, cfg, &mut args[..count], false, 1, false) } {
             Ok(()) => self.after_launch(name),
             Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
         }

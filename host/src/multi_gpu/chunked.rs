@@ -34,7 +34,8 @@ impl MultiGpuSorter {
     /// by chunk (`counts[i][b]`: keys of GPU `i` in bucket `b` of `p * chunks`).
     /// `keys` (and `values`) end as each GPU's range of the result. Values move with
     /// their keys when they are 4 or 8 bytes wide (the caller sends wider ones through
-    /// NCCL).
+    /// NCCL). `stores`: each piece moved by a kernel of its GPU storing into the
+    /// destination ([`PeerLinks::store`]) instead of the copy engines.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn copy_exchange_and_merge<K: Key, V: Element>(
         &self,
@@ -43,6 +44,7 @@ impl MultiGpuSorter {
         values: Option<&mut [DeviceBuffer<V>]>,
         counts: &[Vec<u64>],
         chunks: usize,
+        stores: bool,
         order: Order,
         report: &mut MultiGpuReport,
     ) -> Result<()> {
@@ -76,6 +78,7 @@ impl MultiGpuSorter {
             vroom.as_ref(),
             counts,
             &layout,
+            stores,
             order,
         );
         let copies_done = links.synchronize();
@@ -119,6 +122,7 @@ impl MultiGpuSorter {
         vroom: Option<&Room<V>>,
         counts: &[Vec<u64>],
         layout: &Chunked,
+        stores: bool,
         order: Order,
     ) -> Result<(Vec<CudaEvent>, Vec<Vec<Option<CudaEvent>>>)> {
         let p = self.gpus.len();
@@ -126,6 +130,10 @@ impl MultiGpuSorter {
         let (kb, vb) = (size_of::<K>() as u64, size_of::<V>() as u64);
         let begin = self.gpus.iter().map(|g| timing_event(g.stream())).collect::<Result<Vec<_>>>()?;
         links.after_main(&self.gpus)?;
+        let move_piece = |i: usize, j: usize, dst: u64, src: u64, bytes: u64| match stores {
+            true => links.store(&self.gpus, i, j, dst, src, bytes),
+            false => links.copy(&self.gpus, i, j, dst, src, bytes as usize),
+        };
         // events[c][i][j]: chunk `c` from GPU `i` has arrived at GPU `j`.
         let mut events: Vec<Vec<Vec<Option<CudaEvent>>>> = Vec::with_capacity(chunks);
         for c in 0..chunks {
@@ -140,23 +148,9 @@ impl MultiGpuSorter {
                     let len = layout.count(counts, i, j, c);
                     let from = layout.send_offsets[i][j * chunks + c];
                     let at = layout.recv_offsets[j][c][i];
-                    links.copy(
-                        &self.gpus,
-                        i,
-                        j,
-                        kroom.recv[j].ptr() + at * kb,
-                        keys[i].ptr() + from * kb,
-                        (len * kb) as usize,
-                    )?;
+                    move_piece(i, j, kroom.recv[j].ptr() + at * kb, keys[i].ptr() + from * kb, len * kb)?;
                     if let (Some(v), Some(vr)) = (values, vroom) {
-                        links.copy(
-                            &self.gpus,
-                            i,
-                            j,
-                            vr.recv[j].ptr() + at * vb,
-                            v[i].ptr() + from * vb,
-                            (len * vb) as usize,
-                        )?;
+                        move_piece(i, j, vr.recv[j].ptr() + at * vb, v[i].ptr() + from * vb, len * vb)?;
                     }
                     to.push(Some(links.mark(i, j)?));
                 }

@@ -18,10 +18,11 @@
 //! anywhere and every GPU ends with about `n / p` keys however skewed the keys.
 //!
 //! **Exchange.** GPU `i` sends GPU `j` its keys (and values) of range `j`; a GPU's own
-//! range stays where it is. Sort first moves them by the copy engines where every pair
-//! of GPUs has a peer-to-peer path ([`Exchange::PeerCopy`], [`chunked`]): each range in
-//! [`MultiGpuSorter::set_exchange_chunks`] key sub-ranges, each merged while the next
-//! one travels. Otherwise (and for partition first, and values wider than 8 bytes) by
+//! range stays where it is. Sort first moves them directly where every pair of GPUs
+//! has a peer-to-peer path ([`chunked`]), by the copy engines ([`Exchange::PeerCopy`])
+//! or, asked for, by kernels storing into the peers ([`Exchange::PeerStore`]): each
+//! range in [`MultiGpuSorter::set_exchange_chunks`] key sub-ranges, each merged while
+//! the next one travels. Otherwise (and for partition first, and values wider than 8 bytes) by
 //! grouped NCCL send/recv ([`Exchange::Nccl`]). **Merge.** The own range and the
 //! received runs are merged by merge path in rank order
 //! ([`crate::variants::mergepath::merge_run_list`]); values of 4 or 8 bytes move with
@@ -112,8 +113,8 @@ impl Pipeline {
 /// How the pieces travel between the GPUs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Exchange {
-    /// Peer copies where every pair of GPUs can reach each other directly and the
-    /// values (if any) are 4 or 8 bytes wide, NCCL otherwise.
+    /// Peer copies by the copy engines where every pair of GPUs can reach each other
+    /// directly and the values (if any) are 4 or 8 bytes wide, NCCL otherwise.
     #[default]
     Auto,
     /// Grouped NCCL send/recv, after the local sorts.
@@ -121,21 +122,31 @@ pub enum Exchange {
     /// The copy engines (`cuMemcpyPeerAsync`), in chunks merged as they arrive (sort
     /// first only; an error where a pair of GPUs has no peer-to-peer path).
     PeerCopy,
+    /// As [`Exchange::PeerCopy`], but each piece moved by a kernel of its source GPU
+    /// that stores it into the destination's memory (`kernels::peer`). With four GPUs
+    /// exchanging at once, a test kernel storing 16-byte vectors moved 1,368 GB/s over
+    /// the GPUs where the copy engines moved 764-920 (4 x H200, 2026-11-29); with two,
+    /// the copy engines are the faster. Not yet what [`Exchange::Auto`] picks: this
+    /// kernel has been timed on two GPUs only.
+    PeerStore,
 }
 
 impl Exchange {
-    /// The name [`Exchange::parse`] takes (`"auto"`, `"nccl"`, `"copy"`).
+    /// The name [`Exchange::parse`] takes (`"auto"`, `"nccl"`, `"copy"`, `"store"`).
     pub fn name(self) -> &'static str {
         match self {
             Exchange::Auto => "auto",
             Exchange::Nccl => "nccl",
             Exchange::PeerCopy => "copy",
+            Exchange::PeerStore => "store",
         }
     }
 
-    /// `auto`, `nccl` or `copy`.
+    /// `auto`, `nccl`, `copy` or `store`.
     pub fn parse(s: &str) -> Option<Exchange> {
-        [Exchange::Auto, Exchange::Nccl, Exchange::PeerCopy].into_iter().find(|e| e.name() == s.trim())
+        [Exchange::Auto, Exchange::Nccl, Exchange::PeerCopy, Exchange::PeerStore]
+            .into_iter()
+            .find(|e| e.name() == s.trim())
     }
 }
 
@@ -329,12 +340,22 @@ impl MultiGpuSorter {
         self.chunks = chunks.max(1);
     }
 
+    /// How the pieces travel when the peer links serve ([`MultiGpuSorter::peer_links`]):
+    /// by the SMs' stores when [`Exchange::PeerStore`] was asked for, otherwise by the
+    /// copy engines.
+    fn peer_exchange(&self) -> Exchange {
+        match self.exchange {
+            Exchange::PeerStore => Exchange::PeerStore,
+            _ => Exchange::PeerCopy,
+        }
+    }
+
     /// The peer links when sort first should exchange by peer copies: `None` for NCCL
     /// (asked for, values of other widths than 4 or 8 bytes, or, with
     /// [`Exchange::Auto`], GPUs without a peer-to-peer path); an error when
-    /// [`Exchange::PeerCopy`] was asked for and cannot serve.
+    /// [`Exchange::PeerCopy`] or [`Exchange::PeerStore`] was asked for and cannot serve.
     fn peer_links(&self, value_bytes: usize) -> Result<Option<&PeerLinks>> {
-        let asked = self.exchange == Exchange::PeerCopy;
+        let asked = matches!(self.exchange, Exchange::PeerCopy | Exchange::PeerStore);
         if self.exchange == Exchange::Nccl || self.gpus.len() < 2 {
             return Ok(None);
         }

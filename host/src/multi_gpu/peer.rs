@@ -86,6 +86,36 @@ impl PeerLinks {
             .call("cuMemcpyPeerAsync")
     }
 
+    /// Queues a kernel of GPU `i` that stores the `bytes` bytes (a multiple of 4) at
+    /// `src` on GPU `i` into `dst` on GPU `j` (`kernels::peer`), on the copy stream
+    /// `(i, j)`: a grid of two blocks an SM shared by the `p - 1` destinations, whose
+    /// kernels run at once.
+    pub(super) fn store(&self, gpus: &[Gpu], i: usize, j: usize, dst: u64, src: u64, bytes: u64) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        if !bytes.is_multiple_of(4) {
+            return Err(Error::BadArgument(format!("a peer store moves whole 4-byte words, not {bytes} bytes")));
+        }
+        let words = bytes / 4;
+        let gpu = &gpus[i];
+        let peers = (gpus.len() - 1).max(1) as u64;
+        // Words one block moves per step: UNROLL vectors of four words a thread.
+        let per_step = kernels::peer::UNROLL * 4 * kernels::peer::BLOCK as u64;
+        let grid = (2 * gpu.info().multiprocessors as u64 / peers).clamp(1, words.div_ceil(per_step).max(1));
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (grid as u32, 1, 1),
+            block_dim: (kernels::peer::BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let p = kernels::peer::PeerStore {
+            src: kernels::params::DevPtr::from_addr(src),
+            dst: kernels::params::DevPtr::from_addr(dst),
+            words,
+        };
+        gpu.launch_on(self.stream(i, j), kernels::peer::peer_store_words, cfg, &p)
+    }
+
     /// An event marking the copies queued so far from GPU `i` to GPU `j`.
     pub(super) fn mark(&self, i: usize, j: usize) -> Result<CudaEvent> {
         crate::device::timing_event(self.stream(i, j))

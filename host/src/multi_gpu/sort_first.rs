@@ -127,9 +127,10 @@ impl MultiGpuSorter {
         let counts = self.bucket_counts(keys, direction, p * chunks)?;
         if let Some(links) = links {
             report.splitters_s = t.elapsed().as_secs_f64();
-            report.exchange = Exchange::PeerCopy;
+            report.exchange = self.peer_exchange();
             report.chunks = chunks;
-            return self.copy_exchange_and_merge(links, keys, values, &counts, chunks, order, report);
+            let stores = report.exchange == Exchange::PeerStore;
+            return self.copy_exchange_and_merge(links, keys, values, &counts, chunks, stores, order, report);
         }
         report.exchange = Exchange::Nccl;
         report.chunks = 1;
