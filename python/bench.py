@@ -9,7 +9,7 @@ numpy's NaN order (the default) over total_order=True (argsort of f32 and f16 wi
 and -0.0; the NaN check sort makes, the library's against torch's), and the call overhead of a
 1,000-key sort; the 16-bit floats (``--ops half``): sort of 2^24 and 2^28 float16 and
 bfloat16 against torch.sort, in numpy's order without NaNs (the plain sort after
-one check), with NaNs present (the NaN-canonical copy) and in total order, and their
+one check), with NaNs present (the sort by canonical bits) and in total order, and their
 argsort against torch.argsort (stable, and stable=False). Device times are CUDA events on the
 current stream around each call (gpusort joins its own stream to it), after warm-up;
 inputs restored before each repeat outside the timed range; medians. Needs PyTorch
@@ -130,7 +130,7 @@ def main():
             with_nans[:: 1 << 10] = float("nan")
             theirs_nan = device_ms(lambda: torch.sort(with_nans), repeat=rep)
             ours_nan = device_ms(lambda: gpusort.sort(with_nans), repeat=rep)
-            row(f"sort {name} with NaNs (NaN-last)", n, ours_nan, theirs_nan, "canonical copy, argsort, gather")
+            row(f"sort {name} with NaNs (NaN-last)", n, ours_nan, theirs_nan, "NaN check, then passes carrying the keys")
             if not torch.equal(gpusort.sort(keys), torch.sort(keys, stable=True).values):
                 print(f"MISMATCH: gpusort.sort {name} != torch.sort(stable=True)")
             ours_arg = device_ms(lambda: gpusort.argsort(keys), repeat=rep)

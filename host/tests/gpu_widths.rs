@@ -153,10 +153,11 @@ fn other_variants_and_operations_refuse_narrow_keys() {
     }
 }
 
-/// NaN-last order of the 16-bit floats on the GPU (a NaN-canonical copy of the format,
-/// argsort, gather): equal to the CPU's, bit for bit (NaN payloads kept, NaNs in input
-/// order), for keys, pairs and argsort in both orders, below and above the one-block
-/// limit.
+/// NaN-last order of the 16-bit floats on the GPU (keys: past the one-block size the
+/// argsort passes carrying the keys, below it a NaN-canonical copy, argsort and
+/// gather): equal to the CPU's, bit for bit (NaN payloads kept, NaNs in input order),
+/// for keys, pairs and argsort in both orders, below and above the one-block limit,
+/// with both digit passes, one, or none running.
 #[test]
 fn half_floats_nan_last() {
     let Some(s) = gpu_sorter("half_floats_nan_last") else { return };
@@ -184,6 +185,21 @@ fn half_floats_nan_last() {
         let raw: Vec<u16> = (0..n as u32).map(|i| (i.wrapping_mul(0x2545_f491) >> 9) as u16).collect();
         check(s, &raw, f16::from_bits, f16::to_bits);
         check(s, &raw, bf16::from_bits, bf16::to_bits);
+        // Zeros of both signs, all one canonical key (no digit pass runs, the keys stay
+        // in input order); small positive subnormals and -0.0, one canonical high byte
+        // (one pass runs).
+        let zeros: Vec<u16> =
+            (0..n as u32).map(|i| if (i.wrapping_mul(0x9e37_79b1) >> 7) & 1 == 0 { 0x8000 } else { 0 }).collect();
+        check(s, &zeros, f16::from_bits, f16::to_bits);
+        check(s, &zeros, bf16::from_bits, bf16::to_bits);
+        let low: Vec<u16> = (0..n as u32)
+            .map(|i| match (i.wrapping_mul(0x2545_f491) >> 13) as u16 & 0xff {
+                0 => 0x8000,
+                r => r,
+            })
+            .collect();
+        check(s, &low, f16::from_bits, f16::to_bits);
+        check(s, &low, bf16::from_bits, bf16::to_bits);
     }
 }
 

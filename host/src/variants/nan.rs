@@ -282,8 +282,9 @@ fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Resul
 
 /// [`sort`] without the check: 32- and 64-bit keys as pairs of their canonical copy
 /// ([`CanonicalNan::Largest`], in scratch memory) and their own bits as the values,
-/// one radix pair sort; 16-bit keys (whose pairs would need 2-byte values) by
-/// [`argsort`] of the canonical bits and a gather.
+/// one radix pair sort; 16-bit keys past the one-block size by the argsort passes
+/// carrying the keys ([`super::radix::sort_carrying_at`]), below it (whose pairs
+/// would need 2-byte values) by [`argsort`] of the canonical bits and a gather.
 pub fn sort_canonical<K: Element>(
     gpu: &Gpu,
     buf: &mut DeviceBuffer<K>,
@@ -310,6 +311,9 @@ pub fn sort_canonical<K: Element>(
             }
         }
         _ => {
+            if super::radix::sort_carrying_at::<K>(gpu, buf.ptr(), n, order, key_bits, inf)? {
+                return Ok(());
+            }
             let perm = argsort(gpu, buf, order, key_bits)?;
             let mut sorted = gpu.alloc::<K>(n)?;
             super::records::gather_from(gpu, buf, &mut sorted, &perm)?;

@@ -411,6 +411,36 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
     Ok(())
 }
 
+/// The NaN-last sort of the `n` 16-bit float keys of `K` at device address `keys`, in
+/// place, once a NaN or `-0.0` is known to be among them: ranked by their canonical
+/// bits (`nan_inf`: the format's `+inf` bits) in `order`, each key's own bits carried
+/// through the argsort passes in place of its position and stored by the last one
+/// (`radix_onesweep_carry_k16`), so NaN payloads and zero signs are kept and equal
+/// canonical keys stay in input order: the argsort and gather's result, in two passes.
+/// `Ok(false)`: not taken (where the argsort would not take its passes, or for other
+/// widths); nothing was queued.
+pub(crate) fn sort_carrying_at<K: SortKey>(
+    gpu: &Gpu,
+    keys: u64,
+    n: usize,
+    order: Order,
+    key_bits: Option<(u32, u32)>,
+    nan_inf: u64,
+) -> Result<bool> {
+    if size_of::<K>() != 2 || n > u32::MAX as usize || !argsort_packed(gpu.tuning(), n as u64) {
+        return Ok(false);
+    }
+    let bits = check_bits::<K>(key_bits, 16)?;
+    let hist = <u16 as rk::ArgKey>::arg_hist(nan_inf)
+        .ok_or_else(|| Error::BadArgument(format!("no 16-bit float keys with +inf bits {nan_inf:#x}")))?;
+    let mut job = Job::new::<K>(gpu.tuning(), BitOrder::Float, order, bits, n, keys, Some((2, keys)));
+    job.packing = Packing::Through;
+    (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
+    job.portion = rk::portion_tiles(job.tile);
+    job.run_packed_arg::<u16, u16>(gpu, hist, rk::radix_onesweep_carry_k16, rk::radix_carry_back_k16, nan_inf)?;
+    Ok(true)
+}
+
 /// [`argsort_into`] into `u64` indices by the path of 2^32 keys or more (a copy of
 /// the keys sorted with `u64` values), whatever `n`, in `order` (NaN-last too): so
 /// that tests reach that path with small inputs.
@@ -1026,6 +1056,24 @@ impl Job {
     /// ([`rk::ArgKey::HIST_NAN`]) and the first pass map them alike. `ties`:
     /// [`Ties::Any`] takes the kernel whose first pass ranks ties in any order.
     fn run_arg<KW: rk::ArgKey, I: Index>(&self, gpu: &Gpu, nan_inf: u64, ties: Ties) -> Result<()> {
+        let hist_kernel = KW::arg_hist(nan_inf).ok_or_else(|| {
+            Error::BadArgument(format!("no {}-bit float keys with +inf bits {nan_inf:#x}", 8 * KW::BYTES))
+        })?;
+        self.run_packed_arg(gpu, hist_kernel, KW::sweep::<I>(ties == Ties::Any), I::BACK, nan_inf)
+    }
+
+    /// The histogram `hist_kernel`, the packed passes `sweep` and the finishing
+    /// `back` of [`Job::run_arg`] (indices `V`) or of [`sort_carrying_at`] (the keys
+    /// themselves, `V` = `u16`), the caller's keys `KW` at `self.keys` and the output
+    /// at `self.values`.
+    fn run_packed_arg<KW: Word, V: Word>(
+        &self,
+        gpu: &Gpu,
+        hist_kernel: Kernel<rk::Hist<KW>>,
+        sweep: Kernel<rk::PackedSweep<KW, V>>,
+        back: Kernel<rk::ArgBack<V>>,
+        nan_inf: u64,
+    ) -> Result<()> {
         let plan = self.plan();
         let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
@@ -1033,16 +1081,13 @@ impl Job {
         let [packed_a, packed_b, status, ctrl] = &mut scratch.bufs[..] else { unreachable!("four buffers") };
         ctrl.zero_prefix(gpu, words[3])?;
         let keys = DevPtr::<KW>::from_addr(self.keys);
-        let idx = DevPtr::<I>::from_addr(self.values);
+        let idx = DevPtr::<V>::from_addr(self.values);
         let (packed_a, packed_b) = (packed_a.dev_ptr().cast::<u64>(), packed_b.dev_ptr().cast::<u64>());
         let (status, ctrl) = (status.dev_ptr(), ctrl.dev_ptr().cast::<u64>());
 
         let sms = gpu.info().multiprocessors as u64;
         let hist_smem = rk::hist::smem(passes);
         // The histogram counts the keys as the first pass maps them.
-        let hist_kernel = KW::arg_hist(nan_inf).ok_or_else(|| {
-            Error::BadArgument(format!("no {}-bit float keys with +inf bits {nan_inf:#x}", 8 * KW::BYTES))
-        })?;
         gpu.set_max_dynamic_smem(hist_kernel.name(), hist_smem)?;
         let grid = rk::hist::grid(n, KW::BYTES, sms * hist_blocks_per_sm(gpu.tuning()));
         let cfg = blocks(grid, rk::HIST_BLOCK, hist_smem)?;
@@ -1065,10 +1110,9 @@ impl Job {
         };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
-        let sweep = KW::sweep::<I>(ties == Ties::Any);
         self.run_packed_sweeps(gpu, &plan, sweep, idx, packed_a, packed_b, status, ctrl, nan_inf as u32)?;
         let cfg = blocks(n.div_ceil(256).clamp(1, sms * 2), 256, 0)?;
-        gpu.launch(I::BACK, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
+        gpu.launch(back, cfg, &rk::ArgBack { packed_b, idx, n, passes, ctrl })
     }
 
     /// The digit passes and the unpacking copy-back of a packed sort ([`Packing`]):

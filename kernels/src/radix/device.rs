@@ -76,6 +76,8 @@ unsafe fn load_packed<W: Word, const I: usize>(keys: *const u32, vals: *const u3
 /// zero-extended: an argsort stores no key, so its words carry order bits and every
 /// pass ranks them as unsigned, [`onesweep`]); every load is issued before any word
 /// is built.
+/// With `carry` the low half is the key's own bits instead of its position
+/// ([`CARRY_K16`]).
 #[inline(always)]
 unsafe fn load_arg<KW: Word, W: Word, const I: usize>(
     keys: *const KW,
@@ -83,8 +85,10 @@ unsafe fn load_arg<KW: Word, W: Word, const I: usize>(
     valid: u32,
     nan_inf: u32,
     order: (u32, u32),
+    carry: bool,
 ) -> [W; I] {
-    let mut ks = unsafe { load_striped::<KW, I>(keys, start, valid) };
+    let raw = unsafe { load_striped::<KW, I>(keys, start, valid) };
+    let mut ks = raw;
     if nan_inf != 0 {
         let inf = KW::from_u64(nan_inf as u64);
         unroll::<I>(|k| ks[k] = nan_mapped(ks[k], inf));
@@ -96,9 +100,19 @@ unsafe fn load_arg<KW: Word, W: Word, const I: usize>(
     // this thread's first plus `k` warp widths, so one register holds them all.
     let first = start as u32 + warp_striped(warp, 0, lane, I as u32);
     let mut out = [W::ZERO; I];
-    unroll::<I>(|k| out[k] = W::from_u64(ks[k].to_u64() << 32 | (first + k as u32 * WARP) as u64));
+    if carry {
+        unroll::<I>(|k| out[k] = W::from_u64(ks[k].to_u64() << 32 | raw[k].to_u64()));
+    } else {
+        unroll::<I>(|k| out[k] = W::from_u64(ks[k].to_u64() << 32 | (first + k as u32 * WARP) as u64));
+    }
     out
 }
+
+/// `ARG` of the packed passes that sort 16-bit float keys by their NaN-last canonical
+/// bits carrying each key's own bits in the value half: the last pass stores the keys
+/// themselves (`V` = `u16`), NaN payloads and zero signs kept, with no argsort and
+/// gather ([`packed_sweep`]).
+pub(crate) const CARRY_K16: u32 = 0x102;
 
 /// `(a, b)` or `(b, a)`: selected by value, not by indexing an array, which would put
 /// the pointers in local memory and turn every global access into a generic one.
@@ -364,10 +378,10 @@ unsafe fn sweep_tile<
         let valid = core::cmp::min(tile_len as u64, n - start) as u32;
         // Keys alone, stored into B or A: `global_base` holds the runs' addresses.
         let direct = !PAIRS && !STORE_SPLIT;
-        let ks = if LOAD_SPLIT && ARG == 2 {
-            load_arg::<u16, K, I>(p.split_keys as *const u16, start, valid, p.nan_inf, order)
+        let ks = if LOAD_SPLIT && (ARG == 2 || ARG == CARRY_K16) {
+            load_arg::<u16, K, I>(p.split_keys as *const u16, start, valid, p.nan_inf, order, ARG == CARRY_K16)
         } else if LOAD_SPLIT && ARG != 0 {
-            load_arg::<u32, K, I>(p.split_keys, start, valid, p.nan_inf, order)
+            load_arg::<u32, K, I>(p.split_keys, start, valid, p.nan_inf, order, false)
         } else if LOAD_SPLIT {
             load_packed::<K, I>(p.split_keys, p.split_vals, start, valid)
         } else {
@@ -1091,13 +1105,23 @@ pub(crate) unsafe fn sweep<K: Word, V: Word, const PAIRS: bool, const ANY_ORDER:
 /// `u32`, `ARG` = 0: the caller's split keys and values are loaded and stored) or,
 /// with `ARG` = the bytes of `KW` (`u32` or `u16` keys), of an argsort (the values are
 /// made from positions by the first pass and only the indices, of `V`, stored by the
-/// last). `ANY_ORDER` (argsorts only): the first pass ranks ties in any order, an
-/// argsort whose equal keys may come out in any order.
+/// last), or with `ARG` = [`CARRY_K16`] (`KW` = `V` = `u16`) of the sort of 16-bit
+/// float keys that carries the keys as the values. `ANY_ORDER` (argsorts only): the
+/// first pass ranks ties in any order, an argsort whose equal keys may come out in
+/// any order.
 #[inline(always)]
 pub(crate) unsafe fn packed_sweep<KW: Word, V: Word, const ARG: u32, const MASKS: u8, const ANY_ORDER: bool>(
     p: PackedSweep<KW, V>,
 ) {
-    const { assert!(if ARG == 0 { KW::BYTES == 4 } else { ARG == KW::BYTES && (ARG == 4 || ARG == 2) }) };
+    const {
+        assert!(if ARG == 0 {
+            KW::BYTES == 4
+        } else if ARG == CARRY_K16 {
+            KW::BYTES == 2 && V::BYTES == 2
+        } else {
+            ARG == KW::BYTES && (ARG == 4 || ARG == 2)
+        })
+    };
     let PackedSweep {
         keys,
         vals,
@@ -1148,9 +1172,11 @@ pub(crate) unsafe fn packed_sweep<KW: Word, V: Word, const ARG: u32, const MASKS
 }
 
 /// [`ArgBack`]: the indices of an argsort whose plan ran fewer than two passes
-/// ([`arg_finish`]).
+/// ([`arg_finish`]). With `CARRY` the keys of the in-place sort of [`CARRY_K16`]
+/// instead: no pass ran, they are in order where they are; one ran, the low halves of
+/// its words are the keys.
 #[inline(always)]
-pub(crate) unsafe fn arg_back<IDX: Word>(p: ArgBack<IDX>) {
+pub(crate) unsafe fn arg_back<IDX: Word, const CARRY: bool>(p: ArgBack<IDX>) {
     let ArgBack { packed_b, idx, n, passes, ctrl } = p;
     let (packed_b, idx, ctrl): (*const u64, *mut IDX, *const u32) = (packed_b.get(), idx.get(), ctrl.get().cast());
     let mut plan = [PLAN_SKIP; MAX_PASSES as usize];
@@ -1159,7 +1185,7 @@ pub(crate) unsafe fn arg_back<IDX: Word>(p: ArgBack<IDX>) {
         *e = unsafe { *ctrl.add(ctrl::PLAN as usize + p) };
     }
     let finish = arg_finish(&plan, passes);
-    if finish == ArgFinish::Nothing {
+    if finish == ArgFinish::Nothing || CARRY && finish == ArgFinish::Iota {
         return;
     }
     let stride = gpu::grid_dim() as u64 * gpu::block_dim() as u64;

@@ -211,13 +211,25 @@ packed_sweep_entry!(radix_onesweep_arg_any_k16_i64 { K = u16, V = u64 } |p| {
     gpu::grid_dependency_wait();
     device::packed_sweep::<u16, u64, 2, { device::MASKS_EQUAL }, true>(p)
 });
+// The sort of 16-bit float keys in NaN-last order once a NaN or -0.0 was seen: the
+// argsort passes' words carry each key's own bits where the position would be, and the
+// last pass stores them, in place (where the argsort's indices and a gather took 4x
+// as long at 2^28).
+packed_sweep_entry!(radix_onesweep_carry_k16 { K = u16, V = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::packed_sweep::<u16, u16, { device::CARRY_K16 }, { device::MASKS_EQUAL }, false>(p)
+});
 arg_back_entry!(radix_arg_back_i32 { I = u32 } |p| {
     gpu::grid_dependency_wait();
-    device::arg_back(p)
+    device::arg_back::<_, false>(p)
 });
 arg_back_entry!(radix_arg_back_i64 { I = u64 } |p| {
     gpu::grid_dependency_wait();
-    device::arg_back(p)
+    device::arg_back::<_, false>(p)
+});
+arg_back_entry!(radix_carry_back_k16 { I = u16 } |p| {
+    gpu::grid_dependency_wait();
+    device::arg_back::<_, true>(p)
 });
 
 hist_entry!(radix_hist_k32 { K = u32 } |p| {
@@ -428,7 +440,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 91];
+    let mut all = [radix_hist_k32.layout(); 93];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -465,6 +477,8 @@ pub const KERNELS: &[EntryLayout] = &{
     all[88] = radix_onesweep_arg_any_k16_i64.layout();
     all[89] = radix_hist_nan_f16.layout();
     all[90] = radix_hist_nan_bf16.layout();
+    all[91] = radix_onesweep_carry_k16.layout();
+    all[92] = radix_carry_back_k16.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();

@@ -152,6 +152,7 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_onesweep_arg_k16_i64", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_any_k16_i32", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_arg_any_k16_i64", BLOCK, PACKED_BLOCKS_PER_SM),
+    ("radix_onesweep_carry_k16", BLOCK, PACKED_BLOCKS_PER_SM),
     ("radix_onesweep_short_k32", BLOCK, 3),
     ("radix_onesweep_short_k32_v32", BLOCK, 2),
     ("radix_onesweep_short_k32_v64", BLOCK, 2),
