@@ -283,7 +283,7 @@ fn queue_check<K: Element>(gpu: &Gpu, keys: &DeviceBuffer<K>, inf: u64) -> Resul
 /// [`sort`] without the check: 32- and 64-bit keys as pairs of their canonical copy
 /// ([`CanonicalNan::Largest`], in scratch memory) and their own bits as the values,
 /// one radix pair sort; 16-bit keys past the one-block size by the argsort passes
-/// carrying the keys ([`super::radix::sort_carrying_at`]), below it (whose pairs
+/// carrying the keys (`radix_onesweep_carry_k16`), below it (whose pairs
 /// would need 2-byte values) by [`argsort`] of the canonical bits and a gather.
 pub fn sort_canonical<K: Element>(
     gpu: &Gpu,
