@@ -82,33 +82,17 @@ impl Gpu {
         cluster: u32,
     ) -> std::result::Result<(), DriverError> {
         // SAFETY: the caller's contract.
-        unsafe { self.launch_with(func, cfg, args, dependent, cluster, false) }
+        unsafe { self.launch_with(self.stream.cu_stream(), func, cfg, args, dependent, cluster, false) }
     }
 
-    /// [`Gpu::launch_ex`], and with `cooperative` as a cooperative launch (every block
-    /// resident at once, or the launch fails).
-    ///
-    /// # Safety
-    /// As for [`Gpu::launch_ex`].
-    unsafe fn launch_with(
-        &self,
-        func: &CudaFunction,
-        cfg: cudarc::driver::LaunchConfig,
-        args: &mut [*mut std::ffi::c_void],
-        dependent: bool,
-        cluster: u32,
-        cooperative: bool,
-    ) -> std::result::Result<(), DriverError> {
-        // SAFETY: the caller's contract.
-        unsafe { self.launch_with_on(self.stream.cu_stream(), func, cfg, args, dependent, cluster, cooperative) }
-    }
-
-    /// [`Gpu::launch_with`] on the stream `hstream` of this GPU's context.
+    /// [`Gpu::launch_ex`] on the stream `hstream` of this GPU's context, and with
+    /// `cooperative` as a cooperative launch (every block resident at once, or the
+    /// launch fails).
     ///
     /// # Safety
     /// As for [`Gpu::launch_ex`]; `hstream` is a live stream of this GPU's context.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn launch_with_on(
+    unsafe fn launch_with(
         &self,
         hstream: cudarc::driver::sys::CUstream,
         func: &CudaFunction,
@@ -195,7 +179,7 @@ impl Gpu {
         let func = self.function(name)?;
         let (mut args, count) = params.arg_ptrs();
         // SAFETY: as in `Gpu::launch`; `stream` belongs to this GPU's context.
-        match unsafe { self.launch_with_on(stream.cu_stream(), &func, cfg, &mut args[..count], false, 1, false) } {
+        match unsafe { self.launch_with(stream.cu_stream(), &func, cfg, &mut args[..count], false, 1, false) } {
             Ok(()) => self.after_launch(name),
             Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),
         }
@@ -219,7 +203,7 @@ impl Gpu {
         let func = self.function(name)?;
         let (mut args, count) = params.arg_ptrs();
         // SAFETY: as in `Gpu::launch`; the caller sizes the grid by `resident_blocks`.
-        match unsafe { self.launch_with(&func, cfg, &mut args[..count], false, 1, true) } {
+        match unsafe { self.launch_with(self.stream.cu_stream(), &func, cfg, &mut args[..count], false, 1, true) } {
             Ok(()) => self.after_launch(name).map(|()| true),
             Err(DriverError(CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)) => Ok(false),
             Err(source) => Err(Error::Launch { kernel: name.to_string(), source }),

@@ -385,10 +385,7 @@ pub(crate) fn argsort_at<K: SortKey, I: Index>(
         return Ok(());
     }
     if (kb == 4 || kb == 2) && argsort_packed(gpu.tuning(), n as u64) {
-        let mut job = Job::new::<K>(gpu.tuning(), bit_order, order, bits, n, keys, Some((4, out)));
-        job.packing = Packing::Through;
-        (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
-        job.portion = rk::portion_tiles(job.tile);
+        let job = Job::packed_arg::<K>(gpu.tuning(), bit_order, order, bits, n, keys, (4, out));
         let nan_inf = nan_inf.unwrap_or(0);
         return if kb == 4 {
             job.run_arg::<u32, I>(gpu, nan_inf, ties)
@@ -431,13 +428,8 @@ pub(crate) fn sort_carrying_at<K: SortKey>(
         return Ok(false);
     }
     let bits = check_bits::<K>(key_bits, 16)?;
-    let hist = <u16 as rk::ArgKey>::arg_hist(nan_inf)
-        .ok_or_else(|| Error::BadArgument(format!("no 16-bit float keys with +inf bits {nan_inf:#x}")))?;
-    let mut job = Job::new::<K>(gpu.tuning(), BitOrder::Float, order, bits, n, keys, Some((2, keys)));
-    job.packing = Packing::Through;
-    (job.tile, _) = tile_for(gpu.tuning(), job.n, 4, 4, Packing::Through);
-    job.portion = rk::portion_tiles(job.tile);
-    job.run_packed_arg::<u16, u16>(gpu, hist, rk::radix_onesweep_carry_k16, rk::radix_carry_back_k16, nan_inf)?;
+    let job = Job::packed_arg::<K>(gpu.tuning(), BitOrder::Float, order, bits, n, keys, (2, keys));
+    job.run_packed_arg::<u16, u16>(gpu, rk::radix_onesweep_carry_k16, rk::radix_carry_back_k16, nan_inf)?;
     Ok(true)
 }
 
@@ -720,6 +712,24 @@ impl Job {
             fused: true,
             nan_check: None,
         }
+    }
+
+    /// The packed argsort job ([`Job::run_packed_arg`]) of the `n` keys of `K` at
+    /// `keys`, its output `(bytes per item, address)`: [`Packing::Through`] on the
+    /// packed tile, one `u64` word a key whatever the key's width.
+    #[allow(clippy::too_many_arguments)]
+    fn packed_arg<K: SortKey>(
+        tuning: &Tuning,
+        bit_order: BitOrder,
+        order: Order,
+        bits: (u32, u32),
+        n: usize,
+        keys: u64,
+        out: (usize, u64),
+    ) -> Job {
+        let job = Job::new::<K>(tuning, bit_order, order, bits, n, keys, Some(out));
+        let (tile, _) = tile_for(tuning, job.n, 4, 4, Packing::Through);
+        Job { packing: Packing::Through, tile, portion: rk::portion_tiles(tile), ..job }
     }
 
     /// This sort from the keys (and values) at `input` into its buffers, the input
@@ -1056,24 +1066,24 @@ impl Job {
     /// ([`rk::ArgKey::HIST_NAN`]) and the first pass map them alike. `ties`:
     /// [`Ties::Any`] takes the kernel whose first pass ranks ties in any order.
     fn run_arg<KW: rk::ArgKey, I: Index>(&self, gpu: &Gpu, nan_inf: u64, ties: Ties) -> Result<()> {
-        let hist_kernel = KW::arg_hist(nan_inf).ok_or_else(|| {
-            Error::BadArgument(format!("no {}-bit float keys with +inf bits {nan_inf:#x}", 8 * KW::BYTES))
-        })?;
-        self.run_packed_arg(gpu, hist_kernel, KW::sweep::<I>(ties == Ties::Any), I::BACK, nan_inf)
+        self.run_packed_arg(gpu, KW::sweep::<I>(ties == Ties::Any), I::BACK, nan_inf)
     }
 
-    /// The histogram `hist_kernel`, the packed passes `sweep` and the finishing
-    /// `back` of [`Job::run_arg`] (indices `V`) or of [`sort_carrying_at`] (the keys
-    /// themselves, `V` = `u16`), the caller's keys `KW` at `self.keys` and the output
-    /// at `self.values`.
-    fn run_packed_arg<KW: Word, V: Word>(
+    /// The histogram of the keys as the first pass maps them (`nan_inf` as in
+    /// [`Job::run_arg`]), the packed passes `sweep` and the finishing `back` of
+    /// [`Job::run_arg`] (indices `V`) or of [`sort_carrying_at`] (the keys themselves,
+    /// `V` = `u16`), the caller's keys `KW` at `self.keys` and the output at
+    /// `self.values`.
+    fn run_packed_arg<KW: rk::ArgKey, V: Word>(
         &self,
         gpu: &Gpu,
-        hist_kernel: Kernel<rk::Hist<KW>>,
         sweep: Kernel<rk::PackedSweep<KW, V>>,
         back: Kernel<rk::ArgBack<V>>,
         nan_inf: u64,
     ) -> Result<()> {
+        let hist_kernel = KW::arg_hist(nan_inf).ok_or_else(|| {
+            Error::BadArgument(format!("no {}-bit float keys with +inf bits {nan_inf:#x}", 8 * KW::BYTES))
+        })?;
         let plan = self.plan();
         let Plan { status_tiles, passes, words, .. } = plan;
         let (n, (begin, end)) = (self.n, self.bits);
