@@ -54,6 +54,76 @@ impl RankReport {
     }
 }
 
+/// Buffers for what a rank receives and what it ends holding, allocated while its
+/// local sort runs, at sizes estimated from its shard. Taken from the memory pool, a
+/// buffer of 2 GiB maps fresh memory when the pool holds no free block that large (4-5
+/// ms of host time on an H200, 2026-11-29, the whole of the 2^30-key two-rank sort's
+/// merge time beyond its 1.4 ms of kernels); after the local sort it came between the
+/// exchange and the merge, with the device idle. A buffer that turns out too short is
+/// replaced by one of the exact size ([`fitted`]).
+struct Spare<K, V> {
+    recv_keys: Option<DeviceBuffer<K>>,
+    recv_values: Option<DeviceBuffer<V>>,
+    held_keys: Option<DeviceBuffer<K>>,
+    held_values: Option<DeviceBuffer<V>>,
+}
+
+impl<K, V> Default for Spare<K, V> {
+    fn default() -> Self {
+        Spare { recv_keys: None, recv_values: None, held_keys: None, held_values: None }
+    }
+}
+
+/// The buffer, or `None` where the device lacks the memory.
+fn unless_short<T>(r: Result<DeviceBuffer<T>>) -> Result<Option<DeviceBuffer<T>>> {
+    match r {
+        Ok(b) => Ok(Some(b)),
+        Err(Error::OutOfMemory { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl<K: bytemuck::Pod, V: bytemuck::Pod> Spare<K, V> {
+    /// Room for a rank of `p` whose shard has `n` keys (and values, `pairs`): the
+    /// others' pieces of a balanced split (`n - n / p`, which values of other
+    /// widths than 4 and 8 bytes receive with the own piece: `n`), and the `n` keys it
+    /// holds after the merge, each with 1/32 more for the splitters' imbalance. Memory
+    /// the device does not have is left to the exchange and the merge to ask for.
+    fn reserve(gpu: &crate::Gpu, n: usize, p: usize, pairs: bool) -> Result<Spare<K, V>> {
+        let slack = |len: usize| len.saturating_add(len / 32).saturating_add(1 << 16);
+        let kv_merge = matches!(size_of::<V>(), 4 | 8);
+        let recv = slack(if pairs && !kv_merge { n } else { n - n / p });
+        let held = slack(n);
+        let mut spare = Spare { recv_keys: unless_short(gpu.alloc::<K>(recv))?, ..Spare::default() };
+        if pairs {
+            spare.recv_values = unless_short(gpu.alloc::<V>(recv))?;
+        }
+        // The records path sorts what it received in place: no merged buffer.
+        if !pairs || kv_merge {
+            spare.held_keys = unless_short(gpu.alloc::<K>(held))?;
+            if pairs {
+                spare.held_values = unless_short(gpu.alloc::<V>(held))?;
+            }
+        }
+        Ok(spare)
+    }
+}
+
+/// `spare` shortened to `len` elements if it holds that many, else a new buffer of
+/// `len` (the spare freed first).
+fn fitted<T: bytemuck::Pod>(gpu: &crate::Gpu, spare: Option<DeviceBuffer<T>>, len: usize) -> Result<DeviceBuffer<T>> {
+    match spare {
+        Some(mut b) if b.len() >= len => {
+            b.truncate(len);
+            Ok(b)
+        }
+        other => {
+            drop(other);
+            gpu.alloc::<T>(len)
+        }
+    }
+}
+
 fn nccl_err(rank: usize, step: &str, e: cudarc::nccl::result::NcclError) -> Error {
     Error::Communication(format!("rank {rank}: {step}: {e:?}"))
 }
@@ -127,6 +197,9 @@ impl RankGroup {
             Some(v) => records::sort_pairs(gpu, keys, v, order, None)?,
             None => radix::sort(gpu, keys, &SortOptions { key_bits: None, ..*opts })?,
         }
+        // While the device sorts, the memory the exchange and the merge write is mapped.
+        let mut spare =
+            if p > 1 { Spare::<K, V>::reserve(gpu, keys.len(), p, values.is_some())? } else { Spare::default() };
         gpu.synchronize("the local sort")?;
         report.local_sort_s = t.elapsed().as_secs_f64();
         if p == 1 {
@@ -209,9 +282,9 @@ impl RankGroup {
         self.test_die_at("exchange");
         let gpu = &self.gpu;
         let received = layout.received[r] as usize;
-        let mut recv_keys = gpu.alloc::<K>(received)?;
+        let mut recv_keys = fitted::<K>(gpu, spare.recv_keys.take(), received)?;
         let mut recv_values = match values.as_deref() {
-            Some(_) => Some(gpu.alloc::<V>(received)?),
+            Some(_) => Some(fitted::<V>(gpu, spare.recv_values.take(), received)?),
             None => None,
         };
         self.exchange(keys, &mut recv_keys, &counts, &layout, keep_own)?;
@@ -239,7 +312,10 @@ impl RankGroup {
                 let vptrs: Vec<u64> = (0..p)
                     .map(|i| if i == r { v.ptr_at(own_at) } else { rv.ptr_at(layout.recv_offsets[r][i] as usize) })
                     .collect();
-                let (mk, mv) = mergepath::merge_run_list_pairs::<K, V>(gpu, &runs, &vptrs, order)?;
+                let held = runs.iter().map(|run| run.len).sum::<u64>() as usize;
+                let mk = fitted::<K>(gpu, spare.held_keys.take(), held)?;
+                let mv = fitted::<V>(gpu, spare.held_values.take(), held)?;
+                mergepath::merge_run_list_pairs_into::<K, V>(gpu, &runs, &vptrs, (mk.ptr(), mv.ptr()), order)?;
                 gpu.synchronize("the merge")?;
                 *keys = mk;
                 *v = mv;
@@ -251,7 +327,9 @@ impl RankGroup {
                 *v = rv;
             }
             _ => {
-                let merged = mergepath::merge_run_list::<K>(gpu, &runs, order)?;
+                let held = runs.iter().map(|run| run.len).sum::<u64>() as usize;
+                let merged = fitted::<K>(gpu, spare.held_keys.take(), held)?;
+                mergepath::merge_run_list_into::<K>(gpu, &runs, merged.ptr(), order)?;
                 gpu.synchronize("the merge")?;
                 *keys = merged;
             }
