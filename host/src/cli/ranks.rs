@@ -2,7 +2,6 @@
 //! with `RANK`, `WORLD_SIZE`, `MASTER_ADDR`, `MASTER_PORT` (scripts/sort-ranks.sh sets
 //! them for N local processes).
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,7 +9,11 @@ use clap::Args;
 
 use crate::atomic_file::{self, AtomicFile};
 use crate::cli::args::{parse_count, parse_repeat};
+use crate::device::DeviceBuffer;
 use crate::error::{Error, Result};
+use crate::file_sort::budget;
+use crate::file_sort::output::{SizedOutput, WriteMode};
+use crate::file_sort::pipeline::{self, Stages};
 use crate::inputs::{self, Random};
 use crate::measure::{gkeys_per_s, median};
 use crate::ranks::{self, RankConfig, RankGroup, RankReport};
@@ -89,8 +92,8 @@ fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { context, source }
 }
 
-/// This rank's share of a binary file of `T`, and the file's element count.
-fn read_shard<T: Key>(input: &Path, rank: usize, world: usize) -> Result<(Vec<T>, u64)> {
+/// The input opened, with this rank's share of it (elements) and its element count.
+fn open_shard<T: Key>(input: &Path, rank: usize, world: usize) -> Result<(File, std::ops::Range<u64>, u64)> {
     let file = File::open(input).map_err(io(format!("cannot read input {}", input.display())))?;
     let bytes = file.metadata().map_err(io(format!("cannot read input {}", input.display())))?.len();
     let size = size_of::<T>() as u64;
@@ -103,12 +106,47 @@ fn read_shard<T: Key>(input: &Path, rank: usize, world: usize) -> Result<(Vec<T>
         )));
     }
     let s = ranks::shard(bytes / size, rank, world);
-    let len = usize::try_from(s.end - s.start).map_err(|_| Error::TooLarge(format!("rank {rank}'s share")))?;
-    inputs::ensure_host_memory::<T>(len, 2)?;
-    let mut shard = vec![T::zeroed(); len];
-    file.read_exact_at(bytemuck::cast_slice_mut(&mut shard), s.start * size)
-        .map_err(io(format!("reading {} (rank {rank}'s share)", input.display())))?;
-    Ok((shard, bytes / size))
+    usize::try_from(s.end - s.start).map_err(|_| Error::TooLarge(format!("rank {rank}'s share")))?;
+    Ok((file, s.start..s.end, bytes / size))
+}
+
+/// This rank's share of `input` read into a new device buffer, through the pinned
+/// staging buffers `stages` (positioned reads on several threads, each buffer read
+/// while the one before is copied: no host copy of the share). Waits for the copies.
+fn upload_shard<T: Key>(
+    gpu: &crate::Gpu,
+    file: &File,
+    input: &Path,
+    share: &std::ops::Range<u64>,
+    stages: &mut Stages,
+) -> Result<DeviceBuffer<T>> {
+    let len = (share.end - share.start) as usize;
+    let mut keys = gpu.alloc::<T>(len)?;
+    let size = size_of::<T>();
+    pipeline::upload_file(gpu, file, input, share.start * size as u64, &mut keys, len * size, stages)?;
+    gpu.synchronize("reading the input")?;
+    Ok(keys)
+}
+
+/// Writes `keys` at byte `at` of `file` (the temporary output, already sized):
+/// through the staging buffers into a mapping of that range (copies on several
+/// threads, the range's pages faulted in ahead of them), or by positioned writes
+/// where it is larger than the host memory budget or the file cannot be mapped.
+fn write_range<T: Key>(
+    gpu: &crate::Gpu,
+    file: &File,
+    at: u64,
+    keys: &DeviceBuffer<T>,
+    stages: &mut Stages,
+) -> Result<()> {
+    let bytes = keys.len() * size_of::<T>();
+    let tuning = gpu.tuning();
+    let mode = if bytes as u64 <= budget::host_memory(None)? { WriteMode::Mapped } else { WriteMode::Positioned };
+    let mut output = SizedOutput::range(file, at, bytes, WriteMode::tuned(tuning, mode))?;
+    output.populate_in_background(tuning.file_populate_threads);
+    pipeline::download_into(gpu, keys, bytes, &output, stages)?;
+    gpu.synchronize("writing the output")?;
+    output.finish()
 }
 
 fn sort_file<T: Key>(
@@ -121,11 +159,19 @@ fn sort_file<T: Key>(
     let t = Instant::now();
     let (rank, world) = (group.rank(), group.world());
     let size = size_of::<T>() as u64;
-    // 1. Every rank reads its share; rank 0 creates the temporary output of the final
-    // size. A failure anywhere fails every rank here, before any sort.
-    let read = read_shard::<T>(input, rank, world);
+    let gpu = group.gpu().clone();
+    let tuning = gpu.tuning().clone();
+    // 1. Every rank reads its share into its device; rank 0 creates the temporary
+    // output of the final size. A failure anywhere fails every rank here, before any
+    // sort.
+    let read = open_shard::<T>(input, rank, world).and_then(|(file, share, n)| {
+        let bytes = (share.end - share.start) as usize * size_of::<T>();
+        let mut stages = Stages::new::<T>(&gpu, tuning.file_stage_bytes, tuning.file_stages, bytes.max(1))?;
+        let keys = upload_shard::<T>(&gpu, &file, input, &share, &mut stages)?;
+        Ok((keys, n, stages))
+    });
     let mut out: Option<AtomicFile> = None;
-    let prepared = read.as_ref().map_err(|e| Error::BadInput(e.to_string())).and_then(|&(_, n)| {
+    let prepared = read.as_ref().map_err(|e| Error::BadInput(e.to_string())).and_then(|&(_, n, _)| {
         if rank == 0 {
             let mut f = AtomicFile::create(output)?;
             if !f.is_seekable() {
@@ -140,7 +186,7 @@ fn sort_file<T: Key>(
         Ok(())
     });
     group.control().agree(prepared, "reading the input and creating the output", || Ok(()))?;
-    let (shard, _) = read?;
+    let (mut keys, _, mut stages) = read?;
 
     // 2. Rank 0 tells the others the temporary file's name.
     let name = match &out {
@@ -158,12 +204,7 @@ fn sort_file<T: Key>(
     // 3. The sort.
     let read_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let gpu = group.gpu().clone();
-    let mut keys = gpu.upload(&shard)?;
-    drop(shard);
     let report = group.sort_device(&mut keys, &SortOptions::default().order(args.order))?;
-    let sorted = keys.to_vec(&gpu)?;
-    drop(keys);
 
     // 4. Each rank writes its range; rank 0 renames the file once all have.
     let sort_s = t.elapsed().as_secs_f64();
@@ -171,17 +212,17 @@ fn sort_file<T: Key>(
     group.test_die_at("write");
     let written = (|| {
         let at = report.offset() * size;
-        let bytes: &[u8] = bytemuck::cast_slice(&sorted);
         let context = format!("writing the output {} (rank {rank})", temp.display());
         match out.as_mut() {
-            Some(f) => f.file()?.write_all_at(bytes, at).map_err(io(context)),
+            Some(f) => write_range(&gpu, f.file()?, at, &keys, &mut stages),
             None => {
-                let f = OpenOptions::new().write(true).open(&temp).map_err(io(context.clone()))?;
-                f.write_all_at(bytes, at).map_err(io(context.clone()))?;
+                let f = OpenOptions::new().read(true).write(true).open(&temp).map_err(io(context.clone()))?;
+                write_range(&gpu, &f, at, &keys, &mut stages)?;
                 if args.fsync { f.sync_all().map_err(io(context)) } else { Ok(()) }
             }
         }
     })();
+    drop(keys);
     let fsync = args.fsync;
     group.control().agree(written, "writing the output", move || match out {
         Some(f) => f.commit_with(fsync),
@@ -189,7 +230,7 @@ fn sort_file<T: Key>(
     })?;
     println!(
         "rank {rank}/{world}: {} {} keys, elements {}..{} of {} written; joining {joined_s:.3} s, reading {read_s:.3} s, \
-         sorting {sort_s:.3} s with the copies ({}), writing {:.3} s",
+         sorting {sort_s:.3} s ({}), writing {:.3} s",
         report.held[rank],
         T::NAME,
         report.offset(),

@@ -119,6 +119,13 @@ impl<'a> SizedOutput<'a> {
         let file = out.file()?;
         let at = (&*file).stream_position().map_err(io("sizing the output file"))?;
         file.set_len(at + len as u64).map_err(io("sizing the output file"))?;
+        SizedOutput::range(file, at, len, mode)
+    }
+
+    /// The `len` bytes from offset `at` of `file` (open for reading and writing, and
+    /// already that long), prepared for writing in `mode`: how each process of a sort
+    /// over ranks writes its range of the one output.
+    pub fn range(file: &'a File, at: u64, len: usize, mode: WriteMode) -> Result<SizedOutput<'a>> {
         let mut o = SizedOutput { file, at, len, map: None };
         if mode == WriteMode::Mapped && len > 0 {
             o.map = o.try_map()?;

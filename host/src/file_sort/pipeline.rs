@@ -17,7 +17,7 @@ use super::output::{IO_SLICE, SizedOutput, WriteMode};
 use crate::atomic_file::AtomicFile;
 use crate::device::{PinnedBuffer, seconds_between, timing_event};
 use crate::error::{Error, Result};
-use crate::{Element, SortOptions, Sorter};
+use crate::{DeviceBuffer, Element, Gpu, SortOptions, Sorter};
 
 /// Busy times of each step (seconds), besides the wall time of the whole sort.
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,16 +78,7 @@ pub fn sort_binary_staged<T: Element>(
     crate::trace::mark(if output.is_mapped() { "pipeline: output mapped" } else { "pipeline: output sized" });
     let mut dev = gpu.alloc::<T>(n)?;
     crate::trace::mark("pipeline: device buffer");
-    let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
-    let mut stages: Vec<PinnedBuffer> = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
-        .map(|_| {
-            if sorter.tuning().file_pin_huge {
-                PinnedBuffer::new_huge(gpu, stage)
-            } else {
-                PinnedBuffer::new(gpu, stage)
-            }
-        })
-        .collect::<Result<_>>()?;
+    let mut stages = Stages::new::<T>(gpu, stage_bytes, stages, bytes)?;
     crate::trace::mark("pipeline: pinned buffers");
     // The output's pages are faulted in on other threads while the input is read and
     // sorted, so that writing it is a parallel copy (started after the pinning, whose
@@ -95,46 +86,14 @@ pub fn sort_binary_staged<T: Element>(
     output.populate_in_background(sorter.tuning().file_populate_threads);
     let file = File::open(input)
         .map_err(|source| Error::Io { context: format!("cannot read input {}", input.display()), source })?;
-    let chunks: Vec<(usize, usize)> = (0..bytes).step_by(stage).map(|at| (at, stage.min(bytes - at))).collect();
 
     let up_start = timing_event(gpu.stream())?;
-    let k = stages.len();
-    for (i, &(at, len)) in chunks.iter().enumerate() {
-        let buf = &mut stages[i % k];
-        let t = Instant::now();
-        let host = buf.host_mut()?;
-        read_at_parallel(&file, at as u64, &mut host[..len])
-            .map_err(|source| Error::Io { context: format!("reading {}", input.display()), source })?;
-        times.read_s += t.elapsed().as_secs_f64();
-        buf.upload(gpu, len, &mut dev, at)?;
-    }
+    times.read_s = upload_file(gpu, &file, input, 0, &mut dev, bytes, &mut stages)?;
     let up_end = timing_event(gpu.stream())?;
     crate::trace::mark("pipeline: read, uploads queued");
     sorter.sort_device(&mut dev, opts)?;
     let sort_end = timing_event(gpu.stream())?;
-
-    let write = |buf: &mut PinnedBuffer, (at, len): (usize, usize), write_s: &mut f64| -> Result<()> {
-        let host = buf.host_mut()?;
-        let t = Instant::now();
-        // SAFETY: one chunk at a time, each to its own range.
-        unsafe { output.write_at(at, &host[..len])? };
-        *write_s += t.elapsed().as_secs_f64();
-        Ok(())
-    };
-    // Chunks downloaded (or queued) and not yet written, oldest first: when every
-    // buffer holds one, the oldest is written, which frees the buffer chunk `i` uses.
-    let mut pending = std::collections::VecDeque::with_capacity(k);
-    for (i, &(at, len)) in chunks.iter().enumerate() {
-        if pending.len() == k {
-            let j: usize = pending.pop_front().expect("k pending chunks");
-            write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
-        }
-        stages[i % k].download(gpu, &dev, at, len)?;
-        pending.push_back(i);
-    }
-    while let Some(j) = pending.pop_front() {
-        write(&mut stages[j % k], chunks[j], &mut times.write_s)?;
-    }
+    times.write_s = download_into(gpu, &dev, bytes, &output, &mut stages)?;
     let down_end = timing_event(gpu.stream())?;
     gpu.synchronize("the file pipeline")?;
     crate::trace::mark("pipeline: written");
@@ -146,6 +105,103 @@ pub fn sort_binary_staged<T: Element>(
     times.sort_s = seconds_between(&up_end, &sort_end)?;
     times.download_s = seconds_between(&sort_end, &down_end)?;
     Ok(times)
+}
+
+/// The pinned staging buffers of transfers between files and the device, and the
+/// bytes each chunk of a transfer takes.
+pub(crate) struct Stages {
+    bufs: Vec<PinnedBuffer>,
+    stage: usize,
+}
+
+impl Stages {
+    /// `stages` buffers (at least one, no more than the chunks of `bytes`) of about
+    /// `stage_bytes` (whole elements of `T`, at least one), in 2 MiB pages where the
+    /// tuning says so ([`crate::Tuning::file_pin_huge`]).
+    pub(crate) fn new<T>(gpu: &Gpu, stage_bytes: usize, stages: usize, bytes: usize) -> Result<Stages> {
+        let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
+        let bufs = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
+            .map(|_| {
+                if gpu.tuning().file_pin_huge {
+                    PinnedBuffer::new_huge(gpu, stage)
+                } else {
+                    PinnedBuffer::new(gpu, stage)
+                }
+            })
+            .collect::<Result<_>>()?;
+        Ok(Stages { bufs, stage })
+    }
+
+    /// The chunks of a transfer of `bytes`: `(offset, length)`.
+    fn chunks(&self, bytes: usize) -> Vec<(usize, usize)> {
+        (0..bytes).step_by(self.stage).map(|at| (at, self.stage.min(bytes - at))).collect()
+    }
+}
+
+/// Copies `bytes` bytes of `file` (named `path` in errors) from byte `from` into the
+/// start of `dev` through `stages`: each buffer is read (positioned reads on several
+/// threads) while the one before is copied to the device. Returns the seconds spent
+/// reading. The copies are queued on the device's stream, not waited for.
+pub(crate) fn upload_file<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    file: &File,
+    path: &Path,
+    from: u64,
+    dev: &mut DeviceBuffer<T>,
+    bytes: usize,
+    stages: &mut Stages,
+) -> Result<f64> {
+    let mut read_s = 0.0;
+    let k = stages.bufs.len();
+    for (i, (at, len)) in stages.chunks(bytes).into_iter().enumerate() {
+        let buf = &mut stages.bufs[i % k];
+        let host = buf.host_mut()?;
+        let t = Instant::now();
+        read_at_parallel(file, from + at as u64, &mut host[..len])
+            .map_err(|source| Error::Io { context: format!("reading {}", path.display()), source })?;
+        read_s += t.elapsed().as_secs_f64();
+        buf.upload(gpu, len, dev, at)?;
+    }
+    Ok(read_s)
+}
+
+/// Copies the first `bytes` bytes of `dev` into `output` (from its byte 0) through
+/// `stages`: each buffer is written out while the next one is copied from the device.
+/// Returns the seconds spent writing; every copy has ended when it returns.
+pub(crate) fn download_into<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    dev: &DeviceBuffer<T>,
+    bytes: usize,
+    output: &SizedOutput<'_>,
+    stages: &mut Stages,
+) -> Result<f64> {
+    let mut write_s = 0.0;
+    let k = stages.bufs.len();
+    let chunks = stages.chunks(bytes);
+    let stages = &mut stages.bufs;
+    let mut write = |buf: &mut PinnedBuffer, (at, len): (usize, usize)| -> Result<()> {
+        let host = buf.host_mut()?;
+        let t = Instant::now();
+        // SAFETY: one chunk at a time, each to its own range.
+        unsafe { output.write_at(at, &host[..len])? };
+        write_s += t.elapsed().as_secs_f64();
+        Ok(())
+    };
+    // Chunks downloaded (or queued) and not yet written, oldest first: when every
+    // buffer holds one, the oldest is written, which frees the buffer chunk `i` uses.
+    let mut pending = std::collections::VecDeque::with_capacity(k);
+    for (i, &(at, len)) in chunks.iter().enumerate() {
+        if pending.len() == k {
+            let j: usize = pending.pop_front().expect("k pending chunks");
+            write(&mut stages[j % k], chunks[j])?;
+        }
+        stages[i % k].download(gpu, dev, at, len)?;
+        pending.push_back(i);
+    }
+    while let Some(j) = pending.pop_front() {
+        write(&mut stages[j % k], chunks[j])?;
+    }
+    Ok(write_s)
 }
 
 /// Fills `buf` from `file` at `offset`, slices of [`IO_SLICE`] on several threads.
