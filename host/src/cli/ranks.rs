@@ -143,10 +143,14 @@ fn write_range<T: Key>(
     let tuning = gpu.tuning();
     let mode = if bytes as u64 <= budget::host_memory(None)? { WriteMode::Mapped } else { WriteMode::Positioned };
     let mut output = SizedOutput::range(file, at, bytes, WriteMode::tuned(tuning, mode))?;
+    crate::trace::mark(if output.is_mapped() { "rank output: range mapped" } else { "rank output: range sized" });
     output.populate_in_background(tuning.file_populate_threads);
     pipeline::download_into(gpu, keys, bytes, &output, stages)?;
     gpu.synchronize("writing the output")?;
-    output.finish()
+    crate::trace::mark("rank output: written");
+    output.finish()?;
+    crate::trace::mark("rank output: unmapped");
+    Ok(())
 }
 
 fn sort_file<T: Key>(
@@ -228,6 +232,7 @@ fn sort_file<T: Key>(
         Some(f) => f.commit_with(fsync),
         None => Ok(()),
     })?;
+    crate::trace::mark("rank output: agreed");
     println!(
         "rank {rank}/{world}: {} {} keys, elements {}..{} of {} written; joining {joined_s:.3} s, reading {read_s:.3} s, \
          sorting {sort_s:.3} s ({}), writing {:.3} s",
