@@ -51,9 +51,21 @@ pub fn memory_room() -> (u64, Limit) {
         }
     };
     consider(cgroup_room(), Limit::Cgroup);
-    consider(rlimit(libc::RLIMIT_AS).map(|l| l.saturating_sub(used("VmSize:"))), Limit::AddressSpace);
+    let address_space = |l: u64| l.saturating_sub(used("VmSize:")).saturating_sub(threads_reserve());
+    consider(rlimit(libc::RLIMIT_AS).map(address_space), Limit::AddressSpace);
     consider(rlimit(libc::RLIMIT_DATA).map(|l| l.saturating_sub(used("VmData:"))), Limit::Data);
     room
+}
+
+/// Address space that threads reserve once they start, which an address-space limit
+/// counts: a stack of 2 MiB (Rust's default) for each worker of the sorting threads
+/// (one per CPU) and a few more, and one 64 MiB allocator arena beside the main heap
+/// ([`fit_allocator_to_limits`] keeps two). Taken off the room under `RLIMIT_AS`,
+/// whatever has started already: on a 32-CPU machine a CPU sort under a 400 MiB limit
+/// ran out of memory without it (2026-11-29), where on 2 CPUs it did not.
+fn threads_reserve() -> u64 {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    (cpus + 4) * (2 << 20) + (64 << 20)
 }
 
 /// The default host memory budget: half of [`memory_room`], at least [`MIN_BUDGET`].
