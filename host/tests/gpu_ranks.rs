@@ -109,12 +109,25 @@ fn held(outs: &[Output]) -> Vec<u64> {
 /// Writes `input` to a file, sorts it with `world` ranks and compares the output with
 /// `MultiGpuSorter` over GPUs `0..world` byte for byte, and the ranges too.
 fn check_file<K: Key + Random>(world: usize, dir: &Path, n: usize, dist: Distribution, order: Order) {
-    let what = format!("{world} ranks, {} n={n} {dist} {order}", K::NAME);
+    check_file_staged::<K>(world, dir, n, dist, order, &[]);
+}
+
+/// [`check_file`] with `env` set for every rank (e.g. small staging buffers, so that a
+/// rank's share crosses many of them).
+fn check_file_staged<K: Key + Random>(
+    world: usize,
+    dir: &Path,
+    n: usize,
+    dist: Distribution,
+    order: Order,
+    env: &[(&str, String)],
+) {
+    let what = format!("{world} ranks, {} n={n} {dist} {order} {env:?}", K::NAME);
     let input: Vec<K> = generate(n, dist, 7 + n as u64);
     let (inp, out) = (dir.join(format!("in-{world}-{n}.bin")), dir.join(format!("out-{world}-{n}.bin")));
     std::fs::write(&inp, bytemuck::cast_slice::<K, u8>(&input)).unwrap();
     let args = ["rank-sort", "--type", K::NAME, "--order", &order.to_string(), "-i", s(&inp), "-o", s(&out)];
-    let (outs, _) = run_ranks(world, &args, &[], Duration::from_secs(120));
+    let (outs, _) = run_ranks(world, &args, env, Duration::from_secs(120));
     assert!(outs.iter().all(|o| o.status.success()), "{what}:\n{}", report(&outs));
     let got = std::fs::read(&out).unwrap();
 
@@ -137,6 +150,10 @@ fn sorts_files_like_one_process(world: usize) {
     check_file::<u64>(world, &dir, 1_000_003, Distribution::FewUnique, Order::Descending);
     check_file::<f32>(world, &dir, 777_777, Distribution::Equal, Order::Ascending);
     check_file::<u32>(world, &dir, world - 1, Distribution::Uniform, Order::Ascending);
+    // Each rank's share through many staging buffers of 65,540 bytes (8,192 u64 keys
+    // and a half: cut to whole keys), two at a time, read and written in pieces.
+    let small = [("SORT_FILE_STAGE_BYTES", "65540".to_string()), ("SORT_FILE_STAGES", "2".to_string())];
+    check_file_staged::<u64>(world, &dir, 1_000_003, Distribution::Uniform, Order::Descending, &small);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
