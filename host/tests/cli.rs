@@ -463,6 +463,20 @@ fn gpus_flag_errors_and_runs() {
     assert!(stdout.contains("check:      ok"), "{stdout}");
     ok(&host(&["sort", "--gpus", "2", "-i", s(&input), "-o", s(&output)]));
     ok(&host(&["check-file", "-i", s(&input), "-o", s(&output)]));
+    // A binary file streams through each GPU's staging buffers: here small ones (65,540
+    // bytes, two), so that each GPU's share and range cross many of them, descending.
+    let big = d.join("big.bin");
+    ok(&host(&["gen", "--output", s(&big), "--n", "3000017", "--type", "u64", "--dist", "few-unique"]));
+    let args = ["sort", "--gpus", "2", "--type", "u64", "--order", "desc", "-i", s(&big), "-o", s(&output)];
+    let small = [("SORT_FILE_STAGE_BYTES", "65540"), ("SORT_FILE_STAGES", "2")];
+    ok(&Command::new(host_bin()).args(args).envs(small).output().expect("running the host binary"));
+    ok(&host(&["check-file", "--type", "u64", "--order", "desc", "-i", s(&big), "-o", s(&output)]));
+    // Not a whole number of elements: refused, and no output appears.
+    let (odd, none) = (d.join("odd.bin"), d.join("none.bin"));
+    std::fs::write(&odd, [7u8; 10]).unwrap();
+    let e = fails(&host(&["sort", "--gpus", "2", "-i", s(&odd), "-o", s(&none)]));
+    assert!(e.contains("not a whole number"), "{e}");
+    assert!(!none.exists(), "no output on error");
 }
 
 /// The program opens its device with the tuning variables of its environment: on a GPU

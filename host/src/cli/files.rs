@@ -84,8 +84,10 @@ pub struct SortArgs {
     /// sorted in memory.
     #[arg(long, value_parser = parse_record_size, conflicts_with_all = ["text", "max_device_bytes"])]
     record_size: Option<usize>,
-    /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
-    /// the whole file is sorted in memory.
+    /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort: a
+    /// binary file into a regular file streams (each GPU reads its share straight into
+    /// its memory and writes its range of the result into place: as large as the GPUs
+    /// hold, whatever the host memory); text and streams are sorted in host memory.
     #[arg(long, value_parser = crate::cli::multi::parse_gpus,
           conflicts_with_all = ["cpu", "record_size", "argsort", "max_device_bytes", "stable"])]
     gpus: Option<crate::cli::multi::Gpus>,
@@ -111,7 +113,8 @@ pub struct Limits {
     /// Host memory the sort may use, like 512M or 4G (default: half of what the
     /// machine, the cgroup and `ulimit -v`/`-d` leave). Larger input is sorted in runs
     /// written to temporary files and merged. `--record-size`, `--argsort` and `--gpus`
-    /// sort in memory and refuse input beyond it.
+    /// (but for a binary file into a regular file) sort in memory and refuse input
+    /// beyond it.
     #[arg(long, value_parser = parse_count)]
     memory: Option<usize>,
     /// Directory for the temporary run files (default: `TMPDIR` if set, else the

@@ -145,7 +145,7 @@ fn write_range<T: Key>(
     let mut output = SizedOutput::range(file, at, bytes, WriteMode::tuned(tuning, mode))?;
     crate::trace::mark(if output.is_mapped() { "rank output: range mapped" } else { "rank output: range sized" });
     output.populate_in_background(tuning.file_populate_threads);
-    pipeline::download_into(gpu, keys, bytes, &output, stages)?;
+    pipeline::download_into(gpu, keys, bytes, &output, 0, stages)?;
     gpu.synchronize("writing the output")?;
     crate::trace::mark("rank output: written");
     output.finish()?;

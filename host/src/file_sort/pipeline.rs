@@ -93,7 +93,7 @@ pub fn sort_binary_staged<T: Element>(
     crate::trace::mark("pipeline: read, uploads queued");
     sorter.sort_device(&mut dev, opts)?;
     let sort_end = timing_event(gpu.stream())?;
-    times.write_s = download_into(gpu, &dev, bytes, &output, &mut stages)?;
+    times.write_s = download_into(gpu, &dev, bytes, &output, 0, &mut stages)?;
     let down_end = timing_event(gpu.stream())?;
     gpu.synchronize("the file pipeline")?;
     crate::trace::mark("pipeline: written");
@@ -165,14 +165,16 @@ pub(crate) fn upload_file<T: bytemuck::Pod>(
     Ok(read_s)
 }
 
-/// Copies the first `bytes` bytes of `dev` into `output` (from its byte 0) through
+/// Copies the first `bytes` bytes of `dev` into `output` from its byte `to` through
 /// `stages`: each buffer is written out while the next one is copied from the device.
-/// Returns the seconds spent writing; every copy has ended when it returns.
+/// Returns the seconds spent writing; every copy has ended when it returns. Calls on
+/// other threads may write other ranges of the same output at the same time.
 pub(crate) fn download_into<T: bytemuck::Pod>(
     gpu: &Gpu,
     dev: &DeviceBuffer<T>,
     bytes: usize,
     output: &SizedOutput<'_>,
+    to: usize,
     stages: &mut Stages,
 ) -> Result<f64> {
     let mut write_s = 0.0;
@@ -182,8 +184,9 @@ pub(crate) fn download_into<T: bytemuck::Pod>(
     let mut write = |buf: &mut PinnedBuffer, (at, len): (usize, usize)| -> Result<()> {
         let host = buf.host_mut()?;
         let t = Instant::now();
-        // SAFETY: one chunk at a time, each to its own range.
-        unsafe { output.write_at(at, &host[..len])? };
+        // SAFETY: one chunk at a time, each to its own range (the caller's ranges of
+        // concurrent calls are disjoint).
+        unsafe { output.write_at(to + at, &host[..len])? };
         write_s += t.elapsed().as_secs_f64();
         Ok(())
     };
