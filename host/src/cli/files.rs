@@ -235,7 +235,7 @@ pub fn sort(args: &SortArgs) -> crate::Result<bool> {
 }
 
 /// The closing line of a command: on standard output, unless the data went there.
-fn summary(output: &Output, line: &str) {
+pub(super) fn summary(output: &Output, line: &str) {
     if output.is_stdout() {
         eprintln!("{line}");
     } else {

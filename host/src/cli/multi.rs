@@ -390,10 +390,9 @@ pub fn sort_file<K: crate::file_sort::TextElement + Key>(
         && out.is_seekable()
         && let Some(path) = input.path()
     {
-        let n = std::fs::metadata(path)
-            .map_err(|source| crate::Error::Io { context: format!("cannot read input {}", path.display()), source })?
-            .len()
-            / size_of::<K>() as u64;
+        // A length that is not a whole number of elements is refused here, as the
+        // in-memory path's reader refuses it, before anything is read or written.
+        let n = crate::file_sort::format::binary_len::<K>(path)?;
         if n > 0 {
             return sort_binary_streamed::<K>(&sorter, path, n, out, output, order, memory);
         }
@@ -419,11 +418,7 @@ pub fn sort_file<K: crate::file_sort::TextElement + Key>(
         sorter.len(),
         phases(&report)
     );
-    if output.is_stdout() {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
+    super::files::summary(output, &line);
     Ok(true)
 }
 
@@ -432,12 +427,12 @@ pub fn sort_file<K: crate::file_sort::TextElement + Key>(
 /// buffers straight into its memory (the GPUs at once, each buffer read while the one
 /// before is copied), the GPUs sort the shares together (`MultiGpuSorter::sort_device`),
 /// and each GPU's range of the result streams into its place in the mapped output.
-/// The file may be as large as the GPUs hold, whatever the host memory; a file whose
-/// length is not a whole number of elements is refused before anything is written.
+/// The file may be as large as the GPUs hold, whatever the host memory. `n`: its
+/// elements ([`crate::file_sort::format::binary_len`]).
 fn sort_binary_streamed<K: Key>(
     sorter: &MultiGpuSorter,
     path: &std::path::Path,
-    n: u64,
+    n: usize,
     mut out: crate::file_sort::AtomicFile,
     output: &crate::file_sort::Output,
     order: Order,
@@ -447,21 +442,11 @@ fn sort_binary_streamed<K: Key>(
     let size = size_of::<K>();
     let file = std::fs::File::open(path)
         .map_err(|source| crate::Error::Io { context: format!("cannot read input {}", path.display()), source })?;
-    let bytes = file
-        .metadata()
-        .map_err(|source| crate::Error::Io { context: format!("cannot read input {}", path.display()), source })?
-        .len();
-    if bytes % size as u64 != 0 {
-        return Err(crate::Error::BadInput(format!(
-            "{} holds {bytes} bytes, not a whole number of {size}-byte {} elements",
-            path.display(),
-            K::NAME
-        )));
-    }
-    let total = usize::try_from(bytes).map_err(|_| crate::Error::TooLarge(format!("{}", path.display())))?;
+    let total = n * size;
     let tuning = sorter.tuning();
     let t = std::time::Instant::now();
-    let (mut parts, mut stages): (Vec<_>, Vec<_>) = read_shares::<K>(sorter, &file, path, n)?.into_iter().unzip();
+    let (mut parts, mut stages): (Vec<_>, Vec<_>) =
+        read_shares::<K>(sorter, &file, path, n as u64)?.into_iter().unzip();
     let read_s = t.elapsed().as_secs_f64();
     let t = std::time::Instant::now();
     let report = sorter.sort_device(&mut parts, &SortOptions::default().order(order))?;
@@ -473,7 +458,7 @@ fn sort_binary_streamed<K: Key>(
     // allocations 0.04 -> 0.63-0.65 s. A mapped output's pages stay resident until
     // written back, so past the host memory budget it goes out by positioned writes (as
     // the one-GPU pipeline does).
-    let mode = WriteMode::tuned(tuning, if bytes <= memory { WriteMode::Mapped } else { WriteMode::Positioned });
+    let mode = WriteMode::tuned(tuning, if total as u64 <= memory { WriteMode::Mapped } else { WriteMode::Positioned });
     let mut sized = SizedOutput::new(&mut out, total, mode)?;
     sized.populate_in_background(tuning.file_populate_threads);
     let starts: Vec<usize> =
@@ -508,11 +493,7 @@ fn sort_binary_streamed<K: Key>(
         sorter.len(),
         phases(&report)
     );
-    if output.is_stdout() {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
+    super::files::summary(output, &line);
     Ok(true)
 }
 
@@ -536,8 +517,7 @@ fn read_shares<K: Key>(
                 scope.spawn(move || -> crate::Result<(DeviceBuffer<K>, Stages)> {
                     let share = crate::ranks::shard(n, g, p);
                     let len = (share.end - share.start) as usize;
-                    let mut stages =
-                        Stages::new::<K>(gpu, tuning.file_stage_bytes, tuning.file_stages, (len * size).max(1))?;
+                    let mut stages = Stages::new::<K>(gpu, tuning.file_stage_bytes, tuning.file_stages, len * size)?;
                     let mut dev = gpu.alloc::<K>(len)?;
                     pipeline::upload_file(
                         gpu,

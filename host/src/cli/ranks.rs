@@ -170,7 +170,7 @@ fn sort_file<T: Key>(
     // sort.
     let read = open_shard::<T>(input, rank, world).and_then(|(file, share, n)| {
         let bytes = (share.end - share.start) as usize * size_of::<T>();
-        let mut stages = Stages::new::<T>(&gpu, tuning.file_stage_bytes, tuning.file_stages, bytes.max(1))?;
+        let mut stages = Stages::new::<T>(&gpu, tuning.file_stage_bytes, tuning.file_stages, bytes)?;
         let keys = upload_shard::<T>(&gpu, &file, input, &share, &mut stages)?;
         Ok((keys, n, stages))
     });
