@@ -190,6 +190,29 @@ pub fn time_sort_with<T: Element>(
     }
 }
 
+/// Times `repeats` calls of `sort` on a host copy of `input` (after one untimed
+/// warm-up) by the wall clock: what a caller holding host data waits for, the copies
+/// to and from the device included. The copy is restored before each call, untimed.
+/// Returns the times and the last call's output.
+pub fn time_host_sort<T: Copy>(
+    input: &[T],
+    repeats: usize,
+    mut sort: impl FnMut(&mut [T]) -> Result<()>,
+) -> Result<Timing<T>> {
+    let repeats = repeats.max(1);
+    let mut times_ms = Vec::with_capacity(repeats.min(PREALLOCATED_TIMES));
+    let mut work = input.to_vec();
+    for rep in 0..=repeats {
+        work.copy_from_slice(input);
+        let t = Instant::now();
+        sort(&mut work)?;
+        if rep > 0 {
+            times_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(Timing { times_ms, output: work })
+}
+
 /// The device's copy bandwidth in GB/s (10^9 bytes per second), counting the read and
 /// the write: the median of 10 device-to-device copies of a buffer of up to 256 MiB
 /// (less when memory is short), after warm-up.

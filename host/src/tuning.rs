@@ -179,14 +179,16 @@ pub struct Tuning {
     /// (0: none, the copies then take the faults themselves). Default 4.
     /// `SORT_FILE_POPULATE_THREADS`.
     pub file_populate_threads: usize,
-    /// Bytes per pinned staging buffer of the file pipeline (rounded down to whole
-    /// elements, at least one). Default 16 MiB: pinning host memory costs ~0.5 ms per
+    /// Bytes per pinned staging buffer of the file pipeline and of large host-slice
+    /// copies ([`Tuning::host_stage_min_bytes`]; rounded down to whole elements, at
+    /// least one). Default 16 MiB: pinning host memory costs ~0.5 ms per
     /// MiB (and unpinning more at exit), so the buffers are only as large as keeps the
     /// copies and the I/O overlapped: 4 x 16 MiB took 24 ms to allocate where 3 x 64
     /// MiB took 75-105 ms, with the same streaming rate (H100 machine, docs/history.md,
     /// 2026-11-24). `SORT_FILE_STAGE_BYTES`.
     pub file_stage_bytes: usize,
-    /// Staging buffers of the file pipeline in flight (at least one). Default 4, as
+    /// Staging buffers of the file pipeline (and of large host-slice copies) in
+    /// flight (at least one). Default 4, as
     /// [`Tuning::file_stage_bytes`]. `SORT_FILE_STAGES`.
     pub file_stages: usize,
     /// Whether the file pipeline's staging buffers are pinned in 2 MiB pages
@@ -195,6 +197,13 @@ pub struct Tuning {
     /// u32 file sorted in 0.441 s instead of 0.482 (medians of 6, H200 machine,
     /// 2026-11-29, docs/history.md). `SORT_FILE_PIN_HUGE=0|1`.
     pub file_pin_huge: bool,
+    /// Host slices of at least this many bytes are copied to and from the device
+    /// through page-locked staging buffers filled and emptied on several threads
+    /// ([`crate::DeviceBuffer::copy_from_host`]; [`Tuning::file_stage_bytes`] and
+    /// [`Tuning::file_stages`] size them, and the device keeps them for the next
+    /// copy); smaller ones by the driver's copy of pageable memory. Default 4 MiB.
+    /// `SORT_HOST_STAGE_MIN_BYTES` (a value above any copy turns staging off).
+    pub host_stage_min_bytes: usize,
     /// Print the multi-GPU partition-first pipeline's per-GPU timeline to standard
     /// error. Default off. `SORT_MULTI_GPU_TRACE` (any value).
     pub multi_gpu_trace: bool,
@@ -236,6 +245,7 @@ impl Default for Tuning {
             file_stage_bytes: 16 << 20,
             file_stages: 4,
             file_pin_huge: true,
+            host_stage_min_bytes: 4 << 20,
             multi_gpu_trace: false,
         }
     }
@@ -312,6 +322,7 @@ impl Tuning {
                 "SORT_FILE_STAGE_BYTES" => set(&mut t.file_stage_bytes, positive(v)),
                 "SORT_FILE_STAGES" => set(&mut t.file_stages, positive(v)),
                 "SORT_FILE_PIN_HUGE" => t.file_pin_huge = v != "0",
+                "SORT_HOST_STAGE_MIN_BYTES" => set(&mut t.host_stage_min_bytes, number(v)),
                 "SORT_MULTI_GPU_TRACE" => t.multi_gpu_trace = true,
                 _ => {}
             }
@@ -373,6 +384,7 @@ mod tests {
             (t.file_populate_threads, t.file_stage_bytes, t.file_stages, t.file_pin_huge),
             (4, 16 << 20, 4, true)
         );
+        assert_eq!(t.host_stage_min_bytes, 4 << 20);
     }
 
     /// Each variable changes its own field, and only it.
@@ -421,6 +433,7 @@ mod tests {
             ("SORT_FILE_STAGE_BYTES", "65536", Tuning { file_stage_bytes: 65536, ..d.clone() }),
             ("SORT_FILE_STAGES", "2", Tuning { file_stages: 2, ..d.clone() }),
             ("SORT_FILE_PIN_HUGE", "0", Tuning { file_pin_huge: false, ..d.clone() }),
+            ("SORT_HOST_STAGE_MIN_BYTES", "0", Tuning { host_stage_min_bytes: 0, ..d.clone() }),
             ("SORT_MULTI_GPU_TRACE", "0", Tuning { multi_gpu_trace: true, ..d.clone() }),
         ];
         for (name, value, want) in cases {

@@ -147,6 +147,11 @@ struct RunArgs {
     /// Fail instead of falling back to the CPU when there is no GPU.
     #[arg(long, conflicts_with = "cpu")]
     require_gpu: bool,
+    /// Time the sort of a host vector by the wall clock, its copies to and from the
+    /// GPUs included (`Sorter::sort`; with `--gpus`, `MultiGpuSorter::sort`), instead
+    /// of the sort of keys already on the device.
+    #[arg(long)]
+    from_host: bool,
     /// Sort over this many GPUs (`all`: every GPU) by the multi-GPU sample sort (NCCL);
     /// the variant is then radix on each GPU. `--gpus 1` gives the radix sort's result.
     /// `SORT_MULTI_GPU_PIPELINE=partition-first` picks the partition-first pipeline
@@ -280,8 +285,9 @@ pub(crate) fn open_sorter(cpu: bool, require_gpu: bool) -> crate::Result<Sorter>
 /// Returns Ok(false) when the check failed.
 fn run(args: &RunArgs) -> crate::Result<bool> {
     if let Some(gpus) = args.gpus {
+        let input = multi::RunInput { n: args.n, key_type: args.key_type, dist: args.dist, seed: args.seed };
         return crate::with_key!(args.key_type, T => multi::run::<T>(
-            gpus, args.n, args.key_type, args.order, args.dist, args.seed, args.repeat, args.check
+            gpus, &input, args.order, args.repeat, args.check, args.from_host
         ), else Err(records_refused("several GPUs", args.key_type)));
     }
     let sorter = open_sorter(args.cpu, args.require_gpu)?;
@@ -336,7 +342,7 @@ fn run_wide<K: crate::WideKey>(sorter: &Sorter, args: &RunArgs) -> crate::Result
             Ok(t.elapsed().as_secs_f64() * 1e3)
         })?,
     };
-    print_time(args.n, stats.median_ms, stats.min_ms, args.repeat, gpu.is_some());
+    print_time(args.n, stats.median_ms, stats.min_ms, args.repeat, clock_of(gpu.is_some()));
     if !args.check {
         return Ok(true);
     }
@@ -356,11 +362,14 @@ fn run_wide<K: crate::WideKey>(sorter: &Sorter, args: &RunArgs) -> crate::Result
 }
 
 /// The `time:` and `throughput:` lines of `host --variant ...`.
-fn print_time(n: usize, median_ms: f64, min_ms: f64, repeats: usize, on_gpu: bool) {
-    println!(
-        "time:       median {median_ms:.3} ms, min {min_ms:.3} ms over {repeats} repeats ({})",
-        if on_gpu { "CUDA events, sort only" } else { "wall clock" }
-    );
+/// How [`print_time`]'s times were taken: CUDA events around the sort of keys on the
+/// device, or the wall clock on the CPU.
+fn clock_of(on_gpu: bool) -> &'static str {
+    if on_gpu { "CUDA events, sort only" } else { "wall clock" }
+}
+
+fn print_time(n: usize, median_ms: f64, min_ms: f64, repeats: usize, clock: &str) {
+    println!("time:       median {median_ms:.3} ms, min {min_ms:.3} ms over {repeats} repeats ({clock})");
     println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(n, median_ms));
 }
 
@@ -395,8 +404,13 @@ fn run_typed<T: Random + Element>(sorter: &Sorter, args: &RunArgs) -> crate::Res
     // Input, output and (with --check) the reference copy live on the host at once.
     inputs::ensure_host_memory::<T>(args.n, if args.check { 3 } else { 2 })?;
     let input: Vec<T> = inputs::generate(args.n, args.dist, args.seed);
-    let timing = time_sort(sorter, &input, &opts, args.repeat)?;
-    print_time(args.n, timing.median_ms(), timing.min_ms(), timing.times_ms.len(), on_gpu);
+    let (timing, clock) = if args.from_host && on_gpu {
+        let timing = crate::measure::time_host_sort(&input, args.repeat, |work| sorter.sort(work, &opts).map(drop))?;
+        (timing, "wall clock, from and to host memory")
+    } else {
+        (time_sort(sorter, &input, &opts, args.repeat)?, clock_of(on_gpu))
+    };
+    print_time(args.n, timing.median_ms(), timing.min_ms(), timing.times_ms.len(), clock);
     if !args.check {
         return Ok(true);
     }

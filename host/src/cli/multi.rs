@@ -223,18 +223,25 @@ pub fn check<K: Element>(input: &[K], out: &[K], idx: Option<&[u32]>, order: Ord
     Ok("ok (ordered, same multiset fingerprint as the input)".into())
 }
 
-/// `host run --gpus N`.
-#[allow(clippy::too_many_arguments)]
+/// The generated input of `host run --gpus N`.
+pub struct RunInput {
+    pub n: usize,
+    pub key_type: KeyType,
+    pub dist: Distribution,
+    pub seed: u64,
+}
+
+/// `host run --gpus N`: the sort of device-resident keys, or with `from_host` of a host
+/// vector ([`MultiGpuSorter::sort`], its copies included), timed by the wall clock.
 pub fn run<K: Random + Key>(
     gpus: Gpus,
-    n: usize,
-    key_type: KeyType,
+    input: &RunInput,
     order: Order,
-    dist: Distribution,
-    seed: u64,
     repeat: usize,
     check_result: bool,
+    from_host: bool,
 ) -> crate::Result<bool> {
+    let RunInput { n, key_type, dist, seed } = *input;
     let sorter = gpus.open()?;
     for g in sorter.gpus() {
         println!("device:     {}", g.info());
@@ -244,9 +251,20 @@ pub fn run<K: Random + Key>(
     inputs::ensure_host_memory::<K>(n, 2)?;
     let input: Vec<K> = inputs::generate(n, dist, seed);
     let opts = SortOptions::default().order(order);
-    let (report, times, out, _) = time_device(&sorter, &input, false, &opts, repeat)?;
+    let (report, times, out) = if from_host {
+        let mut report = MultiGpuReport::default();
+        let timing = crate::measure::time_host_sort(&input, repeat, |work| {
+            report = sorter.sort(work, &opts)?;
+            Ok(())
+        })?;
+        (report, timing.times_ms, timing.output)
+    } else {
+        let (report, times, out, _) = time_device(&sorter, &input, false, &opts, repeat)?;
+        (report, times, out)
+    };
     let med = median(&times);
-    println!("time:       median {med:.3} ms over {} repeats (wall clock, device-resident data)", times.len());
+    let data = if from_host { "from and to host memory" } else { "device-resident data" };
+    println!("time:       median {med:.3} ms over {} repeats (wall clock, {data})", times.len());
     println!("phases:     {}", phases(&report));
     println!("held:       {:?} keys per GPU (largest {:.4}x n/p)", report.held, imbalance(&report));
     println!("throughput: {:.3} Gkeys/s (median)", gkeys_per_s(n, med));

@@ -191,8 +191,12 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         self.ptr() + (i * size_of::<T>()) as u64
     }
 
-    /// Copies `data` into the buffer, in order on `gpu`'s stream. `data` must have exactly
-    /// [`len`](Self::len) elements ([`Error::BadArgument`] otherwise).
+    /// Copies `data` into the buffer, in order on `gpu`'s stream; `data` is free to be
+    /// changed when it returns. `data` must have exactly [`len`](Self::len) elements
+    /// ([`Error::BadArgument`] otherwise). From [`crate::Tuning::host_stage_min_bytes`]
+    /// on, the copy goes through the device's page-locked staging buffers, filled on
+    /// several threads while the one before is copied (several times the driver's
+    /// rate for pageable memory).
     pub fn copy_from_host(&mut self, gpu: &Gpu, data: &[T]) -> Result<()> {
         if data.len() != self.len {
             return Err(Error::BadArgument(format!(
@@ -203,6 +207,9 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         }
         if self.len > 0 {
             let bytes: &[u8] = bytemuck::cast_slice(data);
+            if bytes.len() >= gpu.tuning().host_stage_min_bytes {
+                return super::staging::upload_slice(gpu, self, bytes);
+            }
             let mut dst = self.raw.slice_mut(..bytes.len());
             gpu.stream.memcpy_htod(bytes, &mut dst).call("cuMemcpyHtoD")?;
         }
@@ -211,7 +218,8 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
 
     /// Copies the buffer into `out` and waits for the copy (and all work queued before
     /// it). `out` must have exactly [`len`](Self::len) elements ([`Error::BadArgument`]
-    /// otherwise).
+    /// otherwise). Large copies go through staging buffers, as
+    /// [`DeviceBuffer::copy_from_host`]'s.
     pub fn copy_to_host(&self, gpu: &Gpu, out: &mut [T]) -> Result<()> {
         if out.len() != self.len {
             return Err(Error::BadArgument(format!(
@@ -223,6 +231,10 @@ impl<T: bytemuck::Pod> DeviceBuffer<T> {
         if self.len > 0 {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
             let n = bytes.len();
+            if n >= gpu.tuning().host_stage_min_bytes {
+                super::staging::download_slice(gpu, self, bytes)?;
+                return gpu.synchronize("device-to-host copy");
+            }
             gpu.stream.memcpy_dtoh(&self.raw.slice(..n), bytes).call("cuMemcpyDtoH")?;
         }
         gpu.synchronize("device-to-host copy")

@@ -11,6 +11,8 @@
 //! - `borrowed.rs`: [`BorrowedBuffer`], device memory the caller lends without
 //!   giving it up (a PyTorch tensor's);
 //! - `pinned.rs`: [`PinnedBuffer`], page-locked host memory;
+//! - `staging.rs`: transfers through page-locked staging buffers (files, large host
+//!   slices);
 //! - `memory.rs`: the scratch cache, the memory pool and free-memory checks;
 //! - `events.rs`: timing events.
 //!
@@ -24,6 +26,7 @@ mod launch;
 mod memory;
 mod module;
 mod pinned;
+mod staging;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,6 +44,7 @@ pub use launch::kernel_cluster_ctas;
 pub use module::{CUBINS, ModuleSource, PDL_KERNELS, pick_cubin, ptx};
 pub use pinned::PinnedBuffer;
 pub(crate) use pinned::{HostWord, PendingWord};
+pub(crate) use staging::{Stages, download_with, upload_with};
 
 use crate::error::{DriverContext, Error, Result};
 use crate::tuning::Tuning;
@@ -97,6 +101,8 @@ pub struct Gpu {
     scratch: Mutex<Vec<DeviceBuffer<u32>>>,
     /// Idle page-locked buffers for small read-backs ([`Gpu::take_pinned`]).
     pinned: Mutex<Vec<PinnedBuffer>>,
+    /// Idle staging buffers of large host copies ([`Stages::kept`]).
+    stages: Mutex<Vec<PinnedBuffer>>,
     info: DeviceInfo,
     source: ModuleSource,
     /// Whether kernels of [`PDL_KERNELS`] are launched as programmatic dependents
@@ -207,6 +213,7 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             scratch: Mutex::new(Vec::new()),
             pinned: Mutex::new(Vec::new()),
+            stages: Mutex::new(Vec::new()),
             info,
             dependent_launches: dependent_launches(&source, &tuning),
             source,

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::output::{IO_SLICE, SizedOutput, WriteMode};
 use crate::atomic_file::AtomicFile;
-use crate::device::{PinnedBuffer, seconds_between, timing_event};
+use crate::device::{download_with, seconds_between, timing_event, upload_with};
 use crate::error::{Error, Result};
 use crate::{DeviceBuffer, Element, Gpu, SortOptions, Sorter};
 
@@ -107,36 +107,7 @@ pub fn sort_binary_staged<T: Element>(
     Ok(times)
 }
 
-/// The pinned staging buffers of transfers between files and the device, and the
-/// bytes each chunk of a transfer takes.
-pub(crate) struct Stages {
-    bufs: Vec<PinnedBuffer>,
-    stage: usize,
-}
-
-impl Stages {
-    /// `stages` buffers (at least one, no more than the chunks of `bytes`) of about
-    /// `stage_bytes` (whole elements of `T`, at least one), in 2 MiB pages where the
-    /// tuning says so ([`crate::Tuning::file_pin_huge`]).
-    pub(crate) fn new<T>(gpu: &Gpu, stage_bytes: usize, stages: usize, bytes: usize) -> Result<Stages> {
-        let stage = (stage_bytes / size_of::<T>()).max(1) * size_of::<T>();
-        let bufs = (0..stages.clamp(1, bytes.div_ceil(stage).max(1)))
-            .map(|_| {
-                if gpu.tuning().file_pin_huge {
-                    PinnedBuffer::new_huge(gpu, stage)
-                } else {
-                    PinnedBuffer::new(gpu, stage)
-                }
-            })
-            .collect::<Result<_>>()?;
-        Ok(Stages { bufs, stage })
-    }
-
-    /// The chunks of a transfer of `bytes`: `(offset, length)`.
-    fn chunks(&self, bytes: usize) -> Vec<(usize, usize)> {
-        (0..bytes).step_by(self.stage).map(|at| (at, self.stage.min(bytes - at))).collect()
-    }
-}
+pub(crate) use crate::device::Stages;
 
 /// Copies `bytes` bytes of `file` (named `path` in errors) from byte `from` into the
 /// start of `dev` through `stages`: each buffer is read (positioned reads on several
@@ -152,16 +123,13 @@ pub(crate) fn upload_file<T: bytemuck::Pod>(
     stages: &mut Stages,
 ) -> Result<f64> {
     let mut read_s = 0.0;
-    let k = stages.bufs.len();
-    for (i, (at, len)) in stages.chunks(bytes).into_iter().enumerate() {
-        let buf = &mut stages.bufs[i % k];
-        let host = buf.host_mut()?;
+    upload_with(gpu, dev, bytes, stages, |at, chunk| {
         let t = Instant::now();
-        read_at_parallel(file, from + at as u64, &mut host[..len])
+        read_at_parallel(file, from + at as u64, chunk)
             .map_err(|source| Error::Io { context: format!("reading {}", path.display()), source })?;
         read_s += t.elapsed().as_secs_f64();
-        buf.upload(gpu, len, dev, at)?;
-    }
+        Ok(())
+    })?;
     Ok(read_s)
 }
 
@@ -178,32 +146,14 @@ pub(crate) fn download_into<T: bytemuck::Pod>(
     stages: &mut Stages,
 ) -> Result<f64> {
     let mut write_s = 0.0;
-    let k = stages.bufs.len();
-    let chunks = stages.chunks(bytes);
-    let stages = &mut stages.bufs;
-    let mut write = |buf: &mut PinnedBuffer, (at, len): (usize, usize)| -> Result<()> {
-        let host = buf.host_mut()?;
+    download_with(gpu, dev, bytes, stages, |at, chunk| {
         let t = Instant::now();
         // SAFETY: one chunk at a time, each to its own range (the caller's ranges of
         // concurrent calls are disjoint).
-        unsafe { output.write_at(to + at, &host[..len])? };
+        unsafe { output.write_at(to + at, chunk)? };
         write_s += t.elapsed().as_secs_f64();
         Ok(())
-    };
-    // Chunks downloaded (or queued) and not yet written, oldest first: when every
-    // buffer holds one, the oldest is written, which frees the buffer chunk `i` uses.
-    let mut pending = std::collections::VecDeque::with_capacity(k);
-    for (i, &(at, len)) in chunks.iter().enumerate() {
-        if pending.len() == k {
-            let j: usize = pending.pop_front().expect("k pending chunks");
-            write(&mut stages[j % k], chunks[j])?;
-        }
-        stages[i % k].download(gpu, dev, at, len)?;
-        pending.push_back(i);
-    }
-    while let Some(j) = pending.pop_front() {
-        write(&mut stages[j % k], chunks[j])?;
-    }
+    })?;
     Ok(write_s)
 }
 

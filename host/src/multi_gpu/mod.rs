@@ -513,11 +513,13 @@ impl MultiGpuSorter {
         Ok(report)
     }
 
-    /// Uploads `data` as `p` equal consecutive ranges, range `g` to GPU `g`.
+    /// Uploads `data` as `p` equal consecutive ranges, range `g` to GPU `g`, all GPUs
+    /// at once (one thread each).
     pub fn scatter<T: Element>(&self, data: &[T]) -> Result<Vec<DeviceBuffer<T>>> {
         let p = self.gpus.len();
         let n = data.len();
-        self.gpus.iter().enumerate().map(|(g, gpu)| gpu.upload(&data[g * n / p..(g + 1) * n / p])).collect()
+        let ranges = (0..p).map(|g| &data[g * n / p..(g + 1) * n / p]).collect();
+        self.per_gpu(ranges, |gpu, range| gpu.upload(range))
     }
 
     /// Downloads the parts in GPU order into one vector.
@@ -531,12 +533,15 @@ impl MultiGpuSorter {
         if parts.iter().map(|p| p.len()).sum::<usize>() != out.len() {
             return Err(Error::BadArgument("the parts do not add up to the output's length".into()));
         }
-        let mut at = 0;
-        for (gpu, part) in self.gpus.iter().zip(parts) {
-            part.copy_to_host(gpu, &mut out[at..at + part.len()])?;
-            at += part.len();
+        // Each GPU copies its part into its own range of `out`, all at once.
+        let mut ranges = Vec::with_capacity(parts.len());
+        let mut rest = out;
+        for part in parts {
+            let (range, tail) = rest.split_at_mut(part.len());
+            ranges.push((part, range));
+            rest = tail;
         }
-        Ok(())
+        self.per_gpu(ranges, |gpu, (part, range)| part.copy_to_host(gpu, range)).map(drop)
     }
 
     fn check_parts<T: Element>(&self, parts: &[DeviceBuffer<T>], what: &str) -> Result<()> {
