@@ -10,6 +10,7 @@ use cudarc::driver::CudaEvent;
 
 use super::peer::PeerLinks;
 use super::plan::Chunked;
+use super::spare::Spare;
 use super::{MultiGpuReport, MultiGpuSorter};
 use crate::device::{DeviceBuffer, seconds_between, timing_event};
 use crate::element::{Element, Key};
@@ -21,12 +22,6 @@ use crate::variants::mergepath::{self, Run};
 struct Room<T> {
     out: Vec<DeviceBuffer<T>>,
     recv: Vec<DeviceBuffer<T>>,
-}
-
-impl<T: Element> Room<T> {
-    fn alloc(sorter: &MultiGpuSorter, layout: &Chunked) -> Result<Room<T>> {
-        Ok(Room { out: sorter.alloc_received(&layout.held)?, recv: sorter.alloc_received(&layout.received)? })
-    }
 }
 
 impl MultiGpuSorter {
@@ -46,6 +41,7 @@ impl MultiGpuSorter {
         chunks: usize,
         stores: bool,
         order: Order,
+        mut spares: Vec<Spare<K, V>>,
         report: &mut MultiGpuReport,
     ) -> Result<()> {
         if values.is_some() && !matches!(size_of::<V>(), 4 | 8) {
@@ -64,11 +60,18 @@ impl MultiGpuSorter {
             .sum();
         report.exchanged_bytes = crossing * (size_of::<K>() + if values.is_some() { size_of::<V>() } else { 0 }) as u64;
 
-        let kroom = Room::<K>::alloc(self, &layout)?;
+        let kroom = Room {
+            out: self.fitted(spares.iter_mut().map(|s| s.held_keys.take()), &layout.held)?,
+            recv: self.fitted(spares.iter_mut().map(|s| s.recv_keys.take()), &layout.received)?,
+        };
         let vroom = match values.as_deref() {
-            Some(_) => Some(Room::<V>::alloc(self, &layout)?),
+            Some(_) => Some(Room {
+                out: self.fitted(spares.iter_mut().map(|s| s.held_values.take()), &layout.held)?,
+                recv: self.fitted(spares.iter_mut().map(|s| s.recv_values.take()), &layout.received)?,
+            }),
             None => None,
         };
+        drop(spares);
         // Whatever fails below, no copy may still run when the buffers are freed.
         let result = self.queue_copies_and_merges(
             links,

@@ -59,6 +59,7 @@ mod peer;
 pub use partitioned::partition_on_gpu;
 pub mod plan;
 mod sort_first;
+pub(crate) mod spare;
 
 pub use chunked::DEFAULT_CHUNKS;
 use nccl::{Lane, Piece};
@@ -590,7 +591,7 @@ impl MultiGpuSorter {
             )));
         }
         if p == 1 {
-            self.local_sorts(keys, values, opts)?;
+            self.local_sorts(keys, values, opts, false)?;
             report.local_sort_s = start.elapsed().as_secs_f64();
         } else {
             let first = self.pipeline == Pipeline::PartitionFirst;
@@ -614,8 +615,14 @@ impl MultiGpuSorter {
         Ok(report)
     }
 
-    fn alloc_received<T: Element>(&self, received: &[u64]) -> Result<Vec<DeviceBuffer<T>>> {
-        self.gpus.iter().zip(received).map(|(gpu, &n)| gpu.alloc::<T>(n as usize)).collect()
+    /// Each GPU's buffer of `lens[g]` elements: its spare from `spares` where that is
+    /// long enough ([`spare::fitted`]), else a new one.
+    fn fitted<T: Element>(
+        &self,
+        spares: impl IntoIterator<Item = Option<DeviceBuffer<T>>>,
+        lens: &[u64],
+    ) -> Result<Vec<DeviceBuffer<T>>> {
+        self.gpus.iter().zip(spares).zip(lens).map(|((gpu, s), &n)| spare::fitted(gpu, s, n as usize)).collect()
     }
 
     /// Makes each GPU's exchange stream wait for the work queued so far on its main

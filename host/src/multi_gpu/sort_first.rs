@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::nccl::Piece;
 use super::peer::PeerLinks;
 use super::plan::{self, Layout};
+use super::spare::{Spare, fitted};
 use super::{Exchange, MultiGpuReport, MultiGpuSorter, read_u64s};
 use crate::device::DeviceBuffer;
 use crate::error::Result;
@@ -22,13 +23,16 @@ use crate::variants::{radix, records};
 
 impl MultiGpuSorter {
     /// Each GPU sorts its part, in its own thread (so no GPU waits for another's
-    /// launches or host-side work); returns when all are done.
+    /// launches or host-side work); returns when all are done. With `reserve`, each
+    /// GPU's [`Spare`] buffers for the exchange and the merge are mapped while it
+    /// sorts.
     pub(super) fn local_sorts<K: Key, V: Element>(
         &self,
         keys: &mut [DeviceBuffer<K>],
         values: Option<&mut [DeviceBuffer<V>]>,
         opts: &SortOptions,
-    ) -> Result<()> {
+        reserve: bool,
+    ) -> Result<Vec<Spare<K, V>>> {
         let p = self.gpus.len();
         let order = opts.order;
         let local_opts = SortOptions { key_bits: None, ..*opts };
@@ -38,13 +42,15 @@ impl MultiGpuSorter {
         };
         let items: Vec<_> = keys.iter_mut().zip(value_parts).collect();
         self.per_gpu(items, |gpu, (k, v)| {
+            let pairs = v.is_some();
             match v {
                 Some(v) => records::sort_pairs(gpu, k, v, order, None)?,
                 None => radix::sort(gpu, k, &local_opts)?,
             }
-            gpu.synchronize("the local sort")
-        })?;
-        Ok(())
+            let spare = if reserve { Spare::reserve(gpu, k.len(), p, pairs)? } else { Spare::default() };
+            gpu.synchronize("the local sort")?;
+            Ok(spare)
+        })
     }
 
     /// `counts[i][b]`: keys of GPU `i`'s sorted part in key range `b` of `buckets`
@@ -118,7 +124,7 @@ impl MultiGpuSorter {
 
         // 1. Local sorts.
         let t = Instant::now();
-        self.local_sorts(keys, values.as_deref_mut(), opts)?;
+        let mut spares = self.local_sorts(keys, values.as_deref_mut(), opts, true)?;
         report.local_sort_s = t.elapsed().as_secs_f64();
 
         // 2. Splitters: one per GPU, or `chunks` per GPU for the chunked peer copies.
@@ -130,7 +136,7 @@ impl MultiGpuSorter {
             report.exchange = self.peer_exchange();
             report.chunks = chunks;
             let stores = report.exchange == Exchange::PeerStore;
-            return self.copy_exchange_and_merge(links, keys, values, &counts, chunks, stores, order, report);
+            return self.copy_exchange_and_merge(links, keys, values, &counts, chunks, stores, order, spares, report);
         }
         report.exchange = Exchange::Nccl;
         report.chunks = 1;
@@ -146,9 +152,9 @@ impl MultiGpuSorter {
         let t = Instant::now();
         let pieces = pieces(&counts, &layout, keep_own);
         report.exchanged_bytes = exchanged_bytes::<K, V>(&pieces, values.is_some());
-        let mut recv_keys = self.alloc_received::<K>(&layout.received)?;
+        let mut recv_keys = self.fitted(spares.iter_mut().map(|s| s.recv_keys.take()), &layout.received)?;
         let mut recv_values = match values.as_deref() {
-            Some(_) => Some(self.alloc_received::<V>(&layout.received)?),
+            Some(_) => Some(self.fitted(spares.iter_mut().map(|s| s.recv_values.take()), &layout.received)?),
             None => None,
         };
         self.begin_exchange(keys, &mut recv_keys, values.as_deref(), recv_values.as_mut(), &pieces)?;
@@ -167,8 +173,13 @@ impl MultiGpuSorter {
             Some(v) => (0..p).map(|g| v[g].ptr_at(layout.send_offsets[g][g] as usize)).collect(),
             None => vec![0; p],
         };
-        let items: Vec<_> = recv_keys.into_iter().zip(recv_values).enumerate().collect();
-        let merged = self.per_gpu(items, |gpu, (g, (k, v))| {
+        // The merged result of GPU `g`: `counts[i][g]` keys from each GPU `i`, into its
+        // spare buffers where they are long enough.
+        let held: Vec<u64> = (0..p).map(|g| counts.iter().map(|c| c[g]).sum()).collect();
+        let spares: Vec<_> = spares.into_iter().map(|s| (s.held_keys, s.held_values)).collect();
+        let items: Vec<_> = recv_keys.into_iter().zip(recv_values).zip(spares).enumerate().collect();
+        let merged = self.per_gpu(items, |gpu, (g, ((k, v), (held_keys, held_values)))| {
+            let len = held[g] as usize;
             // Runs in rank order: the stable order of equal keys.
             let runs: Vec<Run> = (0..p)
                 .map(|i| Run {
@@ -181,15 +192,20 @@ impl MultiGpuSorter {
                     let vptrs: Vec<u64> = (0..p)
                         .map(|i| if i == g { own_values[g] } else { v.ptr_at(layout.recv_offsets[g][i] as usize) })
                         .collect();
-                    let (k, v) = mergepath::merge_run_list_pairs::<K, V>(gpu, &runs, &vptrs, order)?;
-                    (k, Some(v))
+                    let (mk, mv) = (fitted::<K>(gpu, held_keys, len)?, fitted::<V>(gpu, held_values, len)?);
+                    mergepath::merge_run_list_pairs_into::<K, V>(gpu, &runs, &vptrs, (mk.ptr(), mv.ptr()), order)?;
+                    (mk, Some(mv))
                 }
                 Some(mut v) => {
                     let mut k = k;
                     records::sort_pairs(gpu, &mut k, &mut v, order, None)?;
                     (k, Some(v))
                 }
-                None => (mergepath::merge_run_list(gpu, &runs, order)?, None),
+                None => {
+                    let merged = fitted::<K>(gpu, held_keys, len)?;
+                    mergepath::merge_run_list_into::<K>(gpu, &runs, merged.ptr(), order)?;
+                    (merged, None)
+                }
             };
             gpu.synchronize("the merge")?;
             Ok(out)
