@@ -120,6 +120,40 @@ impl Sorter {
         Ok(self.backend())
     }
 
+    /// Sorts a copy of `src` into `dst` (same length; `src` unchanged) and says where it
+    /// ran: [`Sorter::sort`]'s result without first copying `src` into `dst` on the
+    /// host. On the GPU `src` is uploaded and the result downloaded into `dst`; on the
+    /// CPU `dst` is a copy of `src` sorted in place.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let src = [3u32, 1, 2];
+    /// let mut dst = [0u32; 3];
+    /// Sorter::with_fallback().sort_into(&src, &mut dst, &SortOptions::default())?;
+    /// assert_eq!((src, dst), ([3, 1, 2], [1, 2, 3]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_into<T: Element>(&self, src: &[T], dst: &mut [T], opts: &SortOptions) -> Result<Backend> {
+        opts.validate()?;
+        if src.len() != dst.len() {
+            return Err(Error::BadArgument(format!("sorting {} elements into a slice of {}", src.len(), dst.len())));
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                check_nan_last_on_gpu::<T>(opts, "a sort")?;
+                let mut buf = gpu.upload(src)?;
+                self.sort_device(&mut buf, opts)?;
+                buf.copy_to_host(gpu, dst)?;
+            }
+            None => {
+                dst.copy_from_slice(src);
+                cpu_sort(dst, opts)?;
+            }
+        }
+        Ok(self.backend())
+    }
+
     /// Sorts `keys` and applies the same permutation to `values`, stably (equal keys
     /// keep their input order, and so their values). Keys are the primitive types;
     /// values any element type. On the GPU this is the radix sort

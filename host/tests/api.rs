@@ -219,6 +219,30 @@ fn segmented_pairs_bad_arguments_are_errors_and_leave_data_alone() {
     }
 }
 
+/// `sort_into` leaves its source as it was and fills the destination with the sorted
+/// copy, on every backend; a destination of another length is an error that touches
+/// neither slice.
+#[test]
+fn sort_into_sorts_a_copy_and_refuses_other_lengths() {
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        let src = vec![3.5f32, -0.0, f32::NAN, -7.25, 0.0, 3.5];
+        let mut dst = vec![1.0f32; 6];
+        sorter.sort_into(&src, &mut dst, &SortOptions::default().order(Order::Descending)).unwrap();
+        let mut want = src.clone();
+        sorter.sort(&mut want, &SortOptions::default().order(Order::Descending)).unwrap();
+        assert_eq!(
+            dst.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&src), bits(&[3.5, -0.0, f32::NAN, -7.25, 0.0, 3.5]), "the source is unchanged");
+        let mut short = vec![9.0f32; 5];
+        let r = sorter.sort_into(&src, &mut short, &SortOptions::default());
+        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+        assert_eq!(short, [9.0; 5]);
+    }
+}
+
 /// A sorter runs by the tuning it was opened with, on every backend; on a GPU the
 /// device knobs decide how the kernels were loaded and launched (forced PTX, no
 /// dependent launches, a launch-by-launch check), and sorting still works under them.

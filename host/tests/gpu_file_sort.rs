@@ -112,7 +112,8 @@ fn pipelined_file_sort_every_type_and_stage_pattern() {
 /// Host slices copied to and from the device through the staging buffers (the file
 /// pipeline's, kept by the device): every copy staged, in buffers that split the data
 /// at odd byte offsets, one buffer or several, copies queued back to back, and the
-/// slice sort and multi-chunk round trips equal to the data and the CPU's sort.
+/// slice sorts (in place and into another slice) and round trips equal to the data
+/// and the CPU's sort.
 #[test]
 fn host_slices_staged_through_pinned_buffers() {
     let Some(sorters) = common::tuned_sorters(
@@ -154,6 +155,9 @@ fn host_slices_staged_through_pinned_buffers() {
                 let mut expect = wide.clone();
                 cpu::reference_sort(&mut expect, order);
                 assert!(sorted == expect, "{name}, {n}, {order}: sort of a host slice");
+                let mut into = vec![0u32; n];
+                sorter.sort_into(&wide, &mut into, &SortOptions::default().order(order)).unwrap();
+                assert!(into == expect, "{name}, {n}, {order}: sort of a host slice into another");
             }
         }
     }

@@ -104,11 +104,11 @@ pub fn sort<'py>(
         // SAFETY: `a` and `out` stay referenced for the call; `dst` is writable and is
         // either `src` itself (no shared slice is made) or memory apart from it.
         let (from, to) = unsafe { ((!in_place).then(|| src.as_slice::<T>()), dst.as_mut_slice::<T>()) };
-        py.detach(|| {
-            if let Some(from) = from {
-                to.copy_from_slice(from);
-            }
-            shared_sorter().sort(to, &options(descending, nan_last)).map(drop)
+        let opts = options(descending, nan_last);
+        py.detach(|| match from {
+            // Uploaded from `a` and downloaded into `out`: no copy on the host first.
+            Some(from) => shared_sorter().sort_into(from, to, &opts).map(drop),
+            None => shared_sorter().sort(to, &opts).map(drop),
         })
         .or_py()?;
     });
