@@ -182,43 +182,102 @@ impl Sorter {
         }
         match &self.gpu {
             Some(gpu) => {
-                if !matches!(opts.variant, Variant::Radix | Variant::Mergepath) {
-                    return Err(Error::Unsupported {
-                        option: "pairs",
-                        by: format!("variant {} on the GPU", opts.variant),
-                        hint: "the radix and mergepath variants sort pairs",
-                    });
-                }
-                check_nan_last_on_gpu::<K>(opts, "a pair sort")?;
-                if opts.key_order().nan_last_for::<K>() {
-                    // The permutation of the keys' canonical copy (which keeps NaN
-                    // payloads out of the sort); keys and values of any size follow
-                    // it on the host.
-                    let k = gpu.upload(keys)?;
-                    let perm = variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?.to_vec(gpu)?;
-                    permute(keys, &perm);
-                    permute(values, &perm);
-                    return Ok(self.backend());
-                }
-                let mut k = gpu.upload(keys)?;
-                let mut v = gpu.upload(values)?;
-                if opts.variant == Variant::Mergepath {
-                    variants::mergepath::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
-                } else {
-                    variants::records::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
-                }
+                let (k, v) = self.sort_pairs_on_gpu(gpu, keys, values, opts)?;
                 k.copy_to_host(gpu, keys)?;
                 v.copy_to_host(gpu, values)?;
             }
+            None => cpu_sort_pairs(keys, values, opts)?,
+        }
+        Ok(self.backend())
+    }
+
+    /// [`Sorter::sort_pairs`] of copies of `keys` and `values` into `keys_out` and
+    /// `values_out` (all of one length; the inputs unchanged), without first copying
+    /// them on the host: on the GPU the inputs are uploaded and the results
+    /// downloaded into the outputs.
+    ///
+    /// ```
+    /// use host::{SortOptions, Sorter};
+    ///
+    /// let (keys, ids) = ([2.5f64, -1.0, 2.5], [7u8, 8, 9]);
+    /// let (mut k, mut v) = ([0.0f64; 3], [0u8; 3]);
+    /// Sorter::with_fallback().sort_pairs_into(&keys, &ids, &mut k, &mut v, &SortOptions::default())?;
+    /// assert_eq!((k, v), ([-1.0, 2.5, 2.5], [8, 7, 9]));
+    /// # Ok::<(), host::Error>(())
+    /// ```
+    pub fn sort_pairs_into<K: Key, V: Element>(
+        &self,
+        keys: &[K],
+        values: &[V],
+        keys_out: &mut [K],
+        values_out: &mut [V],
+        opts: &SortOptions,
+    ) -> Result<Backend> {
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: values.len() });
+        }
+        if keys_out.len() != keys.len() || values_out.len() != values.len() {
+            return Err(Error::BadArgument(format!(
+                "sorting {} pairs into {} keys and {} values",
+                keys.len(),
+                keys_out.len(),
+                values_out.len()
+            )));
+        }
+        match &self.gpu {
+            Some(gpu) => {
+                let (k, v) = self.sort_pairs_on_gpu(gpu, keys, values, opts)?;
+                k.copy_to_host(gpu, keys_out)?;
+                v.copy_to_host(gpu, values_out)?;
+            }
             None => {
-                let perm = cpu_argsort(keys, opts)?;
-                let k: Vec<K> = perm.iter().map(|&i| keys[i as usize]).collect();
-                let v: Vec<V> = perm.iter().map(|&i| values[i as usize]).collect();
-                keys.copy_from_slice(&k);
-                values.copy_from_slice(&v);
+                keys_out.copy_from_slice(keys);
+                values_out.copy_from_slice(values);
+                cpu_sort_pairs(keys_out, values_out, opts)?;
             }
         }
         Ok(self.backend())
+    }
+
+    /// The pairs of `keys` and `values` (same length) sorted on `gpu`, in device
+    /// buffers.
+    fn sort_pairs_on_gpu<K: Key, V: Element>(
+        &self,
+        gpu: &Gpu,
+        keys: &[K],
+        values: &[V],
+        opts: &SortOptions,
+    ) -> Result<(DeviceBuffer<K>, DeviceBuffer<V>)> {
+        if !matches!(opts.variant, Variant::Radix | Variant::Mergepath) {
+            return Err(Error::Unsupported {
+                option: "pairs",
+                by: format!("variant {} on the GPU", opts.variant),
+                hint: "the radix and mergepath variants sort pairs",
+            });
+        }
+        check_nan_last_on_gpu::<K>(opts, "a pair sort")?;
+        if opts.key_order().nan_last_for::<K>() {
+            // The permutation of the keys' canonical copy (which keeps NaN payloads
+            // out of the sort); keys and values of any size are gathered by it on the
+            // device (on the host, 2^28 f32 keys with int64 values took seconds).
+            let k = gpu.upload(keys)?;
+            let perm = variants::nan::argsort(gpu, &k, opts.order, opts.key_bits)?;
+            let mut sorted_keys = gpu.alloc::<K>(keys.len())?;
+            variants::records::gather_from(gpu, &k, &mut sorted_keys, &perm)?;
+            drop(k);
+            let v = gpu.upload(values)?;
+            let mut sorted_values = gpu.alloc::<V>(values.len())?;
+            variants::records::gather_from(gpu, &v, &mut sorted_values, &perm)?;
+            return Ok((sorted_keys, sorted_values));
+        }
+        let mut k = gpu.upload(keys)?;
+        let mut v = gpu.upload(values)?;
+        if opts.variant == Variant::Mergepath {
+            variants::mergepath::sort_pairs(gpu, &mut k, &mut v, opts.order)?;
+        } else {
+            variants::records::sort_pairs(gpu, &mut k, &mut v, opts.order, opts.key_bits)?;
+        }
+        Ok((k, v))
     }
 
     /// Sorts many independent segments of `keys` in one call: segment `i` is
@@ -1362,6 +1421,16 @@ impl Sorter {
 }
 
 /// `data[i] = old data[perm[i]]`, in parallel.
+/// The CPU backend's stable pair sort: keys and values by the keys' permutation.
+fn cpu_sort_pairs<K: Key, V: Element>(keys: &mut [K], values: &mut [V], opts: &SortOptions) -> Result<()> {
+    let perm = cpu_argsort(keys, opts)?;
+    let k: Vec<K> = perm.iter().map(|&i| keys[i as usize]).collect();
+    let v: Vec<V> = perm.iter().map(|&i| values[i as usize]).collect();
+    keys.copy_from_slice(&k);
+    values.copy_from_slice(&v);
+    Ok(())
+}
+
 fn permute<T: Copy + Send + Sync>(data: &mut [T], perm: &[u32]) {
     use rayon::prelude::*;
     let sorted: Vec<T> = perm.par_iter().map(|&i| data[i as usize]).collect();

@@ -243,6 +243,55 @@ fn sort_into_sorts_a_copy_and_refuses_other_lengths() {
     }
 }
 
+/// `sort_pairs_into` gives `sort_pairs`' result, which is the CPU's stable one
+/// (NaN-last and total order, NaNs and both zeros among the keys, values of 4 and 8
+/// bytes), without touching its inputs, on every backend; outputs of other lengths
+/// are errors that touch nothing.
+#[test]
+fn sort_pairs_into_sorts_copies_and_refuses_other_lengths() {
+    let n = 5_003;
+    let keys: Vec<f32> = (0..n)
+        .map(|i| match i % 7 {
+            0 => f32::NAN,
+            1 => -0.0,
+            2 => 0.0,
+            3 => -f32::NAN,
+            _ => ((i * 7919) % 101) as f32 - 50.0,
+        })
+        .collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let wide: Vec<u64> = (0..n as u64).map(|i| i * 3 + 1).collect();
+    let narrow: Vec<u32> = (0..n as u32).map(|i| i % 251).collect();
+    for sorter in [Sorter::cpu(), Sorter::with_fallback()] {
+        for opts in [SortOptions::default().nan_last().order(Order::Descending), SortOptions::default()] {
+            let (mut k, mut v) = (keys.clone(), wide.clone());
+            sorter.sort_pairs(&mut k, &mut v, &opts).unwrap();
+            let (mut want_k, mut want_v) = (keys.clone(), wide.clone());
+            Sorter::cpu().sort_pairs(&mut want_k, &mut want_v, &opts).unwrap();
+            assert_eq!((bits(&k), &v), (bits(&want_k), &want_v), "{opts:?}: the CPU's stable result");
+            let (mut ko, mut vo) = (vec![0f32; n], vec![0u64; n]);
+            sorter.sort_pairs_into(&keys, &wide, &mut ko, &mut vo, &opts).unwrap();
+            assert_eq!((bits(&ko), &vo), (bits(&k), &v), "{opts:?}: u64 values");
+            let (mut k4, mut v4) = (keys.clone(), narrow.clone());
+            sorter.sort_pairs(&mut k4, &mut v4, &opts).unwrap();
+            let (mut ko4, mut vo4) = (vec![0f32; n], vec![0u32; n]);
+            sorter.sort_pairs_into(&keys, &narrow, &mut ko4, &mut vo4, &opts).unwrap();
+            assert_eq!((bits(&ko4), &vo4), (bits(&k4), &v4), "{opts:?}: u32 values");
+            // The values follow their keys: each value's key is where it went.
+            for (key, value) in ko.iter().zip(&vo) {
+                assert_eq!(key.to_bits(), keys[((value - 1) / 3) as usize].to_bits());
+            }
+        }
+        assert_eq!(bits(&keys[..4]), bits(&[f32::NAN, -0.0, 0.0, -f32::NAN]), "the keys are unchanged");
+        let (mut short, mut vo) = (vec![0f32; n - 1], vec![0u64; n]);
+        let r = sorter.sort_pairs_into(&keys, &wide, &mut short, &mut vo, &SortOptions::default());
+        assert!(matches!(r, Err(Error::BadArgument(_))), "{r:?}");
+        assert!(vo.iter().all(|&x| x == 0));
+        let r = sorter.sort_pairs_into(&keys, &wide[1..], &mut short, &mut vo[1..], &SortOptions::default());
+        assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+    }
+}
+
 /// A sorter runs by the tuning it was opened with, on every backend; on a GPU the
 /// device knobs decide how the kernels were loaded and launched (forced PTX, no
 /// dependent launches, a launch-by-launch check), and sorting still works under them.

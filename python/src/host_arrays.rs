@@ -157,11 +157,8 @@ pub fn sort_pairs<'py>(
         // SAFETY: the inputs stay referenced; the outputs are new arrays.
         let (kin, vin, kout, vout) =
             unsafe { (k.as_slice::<K>(), v.as_slice::<V>(), k_out.as_mut_slice::<K>(), v_out.as_mut_slice::<V>()) };
-        py.detach(|| {
-            kout.copy_from_slice(kin);
-            vout.copy_from_slice(vin);
-            shared_sorter().sort_pairs(kout, vout, &options(descending, nan_last)).map(drop)
-        })
+        // Uploaded from the inputs and downloaded into the new arrays.
+        py.detach(|| shared_sorter().sort_pairs_into(kin, vin, kout, vout, &options(descending, nan_last)).map(drop))
         .or_py()?;
     }, narrow => return Err(PyTypeError::new_err(crate::array::narrow_values_message(v.dtype)))));
     Ok((k_obj, v_obj))
