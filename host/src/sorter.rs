@@ -109,12 +109,7 @@ impl Sorter {
     pub fn sort<T: Element>(&self, data: &mut [T], opts: &SortOptions) -> Result<Backend> {
         opts.validate()?;
         match &self.gpu {
-            Some(gpu) => {
-                check_nan_last_on_gpu::<T>(opts, "a sort")?;
-                let mut buf = gpu.upload(data)?;
-                self.sort_device(&mut buf, opts)?;
-                buf.copy_to_host(gpu, data)?;
-            }
+            Some(gpu) => self.sort_on_gpu(gpu, data, opts)?.copy_to_host(gpu, data)?,
             None => cpu_sort(data, opts)?,
         }
         Ok(self.backend())
@@ -140,18 +135,21 @@ impl Sorter {
             return Err(Error::BadArgument(format!("sorting {} elements into a slice of {}", src.len(), dst.len())));
         }
         match &self.gpu {
-            Some(gpu) => {
-                check_nan_last_on_gpu::<T>(opts, "a sort")?;
-                let mut buf = gpu.upload(src)?;
-                self.sort_device(&mut buf, opts)?;
-                buf.copy_to_host(gpu, dst)?;
-            }
+            Some(gpu) => self.sort_on_gpu(gpu, src, opts)?.copy_to_host(gpu, dst)?,
             None => {
                 dst.copy_from_slice(src);
                 cpu_sort(dst, opts)?;
             }
         }
         Ok(self.backend())
+    }
+
+    /// `data` sorted on `gpu`, in a device buffer.
+    fn sort_on_gpu<T: Element>(&self, gpu: &Gpu, data: &[T], opts: &SortOptions) -> Result<DeviceBuffer<T>> {
+        check_nan_last_on_gpu::<T>(opts, "a sort")?;
+        let mut buf = gpu.upload(data)?;
+        self.sort_device(&mut buf, opts)?;
+        Ok(buf)
     }
 
     /// Sorts `keys` and applies the same permutation to `values`, stably (equal keys

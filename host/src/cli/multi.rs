@@ -481,24 +481,10 @@ fn sort_binary_streamed<K: Key>(
     sized.populate_in_background(tuning.file_populate_threads);
     let starts: Vec<usize> =
         parts.iter().scan(0, |at, part| Some(std::mem::replace(at, *at + part.len() * size))).collect();
-    std::thread::scope(|scope| {
-        let sized = &sized;
-        let threads: Vec<_> = sorter
-            .gpus()
-            .iter()
-            .zip(&parts)
-            .zip(stages.iter_mut())
-            .zip(&starts)
-            .map(|(((gpu, part), stages), &at)| {
-                scope.spawn(move || -> crate::Result<()> {
-                    crate::file_sort::pipeline::download_into(gpu, part, part.len() * size, sized, at, stages)?;
-                    gpu.synchronize("writing the output")
-                })
-            })
-            .collect();
-        threads.into_iter().try_for_each(|t| {
-            t.join().unwrap_or_else(|_| Err(crate::Error::NoDevice("a writing thread panicked".into())))
-        })
+    let items: Vec<_> = parts.iter().zip(stages.iter_mut()).zip(starts).collect();
+    sorter.per_gpu(items, |gpu, ((part, stages), at)| {
+        crate::file_sort::pipeline::download_into(gpu, part, part.len() * size, &sized, at, stages)?;
+        gpu.synchronize("writing the output")
     })?;
     drop(parts);
     sized.finish()?;
@@ -526,34 +512,13 @@ fn read_shares<K: Key>(
 ) -> crate::Result<Vec<(DeviceBuffer<K>, crate::file_sort::pipeline::Stages)>> {
     use crate::file_sort::pipeline::{self, Stages};
     let (p, size, tuning) = (sorter.len(), size_of::<K>(), sorter.tuning());
-    std::thread::scope(|scope| {
-        let threads: Vec<_> = sorter
-            .gpus()
-            .iter()
-            .enumerate()
-            .map(|(g, gpu)| {
-                scope.spawn(move || -> crate::Result<(DeviceBuffer<K>, Stages)> {
-                    let share = crate::ranks::shard(n, g, p);
-                    let len = (share.end - share.start) as usize;
-                    let mut stages = Stages::new::<K>(gpu, tuning.file_stage_bytes, tuning.file_stages, len * size)?;
-                    let mut dev = gpu.alloc::<K>(len)?;
-                    pipeline::upload_file(
-                        gpu,
-                        file,
-                        path,
-                        share.start * size as u64,
-                        &mut dev,
-                        len * size,
-                        &mut stages,
-                    )?;
-                    gpu.synchronize("reading the input")?;
-                    Ok((dev, stages))
-                })
-            })
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|_| Err(crate::Error::NoDevice("a reading thread panicked".into()))))
-            .collect()
+    sorter.per_gpu((0..p).collect(), |gpu, g| {
+        let share = crate::ranks::shard(n, g, p);
+        let len = (share.end - share.start) as usize;
+        let mut stages = Stages::new::<K>(gpu, tuning.file_stage_bytes, tuning.file_stages, len * size)?;
+        let mut dev = gpu.alloc::<K>(len)?;
+        pipeline::upload_file(gpu, file, path, share.start * size as u64, &mut dev, len * size, &mut stages)?;
+        gpu.synchronize("reading the input")?;
+        Ok((dev, stages))
     })
 }

@@ -707,7 +707,11 @@ impl MultiGpuSorter {
 
     /// Runs `f` for every GPU with its item, each in its own thread (inline for one
     /// GPU); the first error wins.
-    fn per_gpu<I: Send, O: Send>(&self, items: Vec<I>, f: impl Fn(&Gpu, I) -> Result<O> + Sync) -> Result<Vec<O>> {
+    pub(crate) fn per_gpu<I: Send, O: Send>(
+        &self,
+        items: Vec<I>,
+        f: impl Fn(&Gpu, I) -> Result<O> + Sync,
+    ) -> Result<Vec<O>> {
         if self.gpus.len() == 1 {
             return items.into_iter().map(|i| f(&self.gpus[0], i)).collect();
         }
