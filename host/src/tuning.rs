@@ -60,6 +60,12 @@ pub struct Tuning {
     /// tiles fit one round of the resident blocks ([`kernels::radix::fused_choice`]).
     /// `SORT_RADIX_FUSED_ITEMS`.
     pub radix_fused_items: Option<u32>,
+    /// Largest split radix sort (4- and 8-byte keys, alone or with values) that may
+    /// take the plan by buckets: the top digit's pass first, then each of its groups
+    /// sorted by the lower digits in one block (`kernels::radix::buckets_plan`), which
+    /// the histogram chooses on the device when every group fits a block's tile, and
+    /// the digit passes otherwise; 0 turns it off. `SORT_RADIX_BUCKETS_MAX`.
+    pub radix_buckets_max: u64,
     /// Most radix histogram blocks per SM (0 counts as 1). Default 1: each block loops
     /// over its share, and its lane-striped counters (`kernels::radix::hist`) take most
     /// of an SM's shared memory, so one block of `kernels::radix::HIST_BLOCK` threads is
@@ -219,6 +225,7 @@ impl Default for Tuning {
             radix_hist_blocks_per_sm: 1,
             radix_fused_max: None,
             radix_fused_items: None,
+            radix_buckets_max: crate::variants::radix::BUCKETS_MAX,
             topk_hist_blocks_per_sm: 2,
             segmented_warp_blocks_per_sm: 64,
             segmented_block_blocks_per_sm: 32,
@@ -289,6 +296,7 @@ impl Tuning {
                 }
                 "SORT_RADIX_FUSED_MAX" => t.radix_fused_max = number(v),
                 "SORT_RADIX_FUSED_ITEMS" => t.radix_fused_items = number(v),
+                "SORT_RADIX_BUCKETS_MAX" => set(&mut t.radix_buckets_max, number(v)),
                 "SORT_RADIX_HIST_BLOCKS_PER_SM" => set(&mut t.radix_hist_blocks_per_sm, positive(v)),
                 "SORT_TOPK_HIST_BLOCKS_PER_SM" => set(&mut t.topk_hist_blocks_per_sm, positive(v)),
                 "SORT_SEGMENTED_WARP_BLOCKS_PER_SM" => set(&mut t.segmented_warp_blocks_per_sm, positive(v)),
@@ -400,6 +408,7 @@ mod tests {
             ("SORT_RADIX_HIST_BLOCKS_PER_SM", "3", Tuning { radix_hist_blocks_per_sm: 3, ..d.clone() }),
             ("SORT_RADIX_FUSED_MAX", "0", Tuning { radix_fused_max: Some(0), ..d.clone() }),
             ("SORT_RADIX_FUSED_ITEMS", "8", Tuning { radix_fused_items: Some(8), ..d.clone() }),
+            ("SORT_RADIX_BUCKETS_MAX", "0", Tuning { radix_buckets_max: 0, ..d.clone() }),
             ("SORT_TOPK_HIST_BLOCKS_PER_SM", "5", Tuning { topk_hist_blocks_per_sm: 5, ..d.clone() }),
             ("SORT_SEGMENTED_WARP_BLOCKS_PER_SM", "8", Tuning { segmented_warp_blocks_per_sm: 8, ..d.clone() }),
             ("SORT_SEGMENTED_BLOCK_BLOCKS_PER_SM", "4", Tuning { segmented_block_blocks_per_sm: 4, ..d.clone() }),

@@ -177,6 +177,7 @@ fn radix_sorts_alike_under_every_tuning_knob() {
             ("radix_hist_blocks_per_sm = 0", |t| t.radix_hist_blocks_per_sm = 0),
             ("radix_fused_max = 0", |t| t.radix_fused_max = Some(0)),
             ("radix_fused_items = 4", |t| fused_up_to_the_limit(t, 4)),
+            ("radix_buckets_max = 0", |t| t.radix_buckets_max = 0),
         ],
     ) else {
         return;
@@ -253,6 +254,83 @@ fn radix_fused_matches_cpu_for_every_tile_size() {
         common::check_variant::<u32>(s, V, FUSED_MAX as usize + 1, order, Distribution::Uniform, 256);
         common::check_variant::<f64>(s, V, FUSED_MAX as usize + 1, order, Distribution::Uniform, 256);
     }
+}
+
+/// The plan by buckets (`kernels::radix::buckets_plan`: the top digit's pass, then
+/// each of its groups sorted in one block) against the CPU, on each side of where the
+/// histogram takes it: uniform keys whose groups fit a block's tile (also past the
+/// fused sort's sizes, which it then replaces, and near the most keys whose 256 groups
+/// can fit), inputs with a group too large (few distinct keys, two values, all equal:
+/// the digit passes and their copy-back), keys and pairs of every width the kernel
+/// has, both orders, key-bit ranges (a top digit of fewer than 8 bits: fewer groups),
+/// and a sort into another buffer; the plan off for comparison.
+#[test]
+fn radix_buckets_plan_matches_cpu() {
+    let Some(sorters) = common::tuned_sorters(
+        "radix_buckets_plan_matches_cpu",
+        &[
+            ("default", |_| {}),
+            ("radix_fused_max = 0", |t| t.radix_fused_max = Some(0)),
+            ("radix_buckets_max = 0", |t| t.radix_buckets_max = 0),
+        ],
+    ) else {
+        return;
+    };
+    let t32 = radix::small_max(4, 0) as usize;
+    sorters.par_iter().for_each(|(name, s)| {
+        for order in ORDERS {
+            for n in [t32 + 1, 20_001, 300_007, 1 << 20, 1_900_000, 2_100_001] {
+                let dist = if n % 2 == 0 { Distribution::Uniform } else { Distribution::Sorted };
+                common::check_keys_and_pairs::<u32>(name, s, V, n, order, Distribution::Uniform);
+                common::check_keys_and_pairs::<f64>(name, s, V, n, order, dist);
+                common::check_variant::<i64>(s, V, n, order, Distribution::Uniform, 256);
+                common::check_variant::<f32>(s, V, n, order, dist, 256);
+            }
+            for &dist in Distribution::ALL {
+                common::check_keys_and_pairs::<i32>(name, s, V, 500_001, order, dist);
+                common::check_variant::<u64>(s, V, 200_003, order, dist, 256);
+            }
+            check_pairs::<u32, u64>(s, 700_001, order, Distribution::Uniform);
+            check_pairs::<u64, u32>(s, 700_001, order, Distribution::Uniform);
+            check_pairs::<i64, u64>(s, 300_001, order, Distribution::FewUnique);
+            let keys: Vec<u32> = generate(600_001, Distribution::Uniform, 21);
+            let wide: Vec<u64> = generate(600_001, Distribution::Uniform, 22);
+            for b in [(0, 20), (4, 12), (0, 9), (3, 27), (0, 32)] {
+                let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
+                let (mut g, mut c) = (keys.clone(), keys.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(g == c, "{name}: u32 {order} bits {b:?}");
+                let (mut gk, mut gv, mut ck, mut cv) = (keys.clone(), wide.clone(), keys.clone(), wide.clone());
+                s.sort_pairs(&mut gk, &mut gv, &opts).unwrap();
+                Sorter::cpu().sort_pairs(&mut ck, &mut cv, &opts).unwrap();
+                assert!(gk == ck && gv == cv, "{name}: u32 + u64 pairs {order} bits {b:?}");
+            }
+            for b in [(0, 64), (40, 64), (7, 50)] {
+                let opts = SortOptions::new(V).order(order).key_bits(b.0, b.1);
+                let (mut g, mut c) = (wide.clone(), wide.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(g == c, "{name}: u64 {order} bits {b:?}");
+            }
+            let gpu = s.gpu().unwrap();
+            for n in [300_007usize, 1 << 20] {
+                let input: Vec<f32> = generate(n, Distribution::Uniform, 23);
+                let src = gpu.upload(&input).unwrap();
+                let mut dst = gpu.alloc::<f32>(n).unwrap();
+                let opts = SortOptions::new(V).order(order);
+                s.sort_device_into(&src, &mut dst, &opts).unwrap();
+                let mut want = input.clone();
+                Sorter::cpu().sort(&mut want, &opts).unwrap();
+                let got = dst.to_vec(gpu).unwrap();
+                assert!(
+                    got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{name}: f32 into n={n} {order}"
+                );
+                assert!(src.to_vec(gpu).unwrap() == input, "{name}: f32 into n={n}: the input was written");
+            }
+        }
+    });
 }
 
 /// The fused sort's small case for compute-sanitizer (memcheck, racecheck, synccheck):

@@ -539,11 +539,15 @@ fn onesweep_tile(tuning: &Tuning, n: u64, kb: u32, vb: u32) -> u32 {
 /// the same call; docs/history.md, radix: "One launch for small inputs"): `u32` keys up
 /// to 2^18 (2^18: 47-49 against 49-51 us; 2^19: 59-61 against 55-57), `u64` keys up to
 /// 2^19 (109-113 against 122-124 us), `u32` keys with `u32` values up to 2^19 (59-61
-/// against 71 us; 2^20: 86-88 against 76). 0: none.
+/// against 71 us; 2^20: 86-88 against 76). Keys alone now stop at 2^17, where the plan
+/// by buckets ([`Tuning::radix_buckets_max`]) takes over: at 2^18 it measured 40 us
+/// against the fused sort's 45-46 for `u32` keys and 69 against 82-86 for `u64` (H200,
+/// 2026-11-30, docs/history.md, radix: "The top digit first, then one block a group").
+/// 0: none.
 pub const fn fused_max(kb: u32, vb: u32) -> u64 {
     match (kb, vb) {
-        (4, 0) => 1 << 18,
-        (8, 0) | (4, 4) => 1 << 19,
+        (4, 0) | (8, 0) => 1 << 17,
+        (4, 4) => 1 << 19,
         _ => 0,
     }
 }
@@ -553,6 +557,29 @@ pub const fn fused_max(kb: u32, vb: u32) -> u64 {
 /// within what the kernels allow).
 fn fused_limit(tuning: &Tuning, kb: u32, vb: u32) -> u64 {
     tuning.radix_fused_max.unwrap_or(fused_max(kb, vb)).min(rk::FUSED_MAX)
+}
+
+/// Largest split sort that may take the plan by buckets by default
+/// ([`Tuning::radix_buckets_max`]). Past 256 groups of a block's tile no input can
+/// take it, so this only bounds where the histogram looks.
+pub const BUCKETS_MAX: u64 = 1 << 22;
+
+/// The most keys the bucket kernel sorts in one block for keys of `kb` bytes with
+/// values of `vb` (`kernels::radix::buckets_plan`), when a split sort of `n` keys may
+/// take the plan by buckets under `tuning`; 0 when it may not (the histogram then
+/// plans the digit passes as always).
+fn bucket_capacity(tuning: &Tuning, n: u64, kb: u32, vb: u32, bits: (u32, u32)) -> u32 {
+    let capacity = rk::small_max(kb, vb);
+    let (begin, end) = bits;
+    let passes = rk::passes(begin, end);
+    if n > tuning.radix_buckets_max || passes < 2 {
+        return 0;
+    }
+    let (_, top_mask) = rk::pass_digit(begin, end, passes - 1);
+    if n > (top_mask as u64 + 1) * capacity {
+        return 0;
+    }
+    capacity as u32
 }
 
 /// Smallest sort of `u32` keys with `u32` values whose pairs travel packed
@@ -892,8 +919,32 @@ impl Job {
             None => None,
         };
         let verdict_at = verdict.as_ref().map_or(Ok(DevPtr::NULL), |w| w.dev_ptr())?;
-        let hist =
-            rk::Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into, verdict: verdict_at };
+        // The last launch: the bucket kernel where the plan by buckets may be taken
+        // (it is the copy-back too), else the copy-back.
+        // One launch per pass: the bucket kernel finds each group where the top pass's
+        // offsets began (its later portions overwrite them).
+        let buckets = match width.buckets {
+            Some(kernel) if self.packing == Packing::Split && portions == 1 => {
+                let capacity = bucket_capacity(gpu.tuning(), n, kb, vb, self.bits);
+                (capacity > 0).then_some((kernel, capacity))
+            }
+            _ => None,
+        };
+        let hist = rk::Hist {
+            keys,
+            n,
+            begin,
+            end,
+            pos,
+            neg,
+            ctrl,
+            status,
+            status_words,
+            packing,
+            into,
+            verdict: verdict_at,
+            buckets: buckets.map_or(0, |b| b.1),
+        };
         gpu.launch(hist_kernel, cfg, &hist)?;
         let mut stop = || -> Result<bool> {
             if let Some(word) = verdict.take() {
@@ -971,6 +1022,16 @@ impl Job {
             }
         }
 
+        if let Some((kernel, _)) = buckets {
+            // One block a group of the top digit; under a plan by digit passes the
+            // same blocks copy the result back if it ended in B.
+            let smem = Smem::small(kb, vb).bytes;
+            gpu.set_max_dynamic_smem(kernel.name(), smem)?;
+            let (_, top_mask) = rk::pass_digit(begin, end, passes - 1);
+            let p = rk::Buckets { keys_a, keys_b, vals_a, vals_b, n, begin, end, pos, neg, ctrl };
+            gpu.launch(kernel, blocks(top_mask as u64 + 1, rk::BLOCK, smem)?, &p)?;
+            return Ok(true);
+        }
         // Narrow keys are copied as keys (`n` of them), wider ones as `u32` words; the
         // values as their `u32` words (not `words[1]`: a narrow sort's buffer B of values
         // is a vector longer than they are).
@@ -1117,6 +1178,7 @@ impl Job {
             packing,
             into: 0,
             verdict: DevPtr::NULL,
+            buckets: 0,
         };
         gpu.launch(hist_kernel, cfg, &hist)?;
 
@@ -1224,10 +1286,10 @@ mod tests {
     fn nan_check_goes_to_the_histogram_past_the_one_launch_sorts() {
         let t = Tuning::default();
         let (f32_inf, f64_inf) = (f32::INFINITY.to_bits() as u64, f64::INFINITY.to_bits());
-        assert!(!nan_check_in_histogram::<f32>(&t, 1 << 18, f32_inf));
-        assert!(nan_check_in_histogram::<f32>(&t, (1 << 18) + 1, f32_inf));
-        assert!(!nan_check_in_histogram::<f64>(&t, 1 << 19, f64_inf));
-        assert!(nan_check_in_histogram::<f64>(&t, (1 << 19) + 1, f64_inf));
+        assert!(!nan_check_in_histogram::<f32>(&t, 1 << 17, f32_inf));
+        assert!(nan_check_in_histogram::<f32>(&t, (1 << 17) + 1, f32_inf));
+        assert!(!nan_check_in_histogram::<f64>(&t, 1 << 17, f64_inf));
+        assert!(nan_check_in_histogram::<f64>(&t, (1 << 17) + 1, f64_inf));
         assert!(!nan_check_in_histogram::<f32>(&t, 1 << 24, f64_inf), "another format's +inf");
         let (half_inf, bhalf_inf) = (crate::f16::INFINITY.to_bits() as u64, crate::bf16::INFINITY.to_bits() as u64);
         let one_launch_16 = fused_limit(&t, 2, 0).max(rk::small_max(2, 0)) as usize;

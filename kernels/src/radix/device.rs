@@ -486,12 +486,30 @@ pub(crate) unsafe fn small<K: Word, V: Word, const PAIRS: bool, const I: usize>(
     pos: K,
     neg: K,
 ) {
+    unsafe { small_into::<K, V, PAIRS, I>(keys, vals, keys, vals, n, begin, end, pos, neg) }
+}
+
+/// [`small`] from `src_keys` / `src_vals` into `keys` / `vals` (the same arrays: in
+/// place).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn small_into<K: Word, V: Word, const PAIRS: bool, const I: usize>(
+    src_keys: *const K,
+    src_vals: *const V,
+    keys: *mut K,
+    vals: *mut V,
+    n: u32,
+    begin: u32,
+    end: u32,
+    pos: K,
+    neg: K,
+) {
     let s = Smem::small(K::BYTES, if PAIRS { V::BYTES } else { 0 });
     let base = gpu::smem_base();
     let (warp, lane) = (gpu::thread_idx() / WARP, gpu::lane_id());
     unsafe {
-        let mut ks = load_striped::<K, I>(keys, 0, n);
-        let mut vs = if PAIRS { load_striped::<V, I>(vals, 0, n) } else { [V::ZERO; I] };
+        let mut ks = load_striped::<K, I>(src_keys, 0, n);
+        let mut vs = if PAIRS { load_striped::<V, I>(src_vals, 0, n) } else { [V::ZERO; I] };
         for p in 0..passes(begin, end) {
             let (shift, mask) = pass_digit(begin, end, p);
             let of = DigitOf { shift, mask, pos, neg };
@@ -776,7 +794,7 @@ const fn count_slots(kb: u32, np: u32, fused: bool) -> u32 {
 /// segments of one pass. One memory round trip and one scan a round, where a pass at
 /// a time took one of each per pass at the end of every sort.
 #[inline(always)]
-unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: u32) {
+unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: u32, buckets: u32) {
     // Warps per pass, which the segmented scan of the warps' totals assumes.
     const SEGMENT: u32 = DIGITS / WARP;
     let base = gpu::smem_base();
@@ -822,20 +840,34 @@ unsafe fn offsets_and_plan(ctrl: *mut u64, n: u64, np: u32, packing: u32, into: 
                 if c == n {
                     gpu::sts_u32(flags + 4 + 4 * p, 1);
                 }
+                if p + 1 == np && c > buckets as u64 {
+                    gpu::sts_u32(flags + BUCKET_TOO_LARGE, 1);
+                }
             }
             gpu::sync_threads();
             first += per_round;
         }
         if tid == 0 {
             let trivial = |p| gpu::lds_u32(flags + 4 + 4 * p) != 0;
-            let plan =
-                if into != 0 { into_plan(np, trivial) } else { packed_plan(np, trivial, Packing::from_u32(packing)) };
+            let largest = if gpu::lds_u32(flags + BUCKET_TOO_LARGE) != 0 { u64::MAX } else { 0 };
+            let plan = if buckets_fit(np, largest, buckets) {
+                buckets_plan(np, into != 0)
+            } else if into != 0 {
+                into_plan(np, trivial)
+            } else {
+                packed_plan(np, trivial, Packing::from_u32(packing))
+            };
             for (p, e) in plan.iter().enumerate() {
                 *ctrl32.add(ctrl::PLAN as usize + p) = *e;
             }
         }
     }
 }
+
+/// The histogram's shared-memory flag (in bytes from `hist::FLAGS`, after the
+/// passes' trivial flags) that a group of the top digit holds more keys than the
+/// bucket kernel takes ([`offsets_and_plan`]).
+const BUCKET_TOO_LARGE: u32 = 4 + 4 * MAX_PASSES;
 
 /// Digit counts of every pass, then (last block) the offsets and the plan; also
 /// clears the first launch's status words. `NAN_INF`: the `+inf` bits of float keys
@@ -858,7 +890,7 @@ pub(crate) unsafe fn histogram_checking<K: Word, const CHECK_INF: u64>(p: Hist<K
 
 #[inline(always)]
 unsafe fn histogram_body<K: Word, const NAN_INF: u64, const CHECK_INF: u64>(p: Hist<K>) {
-    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into, verdict } = p;
+    let Hist { keys, n, begin, end, pos, neg, ctrl, status, status_words, packing, into, verdict, buckets } = p;
     let nan_inf = K::from_u64(NAN_INF);
     let (keys, ctrl, status): (*const K, *mut u64, *mut u32) = (keys.get(), ctrl.get(), status.get());
     let base = gpu::smem_base();
@@ -887,7 +919,7 @@ unsafe fn histogram_body<K: Word, const NAN_INF: u64, const CHECK_INF: u64>(p: H
             return;
         }
         gpu::sync_threads();
-        offsets_and_plan(ctrl, n, passes(begin, end), packing, into);
+        offsets_and_plan(ctrl, n, passes(begin, end), packing, into, buckets);
         if CHECK_INF != 0 && tid == 0 && verdict.addr() != 0 {
             // Every block's flag is in: each stored it before its fence and arrival.
             let found = gpu::ld_relaxed_u32(ctrl32.add(ctrl::NAN_FOUND as usize)) != 0;
@@ -957,7 +989,7 @@ pub(crate) unsafe fn fused<K: Word, V: Word, const PAIRS: bool, const I: usize>(
         gpu::sync_threads();
         if gpu::lds_u32(base + hist::FLAGS) != 0 {
             gpu::sync_threads();
-            offsets_and_plan(ctrl, n, np, Packing::Split as u32, 0);
+            offsets_and_plan(ctrl, n, np, Packing::Split as u32, 0, 0);
             gpu::sync_threads();
             if tid == 0 {
                 gpu::thread_fence();
@@ -1202,6 +1234,54 @@ pub(crate) unsafe fn arg_back<IDX: Word, const CARRY: bool>(p: ArgBack<IDX>) {
 pub(crate) unsafe fn small_entry<K: Word, V: Word, const PAIRS: bool, const I: usize>(p: Small<K, V>) {
     let Small { keys, vals, n, begin, end, pos, neg } = p;
     unsafe { small::<K, V, PAIRS, I>(keys.get(), vals.get(), n, begin, end, pos, neg) }
+}
+
+/// [`Buckets`]: under the plan by buckets ([`buckets_plan`]), block `b` sorts the top
+/// digit's groups `b, b + grid, ...` from buffer B into A, each by the one-block sort
+/// on the smallest of its tiles that holds the group ([`small_items`]; the group's
+/// size is uniform across the block, so every thread reaches the same barriers). The
+/// top digit's pass was stable and each group's sort is, so the result is the stable
+/// sort's. Under another plan this is the copy-back ([`copy_back`]).
+#[inline(always)]
+pub(crate) unsafe fn buckets<K: Word, V: Word, const PAIRS: bool, const FULL: usize>(p: Buckets<K, V>) {
+    let Buckets { keys_a, keys_b, vals_a, vals_b, n, begin, end, pos, neg, ctrl } = p;
+    let (keys_a, keys_b, vals_a, vals_b, ctrl): (*mut K, *mut K, *mut V, *mut V, *const u64) =
+        (keys_a.get(), keys_b.get(), vals_a.get(), vals_b.get(), ctrl.get());
+    unsafe {
+        let result = *(ctrl as *const u32).add((ctrl::PLAN + MAX_PASSES) as usize);
+        if result != PLAN_BUCKETS {
+            if result == PLAN_FROM_B {
+                copy_strided(keys_b, keys_a, n);
+                if PAIRS {
+                    copy_strided(vals_b, vals_a, n);
+                }
+            }
+            return;
+        }
+        let top = passes(begin, end) - 1;
+        let (shift, mask) = pass_digit(begin, end, top);
+        let vb = if PAIRS { V::BYTES } else { 0 };
+        let mut d = gpu::block_idx();
+        while d <= mask {
+            let count = *ctrl.add((ctrl::HIST + top * DIGITS + d) as usize);
+            let start = *ctrl.add(ctrl::carry(top, 0, d) as usize) as usize;
+            let (kb, ka) = (keys_b.add(start), keys_a.add(start));
+            let (vb_, va) = if PAIRS { (vals_b.add(start), vals_a.add(start)) } else { (vals_b, vals_a) };
+            let c = count as u32;
+            match small_items(count, K::BYTES, vb) {
+                SHORT_ITEMS => {
+                    small_into::<K, V, PAIRS, { SHORT_ITEMS as usize }>(kb, vb_, ka, va, c, begin, shift, pos, neg)
+                }
+                MID_ITEMS => {
+                    small_into::<K, V, PAIRS, { MID_ITEMS as usize }>(kb, vb_, ka, va, c, begin, shift, pos, neg)
+                }
+                _ => small_into::<K, V, PAIRS, FULL>(kb, vb_, ka, va, c, begin, shift, pos, neg),
+            }
+            // The next group reuses the shared memory.
+            gpu::sync_threads();
+            d += gpu::grid_dim();
+        }
+    }
 }
 
 /// [`UnpackBack`]: unpacks the pairs when the plan left them packed in buffer B.

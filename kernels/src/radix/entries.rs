@@ -22,6 +22,10 @@ pub struct Widths<K, V> {
     pub small: Kernel<Small<K, V>>,
     pub small_short: Kernel<Small<K, V>>,
     pub small_mid: Kernel<Small<K, V>>,
+    /// 4- and 8-byte keys: the last launch of a split sort that may take the plan by
+    /// buckets (`device::buckets`: the groups of the top digit sorted in one block
+    /// each, or the copy-back). `None` for narrower keys.
+    pub buckets: Option<Kernel<Buckets<K, V>>>,
 }
 
 impl<K: Word, V: Word> Widths<K, V> {
@@ -47,7 +51,7 @@ macro_rules! full_items {
 /// The tile kernels of one key / value width (`$pairs`: with values) and their
 /// [`Widths`], named after `$suffix` (`K32_V64` for `radix_onesweep_k32_v64`, ...).
 macro_rules! width_entries {
-    ($k:ty, $v:ty, $pairs:expr, $suffix:ident, $first:expr) => {
+    ($k:ty, $v:ty, $pairs:expr, $suffix:ident, $first:expr, $buckets:expr) => {
         paste::paste! {
             sweep_entry!([<radix_onesweep_ $suffix>] { K = $k, V = $v } |p| {
                 gpu::grid_dependency_wait();
@@ -77,6 +81,7 @@ macro_rules! width_entries {
                 small: [<radix_small_ $suffix>],
                 small_short: [<radix_small_short_ $suffix>],
                 small_mid: [<radix_small_mid_ $suffix>],
+                buckets: $buckets,
             };
         }
     };
@@ -92,23 +97,41 @@ macro_rules! first_pass_entry {
         }
     };
 }
+/// The bucket kernel of keys `$k` with values `$v` ([`Widths::buckets`]).
+macro_rules! buckets_entries {
+    ($k:ty, $v:ty, $pairs:expr, $suffix:ident) => {
+        paste::paste! {
+            buckets_entry!([<radix_buckets_ $suffix>] { K = $k, V = $v } |p| {
+                gpu::grid_dependency_wait();
+                device::buckets::<$k, $v, $pairs, { full_items!($k, $v, $pairs) as usize }>(p)
+            });
+        }
+    };
+}
+buckets_entries!(u32, u32, false, k32);
+buckets_entries!(u32, u32, true, k32_v32);
+buckets_entries!(u32, u64, true, k32_v64);
+buckets_entries!(u64, u32, false, k64);
+buckets_entries!(u64, u32, true, k64_v32);
+buckets_entries!(u64, u64, true, k64_v64);
+
 first_pass_entry!(u32, k32);
 first_pass_entry!(u64, k64);
 first_pass_entry!(u16, k16);
 first_pass_entry!(u8, k8);
 
-width_entries!(u32, u32, false, k32, Some(radix_onesweep_first_k32));
-width_entries!(u32, u32, true, k32_v32, None);
-width_entries!(u32, u64, true, k32_v64, None);
-width_entries!(u64, u32, false, k64, Some(radix_onesweep_first_k64));
-width_entries!(u64, u32, true, k64_v32, None);
-width_entries!(u64, u64, true, k64_v64, None);
+width_entries!(u32, u32, false, k32, Some(radix_onesweep_first_k32), Some(radix_buckets_k32));
+width_entries!(u32, u32, true, k32_v32, None, Some(radix_buckets_k32_v32));
+width_entries!(u32, u64, true, k32_v64, None, Some(radix_buckets_k32_v64));
+width_entries!(u64, u32, false, k64, Some(radix_onesweep_first_k64), Some(radix_buckets_k64));
+width_entries!(u64, u32, true, k64_v32, None, Some(radix_buckets_k64_v32));
+width_entries!(u64, u64, true, k64_v64, None, Some(radix_buckets_k64_v64));
 // 16- and 8-bit keys (alone, or with 32-bit values: pairs and argsort): two passes
 // (one) over keys loaded and stored at their own width.
-width_entries!(u16, u32, false, k16, Some(radix_onesweep_first_k16));
-width_entries!(u16, u32, true, k16_v32, None);
-width_entries!(u8, u32, false, k8, Some(radix_onesweep_first_k8));
-width_entries!(u8, u32, true, k8_v32, None);
+width_entries!(u16, u32, false, k16, Some(radix_onesweep_first_k16), None);
+width_entries!(u16, u32, true, k16_v32, None, None);
+width_entries!(u8, u32, false, k8, Some(radix_onesweep_first_k8), None);
+width_entries!(u8, u32, true, k8_v32, None, None);
 
 // The fused sorts of keys alone ([`super::FUSED_MAX`]), one per tile size. Launched
 // cooperatively, never as programmatic dependents (their predecessor is the control

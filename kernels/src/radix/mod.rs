@@ -27,6 +27,15 @@
 //! 3. `radix_copy_back`: when the plan left the result in the scratch buffer (an odd
 //!    number of passes ran), copies it back.
 //!
+//!    The plan by buckets ([`buckets_plan`]; split sorts of 4- and 8-byte keys the host
+//!    allows it for, up to a few million keys): when every group of the top digit fits
+//!    one block's tile, the histogram's last block plans only the top digit's pass
+//!    (the lower passes are launched and skip), and `radix_buckets`, launched in place
+//!    of the copy-back, sorts each group by the lower digits in one block in shared
+//!    memory ([`buckets_fit`]). Where a group is too large (few distinct keys, skewed
+//!    top bits) the plan is the digit passes' and `radix_buckets` is the copy-back.
+//!    Either way the result is the stable sort's.
+//!
 //! 4. Argsort of `u32` keys (`radix_onesweep_arg_k32_i32` / `_i64`): the packed passes
 //!    ([`Packing::Through`]) with the value made, not read: the first pass that runs
 //!    reads the caller's keys (left unchanged) and packs each, as its order bits, with
@@ -94,6 +103,10 @@ pub const PLAN_LOAD_SPLIT: u32 = 4;
 /// Packed pair sorts: the pass writes the caller's separate arrays (unpacking each
 /// word) instead of its packed destination buffer.
 pub const PLAN_STORE_SPLIT: u32 = 8;
+/// Entry [`MAX_PASSES`] of a plan by buckets ([`buckets_plan`]): the top digit's pass
+/// left the keys in buffer B grouped by that digit, and the bucket kernel
+/// (`radix_buckets`) sorts each group by the lower digits into buffer A.
+pub const PLAN_BUCKETS: u32 = 16;
 
 /// Launch bounds of the tile kernels (see [`crate::LAUNCH_BOUNDS`]): three blocks of
 /// [`BLOCK`] threads per SM, so that one block's look-back or barrier wait overlaps
@@ -187,7 +200,19 @@ pub const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
     ("radix_small_mid_k64", BLOCK, 1),
     ("radix_small_mid_k64_v32", BLOCK, 1),
     ("radix_small_mid_k64_v64", BLOCK, 1),
+    ("radix_buckets_k32", BLOCK, BUCKETS_BLOCKS_PER_SM),
+    ("radix_buckets_k32_v32", BLOCK, 1),
+    ("radix_buckets_k32_v64", BLOCK, 1),
+    ("radix_buckets_k64", BLOCK, BUCKETS_BLOCKS_PER_SM),
+    ("radix_buckets_k64_v32", BLOCK, 1),
+    ("radix_buckets_k64_v64", BLOCK, 1),
 ];
+
+/// Blocks per SM of the bucket kernels of keys alone (their launch bounds): two, so
+/// that the 256 groups of the top digit are sorted in one round on an SM count above
+/// 128 (`u32` keys: no spills at the 80 registers that leaves; `u64`: 24 bytes). With
+/// values one block per SM: at two, ptxas spilled 256-336 bytes.
+pub const BUCKETS_BLOCKS_PER_SM: u32 = 2;
 
 /// Keys per thread for keys of `kb` bytes with values of `vb` bytes (0: keys only).
 /// Registers hold the keys, their digits and ranks, so wider items mean fewer of them.
@@ -411,6 +436,26 @@ pub fn plan(passes: u32, trivial: impl Fn(u32) -> bool) -> [u32; MAX_PASSES as u
     }
     plan[MAX_PASSES as usize] = from;
     plan
+}
+
+/// The plan of a split sort by buckets: only the top digit's pass (`passes - 1`) runs,
+/// from A (or, with `into`, from the caller's input) into B, and entry [`MAX_PASSES`]
+/// is [`PLAN_BUCKETS`]: each of its digit's groups is then sorted by the digits below
+/// in one block, from B into A. The histogram's last block takes it when every group
+/// of the top digit fits one block ([`buckets_fit`]) and the caller asked for it.
+pub fn buckets_plan(passes: u32, into: bool) -> [u32; MAX_PASSES as usize + 1] {
+    let mut plan = [PLAN_SKIP; MAX_PASSES as usize + 1];
+    plan[passes as usize - 1] = PLAN_FROM_A | if into { PLAN_LOAD_SPLIT } else { 0 };
+    plan[MAX_PASSES as usize] = PLAN_BUCKETS;
+    plan
+}
+
+/// Whether a sort of `passes` passes whose top digit's largest group holds
+/// `largest` keys may take [`buckets_plan`], the bucket kernel sorting groups of up to
+/// `capacity` keys (0: the caller did not ask for it). At least two passes: with one,
+/// the top digit's pass is the whole sort.
+pub const fn buckets_fit(passes: u32, largest: u64, capacity: u32) -> bool {
+    capacity != 0 && passes >= 2 && largest <= capacity as u64
 }
 
 /// How a sort of 32-bit keys with 32-bit values moves its pairs between passes.

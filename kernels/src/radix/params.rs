@@ -30,6 +30,10 @@ crate::params::kernel_params! {
         /// to 1 (no NaN or `-0.0` seen) or 2 (one seen), so that the host polls it
         /// with no copy between the histogram and the first pass. Null: none.
         pub verdict: DevPtr<u32>,
+        /// Split sorts: the most keys the bucket kernel sorts in one block
+        /// ([`super::buckets_plan`]), which the plan takes when every group of the
+        /// top digit holds at most that many; 0: the plan by digit passes only.
+        pub buckets: u32,
     }
     /// Declares an entry taking [`Hist`].
     entries hist_entry;
@@ -165,6 +169,31 @@ crate::params::kernel_params! {
     }
     /// Declares an entry taking [`Small`].
     entries small_entry;
+}
+
+crate::params::kernel_params! {
+    /// The last launch of a split sort that may take the plan by buckets
+    /// ([`super::buckets_plan`], `radix_buckets`), in place of the copy-back: with that
+    /// plan, block `b` sorts the groups `b, b + grid, ...` of the top digit (pass
+    /// `passes(begin, end) - 1`) from buffer B into A by bits `begin..` that digit's
+    /// shift, each in one block, group `d` where the top pass's offsets put it
+    /// (`ctrl::carry(top, 0, d)`: the pass ran as one launch, so no later portion
+    /// overwrote them); with a plan that left the result in B, copies the `n` keys (and
+    /// values) back to A; otherwise returns at once.
+    pub struct Buckets<K, V> {
+        pub keys_a: DevPtr<K>,
+        pub keys_b: DevPtr<K>,
+        pub vals_a: DevPtr<V>,
+        pub vals_b: DevPtr<V>,
+        pub n: u64,
+        pub begin: u32,
+        pub end: u32,
+        pub pos: K,
+        pub neg: K,
+        pub ctrl: DevPtr<u64>,
+    }
+    /// Declares an entry taking [`Buckets`].
+    entries buckets_entry;
 }
 
 crate::params::kernel_params! {

@@ -715,3 +715,68 @@ fn narrow_tiles_take_the_staged_load_and_wide_ones_do_not() {
     // Past STAGED_STEPS vectors a lane: 25 2-byte keys are 100 vectors a warp run.
     assert!(staged_load(2, 24) && !staged_load(2, 25));
 }
+
+#[test]
+fn buckets_plans_run_the_top_pass_alone_and_leave_no_copy_back() {
+    let m = MAX_PASSES as usize;
+    for passes in [2u32, 3, 4, 8] {
+        for into in [false, true] {
+            let p = buckets_plan(passes, into);
+            let top = passes as usize - 1;
+            assert!(p[..top].iter().all(|&e| e == PLAN_SKIP), "{passes} passes: only the top one runs");
+            assert_eq!(route(p[top]), (if into { Buf::Caller } else { Buf::A }, Buf::B));
+            assert_eq!(p[m], PLAN_BUCKETS);
+            assert_ne!(p[m], PLAN_FROM_B, "the copy-back must leave the bucket kernel's result alone");
+        }
+    }
+    assert!(buckets_fit(4, 7680, 7680));
+    assert!(!buckets_fit(4, 7681, 7680));
+    assert!(!buckets_fit(4, 1, 0), "not asked for");
+    assert!(!buckets_fit(1, 1, 7680), "one pass is the whole sort");
+}
+
+/// The plan by buckets sorts as the digit passes do: a stable pass on the top digit
+/// (of [`pass_digit`] over `begin..end`), then each group stably by bits
+/// `begin..shift` alone, gives the stable sort by bits `begin..end`, for every order
+/// and bit range (the groups' keys differ only below the top digit).
+#[test]
+fn model_of_the_buckets_plan_is_the_stable_sort() {
+    let mut seed = 11;
+    let ranges = [(0u32, 32u32), (0, 64), (3, 20), (8, 64), (0, 9), (5, 13)];
+    for (begin, end) in ranges {
+        for (order, descending) in [(BitOrder::Unsigned, false), (BitOrder::Signed, true), (BitOrder::Float, false)] {
+            let width = if end > 32 { 64 } else { 32 };
+            let (pos, neg) = order.masks(width, descending);
+            let field = |k: u64| {
+                let bits =
+                    if width == 64 { k.ordered(pos, neg) } else { (k as u32).ordered(pos as u32, neg as u32) as u64 };
+                let span = end - begin;
+                (bits >> begin) & if span == 64 { u64::MAX } else { (1 << span) - 1 }
+            };
+            // Few distinct values, so that ties and stability matter.
+            let keys: Vec<(u64, usize)> = (0..5_000)
+                .map(|i| {
+                    let r = lcg(&mut seed);
+                    let k = (r % 997).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    let k = if width == 64 { k } else { k >> 32 };
+                    (k, i)
+                })
+                .collect();
+            let np = passes(begin, end);
+            let (shift, mask) = pass_digit(begin, end, np - 1);
+            let top = |k: u64| (field(k) >> (shift - begin)) & mask as u64;
+            let lower = |k: u64| field(k) & ((1u64 << (shift - begin)) - 1);
+            let mut by_top = keys.clone();
+            by_top.sort_by_key(|&(k, _)| top(k));
+            let mut model = Vec::new();
+            for d in 0..=mask as u64 {
+                let mut group: Vec<_> = by_top.iter().copied().filter(|&(k, _)| top(k) == d).collect();
+                group.sort_by_key(|&(k, _)| lower(k));
+                model.extend(group);
+            }
+            let mut want = keys.clone();
+            want.sort_by_key(|&(k, _)| field(k));
+            assert_eq!(model, want, "bits {begin}..{end}, {order:?}, descending {descending}");
+        }
+    }
+}
