@@ -75,7 +75,44 @@ fn radix_every_distribution_medium() {
 #[test]
 fn radix_special_floats() {
     let Some(s) = gpu_sorter("radix_special_floats") else { return };
-    common::check_special_floats(s, V, &[100, 5000, 20_000, 50_000]);
+    common::check_special_floats(s, V, &[100, 5000, 20_000, 50_000, 200_003, (1 << 20) + 3]);
+}
+
+/// A NaN-last sort (the floats' default order) whose histogram finds one NaN or one
+/// `-0.0` among keys that would take the plan by buckets or the digit passes: the sort
+/// stops after its first pass (which wrote scratch only) and sorts the canonical bits
+/// instead; the result equals the CPU's bit for bit, and keys with neither take the
+/// plain sort.
+#[test]
+fn radix_nan_found_by_the_histogram_stops_the_sort() {
+    let Some(s) = gpu_sorter("radix_nan_found_by_the_histogram_stops_the_sort") else { return };
+    for n in [200_003usize, 1 << 20, 3_000_017] {
+        for order in ORDERS {
+            let opts = SortOptions::new(V).order(order);
+            let base: Vec<f32> = generate(n, Distribution::Uniform, n as u64);
+            for special in [None, Some(f32::NAN), Some(-0.0f32), Some(-f32::NAN)] {
+                let mut input = base.clone();
+                if let Some(x) = special {
+                    input[n / 3] = x;
+                }
+                let (mut g, mut c) = (input.clone(), input.clone());
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(
+                    g.iter().zip(&c).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "f32 n={n} {order} with {special:?}"
+                );
+                let wide: Vec<f64> = input.iter().map(|&x| x as f64).collect();
+                let (mut g, mut c) = (wide.clone(), wide);
+                s.sort(&mut g, &opts).unwrap();
+                Sorter::cpu().sort(&mut c, &opts).unwrap();
+                assert!(
+                    g.iter().zip(&c).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "f64 n={n} {order} with {special:?}"
+                );
+            }
+        }
+    }
 }
 
 /// Pairs against the CPU backend's stable pair sort: with many equal keys the values
