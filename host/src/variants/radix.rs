@@ -920,9 +920,9 @@ impl Job {
         };
         let verdict_at = verdict.as_ref().map_or(Ok(DevPtr::NULL), |w| w.dev_ptr())?;
         // The last launch: the bucket kernel where the plan by buckets may be taken
-        // (it is the copy-back too), else the copy-back.
-        // One launch per pass: the bucket kernel finds each group where the top pass's
-        // offsets began (its later portions overwrite them).
+        // (it is the copy-back too), else the copy-back. Only with one launch a pass:
+        // the bucket kernel finds each group at the top pass's first offsets, which
+        // later portions overwrite.
         let buckets = match width.buckets {
             Some(kernel) if self.packing == Packing::Split && portions == 1 => {
                 let capacity = bucket_capacity(gpu.tuning(), n, kb, vb, self.bits);

@@ -463,7 +463,7 @@ pub const KERNELS: &[EntryLayout] = &{
         K8.layouts(),
         K8_V32.layouts(),
     ];
-    let mut all = [radix_hist_k32.layout(); 93];
+    let mut all = [radix_hist_k32.layout(); 99];
     let mut i = 0;
     while i < 50 {
         all[i] = w[i / 5][i % 5];
@@ -502,6 +502,12 @@ pub const KERNELS: &[EntryLayout] = &{
     all[90] = radix_hist_nan_bf16.layout();
     all[91] = radix_onesweep_carry_k16.layout();
     all[92] = radix_carry_back_k16.layout();
+    all[93] = radix_buckets_k32.layout();
+    all[94] = radix_buckets_k32_v32.layout();
+    all[95] = radix_buckets_k32_v64.layout();
+    all[96] = radix_buckets_k64.layout();
+    all[97] = radix_buckets_k64_v32.layout();
+    all[98] = radix_buckets_k64_v64.layout();
     let mut f = 0;
     while f < <u32 as FusedKernel>::FUSED.len() {
         all[64 + f] = <u32 as FusedKernel>::FUSED[f].1.layout();
